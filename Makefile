@@ -1,0 +1,44 @@
+# gepcheck: property-based conformance and simulation for Gateway API Policy Attachment.
+GO      ?= go
+BIN     ?= bin/gepcheck
+PKGS    := ./...
+
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gepcheck
+
+## test: unit tests, properties, scenarios (the README's test command)
+test: fmt-check vet
+	$(GO) test -count=1 $(PKGS)
+
+## demo: simulate GEP-713 Example 2 and print the result
+demo: build
+	$(BIN) simulate -f scenarios/gep-713/example-2-defaults-and-overrides.yaml
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## bench: the engine benchmark of docs/performance.md
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./simulator/engine/
+
+## fuzz: a short run of each native fuzz target
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=20s ./simulator/load/
+	$(GO) test -run='^$$' -fuzz=FuzzMergePatch -fuzztime=20s ./simulator/tree/
+
+## ci: what .ci/run calls after make test: the CLI end to end on the
+## bundled scenarios and bad inputs, with the real binary.
+ci: build
+	$(BIN) check scenarios/
+	./hack/cli-test.sh $(BIN)
+
+clean:
+	rm -rf bin

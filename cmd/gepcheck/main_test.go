@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/simulator"
+)
+
+// Bad input gets an error naming file, document and field, exit code 2, and
+// no panic.
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		args []string
+		want []string
+	}{
+		{"malformed-yaml.yaml", nil, []string{"malformed-yaml.yaml", "document 2"}},
+		{"unknown-field.yaml", nil, []string{"unknown-field.yaml", "document 1", "rulez"}},
+		{"wrong-type.yaml", nil, []string{"wrong-type.yaml", "document 1", "spec.listeners"}},
+		{"no-targetrefs.yaml", []string{"--profile", "color-direct"}, []string{"no-targetrefs.yaml", "document 2", "spec.targetRefs"}},
+		{"duplicate.yaml", nil, []string{"duplicate.yaml", "document 2", "duplicate", "document 1"}},
+		{"none-combined.yaml", nil, []string{"none-combined.yaml", "document 1", "spec.mergeStrategies", "None"}},
+		{"bad-timestamp.yaml", []string{"--profile", "color-direct"}, []string{"bad-timestamp.yaml", "document 2", "metadata.creationTimestamp"}},
+		{"missing-kind.yaml", nil, []string{"missing-kind.yaml", "document 1", "kind"}},
+		{"bad-targetref.yaml", []string{"--profile", "color-direct"}, []string{"bad-targetref.yaml", "document 1", "spec.targetRefs[0].name"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"simulate", "-f", "testdata/bad/" + tc.file}, tc.args...)
+			var stdout, stderr bytes.Buffer
+			code := run(args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitBadInput {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, exitBadInput, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr does not name %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"simulate"},
+		{"simulate", "-f", "testdata/does-not-exist.yaml"},
+		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--semantics", "newest-wins"},
+		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "-o", "xml"},
+		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--profile", "no-such-profile"},
+		{"explain", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"},
+		{"explain", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--target", "Nope"},
+		{"explain", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--policy", "ColorPolicy/default/p9"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitBadInput {
+			t.Errorf("%v: exit code %d, want %d; stderr: %s", args, code, exitBadInput, stderr.String())
+		}
+	}
+}
+
+// The JSON output has the documented shape (docs/output.md) and reads back.
+func TestSimulateJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"simulate", "-f", "-", "-o", "json", "--profile", "color-inherited"},
+		strings.NewReader(example2Stdin(t)), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out simulator.Output
+	dec := json.NewDecoder(&stdout)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.EffectivePolicies) != 4 {
+		t.Fatalf("got %d effective policies, want 4 (GEP-713 Example 2 has four paths)", len(out.EffectivePolicies))
+	}
+	e := out.EffectivePolicies[0]
+	if strings.Join(e.Path, " ") != "Gateway/default/g1 HTTPRoute/default/r1 Service/default/b1" || e.Provenance["color"] != "ColorPolicy/default/p2" {
+		t.Errorf("first path %v provenance %v", e.Path, e.Provenance)
+	}
+}
+
+func example2Stdin(t *testing.T) string {
+	t.Helper()
+	data, err := readFile("../../scenarios/gep-713/example-2-defaults-and-overrides.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestExplain(t *testing.T) {
+	f := "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"explain", "-f", f, "--target", "Service/default/b1", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var x simulator.TargetExplanation
+	if err := json.Unmarshal(stdout.Bytes(), &x); err != nil {
+		t.Fatal(err)
+	}
+	// GEP-713 Example 2: "Status of Backend b1 should be reported as
+	// affected by the ColorPolicy resources p1, p2 and p3", through three
+	// paths (g1>r1, g1>r2, g2>r3).
+	if len(x.Paths) != 3 || strings.Join(x.AffectedBy, ",") != "ColorPolicy/default/p1,ColorPolicy/default/p2,ColorPolicy/default/p3" {
+		t.Errorf("paths %d, affected by %v", len(x.Paths), x.AffectedBy)
+	}
+	stdout.Reset()
+	if code := run([]string{"explain", "-f", f, "--policy", "ColorPolicy/default/p3", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var p simulator.PolicyExplanation
+	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	// Deleting p3 (overrides yellow at g2) lets g2>r3>b1 lose its colour and
+	// g2>r4>b2 fall back to p4's green.
+	if p.StackedOn != 2 || len(p.InEffectOn) != 2 || len(p.IfDeleted) != 2 {
+		t.Fatalf("stacked on %d, in effect on %d, changes %d: %+v", p.StackedOn, len(p.InEffectOn), len(p.IfDeleted), p.IfDeleted)
+	}
+	if got := p.IfDeleted[1].After; !jsonEq(got, map[string]any{"color": "green"}) {
+		t.Errorf("after deleting p3, g2>r4>b2 = %v, want green", got)
+	}
+	if p.IfDeleted[0].After != nil {
+		t.Errorf("after deleting p3, g2>r3>b1 = %v, want no effective policy", p.IfDeleted[0].After)
+	}
+}

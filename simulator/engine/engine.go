@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+	"github.com/gepcheck/gepcheck/simulator/tree"
+)
+
+// run holds the working state of one Run.
+type run struct {
+	in       *Input
+	policies []*Policy    // ordered by Less; the index is the tree.Origin
+	specs    []*tree.Node // spec proper of each policy, origin = index
+	leaves   [][]tree.Leaf
+	refs     []string
+	accepted [][]targetOutcome // per policy
+	attached map[topology.NodeID][]int32
+	levels   map[profile.NodeType]bool
+	effType  map[profile.NodeType]bool
+	none     bool
+
+	// Paths are projected onto the kinds in levels; prefix i of a path is
+	// the pair (prefixes[i].parent, prefixes[i].node) and states[i] is the
+	// reduction of the stack for that prefix (work shared by every path that
+	// starts with it).
+	prefixes []prefix
+	states   []state
+	child    map[[2]int32]int32
+	visited  map[[2]int32]bool
+
+	paths []emitted
+
+	detail    int32      // origin of Input.Detail, or -1
+	nodeStr   []string   // rendered refs, by node
+	pathCache [][]string // rendered paths, by prefix
+}
+
+type prefix struct {
+	parent int32
+	node   topology.NodeID
+}
+
+// onPath is a persistent list of the policies stacked on a path prefix,
+// most specific first.
+type onPath struct {
+	origin int32
+	node   topology.NodeID
+	prev   *onPath
+}
+
+// state is the reduction of the stack of a path prefix, top (least specific)
+// down.
+type state struct {
+	stack *onPath
+	// acc is the running result of GEP-713's pop-two-combine-push loop
+	// (gep713), or of the defaults only (sticky-overrides); accStrategy is
+	// the strategy the result carries.
+	acc         *tree.Node
+	accStrategy profile.Strategy
+	// sticky-overrides: locked is the final result once an Atomic override
+	// was met; overrides are the Patch overrides met so far, lowest first.
+	locked    *tree.Node
+	overrides *patchList
+	// None: the established policy of the path, -1 if none yet.
+	winner int32
+}
+
+type patchList struct {
+	spec *tree.Node
+	prev *patchList // the next higher override
+}
+
+type emitted struct {
+	prefix int32
+	spec   *tree.Node
+	stack  *onPath
+	winner int32
+}
+
+// Run computes effective policies, statuses and provenance for one policy
+// kind.
+func Run(in Input) Result {
+	r := &run{
+		in:       &in,
+		attached: map[topology.NodeID][]int32{},
+		levels:   in.Profile.Levels(),
+		effType:  in.Profile.Effective(),
+		none:     in.Profile.Implements(profile.None),
+		child:    map[[2]int32]int32{},
+		visited:  map[[2]int32]bool{},
+	}
+	if in.Semantics == "" {
+		r.in.Semantics = StickyOverrides
+	}
+	r.order()
+	r.walk()
+	return r.result()
+}
+
+// order sorts the policies by GEP-713 conflict resolution rules 2 and 3 and
+// resolves their targets. Rule 1 (higher level is established) is applied by
+// walking each path from its root.
+func (r *run) order() {
+	for i := range r.in.Policies {
+		p := &r.in.Policies[i]
+		if r.in.Exclude != nil && p.Ref == *r.in.Exclude {
+			continue
+		}
+		r.policies = append(r.policies, p)
+	}
+	sort.SliceStable(r.policies, func(a, b int) bool { return Less(r.policies[a], r.policies[b]) })
+	r.detail = -1
+	for i, p := range r.policies {
+		if r.in.Detail != nil && p.Ref == *r.in.Detail {
+			r.detail = int32(i)
+		}
+	}
+	r.specs = make([]*tree.Node, len(r.policies))
+	r.leaves = make([][]tree.Leaf, len(r.policies))
+	r.refs = make([]string, len(r.policies))
+	r.accepted = make([][]targetOutcome, len(r.policies))
+	for i, p := range r.policies {
+		r.refs[i] = p.Ref.String()
+		if p.Intent.Invalid != "" {
+			continue
+		}
+		spec := p.Intent.SpecProper
+		if spec == nil {
+			spec = map[string]any{}
+		}
+		r.specs[i] = tree.From(spec, tree.Origin(i))
+		r.leaves[i] = r.specs[i].Leaves()
+		r.accepted[i] = resolve(r.in, p)
+		for _, o := range r.accepted[i] {
+			if o.ok {
+				r.attached[o.node] = append(r.attached[o.node], int32(i))
+			}
+		}
+	}
+}
+
+func (r *run) nodeType(id topology.NodeID) profile.NodeType {
+	n := &r.in.Graph.Nodes[id]
+	return profile.NodeType{Group: n.Ref.Group, Kind: n.Ref.Kind, Section: n.Ref.Section != ""}
+}
+
+// walk visits every path of the hierarchy from its roots (GEP-713: "For each
+// path of target objects in the DAG").
+func (r *run) walk() {
+	r.prefixes = append(r.prefixes, prefix{parent: -1, node: -1})
+	r.states = append(r.states, state{winner: -1})
+	for _, root := range r.in.Graph.Roots() {
+		r.visit(root, 0)
+	}
+}
+
+func (r *run) visit(id topology.NodeID, pre int32) {
+	key := [2]int32{int32(id), pre}
+	if r.visited[key] {
+		return // same object reached again with the same projected prefix
+	}
+	r.visited[key] = true
+	g := r.in.Graph
+	t := r.nodeType(id)
+	if r.levels[t] {
+		next, ok := r.child[key]
+		if !ok {
+			next = int32(len(r.prefixes))
+			r.prefixes = append(r.prefixes, prefix{parent: pre, node: id})
+			r.child[key] = next
+			r.states = append(r.states, r.push(r.states[pre], id))
+		}
+		pre = next
+		if r.effType[t] && !r.hasEffectiveChild(id) {
+			s := &r.states[pre]
+			if s.stack != nil {
+				r.paths = append(r.paths, emitted{prefix: pre, spec: r.final(s), stack: s.stack, winner: s.winner})
+			}
+		}
+	}
+	for _, c := range g.Nodes[id].Children {
+		r.visit(c, pre)
+	}
+}
+
+// hasEffectiveChild reports whether a more specific effective target lies
+// directly beneath id (e.g. a named port beneath a Service), in which case
+// the path goes on to it.
+func (r *run) hasEffectiveChild(id topology.NodeID) bool {
+	for _, c := range r.in.Graph.Nodes[id].Children {
+		if r.effType[r.nodeType(c)] {
+			return true
+		}
+	}
+	return false
+}
+
+// push stacks the policies attached to node beneath the prefix state s, in
+// the order of conflict resolution rules 2 and 3 (the established first).
+func (r *run) push(s state, node topology.NodeID) state {
+	for _, i := range r.attached[node] {
+		s.stack = &onPath{origin: i, node: node, prev: s.stack}
+		if r.none {
+			// GEP-713, Merge strategy None: rules 2 and 3 only; the
+			// established (oldest, then first by {namespace}/{name}) wins.
+			if s.winner < 0 || i < s.winner {
+				s.winner = i
+			}
+			continue
+		}
+		spec, st := r.specs[i], r.policies[i].Intent.Strategy
+		if r.in.Semantics == GEP713 {
+			// Combine with the established strategy; the result takes the
+			// challenger's ("make the merge strategy specified by pB the
+			// merge strategy of pX").
+			s.acc, s.accStrategy = combine(s.acc, s.accStrategy, spec), st
+			continue
+		}
+		// sticky-overrides
+		switch {
+		case s.locked != nil:
+			// An Atomic override above beats everything beneath it.
+		case st == profile.AtomicOverrides:
+			res := spec
+			for o := s.overrides; o != nil; o = o.prev {
+				res = tree.MergePatch(res, o.spec) // higher overrides win
+			}
+			s.locked = res
+		case st == profile.PatchOverrides:
+			s.overrides = &patchList{spec: spec, prev: s.overrides}
+		default: // defaults, reduced as GEP-713 does
+			s.acc, s.accStrategy = combine(s.acc, s.accStrategy, spec), st
+		}
+	}
+	return s
+}
+
+// combine merges a challenger into the established result with the
+// established strategy (GEP-713: "the spec assigned as established MUST
+// dictate the merge strategy").
+func combine(established *tree.Node, st profile.Strategy, challenger *tree.Node) *tree.Node {
+	if established == nil {
+		return challenger
+	}
+	switch st {
+	case profile.AtomicDefaults: // f(established, challenger) → challenger
+		return challenger
+	case profile.AtomicOverrides: // f(established, challenger) → established
+		return established
+	case profile.PatchDefaults: // rfc7386(target = established, patch = challenger)
+		return tree.MergePatch(established, challenger)
+	case profile.PatchOverrides: // rfc7386(target = challenger, patch = established)
+		return tree.MergePatch(challenger, established)
+	}
+	return challenger
+}
+
+// final returns the effective spec of a prefix.
+func (r *run) final(s *state) *tree.Node {
+	if r.none {
+		if s.winner < 0 {
+			return nil
+		}
+		return r.specs[s.winner]
+	}
+	if r.in.Semantics == GEP713 {
+		return s.acc
+	}
+	if s.locked != nil {
+		return s.locked
+	}
+	res := s.acc
+	// Patch overrides, lowest first, so that higher ones win.
+	for o := s.overrides; o != nil; o = o.prev {
+		res = tree.MergePatch(res, o.spec)
+	}
+	return res
+}

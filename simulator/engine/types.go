@@ -1,0 +1,169 @@
+// Package engine is gepcheck's reference implementation of GEP-713 Policy
+// Attachment: given a hierarchy of targetable objects and the policies of one
+// kind, it computes the effective policy of every path, the status of every
+// policy and affected object, and the provenance of every effective field.
+//
+// The engine is pure: no I/O, no clocks, no randomness. The same Input always
+// yields the same Result.
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+)
+
+// Semantics selects how a path's stack of policies is reduced.
+type Semantics string
+
+const (
+	// StickyOverrides: an override set higher in the hierarchy is never
+	// beaten by anything below it. Per field, A override > B override >
+	// C override > C default > B default > A default (GEP-2649,
+	// "Hierarchy"; Kuadrant RFC, "Defaults & Overrides"). This is what
+	// GEP-713's own definition of the overrides strategies says ("the
+	// policy attached to the HTTPRoute MUST NOT be enforced") and what
+	// implementations do, so it is the default.
+	StickyOverrides Semantics = "sticky-overrides"
+	// GEP713 follows GEP-713's "Abstract process for calculating Effective
+	// policies" literally: pop two policies, combine them with the strategy
+	// of the first (the established), give the result the strategy of the
+	// second (the challenger), push it back. An override two levels up can
+	// then be beaten by a default one level down.
+	GEP713 Semantics = "gep713"
+)
+
+// ParseSemantics reads a semantics name.
+func ParseSemantics(s string) (Semantics, error) {
+	switch Semantics(s) {
+	case StickyOverrides, GEP713:
+		return Semantics(s), nil
+	}
+	return "", fmt.Errorf("unknown semantics %q (gep713 or sticky-overrides)", s)
+}
+
+// Policy is one policy object as the engine sees it.
+type Policy struct {
+	// Ref names the policy: group, kind, namespace and name.
+	Ref ref.Ref
+	// CreationTimestamp is nil when the object does not give one; such
+	// policies count as created after every policy that gives one, and tie
+	// among themselves (GEP-713, Conflict resolution rule 3 then decides).
+	CreationTimestamp *time.Time
+	TargetRefs        []TargetRef
+	Intent            profile.Intent
+}
+
+// TargetRef is one entry of spec.targetRefs.
+type TargetRef struct {
+	Group       string
+	Kind        string
+	Namespace   string // empty: the policy's namespace
+	Name        string
+	SectionName string
+}
+
+// Input is everything the engine needs for one policy kind.
+type Input struct {
+	Graph     *topology.Graph
+	Profile   *profile.Profile
+	Policies  []Policy
+	Grants    topology.Grants
+	Semantics Semantics
+	// Exclude names a policy to leave out, to answer "what would change if
+	// it were deleted" without copying the input.
+	Exclude *ref.Ref
+	// Detail names a policy whose Beaten entries list every path rather
+	// than a few examples.
+	Detail *ref.Ref
+}
+
+// Result is the outcome for one policy kind.
+type Result struct {
+	PolicyKind        string            `json:"policyKind"`
+	EffectivePolicies []EffectivePolicy `json:"effectivePolicies"`
+	Policies          []PolicyStatus    `json:"policies"`
+	Targets           []TargetStatus    `json:"targets"`
+}
+
+// EffectivePolicy is the effective policy of one path from a root of the
+// hierarchy to an effective target (GEP-713, "Effective policies"). Paths are
+// projected onto the kinds the policy kind may target or augment.
+type EffectivePolicy struct {
+	PolicyKind string   `json:"policyKind"`
+	Path       []string `json:"path"`
+	// Spec is the effective spec proper.
+	Spec any `json:"spec"`
+	// Provenance maps each dotted field path of Spec to the policy that set
+	// it.
+	Provenance map[string]string `json:"provenance"`
+	// Policies lists the policies on the path, established first (the order
+	// of GEP-713's stack, least specific on top).
+	Policies []string `json:"policies"`
+}
+
+// Condition is a status condition.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// PolicyStatus is the status of one policy.
+type PolicyStatus struct {
+	Ref        string         `json:"ref"`
+	Strategy   string         `json:"strategy,omitempty"`
+	Conditions []Condition    `json:"conditions"`
+	Targets    []PolicyTarget `json:"targets"`
+	// Paths counts the paths the policy is in effect on, fully or in part.
+	Paths int `json:"paths"`
+	// Beaten lists the fields of the spec proper that did not make it into
+	// an effective policy, which policy beat them, on how many paths, with
+	// example paths (gepcheck explain --policy lists every path).
+	Beaten []Beaten `json:"beaten,omitempty"`
+}
+
+// PolicyTarget is the status of a policy with respect to one of its targets
+// (Gateway API's PolicyAncestorStatus plays this role in real clusters).
+type PolicyTarget struct {
+	Ref        string      `json:"ref"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Beaten says that Field of a policy lost to By on Paths paths, such as
+// those in Examples.
+type Beaten struct {
+	Field    string     `json:"field"`
+	By       string     `json:"by"`
+	Paths    int        `json:"paths"`
+	Examples [][]string `json:"examples"`
+}
+
+// TargetStatus is the condition written on an affected object or section
+// (GEP-713, "Target object status").
+type TargetStatus struct {
+	Ref        string      `json:"ref"`
+	Conditions []Condition `json:"conditions"`
+	AffectedBy []string    `json:"affectedBy"`
+}
+
+// Condition types and reasons of GEP-713 and Gateway API policy status.
+const (
+	TypeAccepted = "Accepted"
+	TypeEnforced = "Enforced"
+
+	ReasonAccepted          = "Accepted"
+	ReasonConflicted        = "Conflicted"
+	ReasonInvalid           = "Invalid"
+	ReasonTargetNotFound    = "TargetNotFound"
+	ReasonRefNotPermitted   = "RefNotPermitted"
+	ReasonEnforced          = "Enforced"
+	ReasonPartiallyEnforced = "PartiallyEnforced"
+	ReasonOverridden        = "Overridden"
+	ReasonUnknown           = "Unknown"
+	ReasonAffected          = "Affected"
+)

@@ -1,0 +1,841 @@
+// Package load reads Kubernetes objects from multi-document YAML or JSON
+// files the way kubectl does: files, directories (recursively) and stdin,
+// documents separated by "---" lines, and List kinds expanded into their
+// items.
+//
+// Every problem found is reported with the file, document number and line
+// where the document starts, so that users can find it; Read collects all
+// of them instead of stopping at the first.
+package load
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// StdinName is the File of documents read from stdin.
+const StdinName = "<stdin>"
+
+// Source locates a document.
+type Source struct {
+	File string // path as given, or StdinName
+	Doc  int    // 1-based number of the document in File, counting non-empty documents
+	Line int    // 1-based line of the first non-blank, non-comment line of the document
+	Item int    // 1-based index in the items of a List document; 0 if not from a List
+}
+
+// String renders s as "FILE: document N (line L) item I", leaving out the
+// parts that are unknown.
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(s.File)
+	if s.Doc > 0 {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		fmt.Fprintf(&b, "document %d", s.Doc)
+	}
+	if s.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", s.Line)
+	}
+	if s.Item > 0 {
+		fmt.Fprintf(&b, " item %d", s.Item)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Doc is one Kubernetes object read from a file.
+type Doc struct {
+	Source     Source
+	APIVersion string
+	Group      string // group part of APIVersion; "" for the core group ("v1")
+	Version    string
+	Kind       string
+	Namespace  string // metadata.namespace as written; may be empty
+	Name       string
+	// Raw is the whole object as decoded by sigs.k8s.io/yaml: map[string]any,
+	// []any, float64, string, bool and nil values.
+	Raw map[string]any
+}
+
+// Object describes d as "Kind namespace/name", or "Kind name" when d has no
+// namespace; "object" stands for an unknown kind.
+func (d *Doc) Object() string {
+	return objectName(d.Kind, d.Namespace, d.Name)
+}
+
+func objectName(kind, namespace, name string) string {
+	if kind == "" {
+		kind = "object"
+	}
+	switch {
+	case name == "":
+		return kind
+	case namespace != "":
+		return kind + " " + namespace + "/" + name
+	default:
+		return kind + " " + name
+	}
+}
+
+// Error is a problem with a document, or with a path given to Read.
+type Error struct {
+	Source Source
+	Object string // e.g. "HTTPRoute default/r1"; may be empty
+	Field  string // dotted field path, e.g. "spec.rules[0].backendRefs"; may be empty
+	Msg    string
+}
+
+// Error renders e as "FILE: document N (line L): Kind ns/name: field F: msg",
+// leaving out the parts that are empty.
+func (e *Error) Error() string {
+	parts := make([]string, 0, 4)
+	if s := e.Source.String(); s != "" {
+		parts = append(parts, s)
+	}
+	if e.Object != "" {
+		parts = append(parts, e.Object)
+	}
+	if e.Field != "" {
+		parts = append(parts, "field "+e.Field)
+	}
+	if e.Msg != "" {
+		parts = append(parts, e.Msg)
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Errors is a list of problems; it is an error with one line per problem.
+type Errors []*Error
+
+// Error joins the errors, one a line.
+func (es Errors) Error() string {
+	lines := make([]string, 0, len(es))
+	for _, e := range es {
+		if e != nil {
+			lines = append(lines, e.Error())
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap lets errors.As and errors.Is see each error.
+func (es Errors) Unwrap() []error {
+	out := make([]error, 0, len(es))
+	for _, e := range es {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Add appends e, ignoring a nil e or a nil receiver.
+func (es *Errors) Add(e *Error) {
+	if es == nil || e == nil {
+		return
+	}
+	*es = append(*es, e)
+}
+
+// Err returns es as an error, or nil when es is empty, avoiding a non-nil
+// error interface that holds an empty list.
+func (es Errors) Err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
+}
+
+// Read reads the objects in paths. A path is a file, a directory (walked
+// recursively for files ending in .yaml, .yml or .json, in lexical order) or
+// "-" for stdin. Read returns every valid object, in order, and an Errors
+// holding every problem found, or a nil error.
+func Read(paths []string, stdin io.Reader) ([]*Doc, error) {
+	var (
+		docs []*Doc
+		errs Errors
+	)
+	for _, p := range paths {
+		if p == "-" {
+			if stdin == nil {
+				errs.Add(&Error{Source: Source{File: StdinName}, Msg: "no standard input"})
+				continue
+			}
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				errs.Add(&Error{Source: Source{File: StdinName}, Msg: err.Error()})
+				continue
+			}
+			docs = append(docs, parseFile(StdinName, data, &errs)...)
+			continue
+		}
+		files, err := expand(p)
+		if err != nil {
+			errs.Add(&Error{Source: Source{File: p}, Msg: err.Error()})
+			continue
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				errs.Add(&Error{Source: Source{File: f}, Msg: pathErrMsg(err)})
+				continue
+			}
+			docs = append(docs, parseFile(f, data, &errs)...)
+		}
+	}
+	return docs, errs.Err()
+}
+
+// expand lists the files that path stands for.
+func expand(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, errors.New(pathErrMsg(err))
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && isManifest(p) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func isManifest(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func pathErrMsg(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "no such file or directory"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// chunk is the text of one document and the line it starts on.
+type chunk struct {
+	text      []byte
+	firstLine int // line of text[0]
+	line      int // first line with content
+}
+
+// separator matches a document separator line: "---", then optionally spaces
+// and a comment.
+var separator = regexp.MustCompile(`^---[ \t]*(#.*)?$`)
+
+// split cuts data into documents on separator lines, dropping documents that
+// hold only blank lines and comments.
+func split(data []byte) []chunk {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	var (
+		out   []chunk
+		cur   chunk
+		start = 0
+	)
+	cur.firstLine = 1
+	flush := func(end int) {
+		if cur.line > 0 {
+			cur.text = data[start:end]
+			out = append(out, cur)
+		}
+	}
+	lineNo := 0
+	for off := 0; off < len(data); {
+		lineNo++
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		line := bytes.TrimRight(data[off:next], "\r\n")
+		if separator.Match(line) {
+			flush(off)
+			cur = chunk{firstLine: lineNo + 1}
+			start = next
+		} else if cur.line == 0 && hasContent(line) {
+			cur.line = lineNo
+		}
+		off = next
+	}
+	flush(len(data))
+	return out
+}
+
+// hasContent reports whether a line is neither blank nor a comment.
+func hasContent(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && t[0] != '#'
+}
+
+// parseFile decodes the documents of one file.
+func parseFile(file string, data []byte, errs *Errors) []*Doc {
+	var docs []*Doc
+	for i, c := range split(data) {
+		src := Source{File: file, Doc: i + 1, Line: c.line}
+		docs = append(docs, parseChunk(src, c, errs)...)
+	}
+	return docs
+}
+
+// parseChunk decodes one document, expanding Lists.
+func parseChunk(src Source, c chunk, errs *Errors) []*Doc {
+	if msg := checkStraySeparator(c); msg != "" {
+		errs.Add(&Error{Source: src, Msg: msg})
+		return nil
+	}
+	j, err := yaml.YAMLToJSONStrict(c.text)
+	if err != nil {
+		errs.Add(&Error{Source: src, Msg: yamlErrMsg(err, c.firstLine)})
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(j, &v); err != nil {
+		errs.Add(&Error{Source: src, Msg: "invalid document: " + strings.TrimPrefix(err.Error(), "json: ")})
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		errs.Add(&Error{Source: src, Msg: "document must be a mapping, got " + jsonKind(v)})
+		return nil
+	}
+	if items, ok := listItems(m); ok {
+		return parseList(src, m, items, errs)
+	}
+	if d := newDoc(src, m, errs); d != nil {
+		return []*Doc{d}
+	}
+	return nil
+}
+
+// checkStraySeparator refuses "--- value" lines: YAML would read the text
+// after them as a further document that the decoder silently drops.
+func checkStraySeparator(c chunk) string {
+	for i, line := range bytes.Split(c.text, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("--- ")) || bytes.HasPrefix(line, []byte("---\t")) {
+			return fmt.Sprintf("line %d: only spaces and a comment may follow the document separator \"---\"", c.firstLine+i)
+		}
+	}
+	return ""
+}
+
+// yamlLine matches the line numbers in YAML parser errors.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// yamlErrMsg rewrites a YAML error so that its line numbers count from the
+// start of the file rather than of the document.
+func yamlErrMsg(err error, firstLine int) string {
+	msg := err.Error()
+	for _, p := range []string{"error converting YAML to JSON: ", "yaml: ", "unmarshal errors:"} {
+		msg = strings.TrimPrefix(strings.TrimSpace(msg), p)
+	}
+	msg = yamlLine.ReplaceAllStringFunc(msg, func(s string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "line "))
+		if err != nil {
+			return s
+		}
+		return fmt.Sprintf("line %d", firstLine+n-1)
+	})
+	var lines []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return "invalid YAML: " + strings.Join(lines, "; ")
+}
+
+// listItems returns the items of a List: kind "List", or any kind ending in
+// "List" with an items array, as kubectl reads them.
+func listItems(m map[string]any) ([]any, bool) {
+	kind, _ := m["kind"].(string)
+	if !strings.HasSuffix(kind, "List") {
+		return nil, false
+	}
+	items, isArray := m["items"].([]any)
+	if isArray {
+		return items, true
+	}
+	if kind == "List" {
+		return nil, true // checked in parseList
+	}
+	return nil, false
+}
+
+func parseList(src Source, m map[string]any, items []any, errs *Errors) []*Doc {
+	kind, _ := m["kind"].(string)
+	if _, _, err := checkAPIVersion(m); err != nil {
+		errs.Add(&Error{Source: src, Object: kind, Field: "apiVersion", Msg: err.Error()})
+	}
+	if raw, present := m["items"]; present && raw != nil && items == nil {
+		errs.Add(&Error{Source: src, Object: kind, Field: "items", Msg: "must be a list, got " + jsonKind(raw)})
+		return nil
+	}
+	var docs []*Doc
+	for i, it := range items {
+		isrc := src
+		isrc.Item = i + 1
+		im, ok := it.(map[string]any)
+		if !ok {
+			errs.Add(&Error{Source: isrc, Msg: "list item must be a mapping, got " + jsonKind(it)})
+			continue
+		}
+		if _, nested := listItems(im); nested {
+			errs.Add(&Error{Source: isrc, Field: "kind", Msg: "a List inside a List is not supported"})
+			continue
+		}
+		if d := newDoc(isrc, im, errs); d != nil {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// newDoc checks the type and object metadata of m and builds its Doc, or
+// reports every problem found and returns nil.
+func newDoc(src Source, m map[string]any, errs *Errors) *Doc {
+	d := &Doc{Source: src, Raw: m}
+	var bad Errors
+	report := func(field, msg string) {
+		bad.Add(&Error{Source: src, Field: field, Msg: msg})
+	}
+	var err error
+	d.APIVersion, _ = m["apiVersion"].(string)
+	if d.Group, d.Version, err = checkAPIVersion(m); err != nil {
+		report("apiVersion", err.Error())
+	}
+	if d.Kind, err = stringField(m, "kind", true); err != nil {
+		report("kind", err.Error())
+	}
+	meta, present := m["metadata"]
+	metaMap, ok := meta.(map[string]any)
+	switch {
+	case !present || meta == nil:
+		report("metadata.name", "is required")
+	case !ok:
+		report("metadata", "must be a mapping, got "+jsonKind(meta))
+	default:
+		if d.Name, err = stringField(metaMap, "name", true); err != nil {
+			report("metadata.name", err.Error())
+		}
+		if d.Namespace, err = stringField(metaMap, "namespace", false); err != nil {
+			report("metadata.namespace", err.Error())
+		}
+	}
+	if len(bad) == 0 {
+		return d
+	}
+	obj := d.Object()
+	for _, e := range bad {
+		e.Object = obj
+		errs.Add(e)
+	}
+	return nil
+}
+
+// checkAPIVersion splits apiVersion into group and version.
+func checkAPIVersion(m map[string]any) (group, version string, err error) {
+	av, err := stringField(m, "apiVersion", true)
+	if err != nil {
+		return "", "", err
+	}
+	parts := strings.Split(av, "/")
+	switch {
+	case len(parts) == 1:
+		return "", parts[0], nil
+	case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+		return parts[0], parts[1], nil
+	}
+	return "", "", fmt.Errorf("%q is not group/version or version", av)
+}
+
+// stringField reads the string m[key].
+func stringField(m map[string]any, key string, required bool) (string, error) {
+	v, present := m[key]
+	if !present || v == nil {
+		if required {
+			return "", errors.New("is required")
+		}
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errors.New("must be a string, got " + jsonKind(v))
+	}
+	if s == "" && required {
+		return "", errors.New("is required")
+	}
+	return s, nil
+}
+
+// jsonKind names the kind of a decoded JSON value.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return fmt.Sprintf("the string %q", truncate(v))
+	case float64:
+		return "the number " + strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return "the boolean " + strconv.FormatBool(v)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func truncate(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}
+
+// DecodeStrict decodes d.Raw into into, a pointer to a Go API type, refusing
+// fields that the type does not declare. A failure is an *Error that names
+// the offending field, e.g. "spec.listeners[0].prot".
+func DecodeStrict(d *Doc, into any) error {
+	if d == nil {
+		return &Error{Msg: "no document"}
+	}
+	fail := func(field, msg string) error {
+		return &Error{Source: d.Source, Object: d.Object(), Field: field, Msg: msg}
+	}
+	data, err := json.Marshal(d.Raw)
+	if err != nil {
+		return fail("", "cannot encode document: "+strings.TrimPrefix(err.Error(), "json: "))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(into)
+	if err == nil {
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		if p, ok := findTypeError(typeErr, into, d.Raw); ok {
+			field = p
+		}
+		return fail(field, fmt.Sprintf("expected %s, got %s", typeWords(typeErr.Type), valueWords(typeErr.Value)))
+	}
+	if name, ok := unknownFieldName(err); ok {
+		field := name
+		if p, ok := findUnknownField(name, into, d.Raw); ok {
+			field = p
+		}
+		return fail(field, "unknown field")
+	}
+	return fail("", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// unknownFieldName extracts x from encoding/json's `json: unknown field "x"`.
+func unknownFieldName(err error) (string, bool) {
+	const prefix = "json: unknown field "
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return "", false
+	}
+	name, err := strconv.Unquote(strings.TrimPrefix(msg, prefix))
+	return name, err == nil
+}
+
+// typeWords describes the JSON value a Go type expects.
+func typeWords(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "a list"
+	case reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("an integer (%d-bit)", t.Bits())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return fmt.Sprintf("a non-negative integer (%d-bit)", t.Bits())
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a " + t.String()
+}
+
+// valueWords describes the Value of a json.UnmarshalTypeError.
+func valueWords(v string) string {
+	switch v {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "number":
+		return "a number"
+	}
+	return v // e.g. "number 1.5"
+}
+
+// node is one value met while walking a decoded document against a Go type.
+type node struct {
+	path    string       // field path as written, with indexes: spec.listeners[0].port
+	plain   string       // Go field path without indexes, as encoding/json reports it
+	key     string       // last object key, if any
+	typ     reflect.Type // nil for a field the Go type does not declare
+	val     any
+	unknown bool
+}
+
+// findUnknownField finds the path of the first field named name that the
+// type of into does not declare, in the order encoding/json decodes.
+func findUnknownField(name string, into any, raw map[string]any) (string, bool) {
+	return find(into, raw, func(n node) bool { return n.unknown && n.key == name })
+}
+
+// findTypeError finds the path, with list indexes, of the value that caused
+// a json.UnmarshalTypeError.
+func findTypeError(te *json.UnmarshalTypeError, into any, raw map[string]any) (string, bool) {
+	return find(into, raw, func(n node) bool {
+		return !n.unknown && n.plain == te.Field && mismatch(n.typ, n.val)
+	})
+}
+
+func find(into any, raw map[string]any, match func(node) bool) (string, bool) {
+	t := reflect.TypeOf(into)
+	if t == nil {
+		return "", false
+	}
+	var found string
+	ok := walk(node{typ: t, val: raw}, func(n node) bool {
+		if match(n) {
+			found = n.path
+			return true
+		}
+		return false
+	})
+	return found, ok && found != ""
+}
+
+// walk visits n and its descendants depth first, object keys in sorted order
+// (the order of json.Marshal, hence of decoding); it stops as soon as visit
+// returns true and reports whether it did.
+func walk(n node, visit func(node) bool) bool {
+	for n.typ != nil && n.typ.Kind() == reflect.Pointer {
+		n.typ = n.typ.Elem()
+	}
+	if visit(n) {
+		return true
+	}
+	if n.unknown || opaque(n.typ) {
+		return false
+	}
+	switch v := n.val.(type) {
+	case map[string]any:
+		return walkObject(n, v, visit)
+	case []any:
+		if k := n.typ.Kind(); k != reflect.Slice && k != reflect.Array {
+			return false
+		}
+		for i, e := range v {
+			c := node{path: fmt.Sprintf("%s[%d]", n.path, i), plain: n.plain, typ: n.typ.Elem(), val: e}
+			if walk(c, visit) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func walkObject(n node, obj map[string]any, visit func(node) bool) bool {
+	var fields []field
+	switch n.typ.Kind() {
+	case reflect.Struct:
+		fields = jsonFields(n.typ, map[reflect.Type]bool{})
+	case reflect.Map:
+	default:
+		return false
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := node{path: joinPath(n.path, k), key: k, val: obj[k]}
+		if n.typ.Kind() == reflect.Map {
+			c.plain, c.typ = joinPath(n.plain, k), n.typ.Elem()
+		} else if f, ok := lookupField(fields, k); ok {
+			c.plain, c.typ = joinPath(n.plain, f.name), f.typ
+		} else {
+			c.plain, c.unknown = joinPath(n.plain, k), true
+		}
+		if walk(c, visit) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinPath(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// field is a JSON field of a struct type.
+type field struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields lists the JSON fields of struct type t following encoding/json:
+// tag names, "-" skipped, fields of untagged embedded structs promoted (after
+// the direct fields, which take precedence).
+func jsonFields(t reflect.Type, seen map[reflect.Type]bool) []field {
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
+	var direct, promoted []field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			promoted = append(promoted, jsonFields(ft, seen)...)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		direct = append(direct, field{name: name, typ: sf.Type})
+	}
+	return append(direct, promoted...)
+}
+
+// lookupField matches a key to a field as encoding/json does: exactly, else
+// case-insensitively.
+func lookupField(fields []field, key string) (field, bool) {
+	for _, f := range fields {
+		if f.name == key {
+			return f, true
+		}
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f.name, key) {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// opaque reports whether values of t decode in ways walk cannot follow.
+func opaque(t reflect.Type) bool {
+	if t == nil || t.Kind() == reflect.Interface {
+		return true
+	}
+	pt := reflect.PointerTo(t)
+	return pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler)
+}
+
+// mismatch reports whether encoding/json refuses to decode v into type t.
+func mismatch(t reflect.Type, v any) bool {
+	if v == nil || opaque(t) {
+		return false
+	}
+	k := t.Kind()
+	switch v := v.(type) {
+	case map[string]any:
+		return k != reflect.Struct && k != reflect.Map
+	case []any:
+		return k != reflect.Slice && k != reflect.Array
+	case string:
+		return k != reflect.String && !(k == reflect.Slice && t.Elem().Kind() == reflect.Uint8)
+	case bool:
+		return k != reflect.Bool
+	case float64:
+		return !numberFits(t, v)
+	}
+	return false
+}
+
+// numberFits reports whether the JSON number v decodes into type t.
+func numberFits(t reflect.Type, v float64) bool {
+	const two63 = 1 << 63
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v == math.Trunc(v) && v >= -two63 && v < two63 && !reflect.Zero(t).OverflowInt(int64(v))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v == math.Trunc(v) && v >= 0 && v < 2*two63 && !reflect.Zero(t).OverflowUint(uint64(v))
+	}
+	return false
+}

@@ -1,0 +1,185 @@
+package profile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Intent is what a policy object asks for: its merge strategy and its spec
+// proper.
+type Intent struct {
+	Strategy Strategy
+	// SpecProper is the spec proper as a JSON object.
+	SpecProper map[string]any
+	// Invalid, when not empty, says why the controller must reject the
+	// policy (Accepted=False, reason Invalid).
+	Invalid string
+}
+
+// Interpret reads the spec of a policy object of this kind. It never fails:
+// a spec a controller would reject yields an Intent with Invalid set.
+func (p *Profile) Interpret(spec map[string]any) Intent {
+	strategies := p.Strategies()
+	if len(strategies) == 1 && p.Spec.Selection == nil {
+		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}
+	}
+	sel := p.Spec.Selection
+	body := spec
+	class := sel.BareSpec // "", Defaults or Overrides
+	var stanza string
+	if st := sel.Stanzas; st != nil {
+		var found []string
+		for _, name := range []string{st.Defaults, st.Overrides} {
+			if _, ok := spec[name]; ok && name != "" {
+				found = append(found, name)
+			}
+		}
+		if len(found) > 1 {
+			// GEP-713: "User MUST NOT be allowed to specify at any
+			// individual Policy CR more than one merge strategy at a time."
+			return Intent{Invalid: fmt.Sprintf("spec sets both %s and %s: a policy may specify one merge strategy at a time (GEP-713, Selecting a merge strategy at runtime)", found[0], found[1])}
+		}
+		if len(found) == 1 {
+			stanza = found[0]
+			m, ok := spec[stanza].(map[string]any)
+			if !ok {
+				return Intent{Invalid: fmt.Sprintf("spec.%s must be an object", stanza)}
+			}
+			if stray := p.strayFields(spec, stanza); len(stray) > 0 {
+				return Intent{Invalid: fmt.Sprintf("spec proper fields outside spec.%s: %s", stanza, strings.Join(stray, ", "))}
+			}
+			body = m
+			if stanza == st.Defaults {
+				class = "Defaults"
+			} else {
+				class = "Overrides"
+			}
+		}
+	}
+	// The strategy field may sit at spec level or inside the stanza.
+	var mode string // "", Atomic or Patch
+	if f := sel.StrategyField; f != "" {
+		var values []string
+		var where []string
+		if v, ok := spec[f]; ok {
+			values, where = append(values, fmt.Sprint(v)), append(where, "spec."+f)
+		}
+		if stanza != "" {
+			if v, ok := body[f]; ok {
+				values, where = append(values, fmt.Sprint(v)), append(where, "spec."+stanza+"."+f)
+			}
+		}
+		if len(values) == 2 && values[0] != values[1] {
+			return Intent{Invalid: fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])}
+		}
+		if len(values) > 0 {
+			m, ok := sel.StrategyValues[values[0]]
+			if !ok {
+				return Intent{Invalid: fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(sortedKeys(sel.StrategyValues), ", "))}
+			}
+			mode = m
+		}
+	}
+	st, ok := p.choose(class, mode)
+	if !ok {
+		want := strings.TrimSpace(mode + " " + strings.ToLower(class))
+		return Intent{Invalid: fmt.Sprintf("%s does not implement %s merge strategy (implements %s)", p.Spec.Policy.Kind, want, p.strategyList())}
+	}
+	return Intent{Strategy: st, SpecProper: p.specProper(body, spec)}
+}
+
+// choose picks the first implemented strategy, in the GEP's default order,
+// compatible with the class (Defaults/Overrides) and mode (Atomic/Patch)
+// that the policy asked for. GEP-713: a defaults field "SHOULD assume the
+// Atomic Defaults merge strategy", an overrides field "the Atomic Overrides",
+// and otherwise the first of Atomic Defaults, Patch Defaults, Atomic
+// Overrides, Patch Overrides, Custom.
+func (p *Profile) choose(class, mode string) (Strategy, bool) {
+	for _, s := range p.Strategies() {
+		if class == "Defaults" && s.IsOverride() || class == "Overrides" && !s.IsOverride() {
+			continue
+		}
+		if mode == "Atomic" && s.IsPatch() || mode == "Patch" && !s.IsPatch() {
+			continue
+		}
+		return s, true
+	}
+	return 0, false
+}
+
+func (p *Profile) strategyList() string {
+	var names []string
+	for _, s := range p.Strategies() {
+		names = append(names, s.Title())
+	}
+	return strings.Join(names, ", ")
+}
+
+// reserved reports whether a top-level spec field belongs to targeting or
+// strategy selection rather than to the spec proper.
+func (p *Profile) reserved(field string) bool {
+	if field == "targetRefs" {
+		return true
+	}
+	if sel := p.Spec.Selection; sel != nil {
+		if field == sel.StrategyField {
+			return true
+		}
+		if st := sel.Stanzas; st != nil && (field == st.Defaults || field == st.Overrides) && field != "" {
+			return true
+		}
+	}
+	for _, x := range p.Spec.SpecProper.Exclude {
+		if x == field {
+			return true
+		}
+	}
+	return false
+}
+
+// strayFields lists spec-proper fields set next to a stanza.
+func (p *Profile) strayFields(spec map[string]any, stanza string) []string {
+	var out []string
+	for k := range spec {
+		if k != stanza && !p.reserved(k) && p.inSpecProper(k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *Profile) inSpecProper(field string) bool {
+	if len(p.Spec.SpecProper.Fields) == 0 {
+		return true
+	}
+	for _, f := range p.Spec.SpecProper.Fields {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// specProper extracts the spec proper from body (the spec, or a stanza of
+// it). outer is the whole spec when body is a stanza.
+func (p *Profile) specProper(body, outer map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range body {
+		if k == "targetRefs" && outer == nil || p.reserved(k) || !p.inSpecProper(k) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,400 @@
+// Package profile describes policy kinds: what they may target, which merge
+// strategies they implement (GEP-713, "Merge strategies"), how a policy
+// object selects one at runtime ("Selecting a merge strategy at runtime") and
+// which part of its spec is the "spec proper" ("Policy structure").
+//
+// A profile is a YAML document of kind PolicyProfile; see docs/profiles.md.
+package profile
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// APIVersion is the apiVersion of gepcheck's own documents.
+const APIVersion = "gepcheck.dev/v1alpha1"
+
+// Strategy is a merge strategy of GEP-713. The order of the constants after
+// None is the GEP's default order: "whenever the merge strategy is not
+// specified, the first of the following merge strategies associated with the
+// Policy kind, in order, SHOULD be assumed: Atomic Defaults, Patch Defaults,
+// Atomic Overrides, Patch Overrides, Custom".
+type Strategy int
+
+// The merge strategies of GEP-713.
+const (
+	None Strategy = iota
+	AtomicDefaults
+	PatchDefaults
+	AtomicOverrides
+	PatchOverrides
+	Custom
+)
+
+var strategyNames = []string{"None", "AtomicDefaults", "PatchDefaults", "AtomicOverrides", "PatchOverrides", "Custom"}
+var strategyTitles = []string{"None", "Atomic defaults", "Patch defaults", "Atomic overrides", "Patch overrides", "Custom"}
+
+// String returns the identifier used in profiles, e.g. "PatchOverrides".
+func (s Strategy) String() string {
+	if s < 0 || int(s) >= len(strategyNames) {
+		return fmt.Sprintf("Strategy(%d)", int(s))
+	}
+	return strategyNames[s]
+}
+
+// Title returns the GEP's name of the strategy, e.g. "Patch overrides"
+// (GEP-713: "Merge strategies referred in the status message MUST use the same
+// name of strategy as defined in this GEP").
+func (s Strategy) Title() string {
+	if s < 0 || int(s) >= len(strategyTitles) {
+		return s.String()
+	}
+	return strategyTitles[s]
+}
+
+// IsOverride reports whether s is an overrides strategy.
+func (s Strategy) IsOverride() bool { return s == AtomicOverrides || s == PatchOverrides }
+
+// IsPatch reports whether s merges with RFC 7386.
+func (s Strategy) IsPatch() bool { return s == PatchDefaults || s == PatchOverrides }
+
+// ParseStrategy reads a strategy identifier.
+func ParseStrategy(s string) (Strategy, error) {
+	for i, n := range strategyNames {
+		if n == s {
+			return Strategy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown merge strategy %q (one of %s)", s, strings.Join(strategyNames, ", "))
+}
+
+// SectionRule says whether a target may name a section.
+type SectionRule string
+
+// Section rules of a target kind.
+const (
+	SectionForbidden SectionRule = "Forbidden"
+	SectionOptional  SectionRule = "Optional"
+	SectionRequired  SectionRule = "Required"
+)
+
+// Profile is a PolicyProfile document.
+type Profile struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Spec       Spec     `json:"spec"`
+
+	// Source says where the profile came from (a file, or builtin:NAME).
+	Source     string     `json:"-"`
+	strategies []Strategy // parsed Spec.MergeStrategies
+}
+
+// Metadata names a profile.
+type Metadata struct {
+	Name string `json:"name"`
+}
+
+// Spec describes one policy kind.
+type Spec struct {
+	Description string `json:"description,omitempty"`
+	// Citation names the spec section the profile models.
+	Citation string    `json:"citation,omitempty"`
+	Policy   GroupKind `json:"policy"`
+	// Targets are the declared target kinds (GEP-713, "Declared targets
+	// versus Effective targets").
+	Targets []Target `json:"targets"`
+	// EffectiveTargets are the kinds whose behaviour the policy augments.
+	EffectiveTargets []EffectiveTarget `json:"effectiveTargets"`
+	// CrossNamespace allows targetRefs with a namespace, honoured only with a
+	// ReferenceGrant (GEP-713, "Cross namespace references").
+	CrossNamespace bool `json:"crossNamespace,omitempty"`
+	// MergeStrategies the kind implements, e.g. [None] or [AtomicDefaults,
+	// PatchDefaults, AtomicOverrides, PatchOverrides].
+	MergeStrategies []string   `json:"mergeStrategies"`
+	Selection       *Selection `json:"selection,omitempty"`
+	SpecProper      SpecProper `json:"specProper,omitempty"`
+	// ConditionDomain prefixes the <Kind>Affected condition on targets
+	// (GEP-713, "Target object status"); the policy group when empty.
+	ConditionDomain string `json:"conditionDomain,omitempty"`
+}
+
+// GroupKind names a kind.
+type GroupKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// Target is a kind policies may target.
+type Target struct {
+	Group       string      `json:"group"`
+	Kind        string      `json:"kind"`
+	SectionName SectionRule `json:"sectionName,omitempty"`
+	// Virtual kinds are unknown to the API server but known to the
+	// controller (GEP-713, "Targeting virtual types"): a reference to one
+	// creates the target.
+	Virtual bool `json:"virtual,omitempty"`
+}
+
+// EffectiveTarget is a kind whose behaviour policies augment; Section selects
+// sections of that kind (e.g. route rules) rather than whole objects.
+type EffectiveTarget struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Section bool   `json:"section,omitempty"`
+}
+
+// Selection says how a policy object selects its merge strategy at runtime.
+type Selection struct {
+	// Stanzas names the fields wrapping the spec proper, e.g. defaults and
+	// overrides (GEP-713: "The definition of defaults and/or overrides fields
+	// in the spec stanza of the policy wrapping the spec proper fields").
+	Stanzas *Stanzas `json:"stanzas,omitempty"`
+	// BareSpec is the class of a spec without stanza: Defaults or Overrides.
+	BareSpec string `json:"bareSpec,omitempty"`
+	// StrategyField is a field, at spec level or inside a stanza, naming the
+	// strategy ("The definition of a strategy field ... or equivalently a
+	// mergeType field").
+	StrategyField string `json:"strategyField,omitempty"`
+	// StrategyValues maps values of StrategyField to Atomic or Patch.
+	StrategyValues map[string]string `json:"strategyValues,omitempty"`
+}
+
+// Stanzas names the defaults and overrides fields.
+type Stanzas struct {
+	Defaults  string `json:"defaults,omitempty"`
+	Overrides string `json:"overrides,omitempty"`
+}
+
+// SpecProper selects the spec proper: Fields, when set, lists its top-level
+// fields; otherwise it is the spec (or stanza) minus targetRefs, the
+// selection fields and Exclude.
+type SpecProper struct {
+	Fields  []string `json:"fields,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+//go:embed builtin/*.yaml
+var builtinFS embed.FS
+
+// Builtins returns the built-in profiles by name.
+func Builtins() (map[string]*Profile, error) {
+	out := map[string]*Profile{}
+	err := fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := builtinFS.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		p, err := Parse(data, "builtin:"+strings.TrimSuffix(d.Name(), ".yaml"))
+		if err != nil {
+			return err
+		}
+		out[p.Metadata.Name] = p
+		return nil
+	})
+	return out, err
+}
+
+// BuiltinNames lists the built-in profiles.
+func BuiltinNames() []string {
+	b, _ := Builtins()
+	names := make([]string, 0, len(b))
+	for n := range b {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Parse reads and validates a profile document. Errors name the source and
+// the field.
+func Parse(data []byte, source string) (*Profile, error) {
+	var p Profile
+	if err := yaml.UnmarshalStrict(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	p.Source = source
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return &p, nil
+}
+
+// FieldError is a validation error naming a field of the profile.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
+
+// Validate checks the profile and prepares it for use.
+func (p *Profile) Validate() error {
+	fe := func(field, format string, a ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if p.Kind != "PolicyProfile" {
+		return fe("kind", "must be PolicyProfile, not %q", p.Kind)
+	}
+	if p.Metadata.Name == "" {
+		return fe("metadata.name", "is required")
+	}
+	s := &p.Spec
+	if s.Policy.Kind == "" {
+		return fe("spec.policy.kind", "is required")
+	}
+	if len(s.Targets) == 0 {
+		return fe("spec.targets", "must list at least one target kind")
+	}
+	for i, t := range s.Targets {
+		if t.Kind == "" {
+			return fe(fmt.Sprintf("spec.targets[%d].kind", i), "is required")
+		}
+		switch t.SectionName {
+		case "":
+			s.Targets[i].SectionName = SectionForbidden
+		case SectionForbidden, SectionOptional, SectionRequired:
+		default:
+			return fe(fmt.Sprintf("spec.targets[%d].sectionName", i), "must be Forbidden, Optional or Required, not %q", t.SectionName)
+		}
+	}
+	if len(s.EffectiveTargets) == 0 {
+		return fe("spec.effectiveTargets", "must list at least one kind")
+	}
+	for i, t := range s.EffectiveTargets {
+		if t.Kind == "" {
+			return fe(fmt.Sprintf("spec.effectiveTargets[%d].kind", i), "is required")
+		}
+	}
+	if len(s.MergeStrategies) == 0 {
+		return fe("spec.mergeStrategies", "must list at least one merge strategy (GEP-713: Policy CRDs MUST implement at least one of the merge strategies)")
+	}
+	p.strategies = nil
+	seen := map[Strategy]bool{}
+	for i, n := range s.MergeStrategies {
+		st, err := ParseStrategy(n)
+		if err != nil {
+			return fe(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%v", err)
+		}
+		if seen[st] {
+			return fe(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%s is listed twice", n)
+		}
+		seen[st] = true
+		p.strategies = append(p.strategies, st)
+	}
+	sort.Slice(p.strategies, func(a, b int) bool { return p.strategies[a] < p.strategies[b] })
+	if seen[None] && len(p.strategies) > 1 {
+		var others []string
+		for _, st := range p.strategies[1:] {
+			others = append(others, st.String())
+		}
+		return fe("spec.mergeStrategies", "None is combined with %s: GEP-713, Merge strategy: None: \"The None merge strategy MUST NOT be implemented in combination with any other merge strategy\"", strings.Join(others, ", "))
+	}
+	if seen[Custom] {
+		return fe("spec.mergeStrategies", "Custom strategies are implementation code, not profile data: gepcheck has no custom strategy registered for %s", s.Policy.Kind)
+	}
+	if sel := s.Selection; sel != nil {
+		if seen[None] {
+			return fe("spec.selection", "a kind implementing None has nothing to select")
+		}
+		if sel.BareSpec != "" && sel.BareSpec != "Defaults" && sel.BareSpec != "Overrides" {
+			return fe("spec.selection.bareSpec", "must be Defaults or Overrides, not %q", sel.BareSpec)
+		}
+		if (sel.StrategyField == "") != (len(sel.StrategyValues) == 0) {
+			return fe("spec.selection.strategyValues", "strategyField and strategyValues go together")
+		}
+		for v, k := range sel.StrategyValues {
+			if k != "Atomic" && k != "Patch" {
+				return fe("spec.selection.strategyValues."+v, "must be Atomic or Patch, not %q", k)
+			}
+		}
+		if sel.Stanzas != nil && sel.Stanzas.Defaults == "" && sel.Stanzas.Overrides == "" {
+			return fe("spec.selection.stanzas", "names neither defaults nor overrides")
+		}
+	} else if len(p.strategies) > 1 {
+		// GEP-713: "Policy CRD that implement more than one merge strategy
+		// MUST provide a way for users to select the merge strategy at
+		// runtime."
+		return fe("spec.selection", "is required when more than one merge strategy is implemented (GEP-713, Merge strategies)")
+	}
+	return nil
+}
+
+// Strategies returns the implemented strategies in the GEP's default order.
+func (p *Profile) Strategies() []Strategy { return p.strategies }
+
+// Implements reports whether the kind implements s.
+func (p *Profile) Implements(s Strategy) bool {
+	for _, x := range p.strategies {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Domain returns the prefix of the <Kind>Affected condition.
+func (p *Profile) Domain() string {
+	if p.Spec.ConditionDomain != "" {
+		return p.Spec.ConditionDomain
+	}
+	return p.Spec.Policy.Group
+}
+
+// AffectedCondition returns the condition type written on affected objects,
+// e.g. policies.controller.io/ColorPolicyAffected.
+func (p *Profile) AffectedCondition() string {
+	return p.Domain() + "/" + p.Spec.Policy.Kind + "Affected"
+}
+
+// Target returns the target rule for a group and kind.
+func (p *Profile) Target(group, kind string) (Target, bool) {
+	for _, t := range p.Spec.Targets {
+		if t.Kind == kind && t.Group == group {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// NodeType is the type of a node in the hierarchy: a kind, and whether the
+// node is a section of an object of that kind.
+type NodeType struct {
+	Group, Kind string
+	Section     bool
+}
+
+// Levels returns the node types that matter to this kind: those it may target
+// and its effective targets. Paths are projected onto these types.
+func (p *Profile) Levels() map[NodeType]bool {
+	out := map[NodeType]bool{}
+	for _, t := range p.Spec.Targets {
+		if t.SectionName != SectionRequired {
+			out[NodeType{t.Group, t.Kind, false}] = true
+		}
+		if t.SectionName != SectionForbidden {
+			out[NodeType{t.Group, t.Kind, true}] = true
+		}
+	}
+	for _, t := range p.Spec.EffectiveTargets {
+		out[NodeType{t.Group, t.Kind, t.Section}] = true
+	}
+	return out
+}
+
+// Effective returns the effective target node types.
+func (p *Profile) Effective() map[NodeType]bool {
+	out := map[NodeType]bool{}
+	for _, t := range p.Spec.EffectiveTargets {
+		out[NodeType{t.Group, t.Kind, t.Section}] = true
+	}
+	return out
+}

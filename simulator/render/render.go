@@ -1,0 +1,191 @@
+// Package render prints simulation results for people (tables) and for
+// programs (JSON and YAML, whose shape is documented in docs/output.md).
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+)
+
+// Formats lists the output formats.
+var Formats = []string{"table", "yaml", "json"}
+
+// Data writes v as JSON or YAML.
+func Data(w io.Writer, format string, v any) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "yaml":
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return fmt.Errorf("unknown output format %q (one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// Simulation prints an Output as tables.
+func Simulation(w io.Writer, out *simulator.Output) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", out.Semantics)
+	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
+	if len(out.EffectivePolicies) == 0 {
+		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
+	}
+	for _, e := range out.EffectivePolicies {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.PolicyKind, strings.Join(e.Path, " > "), compact(e.Spec), Provenance(e.Provenance))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "POLICIES")
+	fmt.Fprintln(tw, "POLICY\tSTRATEGY\tACCEPTED\tENFORCED\tMESSAGE")
+	for _, p := range out.Policies {
+		acc, _ := find(p.Conditions, engine.TypeAccepted)
+		enf, hasEnf := find(p.Conditions, engine.TypeEnforced)
+		msg := acc.Message
+		enfs := "-"
+		if hasEnf {
+			enfs = enf.Status + "/" + enf.Reason
+			msg = enf.Message
+		}
+		strategy := p.Strategy
+		if strategy == "" {
+			strategy = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", p.Ref, strategy, acc.Status, acc.Reason, enfs, msg)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "AFFECTED OBJECTS")
+	fmt.Fprintln(tw, "OBJECT\tCONDITION\tAFFECTED BY")
+	for _, t := range out.Targets {
+		var types []string
+		for _, c := range t.Conditions {
+			types = append(types, c.Type+"="+c.Status)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Ref, strings.Join(types, ","), strings.Join(t.AffectedBy, ", "))
+	}
+	if len(out.Warnings) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "WARNINGS")
+		for _, m := range out.Warnings {
+			fmt.Fprintln(tw, m)
+		}
+	}
+	return tw.Flush()
+}
+
+// Provenance renders field=policy pairs in field order.
+func Provenance(p map[string]string) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"←"+p[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Target prints a target explanation.
+func Target(w io.Writer, x *simulator.TargetExplanation) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\n", x.Target)
+	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
+	fmt.Fprintf(tw, "  reported as affected by:\t%s\n", list(x.AffectedBy))
+	fmt.Fprintf(tw, "  paths through it:\t%d\n", len(x.Paths))
+	for _, e := range x.Paths {
+		fmt.Fprintf(tw, "\n  %s  (%s)\n", strings.Join(e.Path, " > "), e.PolicyKind)
+		fmt.Fprintf(tw, "    stack, established first:\t%s\n", list(e.Policies))
+		fmt.Fprintf(tw, "    effective spec:\t%s\n", compact(e.Spec))
+		keys := make([]string, 0, len(e.Provenance))
+		for k := range e.Provenance {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "    %s\tfrom %s\n", k, e.Provenance[k])
+		}
+	}
+	return tw.Flush()
+}
+
+// Policy prints a policy explanation.
+func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s  (%s)\n", x.Policy, x.Status.Strategy)
+	for _, c := range x.Status.Conditions {
+		fmt.Fprintf(tw, "  %s=%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	for _, t := range x.Status.Targets {
+		for _, c := range t.Conditions {
+			fmt.Fprintf(tw, "  target %s: %s=%s\t%s\t%s\n", t.Ref, c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	fmt.Fprintf(tw, "  stacked on %d path(s), in effect on %d\n", x.StackedOn, len(x.InEffectOn))
+	for _, e := range x.InEffectOn {
+		var mine []string
+		for f, src := range e.Provenance {
+			if src == x.Policy {
+				mine = append(mine, f)
+			}
+		}
+		sort.Strings(mine)
+		fmt.Fprintf(tw, "    %s\tsets %s\n", strings.Join(e.Path, " > "), strings.Join(mine, ", "))
+	}
+	for _, b := range x.Status.Beaten {
+		fmt.Fprintf(tw, "  %s beaten by %s on %d path(s):\n", b.Field, b.By, b.Paths)
+		for _, p := range b.Examples {
+			fmt.Fprintf(tw, "    %s\n", strings.Join(p, " > "))
+		}
+	}
+	if len(x.IfDeleted) == 0 {
+		fmt.Fprintf(tw, "  if deleted: no effective policy changes\n")
+	} else {
+		fmt.Fprintf(tw, "  if deleted, %d path(s) change:\n", len(x.IfDeleted))
+		for _, c := range x.IfDeleted {
+			fmt.Fprintf(tw, "    %s\t%s -> %s\t(%s)\n", strings.Join(c.Path, " > "), compact(c.Before), compact(c.After), strings.Join(c.Fields, ", "))
+		}
+	}
+	return tw.Flush()
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "(none)"
+	}
+	return strings.Join(s, ", ")
+}
+
+func find(cs []engine.Condition, typ string) (engine.Condition, bool) {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return engine.Condition{Status: "-", Reason: "-"}, false
+}
+
+func compact(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

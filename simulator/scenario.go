@@ -1,0 +1,199 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/tree"
+)
+
+// Scenario is the header document of a scenario file: which profiles and
+// semantics to simulate with, and the outcome a spec states, with its
+// citation. The other documents of the file are the objects. See
+// scenarios/README.md.
+type Scenario struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   ScenarioMeta `json:"metadata"`
+	Spec       ScenarioSpec `json:"spec"`
+
+	Source load.Source `json:"-"`
+}
+
+// ScenarioMeta names a scenario.
+type ScenarioMeta struct {
+	Name string `json:"name"`
+}
+
+// ScenarioSpec is the body of a Scenario.
+type ScenarioSpec struct {
+	Description string `json:"description,omitempty"`
+	// Citation names the spec section the expected outcome comes from.
+	Citation string `json:"citation"`
+	// Profiles to simulate with (built-in names, or PolicyProfile documents
+	// of the file by name).
+	Profiles []string `json:"profiles,omitempty"`
+	// Semantics under which Expect holds; both when empty.
+	Semantics []string `json:"semantics,omitempty"`
+	Expect    Expect   `json:"expect"`
+}
+
+// Expect is the outcome the spec states. Every list is checked as written:
+// EffectivePolicies is exhaustive (no other path may have an effective
+// policy); Policies and Targets name only what the spec says something about.
+type Expect struct {
+	EffectivePolicies []ExpectedPath   `json:"effectivePolicies"`
+	Policies          []ExpectedPolicy `json:"policies,omitempty"`
+	Targets           []ExpectedTarget `json:"targets,omitempty"`
+}
+
+// ExpectedPath is the effective policy of one path.
+type ExpectedPath struct {
+	Path []string       `json:"path"`
+	Spec map[string]any `json:"spec"`
+	// Provenance, when given, must equal the computed provenance.
+	Provenance map[string]string `json:"provenance,omitempty"`
+}
+
+// ExpectedPolicy lists conditions a policy must carry.
+type ExpectedPolicy struct {
+	Ref        string              `json:"ref"`
+	Conditions []ExpectedCondition `json:"conditions"`
+}
+
+// ExpectedCondition matches a condition by type, status and reason, and
+// optionally by a substring of its message.
+type ExpectedCondition struct {
+	Type            string `json:"type"`
+	Status          string `json:"status"`
+	Reason          string `json:"reason,omitempty"`
+	MessageContains string `json:"messageContains,omitempty"`
+}
+
+// ExpectedTarget says which policies affect an object, or that none does.
+type ExpectedTarget struct {
+	Ref string `json:"ref"`
+	// AffectedBy is the exact set of policies reported on the object; empty
+	// means the object must not be reported as affected.
+	AffectedBy []string `json:"affectedBy"`
+}
+
+// Check compares an output with the expected outcome and describes every
+// difference. An empty result means the scenario holds.
+func (s *Scenario) Check(out *Output) []string {
+	var diffs []string
+	add := func(format string, a ...any) { diffs = append(diffs, fmt.Sprintf(format, a...)) }
+	got := map[string]engine.EffectivePolicy{}
+	for _, e := range out.EffectivePolicies {
+		got[pathKey(e.Path)] = e
+	}
+	want := map[string]bool{}
+	for _, w := range s.Spec.Expect.EffectivePolicies {
+		k := pathKey(w.Path)
+		want[k] = true
+		e, ok := got[k]
+		if !ok {
+			add("path %s: expected effective policy %s, got none", k, compact(w.Spec))
+			continue
+		}
+		if !tree.JSONEqual(normalize(w.Spec), normalize(e.Spec)) {
+			add("path %s: expected effective policy %s, got %s", k, compact(w.Spec), compact(e.Spec))
+		}
+		if w.Provenance != nil && !tree.JSONEqual(w.Provenance, e.Provenance) {
+			add("path %s: expected provenance %s, got %s", k, compact(w.Provenance), compact(e.Provenance))
+		}
+	}
+	for k, e := range got {
+		if !want[k] {
+			add("path %s: unexpected effective policy %s", k, compact(e.Spec))
+		}
+	}
+	policies := map[string]engine.PolicyStatus{}
+	for _, p := range out.Policies {
+		policies[p.Ref] = p
+	}
+	for _, w := range s.Spec.Expect.Policies {
+		p, ok := policies[w.Ref]
+		if !ok {
+			add("policy %s: not in the output", w.Ref)
+			continue
+		}
+		for _, wc := range w.Conditions {
+			c, ok := findCondition(p.Conditions, wc.Type)
+			switch {
+			case !ok:
+				add("policy %s: no %s condition", w.Ref, wc.Type)
+			case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
+				add("policy %s: expected %s=%s (%s), got %s=%s (%s): %s", w.Ref, wc.Type, wc.Status, wc.Reason, c.Type, c.Status, c.Reason, c.Message)
+			case wc.MessageContains != "" && !strings.Contains(c.Message, wc.MessageContains):
+				add("policy %s: %s message %q does not contain %q", w.Ref, wc.Type, c.Message, wc.MessageContains)
+			}
+		}
+	}
+	targets := map[string]engine.TargetStatus{}
+	for _, t := range out.Targets {
+		targets[t.Ref] = t
+	}
+	for _, w := range s.Spec.Expect.Targets {
+		t := targets[w.Ref]
+		g := append([]string(nil), t.AffectedBy...)
+		e := append([]string(nil), w.AffectedBy...)
+		sort.Strings(g)
+		sort.Strings(e)
+		if strings.Join(g, ",") != strings.Join(e, ",") {
+			add("target %s: expected affected by [%s], got [%s]", w.Ref, strings.Join(e, ", "), strings.Join(g, ", "))
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+// SemanticsList returns the semantics the expectations hold under.
+func (s *Scenario) SemanticsList() ([]engine.Semantics, error) {
+	if len(s.Spec.Semantics) == 0 {
+		return []engine.Semantics{engine.StickyOverrides, engine.GEP713}, nil
+	}
+	var out []engine.Semantics
+	for _, n := range s.Spec.Semantics {
+		sem, err := engine.ParseSemantics(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: spec.semantics: %w", s.Source, err)
+		}
+		out = append(out, sem)
+	}
+	return out, nil
+}
+
+func findCondition(cs []engine.Condition, typ string) (engine.Condition, bool) {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return engine.Condition{}, false
+}
+
+func pathKey(p []string) string { return strings.Join(p, " > ") }
+
+// normalize round-trips a value through JSON so that numbers compare alike.
+func normalize(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

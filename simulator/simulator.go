@@ -1,0 +1,469 @@
+// Package simulator turns the YAML a user would kubectl apply into effective
+// policies: load → topology → engine. The heavy lifting lives in the
+// subpackages; this package classifies documents and wires them together.
+package simulator
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+)
+
+// Group names of the objects the loader understands.
+const (
+	GatewayGroup  = "gateway.networking.k8s.io"
+	GepcheckGroup = "gepcheck.dev"
+)
+
+// Options configure Load.
+type Options struct {
+	// Profiles are built-in profile names or profile files. When empty, the
+	// profiles come from PolicyProfile documents in the input, the
+	// Scenario document, or the built-ins matching the policy kinds.
+	Profiles []string
+}
+
+// Model is a loaded input: the hierarchy and the policies of each kind.
+type Model struct {
+	Graph    *topology.Graph
+	Grants   topology.Grants
+	Kinds    []*Kind
+	Scenario *Scenario
+	Warnings []string
+}
+
+// Kind is one policy kind, its profile and its policies.
+type Kind struct {
+	Profile  *profile.Profile
+	Policies []engine.Policy
+}
+
+// Output is the result of a simulation over every policy kind.
+type Output struct {
+	Semantics         engine.Semantics         `json:"semantics"`
+	EffectivePolicies []engine.EffectivePolicy `json:"effectivePolicies"`
+	Policies          []engine.PolicyStatus    `json:"policies"`
+	Targets           []engine.TargetStatus    `json:"targets"`
+	Warnings          []string                 `json:"warnings,omitempty"`
+}
+
+// LoadFiles reads paths ("-" is stdin) and builds the model.
+func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
+	docs, err := load.Read(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return Build(docs, opts)
+}
+
+// Build classifies documents and builds the model. All problems found are
+// returned together, each naming its file, document and field.
+func Build(docs []*load.Doc, opts Options) (*Model, error) {
+	b := &builder{m: &Model{Graph: &topology.Graph{}}, seen: map[string]load.Source{}}
+	b.run(docs, opts)
+	if len(b.errs) > 0 {
+		return nil, b.errs
+	}
+	return b.m, nil
+}
+
+type builder struct {
+	m    *Model
+	errs load.Errors
+	seen map[string]load.Source
+}
+
+func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
+	e := &load.Error{Msg: fmt.Sprintf(format, a...), Field: field}
+	if d != nil {
+		e.Source, e.Object = d.Source, d.Object()
+	}
+	b.errs = append(b.errs, e)
+}
+
+func (b *builder) decode(d *load.Doc, into any) bool {
+	if err := load.DecodeStrict(d, into); err != nil {
+		if le, ok := err.(*load.Error); ok {
+			b.errs = append(b.errs, le)
+		} else {
+			b.fail(d, "", "%v", err)
+		}
+		return false
+	}
+	return true
+}
+
+func (b *builder) run(docs []*load.Doc, opts Options) {
+	var gw topology.GatewayAPI
+	var generic []*load.Doc
+	var candidates []*load.Doc
+	var inputProfiles []*profile.Profile
+	for _, d := range docs {
+		if d.Namespace == "" && namespaced(d) {
+			d.Namespace = "default"
+		}
+		key := d.Group + "/" + d.Kind + "/" + d.Namespace + "/" + d.Name
+		if prev, dup := b.seen[key]; dup {
+			b.fail(d, "metadata.name", "duplicate object: %s is also defined at %s", d.Object(), prev)
+			continue
+		}
+		b.seen[key] = d.Source
+		switch {
+		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
+			var o gwv1.GatewayClass
+			if b.decode(d, &o) {
+				gw.GatewayClasses = append(gw.GatewayClasses, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "Gateway":
+			var o gwv1.Gateway
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkListeners(d, &o)
+				gw.Gateways = append(gw.Gateways, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
+			var o gwv1.HTTPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
+			var o gwv1.GRPCRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
+			var o gwv1.ReferenceGrant
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				gw.ReferenceGrants = append(gw.ReferenceGrants, &o)
+			}
+		case d.Group == "" && d.Kind == "Service":
+			var o corev1.Service
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				gw.Services = append(gw.Services, &o)
+			}
+		case d.Group == "" && d.Kind == "Namespace":
+			var o corev1.Namespace
+			if b.decode(d, &o) {
+				gw.Namespaces = append(gw.Namespaces, &o)
+			}
+		case d.Group == GepcheckGroup && d.Kind == "Topology":
+			generic = append(generic, d)
+		case d.Group == GepcheckGroup && d.Kind == "PolicyProfile":
+			var p profile.Profile
+			if b.decode(d, &p) {
+				p.Source = d.Source.String()
+				if err := p.Validate(); err != nil {
+					b.fail(d, fieldOf(err), "%v", msgOf(err))
+				} else {
+					inputProfiles = append(inputProfiles, &p)
+				}
+			}
+		case d.Group == GepcheckGroup && d.Kind == "Scenario":
+			var s Scenario
+			if b.decode(d, &s) {
+				if b.m.Scenario != nil {
+					b.fail(d, "kind", "a file set holds one Scenario; another is at %s", b.m.Scenario.Source)
+				}
+				s.Source = d.Source
+				b.m.Scenario = &s
+			}
+		default:
+			candidates = append(candidates, d)
+		}
+	}
+	b.m.Graph.AddGatewayAPI(gw)
+	b.m.Grants = topology.Grants(gw.ReferenceGrants)
+	for _, d := range generic {
+		var t topology.GenericTopology
+		if b.decode(d, &t) {
+			if err := b.m.Graph.AddGeneric(t.Spec); err != nil {
+				b.fail(d, "", "%v", err)
+			}
+		}
+	}
+	b.m.Graph.Sort()
+	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
+	profiles := b.profiles(opts, inputProfiles, candidates)
+	b.policies(profiles, candidates)
+}
+
+// namespaced reports whether objects of d's kind live in a namespace.
+func namespaced(d *load.Doc) bool {
+	switch {
+	case d.Group == GatewayGroup && d.Kind == "GatewayClass",
+		d.Group == "" && d.Kind == "Namespace",
+		d.Group == GepcheckGroup:
+		return false
+	}
+	return true
+}
+
+// checkListeners rejects listeners without a unique name: GEP-713,
+// "Targeting sections of an object" requires them to be uniquely named.
+func (b *builder) checkListeners(d *load.Doc, g *gwv1.Gateway) {
+	seen := map[string]bool{}
+	for i, l := range g.Spec.Listeners {
+		if l.Name == "" {
+			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "a listener needs a name")
+		} else if seen[string(l.Name)] {
+			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l.Name)
+		}
+		seen[string(l.Name)] = true
+	}
+}
+
+func (b *builder) checkRules(d *load.Doc, n int, name func(int) *gwv1.SectionName) {
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		if nm := name(i); nm != nil {
+			if seen[string(*nm)] {
+				b.fail(d, fmt.Sprintf("spec.rules[%d].name", i), "rule name %q is used twice", *nm)
+			}
+			seen[string(*nm)] = true
+		}
+	}
+}
+
+// profiles resolves the profiles to use, in order of preference: --profile,
+// PolicyProfile documents, the Scenario's profiles, built-ins by kind.
+func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates []*load.Doc) []*profile.Profile {
+	builtins, err := profile.Builtins()
+	if err != nil {
+		b.fail(nil, "", "built-in profiles: %v", err)
+		return nil
+	}
+	var out []*profile.Profile
+	named := opts.Profiles
+	if len(named) == 0 && b.m.Scenario != nil {
+		named = b.m.Scenario.Spec.Profiles
+	}
+	for _, n := range named {
+		if p, ok := builtins[n]; ok {
+			out = append(out, p)
+			continue
+		}
+		found := false
+		for _, p := range inInput {
+			if p.Metadata.Name == n {
+				out, found = append(out, p), true
+			}
+		}
+		if found {
+			continue
+		}
+		data, err := os.ReadFile(n)
+		if err != nil {
+			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v", n, strings.Join(profile.BuiltinNames(), ", "), err)
+			continue
+		}
+		p, err := profile.Parse(data, n)
+		if err != nil {
+			b.fail(nil, "", "%v", err)
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(named) == 0 {
+		out = append(out, inInput...)
+	}
+	// Built-ins for the remaining policy kinds, when unambiguous.
+	have := map[string]bool{}
+	for _, p := range out {
+		k := p.Spec.Policy.Group + "/" + p.Spec.Policy.Kind
+		if have[k] {
+			b.fail(nil, "", "two profiles for %s: pass one --profile", p.Spec.Policy.Kind)
+		}
+		have[k] = true
+	}
+	if len(named) > 0 {
+		return out
+	}
+	asked := map[string]bool{}
+	for _, d := range candidates {
+		k := d.Group + "/" + d.Kind
+		if have[k] || asked[k] {
+			continue
+		}
+		asked[k] = true
+		var match []string
+		for _, n := range profile.BuiltinNames() {
+			p := builtins[n]
+			if p.Spec.Policy.Group == d.Group && p.Spec.Policy.Kind == d.Kind {
+				match = append(match, n)
+			}
+		}
+		switch len(match) {
+		case 1:
+			out = append(out, builtins[match[0]])
+			have[k] = true
+		case 0:
+		default:
+			b.fail(d, "kind", "%s matches the built-in profiles %s: pass --profile to choose one", d.Kind, strings.Join(match, ", "))
+		}
+	}
+	return out
+}
+
+func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) {
+	byKind := map[string]*Kind{}
+	for _, p := range profiles {
+		k := &Kind{Profile: p}
+		byKind[p.Spec.Policy.Group+"/"+p.Spec.Policy.Kind] = k
+		b.m.Kinds = append(b.m.Kinds, k)
+	}
+	ignored := map[string]bool{}
+	for _, d := range candidates {
+		k := byKind[d.Group+"/"+d.Kind]
+		if k == nil {
+			if !ignored[d.Kind] {
+				b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				ignored[d.Kind] = true
+			}
+			continue
+		}
+		if p, ok := b.policy(d, k.Profile); ok {
+			k.Policies = append(k.Policies, p)
+		}
+	}
+	for _, k := range b.m.Kinds {
+		engine.AddVirtualTargets(b.m.Graph, k.Profile, k.Policies)
+	}
+	b.m.Graph.Sort()
+}
+
+// policy reads a policy object through its profile.
+func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) {
+	pol := engine.Policy{Ref: ref.Ref{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
+	meta, _ := d.Raw["metadata"].(map[string]any)
+	if ts, ok := meta["creationTimestamp"]; ok && ts != nil {
+		s, isString := ts.(string)
+		t, err := time.Parse(time.RFC3339, s)
+		if !isString || err != nil {
+			b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
+			return pol, false
+		}
+		pol.CreationTimestamp = &t
+	}
+	spec, ok := d.Raw["spec"].(map[string]any)
+	if !ok {
+		b.fail(d, "spec", "a %s needs a spec", d.Kind)
+		return pol, false
+	}
+	refs, ok := spec["targetRefs"].([]any)
+	if !ok || len(refs) == 0 {
+		// GEP-713: "Every policy MUST include a targetRefs stanza".
+		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)")
+		return pol, false
+	}
+	for i, r := range refs {
+		m, ok := r.(map[string]any)
+		field := fmt.Sprintf("spec.targetRefs[%d]", i)
+		if !ok {
+			b.fail(d, field, "must be an object with group, kind and name")
+			return pol, false
+		}
+		var tr engine.TargetRef
+		for _, f := range []struct {
+			name     string
+			into     *string
+			required bool
+		}{{"group", &tr.Group, false}, {"kind", &tr.Kind, true}, {"name", &tr.Name, true}, {"namespace", &tr.Namespace, false}, {"sectionName", &tr.SectionName, false}} {
+			v, present := m[f.name]
+			if !present || v == nil {
+				if f.required {
+					b.fail(d, field+"."+f.name, "is required")
+					return pol, false
+				}
+				continue
+			}
+			s, isString := v.(string)
+			if !isString {
+				b.fail(d, field+"."+f.name, "must be a string, not %v", v)
+				return pol, false
+			}
+			*f.into = s
+		}
+		for k := range m {
+			switch k {
+			case "group", "kind", "name", "namespace", "sectionName":
+			default:
+				b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
+				return pol, false
+			}
+		}
+		pol.TargetRefs = append(pol.TargetRefs, tr)
+	}
+	pol.Intent = p.Interpret(spec)
+	return pol, true
+}
+
+// Run simulates every policy kind of the model; exclude, when not nil, names
+// a policy to leave out.
+func (m *Model) Run(sem engine.Semantics, exclude *ref.Ref) *Output {
+	return m.run(sem, exclude, nil)
+}
+
+func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref) *Output {
+	out := &Output{Semantics: sem, Warnings: m.Warnings}
+	targets := map[string]*engine.TargetStatus{}
+	for _, k := range m.Kinds {
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail})
+		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
+		out.Policies = append(out.Policies, res.Policies...)
+		for _, t := range res.Targets {
+			if have := targets[t.Ref]; have != nil {
+				have.Conditions = append(have.Conditions, t.Conditions...)
+				have.AffectedBy = append(have.AffectedBy, t.AffectedBy...)
+				continue
+			}
+			t := t
+			targets[t.Ref] = &t
+		}
+	}
+	for _, t := range targets {
+		out.Targets = append(out.Targets, *t)
+	}
+	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
+	if out.EffectivePolicies == nil {
+		out.EffectivePolicies = []engine.EffectivePolicy{}
+	}
+	if out.Policies == nil {
+		out.Policies = []engine.PolicyStatus{}
+	}
+	if out.Targets == nil {
+		out.Targets = []engine.TargetStatus{}
+	}
+	return out
+}
+
+func fieldOf(err error) string {
+	if fe, ok := err.(*profile.FieldError); ok {
+		return fe.Field
+	}
+	return ""
+}
+
+func msgOf(err error) string {
+	if fe, ok := err.(*profile.FieldError); ok {
+		return fe.Msg
+	}
+	return err.Error()
+}
