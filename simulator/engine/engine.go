@@ -14,6 +14,7 @@ type run struct {
 	policies []*Policy    // ordered by Less; the index is the tree.Origin
 	specs    []*tree.Node // spec proper of each policy, origin = index
 	leaves   [][]tree.Leaf
+	fields   [][]string // rendered leaf paths, filled on demand
 	refs     []string
 	accepted [][]targetOutcome // per policy
 	attached map[topology.NodeID][]int32
@@ -119,6 +120,7 @@ func (r *run) order() {
 	}
 	r.specs = make([]*tree.Node, len(r.policies))
 	r.leaves = make([][]tree.Leaf, len(r.policies))
+	r.fields = make([][]string, len(r.policies))
 	r.refs = make([]string, len(r.policies))
 	r.accepted = make([][]targetOutcome, len(r.policies))
 	for i, p := range r.policies {

@@ -19,14 +19,19 @@ type tally struct {
 	// winners on lost paths (None)
 	winners map[int32]bool
 	beaten  map[beatKey]*beatGroup
+	// summaries, computed once for the target and the aggregate conditions
+	superseded, beaters string
 }
 
-// beatKey is one field (by its index among the policy's leaves) and the
-// policy that beat it.
-type beatKey struct {
-	leaf int32
-	by   int32
+// beatKey is one field (by its index among the policy's leaves, high 32
+// bits) and the policy that beat it (low 32 bits).
+type beatKey uint64
+
+func newBeatKey(leaf, by int32) beatKey {
+	return beatKey(uint64(uint32(leaf))<<32 | uint64(uint32(by)))
 }
+func (k beatKey) leaf() int32 { return int32(uint32(k >> 32)) }
+func (k beatKey) by() int32   { return int32(uint32(k)) }
 
 // beatGroup counts the paths where a field lost to one policy, keeping the
 // first few as examples.
@@ -37,7 +42,9 @@ type beatGroup struct {
 
 const maxExamples = 3
 
-func (t *tally) beat(k beatKey, prefix int32, all bool) {
+// beat records that field k.leaf lost to k.by on the paths of prefixes,
+// keeping every path when all is set and a few examples otherwise.
+func (t *tally) beat(k beatKey, prefixes []int32, all bool) {
 	if t.beaten == nil {
 		t.beaten = map[beatKey]*beatGroup{}
 	}
@@ -46,9 +53,13 @@ func (t *tally) beat(k beatKey, prefix int32, all bool) {
 		g = &beatGroup{}
 		t.beaten[k] = g
 	}
-	g.paths++
-	if all || len(g.examples) < maxExamples {
-		g.examples = append(g.examples, prefix)
+	g.paths += len(prefixes)
+	room := len(prefixes)
+	if !all {
+		room = min(room, maxExamples-len(g.examples))
+	}
+	if room > 0 {
+		g.examples = append(g.examples, prefixes[:room]...)
 	}
 }
 
@@ -65,9 +76,7 @@ func (t *tally) add(u *tally) {
 		t.winners[w] = true
 	}
 	for k, g := range u.beaten {
-		for _, ex := range g.examples {
-			t.beat(k, ex, true)
-		}
+		t.beat(k, g.examples, true)
 		t.beaten[k].paths += g.paths - len(g.examples)
 	}
 }
@@ -79,84 +88,118 @@ type attachKey struct {
 
 func (r *run) result() Result {
 	res := Result{PolicyKind: r.in.Profile.Spec.Policy.Kind}
+	res.EffectivePolicies = make([]EffectivePolicy, 0, len(r.paths))
+	// Many paths share their effective spec and their stack (they differ
+	// only below the last policy): evaluate each pair once.
+	type groupKey struct {
+		spec  *tree.Node
+		stack *onPath
+	}
+	type group struct {
+		e        emitted
+		prefixes []int32
+	}
+	var groups []*group
+	byKey := map[groupKey]*group{}
+	for _, e := range r.paths {
+		k := groupKey{e.spec, e.stack}
+		g := byKey[k]
+		if g == nil {
+			g = &group{e: e}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.prefixes = append(g.prefixes, e.prefix)
+	}
 	tallies := map[attachKey]*tally{}
 	affected := map[topology.NodeID]map[int32]bool{}
-	provCache := map[*tree.Node]map[string]string{}
 	affect := func(n topology.NodeID, origin int32) {
 		if affected[n] == nil {
 			affected[n] = map[int32]bool{}
 		}
 		affected[n][origin] = true
 	}
-	for _, e := range r.paths {
+	provCache := map[*tree.Node]map[string]string{}
+	var pathPrefix []int32 // the prefix of each effective policy
+	for _, g := range groups {
+		e := g.e
+		n := len(g.prefixes)
 		stack := established(e.stack)
-		eff := EffectivePolicy{
-			PolicyKind: res.PolicyKind,
-			Path:       r.pathStrings(e.prefix),
-			Spec:       e.spec.JSON(),
-			Provenance: provCache[e.spec],
+		refs := make([]string, len(stack))
+		for i, s := range stack {
+			refs[i] = r.refs[s.origin]
 		}
-		if eff.Provenance == nil {
-			eff.Provenance = map[string]string{}
+		spec := e.spec.JSON()
+		prov := provCache[e.spec]
+		if prov == nil {
+			prov = map[string]string{}
 			for _, l := range e.spec.Leaves() {
-				eff.Provenance[tree.FieldPath(l.Path)] = r.refs[l.Value.Origin]
+				prov[tree.FieldPath(l.Path)] = r.ref(int32(l.Value.Origin))
 			}
-			provCache[e.spec] = eff.Provenance
+			provCache[e.spec] = prov
 		}
-		leaf := r.prefixes[e.prefix].node
+		for _, pre := range g.prefixes {
+			pathPrefix = append(pathPrefix, pre)
+			res.EffectivePolicies = append(res.EffectivePolicies, EffectivePolicy{
+				PolicyKind: res.PolicyKind,
+				Path:       r.pathStrings(pre),
+				Spec:       spec,
+				Provenance: prov,
+				Policies:   refs,
+			})
+		}
 		for _, s := range stack {
-			eff.Policies = append(eff.Policies, r.refs[s.origin])
 			k := attachKey{s.origin, s.node}
 			t := tallies[k]
 			if t == nil {
 				t = &tally{policy: s.origin}
 				tallies[k] = t
 			}
-			t.paths++
+			t.paths += n
+			contributes := false
 			if r.none {
 				if s.origin != e.winner {
-					t.lost++
-					t.zero++
+					t.lost += n
+					t.zero += n
 					if t.winners == nil {
 						t.winners = map[int32]bool{}
 					}
 					t.winners[e.winner] = true
 					continue
 				}
-				t.full++
-				affect(leaf, s.origin)
-				affect(s.node, s.origin)
-				continue
-			}
-			kept := 0
-			for li, l := range r.leaves[s.origin] {
-				found, because := e.spec.Lookup(l.Path)
-				if survived(l, found, because, s.origin) {
-					kept++
-					continue
+				t.full += n
+				contributes = true
+			} else {
+				kept := 0
+				for li, l := range r.leaves[s.origin] {
+					found, because := e.spec.Lookup(l.Path)
+					if survived(l, found, because, s.origin) {
+						kept++
+						continue
+					}
+					by := because
+					if found != nil {
+						by = found.Origin
+					}
+					t.beat(newBeatKey(int32(li), int32(by)), g.prefixes, s.origin == r.detail)
 				}
-				by := because
-				if found != nil {
-					by = found.Origin
+				switch {
+				case kept == len(r.leaves[s.origin]):
+					t.full += n
+				case kept == 0:
+					t.zero += n
 				}
-				t.beat(beatKey{leaf: int32(li), by: int32(by)}, e.prefix, s.origin == r.detail)
+				contributes = kept > 0 || len(r.leaves[s.origin]) == 0
 			}
-			switch {
-			case kept == len(r.leaves[s.origin]):
-				t.full++
-			case kept == 0:
-				t.zero++
-			}
-			if kept > 0 || len(r.leaves[s.origin]) == 0 {
-				affect(leaf, s.origin)
+			if contributes {
 				affect(s.node, s.origin)
+				for _, pre := range g.prefixes {
+					affect(r.prefixes[pre].node, s.origin)
+				}
 			}
 		}
-		res.EffectivePolicies = append(res.EffectivePolicies, eff)
 	}
-	sort.Slice(res.EffectivePolicies, func(a, b int) bool {
-		return strings.Join(res.EffectivePolicies[a].Path, " ") < strings.Join(res.EffectivePolicies[b].Path, " ")
-	})
+	r.sortByPath(res.EffectivePolicies, pathPrefix)
 	for i := range r.policies {
 		res.Policies = append(res.Policies, r.policyStatus(int32(i), tallies))
 	}
@@ -174,6 +217,46 @@ func (r *run) result() Result {
 	}
 	sort.Slice(res.Targets, func(a, b int) bool { return res.Targets[a].Ref < res.Targets[b].Ref })
 	return res
+}
+
+// sortByPath orders effective policies by path, element by element, as
+// slices.Compare on the rendered paths would: a preorder walk of the prefix
+// trie with children in order of their rendered node.
+func (r *run) sortByPath(eps []EffectivePolicy, prefixOf []int32) {
+	children := make([][]int32, len(r.prefixes))
+	for i := 1; i < len(r.prefixes); i++ {
+		p := r.prefixes[i].parent
+		children[p] = append(children[p], int32(i))
+	}
+	at := make([]int32, len(r.prefixes)) // effective policy index + 1
+	for i, pre := range prefixOf {
+		at[pre] = int32(i) + 1
+	}
+	sorted := make([]EffectivePolicy, 0, len(eps))
+	stack := []int32{0}
+	for len(stack) > 0 {
+		pre := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if at[pre] > 0 {
+			sorted = append(sorted, eps[at[pre]-1])
+		}
+		cs := children[pre]
+		sort.Slice(cs, func(a, b int) bool {
+			return r.nodeName(r.prefixes[cs[a]].node) > r.nodeName(r.prefixes[cs[b]].node)
+		})
+		stack = append(stack, cs...) // reverse order: the smallest is popped first
+	}
+	copy(eps, sorted)
+}
+
+func (r *run) nodeName(n topology.NodeID) string {
+	if r.nodeStr == nil {
+		r.nodeStr = make([]string, len(r.in.Graph.Nodes))
+	}
+	if r.nodeStr[n] == "" {
+		r.nodeStr[n] = r.in.Graph.Nodes[n].Ref.String()
+	}
+	return r.nodeStr[n]
 }
 
 // survived reports whether a field of policy origin made it into the
@@ -208,19 +291,14 @@ func established(s *onPath) []*onPath {
 func (r *run) pathStrings(pre int32) []string {
 	if r.pathCache == nil {
 		r.pathCache = make([][]string, len(r.prefixes))
-		r.nodeStr = make([]string, len(r.in.Graph.Nodes))
 	}
 	if p := r.pathCache[pre]; p != nil || pre == 0 {
 		return p
 	}
 	parent := r.pathStrings(r.prefixes[pre].parent)
-	n := r.prefixes[pre].node
-	if r.nodeStr[n] == "" {
-		r.nodeStr[n] = r.in.Graph.Nodes[n].Ref.String()
-	}
 	p := make([]string, len(parent)+1)
 	copy(p, parent)
-	p[len(parent)] = r.nodeStr[n]
+	p[len(parent)] = r.nodeName(r.prefixes[pre].node)
 	r.pathCache[pre] = p
 	return p
 }
@@ -267,7 +345,17 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 			r.enforced(p.Intent.Strategy.Title(), t, pt.Ref),
 		}
 		ps.Targets = append(ps.Targets, pt)
-		total.add(t)
+		switch accepted {
+		case 1:
+			total = *t // the common case: one target, nothing to add up
+		case 2:
+			first := total // shares t's maps: add into a fresh tally
+			total = tally{policy: i}
+			total.add(&first)
+			total.add(t)
+		default:
+			total.add(t)
+		}
 	}
 	switch {
 	case accepted > 0:
@@ -293,7 +381,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	}
 	ps.Paths = total.paths - total.zero
 	for k, g := range total.beaten {
-		b := Beaten{Field: r.field(i, k.leaf), By: r.ref(k.by), Paths: g.paths}
+		b := Beaten{Field: r.field(i, k.leaf()), By: r.ref(k.by()), Paths: g.paths}
 		for _, ex := range g.examples {
 			b.Examples = append(b.Examples, r.pathStrings(ex))
 		}
@@ -326,10 +414,10 @@ func (r *run) enforced(strategy string, t *tally, target string) Condition {
 			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
 	case t.zero == t.paths:
 		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
-			Message: fmt.Sprintf("%s: overridden on %s%s by %s", strategy, count(t.paths), scope, r.beaters(t))}
+			Message: fmt.Sprintf("%s: overridden on %s%s by %s", strategy, count(t.paths), scope, r.beatersOf(t))}
 	}
 	return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
-		Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; superseded: %s", strategy, t.full, count(t.paths), scope, r.superseded(t))}
+		Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; superseded: %s", strategy, t.full, count(t.paths), scope, r.supersededOf(t))}
 }
 
 func count(n int) string {
@@ -351,6 +439,20 @@ func (r *run) effectiveKinds() string {
 	return strings.Join(ks, ", ")
 }
 
+func (r *run) beatersOf(t *tally) string {
+	if t.beaters == "" {
+		t.beaters = r.beaters(t)
+	}
+	return t.beaters
+}
+
+func (r *run) supersededOf(t *tally) string {
+	if t.superseded == "" {
+		t.superseded = r.superseded(t)
+	}
+	return t.superseded
+}
+
 // beaters names the policies that beat the fields in t.
 func (r *run) beaters(t *tally) string {
 	set := map[int32]bool{}
@@ -358,14 +460,20 @@ func (r *run) beaters(t *tally) string {
 		set[w] = true
 	}
 	for k := range t.beaten {
-		set[k.by] = true
+		set[k.by()] = true
 	}
 	return r.names(set)
 }
 
 // field renders the dotted path of leaf j of policy i.
 func (r *run) field(i, j int32) string {
-	return tree.FieldPath(r.leaves[i][j].Path)
+	if r.fields[i] == nil {
+		r.fields[i] = make([]string, len(r.leaves[i]))
+		for k, l := range r.leaves[i] {
+			r.fields[i][k] = tree.FieldPath(l.Path)
+		}
+	}
+	return r.fields[i][j]
 }
 
 // ref names the policy with origin o.
@@ -396,7 +504,7 @@ func (r *run) superseded(t *tally) string {
 	}
 	n := map[fb]int{}
 	for k, g := range t.beaten {
-		n[fb{r.field(t.policy, k.leaf), k.by}] += g.paths
+		n[fb{r.field(t.policy, k.leaf()), k.by()}] += g.paths
 	}
 	keys := make([]fb, 0, len(n))
 	for k := range n {

@@ -91,7 +91,9 @@ type Result struct {
 
 // EffectivePolicy is the effective policy of one path from a root of the
 // hierarchy to an effective target (GEP-713, "Effective policies"). Paths are
-// projected onto the kinds the policy kind may target or augment.
+// projected onto the kinds the policy kind may target or augment. Paths that
+// share a spec, a stack or a prefix share the values that render them:
+// treat them as read-only.
 type EffectivePolicy struct {
 	PolicyKind string   `json:"policyKind"`
 	Path       []string `json:"path"`
