@@ -33,6 +33,7 @@ bench:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=20s ./simulator/load/
 	$(GO) test -run='^$$' -fuzz=FuzzMergePatch -fuzztime=20s ./simulator/tree/
+	$(GO) test -run='^$$' -fuzz=FuzzSimulate -fuzztime=20s ./simulator/
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary.

@@ -111,7 +111,8 @@ func (r *run) order() {
 		}
 		r.policies = append(r.policies, p)
 	}
-	sort.SliceStable(r.policies, func(a, b int) bool { return Less(r.policies[a], r.policies[b]) })
+	less := LessFor(r.in.Mutant)
+	sort.SliceStable(r.policies, func(a, b int) bool { return less(r.policies[a], r.policies[b]) })
 	r.detail = -1
 	for i, p := range r.policies {
 		if r.in.Detail != nil && p.Ref == *r.in.Detail {
@@ -202,23 +203,34 @@ func (r *run) hasEffectiveChild(id topology.NodeID) bool {
 // push stacks the policies attached to node beneath the prefix state s, in
 // the order of conflict resolution rules 2 and 3 (the established first).
 func (r *run) push(s state, node topology.NodeID) state {
+	if r.in.Mutant == MutantLowerEstablished {
+		return r.pushReversed(s, node)
+	}
 	for _, i := range r.attached[node] {
-		s.stack = &onPath{origin: i, node: node, prev: s.stack}
+		s = r.pushOne(s, i, node)
+	}
+	return s
+}
+
+// pushOne stacks policy i, attached at node, beneath s.
+func (r *run) pushOne(s state, i int32, node topology.NodeID) state {
+	s.stack = &onPath{origin: i, node: node, prev: s.stack}
+	{
 		if r.none {
 			// GEP-713, Merge strategy None: rules 2 and 3 only; the
 			// established (oldest, then first by {namespace}/{name}) wins.
 			if s.winner < 0 || i < s.winner {
 				s.winner = i
 			}
-			continue
+			return s
 		}
-		spec, st := r.specs[i], r.policies[i].Intent.Strategy
-		if r.in.Semantics == GEP713 {
+		spec, st := r.specs[i], r.strategy(i)
+		if r.in.Semantics == GEP713 || r.in.Mutant == MutantStickyIsGEP713 {
 			// Combine with the established strategy; the result takes the
 			// challenger's ("make the merge strategy specified by pB the
 			// merge strategy of pX").
-			s.acc, s.accStrategy = combine(s.acc, s.accStrategy, spec), st
-			continue
+			s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
+			return s
 		}
 		// sticky-overrides
 		switch {
@@ -227,13 +239,13 @@ func (r *run) push(s state, node topology.NodeID) state {
 		case st == profile.AtomicOverrides:
 			res := spec
 			for o := s.overrides; o != nil; o = o.prev {
-				res = tree.MergePatch(res, o.spec) // higher overrides win
+				res = r.mergePatch(res, o.spec) // higher overrides win
 			}
 			s.locked = res
 		case st == profile.PatchOverrides:
 			s.overrides = &patchList{spec: spec, prev: s.overrides}
 		default: // defaults, reduced as GEP-713 does
-			s.acc, s.accStrategy = combine(s.acc, s.accStrategy, spec), st
+			s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
 		}
 	}
 	return s
@@ -242,7 +254,7 @@ func (r *run) push(s state, node topology.NodeID) state {
 // combine merges a challenger into the established result with the
 // established strategy (GEP-713: "the spec assigned as established MUST
 // dictate the merge strategy").
-func combine(established *tree.Node, st profile.Strategy, challenger *tree.Node) *tree.Node {
+func (r *run) combine(established *tree.Node, st profile.Strategy, challenger *tree.Node) *tree.Node {
 	if established == nil {
 		return challenger
 	}
@@ -252,9 +264,9 @@ func combine(established *tree.Node, st profile.Strategy, challenger *tree.Node)
 	case profile.AtomicOverrides: // f(established, challenger) → established
 		return established
 	case profile.PatchDefaults: // rfc7386(target = established, patch = challenger)
-		return tree.MergePatch(established, challenger)
+		return r.mergePatch(established, challenger)
 	case profile.PatchOverrides: // rfc7386(target = challenger, patch = established)
-		return tree.MergePatch(challenger, established)
+		return r.mergePatch(challenger, established)
 	}
 	return challenger
 }
@@ -267,7 +279,7 @@ func (r *run) final(s *state) *tree.Node {
 		}
 		return r.specs[s.winner]
 	}
-	if r.in.Semantics == GEP713 {
+	if r.in.Semantics == GEP713 || r.in.Mutant == MutantStickyIsGEP713 {
 		return s.acc
 	}
 	if s.locked != nil {
@@ -276,7 +288,7 @@ func (r *run) final(s *state) *tree.Node {
 	res := s.acc
 	// Patch overrides, lowest first, so that higher ones win.
 	for o := s.overrides; o != nil; o = o.prev {
-		res = tree.MergePatch(res, o.spec)
+		res = r.mergePatch(res, o.spec)
 	}
 	return res
 }

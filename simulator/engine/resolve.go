@@ -16,14 +16,35 @@ import (
 // one"; with identical timestamps, "the policy appearing first in
 // alphabetical order by {namespace}/{name}". A policy without a timestamp
 // counts as not yet created: newer than any policy that has one.
-func Less(a, b *Policy) bool {
+func Less(a, b *Policy) bool { return less(a, b, "") }
+
+// LessFor returns the order of a (possibly mutant) engine.
+func LessFor(m Mutant) func(a, b *Policy) bool {
+	return func(a, b *Policy) bool { return less(a, b, m) }
+}
+
+func less(a, b *Policy, m Mutant) bool {
+	at, bt := a.CreationTimestamp, b.CreationTimestamp
+	if m == MutantNewerWins {
+		at, bt = bt, at
+	}
 	switch {
-	case a.CreationTimestamp == nil && b.CreationTimestamp != nil:
+	case at == nil && bt != nil:
 		return false
-	case a.CreationTimestamp != nil && b.CreationTimestamp == nil:
+	case at != nil && bt == nil:
 		return true
-	case a.CreationTimestamp != nil && !a.CreationTimestamp.Equal(*b.CreationTimestamp):
-		return a.CreationTimestamp.Before(*b.CreationTimestamp)
+	case at != nil && !at.Equal(*bt):
+		return at.Before(*bt)
+	}
+	switch m {
+	case MutantTiesUnordered, MutantInputOrder:
+		return false
+	case MutantFlakyTies:
+		if flaky.Add(1)%2 == 0 {
+			a, b = b, a
+		}
+	case MutantNameDescending:
+		a, b = b, a
 	}
 	if an, bn := a.Ref.NamespacedName(), b.Ref.NamespacedName(); an != bn {
 		return an < bn
@@ -70,6 +91,9 @@ func resolve(in *Input, p *Policy) []targetOutcome {
 }
 
 func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
+	if in.Mutant == MutantLeakyTargets {
+		tr.SectionName = "" // a listener or rule target leaks to its whole object
+	}
 	group := NormalizeGroup(tr.Group)
 	ns := tr.Namespace
 	if ns == "" {
@@ -111,6 +135,13 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		if id, found = in.Graph.Lookup(cs); found {
 			named = cs
 		}
+	}
+	if found && in.Graph.Node(id).Positional {
+		// GEP-713, Targeting sections of an object: only sections
+		// "uniquely identifiable by name" can be targeted.
+		o.reason = ReasonTargetNotFound
+		o.msg = fmt.Sprintf("%s has no section named %q: %s is the position of an unnamed rule; name the rule to target it", named.Object(), tr.SectionName, tr.SectionName)
+		return o
 	}
 	if !found {
 		o.reason = ReasonTargetNotFound

@@ -158,7 +158,7 @@ func (r *run) result() Result {
 			t.paths += n
 			contributes := false
 			if r.none {
-				if s.origin != e.winner {
+				if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
 					t.lost += n
 					t.zero += n
 					if t.winners == nil {
@@ -189,7 +189,7 @@ func (r *run) result() Result {
 				case kept == 0:
 					t.zero += n
 				}
-				contributes = kept > 0 || len(r.leaves[s.origin]) == 0
+				contributes = kept > 0 || len(r.leaves[s.origin]) == 0 || r.in.Mutant == MutantAffectedByAll
 			}
 			if contributes {
 				affect(s.node, s.origin)
@@ -409,7 +409,7 @@ func (r *run) enforced(strategy string, t *tally, target string) Condition {
 	case t.paths == 0:
 		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonUnknown,
 			Message: fmt.Sprintf("no path%s reaches an effective target (%s)", scope, r.effectiveKinds())}
-	case t.full == t.paths:
+	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
 		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
 			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
 	case t.zero == t.paths:

@@ -79,6 +79,8 @@ type Input struct {
 	// Detail names a policy whose Beaten entries list every path rather
 	// than a few examples.
 	Detail *ref.Ref
+	// Mutant selects a deliberately broken engine, for testing the tests.
+	Mutant Mutant
 }
 
 // Result is the outcome for one policy kind.

@@ -199,6 +199,7 @@ func (b *gatewayAPIBuilder) addRoute(r *route) {
 			seen[rr.Section] = i
 		}
 		ruleID := b.g.Add(rr)
+		b.g.Node(ruleID).Positional = rule.name == nil
 		b.edge(id, ruleID)
 		for j, br := range rule.backends {
 			b.addBackend(r, ruleID, fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j), br)

@@ -23,6 +23,10 @@ type Node struct {
 	// Virtual marks a node of a kind the API server does not know, created
 	// because a policy targets it (GEP-713, "Targeting virtual types").
 	Virtual bool
+	// Positional marks a section without a name of its own (an unnamed
+	// route rule, named rules[i]): it is a node of the hierarchy but no
+	// targetRef can name it.
+	Positional bool
 }
 
 // Graph is a DAG of targetable objects. The zero value is empty and ready.

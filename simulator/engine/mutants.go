@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"sync/atomic"
+
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+	"github.com/gepcheck/gepcheck/simulator/tree"
+)
+
+// Mutant names a deliberately broken variant of the engine. gepcheck's
+// property suite runs against each one to prove that its properties can
+// fail (suite/mutants_test.go). The zero value is the reference engine;
+// nothing outside the suite sets another.
+type Mutant string
+
+// The mutants, each breaking one rule.
+const (
+	// MutantNewerWins reverses Conflict resolution rule 2: the newer policy
+	// is established.
+	MutantNewerWins Mutant = "newer-wins"
+	// MutantNameDescending reverses rule 3: the last by {namespace}/{name}
+	// is established.
+	MutantNameDescending Mutant = "name-descending"
+	// MutantTiesUnordered drops rule 3: policies with equal timestamps are
+	// left in input order, and the order is no longer total.
+	MutantTiesUnordered Mutant = "ties-unordered"
+	// MutantInputOrder breaks timestamp ties by the order of the input.
+	MutantInputOrder Mutant = "input-order"
+	// MutantFlakyTies breaks timestamp ties differently from call to call.
+	MutantFlakyTies Mutant = "flaky-ties"
+	// MutantLowerEstablished reverses rule 1: at each level the policies
+	// below, not above, are established.
+	MutantLowerEstablished Mutant = "lower-established"
+	// MutantNoneAcceptsAll lets every policy of a None kind be accepted.
+	MutantNoneAcceptsAll Mutant = "none-accepts-all"
+	// MutantNullKept keeps null values in merge patches instead of
+	// deleting the fields (RFC 7386 section 2).
+	MutantNullKept Mutant = "null-kept"
+	// MutantOverridesAsDefaults merges overrides as defaults.
+	MutantOverridesAsDefaults Mutant = "overrides-as-defaults"
+	// MutantAtomicAsPatch merges atomic strategies as merge patches.
+	MutantAtomicAsPatch Mutant = "atomic-as-patch"
+	// MutantStickyIsGEP713 reduces sticky-overrides paths as gep713 does.
+	MutantStickyIsGEP713 Mutant = "sticky-is-gep713"
+	// MutantAlwaysEnforced reports every policy on a path as Enforced.
+	MutantAlwaysEnforced Mutant = "always-enforced"
+	// MutantAffectedByAll reports every stacked policy as affecting its
+	// targets, whether or not it contributes a field.
+	MutantAffectedByAll Mutant = "affected-by-all"
+	// MutantLeakyTargets ignores sectionName: a policy on one listener or
+	// rule applies to the whole object.
+	MutantLeakyTargets Mutant = "leaky-targets"
+)
+
+// Mutants lists every mutant.
+var Mutants = []Mutant{
+	MutantNewerWins, MutantNameDescending, MutantTiesUnordered, MutantInputOrder, MutantFlakyTies,
+	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
+	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
+}
+
+var flaky atomic.Uint64
+
+// strategy returns the strategy policy i selected, as a mutant sees it.
+func (r *run) strategy(i int32) profile.Strategy {
+	st := r.policies[i].Intent.Strategy
+	switch r.in.Mutant {
+	case MutantOverridesAsDefaults:
+		switch st {
+		case profile.AtomicOverrides:
+			return profile.AtomicDefaults
+		case profile.PatchOverrides:
+			return profile.PatchDefaults
+		}
+	case MutantAtomicAsPatch:
+		switch st {
+		case profile.AtomicDefaults:
+			return profile.PatchDefaults
+		case profile.AtomicOverrides:
+			return profile.PatchOverrides
+		}
+	}
+	return st
+}
+
+// mergePatch is RFC 7386, or the null-keeping mutant of it.
+func (r *run) mergePatch(target, patch *tree.Node) *tree.Node {
+	if r.in.Mutant == MutantNullKept {
+		return keepNulls(target, patch)
+	}
+	return tree.MergePatch(target, patch)
+}
+
+func keepNulls(target, patch *tree.Node) *tree.Node {
+	if patch == nil {
+		return target
+	}
+	if !patch.IsObject() {
+		return patch
+	}
+	out := &tree.Node{Fields: map[string]*tree.Node{}, Origin: patch.Origin}
+	if target.IsObject() {
+		out.Origin = target.Origin
+		for k, v := range target.Fields {
+			out.Fields[k] = v
+		}
+	}
+	for k, v := range patch.Fields {
+		out.Fields[k] = keepNulls(out.Fields[k], v)
+	}
+	return out
+}
+
+// pushReversed stacks the policies of node above, rather than beneath, the
+// ones already on the path (MutantLowerEstablished): the path's stack is
+// rebuilt with node's policies first.
+func (r *run) pushReversed(s state, node topology.NodeID) state {
+	old := established(s.stack)
+	t := state{winner: -1}
+	for _, i := range r.attached[node] {
+		t = r.pushOne(t, i, node)
+	}
+	for _, e := range old {
+		t = r.pushOne(t, e.origin, e.node)
+	}
+	return t
+}
