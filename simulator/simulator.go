@@ -41,6 +41,8 @@ type Model struct {
 	Grants   topology.Grants
 	Kinds    []*Kind
 	Scenario *Scenario
+	// Finding names the Finding document of the input, if any.
+	Finding  string
 	Warnings []string
 }
 
@@ -176,6 +178,10 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 					inputProfiles = append(inputProfiles, &p)
 				}
 			}
+		case d.Group == GepcheckGroup && d.Kind == "Finding":
+			// A finding of the property suite (scenarios/findings/): its
+			// header explains the objects that follow.
+			b.m.Finding = d.Name
 		case d.Group == GepcheckGroup && d.Kind == "Scenario":
 			var s Scenario
 			if b.decode(d, &s) {

@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite"
 )
 
 // Exit codes.
@@ -110,7 +111,8 @@ effective field. Input is the YAML you would kubectl apply.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout))
+	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
+		newFuzz(stdout), newRequirements(stdout), newGen(stdout))
 	return root
 }
 
@@ -236,6 +238,14 @@ func CheckScenario(file string) ([]string, error) {
 	m, err := simulator.LoadFiles([]string{file}, nil, simulator.Options{})
 	if err != nil {
 		return nil, err
+	}
+	if m.Scenario == nil && m.Finding != "" {
+		// A finding records a disagreement between the two semantics; it
+		// holds while they still disagree on it.
+		if len(suite.Disagreements(m)) == 0 {
+			return []string{"finding " + m.Finding + ": gep713 and sticky-overrides no longer disagree"}, nil
+		}
+		return nil, nil
 	}
 	if m.Scenario == nil {
 		return nil, fmt.Errorf("%s: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario)", file)

@@ -156,10 +156,15 @@ func TestTargetResolution(t *testing.T) {
 	forbidden := pol(t, p, "forbidden", 0, "A", "a1", `{"x":1}`)
 	forbidden.TargetRefs[0].SectionName = "s"
 	wrongKind := pol(t, p, "wrongkind", 0, "D", "d1", `{"x":1}`)
-	crossNS := pol(t, p, "crossns", 0, "B", "b1", `{"x":1}`)
+	// A namespaced target in another namespace: the profile does not allow
+	// cross-namespace targets. (A namespace on a cluster-scoped target,
+	// such as b1 here, does not apply.)
+	crossNS := pol(t, p, "crossns", 0, "B", "b1x", `{"x":1}`)
 	crossNS.TargetRefs[0].Namespace = "other"
 	both := pol(t, p, "both", 0, "B", "b1", `{"defaults":{"x":1},"overrides":{"x":2}}`)
-	res := Run(Input{Graph: chain(t), Profile: p, Policies: []Policy{missing, section, forbidden, wrongKind, crossNS, both}})
+	g := chain(t)
+	g.Add(ref.Ref{Group: "g", Kind: "B", Namespace: "other", Name: "b1x"})
+	res := Run(Input{Graph: g, Profile: p, Policies: []Policy{missing, section, forbidden, wrongKind, crossNS, both}})
 	want := map[string]string{
 		"missing":   ReasonTargetNotFound,
 		"section":   ReasonTargetNotFound,

@@ -115,7 +115,17 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		o.reason, o.msg = ReasonInvalid, fmt.Sprintf("targetRef to %s needs a sectionName", named)
 		return o
 	}
-	if tr.Namespace != "" && tr.Namespace != p.Ref.Namespace {
+	id, found := in.Graph.Lookup(named)
+	if !found {
+		// A cluster-scoped target (GatewayClass, an abstract kind): a
+		// namespace, if given, does not apply to it.
+		cs := named
+		cs.Namespace = ""
+		if id, found = in.Graph.Lookup(cs); found {
+			named = cs
+		}
+	}
+	if named.Namespace != "" && tr.Namespace != "" && tr.Namespace != p.Ref.Namespace {
 		// GEP-713, Cross namespace references: a ReferenceGrant or an
 		// equivalent handshake must show the target accepts the policy.
 		if !in.Profile.Spec.CrossNamespace {
@@ -125,15 +135,6 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		if !in.Grants.Allows(p.Ref.Group, p.Ref.Kind, p.Ref.Namespace, group, tr.Kind, tr.Namespace, tr.Name) {
 			o.reason, o.msg = ReasonRefNotPermitted, fmt.Sprintf("targetRef to %s is not permitted: no ReferenceGrant in namespace %s allows %s from namespace %s", named, tr.Namespace, p.Ref.Kind, p.Ref.Namespace)
 			return o
-		}
-	}
-	id, found := in.Graph.Lookup(named)
-	if !found && tr.Namespace == "" {
-		// A cluster-scoped target (GatewayClass, an abstract kind).
-		cs := named
-		cs.Namespace = ""
-		if id, found = in.Graph.Lookup(cs); found {
-			named = cs
 		}
 	}
 	if found && in.Graph.Node(id).Positional {

@@ -62,13 +62,20 @@ func (p *Profile) Interpret(spec map[string]any) Intent {
 	if f := sel.StrategyField; f != "" {
 		var values []string
 		var where []string
-		if v, ok := spec[f]; ok {
-			values, where = append(values, fmt.Sprint(v)), append(where, "spec."+f)
-		}
-		if stanza != "" {
-			if v, ok := body[f]; ok {
-				values, where = append(values, fmt.Sprint(v)), append(where, "spec."+stanza+"."+f)
+		read := func(m map[string]any, field string) {
+			v, ok := m[f]
+			if !ok || v == nil {
+				return // null is unset, as in Kubernetes
 			}
+			s, isString := v.(string)
+			if !isString {
+				s = fmt.Sprintf("<%v>", v) // never one of strategyValues
+			}
+			values, where = append(values, s), append(where, field)
+		}
+		read(spec, "spec."+f)
+		if stanza != "" {
+			read(body, "spec."+stanza+"."+f)
 		}
 		if len(values) == 2 && values[0] != values[1] {
 			return Intent{Invalid: fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])}
@@ -123,7 +130,7 @@ func (p *Profile) reserved(field string) bool {
 		return true
 	}
 	if sel := p.Spec.Selection; sel != nil {
-		if field == sel.StrategyField {
+		if sel.StrategyField != "" && field == sel.StrategyField {
 			return true
 		}
 		if st := sel.Stanzas; st != nil && (field == st.Defaults || field == st.Overrides) && field != "" {

@@ -202,7 +202,7 @@ func (b *gatewayAPIBuilder) addRoute(r *route) {
 		b.g.Node(ruleID).Positional = rule.name == nil
 		b.edge(id, ruleID)
 		for j, br := range rule.backends {
-			b.addBackend(r, ruleID, fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j), br)
+			b.addBackend(r, ruleID, i, j, br)
 		}
 	}
 	for i, p := range r.parents {
@@ -211,7 +211,7 @@ func (b *gatewayAPIBuilder) addRoute(r *route) {
 }
 
 // addBackend adds the edge rule > Service for a backendRef.
-func (b *gatewayAPIBuilder) addBackend(r *route, ruleID NodeID, field string, br gwv1.BackendObjectReference) {
+func (b *gatewayAPIBuilder) addBackend(r *route, ruleID NodeID, rule, backend int, br gwv1.BackendObjectReference) {
 	group, kind := CoreGroup, KindService
 	if br.Group != nil {
 		group = string(*br.Group)
@@ -223,18 +223,21 @@ func (b *gatewayAPIBuilder) addBackend(r *route, ruleID NodeID, field string, br
 	if br.Namespace != nil && *br.Namespace != "" {
 		ns = string(*br.Namespace)
 	}
-	where := fmt.Sprintf("%s: %s (%s %s/%s)", r, field, groupKind(group, kind), ns, br.Name)
+	// where locates a warning; built only when one is written.
+	where := func() string {
+		return fmt.Sprintf("%s: spec.rules[%d].backendRefs[%d] (%s %s/%s)", r, rule, backend, groupKind(group, kind), ns, br.Name)
+	}
 	if group != CoreGroup || kind != KindService {
-		b.warnf("%s: only Service backends are part of the hierarchy", where)
+		b.warnf("%s: only Service backends are part of the hierarchy", where())
 		return
 	}
 	svc, ok := b.services[ns+"/"+string(br.Name)]
 	if !ok {
-		b.warnf("%s: Service not found", where)
+		b.warnf("%s: Service not found", where())
 		return
 	}
 	if !b.grants.Allows(GatewayAPIGroup, r.kind, r.namespace, CoreGroup, KindService, ns, string(br.Name)) {
-		b.warnf("%s: no ReferenceGrant in namespace %q allows this cross-namespace reference", where, ns)
+		b.warnf("%s: no ReferenceGrant in namespace %q allows this cross-namespace reference", where(), ns)
 		return
 	}
 	b.edge(ruleID, svc)
@@ -256,19 +259,22 @@ func (b *gatewayAPIBuilder) attach(r *route, routeID NodeID, i int, p gwv1.Paren
 	if p.Namespace != nil && *p.Namespace != "" {
 		ns = string(*p.Namespace)
 	}
-	where := fmt.Sprintf("%s: spec.parentRefs[%d] (%s)", r, i, describeParent(group, kind, ns, p))
+	// where locates a warning; built only when one is written.
+	where := func() string {
+		return fmt.Sprintf("%s: spec.parentRefs[%d] (%s)", r, i, describeParent(group, kind, ns, p))
+	}
 	if group != GatewayAPIGroup || kind != KindGateway {
-		b.warnf("%s: only Gateway parents are supported", where)
+		b.warnf("%s: only Gateway parents are supported", where())
 		return
 	}
 	gw, ok := b.gateways[ns+"/"+string(p.Name)]
 	if !ok {
-		b.warnf("%s: Gateway not found", where)
+		b.warnf("%s: Gateway not found", where())
 		return
 	}
 	listeners := selectListeners(gw.Spec.Listeners, p)
 	if len(listeners) == 0 {
-		b.warnf("%s: %s", where, noListener(p))
+		b.warnf("%s: %s", where(), noListener(p))
 		return
 	}
 	var refusals []string
@@ -285,7 +291,7 @@ func (b *gatewayAPIBuilder) attach(r *route, routeID NodeID, i int, p gwv1.Paren
 		}
 	}
 	if !attached {
-		b.warnf("%s: no listener accepts the route: %s", where, strings.Join(refusals, "; "))
+		b.warnf("%s: no listener accepts the route: %s", where(), strings.Join(refusals, "; "))
 	}
 }
 

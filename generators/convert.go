@@ -1,0 +1,217 @@
+package generators
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+)
+
+// ObjectCount counts the objects Config.MaxObjects bounds: GatewayClasses,
+// Gateways, routes, Services, ReferenceGrants and generic nodes.
+func (s *Scenario) ObjectCount() int {
+	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Routes) + len(s.Services) + len(s.Grants)
+	if s.Generic != nil {
+		n += len(s.Generic.Nodes)
+	}
+	return n
+}
+
+// Model builds what simulator.LoadFiles builds from s.YAML(), without
+// YAML: typed Gateway API objects into topology.Graph.AddGatewayAPI, the
+// generic DAG into AddGeneric, the grants, the profile, and the policies
+// read through the profile. Running it gives the same output as running the
+// loaded YAML. The model shares the policies' spec values and the (cached)
+// profile with s and other models: treat them as read-only.
+func (s *Scenario) Model() (*simulator.Model, error) {
+	prof, err := s.ParsedProfile()
+	if err != nil {
+		return nil, err
+	}
+	gw := s.gatewayAPI()
+	m := &simulator.Model{Graph: &topology.Graph{}}
+	m.Graph.AddGatewayAPI(gw)
+	m.Grants = topology.Grants(gw.ReferenceGrants)
+	if s.Generic != nil {
+		if err := m.Graph.AddGeneric(s.Generic.spec()); err != nil {
+			return nil, fmt.Errorf("generic topology: %w", err)
+		}
+	}
+	m.Graph.Sort()
+	m.Warnings = append(m.Warnings, m.Graph.Warnings...)
+	k := &simulator.Kind{Profile: prof, Policies: make([]engine.Policy, 0, len(s.Policies))}
+	for _, p := range s.Policies {
+		ep := engine.Policy{
+			Ref:               ref.Ref{Group: p.Group, Kind: p.Kind, Namespace: namespaceOr(p.Namespace), Name: p.Name},
+			CreationTimestamp: p.Created,
+			TargetRefs:        make([]engine.TargetRef, len(p.Targets)),
+		}
+		if len(p.Targets) == 0 {
+			return nil, fmt.Errorf("policy %s/%s has no targetRefs", p.Namespace, p.Name)
+		}
+		for i, t := range p.Targets {
+			ep.TargetRefs[i] = engine.TargetRef{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, SectionName: t.Section}
+		}
+		// Interpret ignores targetRefs, so the spec without them reads the
+		// same as the loader's spec with them.
+		spec := p.Spec
+		if spec == nil {
+			spec = map[string]any{}
+		}
+		ep.Intent = prof.Interpret(spec)
+		k.Policies = append(k.Policies, ep)
+	}
+	m.Kinds = []*simulator.Kind{k}
+	engine.AddVirtualTargets(m.Graph, prof, k.Policies)
+	m.Graph.Sort()
+	return m, nil
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return topology.DefaultNamespace
+	}
+	return ns
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// gatewayAPI converts the Gateway API objects of s to typed objects.
+func (s *Scenario) gatewayAPI() topology.GatewayAPI {
+	var in topology.GatewayAPI
+	for _, ns := range s.Namespaces {
+		in.Namespaces = append(in.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	for _, c := range s.GatewayClasses {
+		in.GatewayClasses = append(in.GatewayClasses, &gwv1.GatewayClass{
+			ObjectMeta: metav1.ObjectMeta{Name: c},
+			Spec:       gwv1.GatewayClassSpec{ControllerName: controllerName},
+		})
+	}
+	for _, g := range s.Gateways {
+		o := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
+		o.Spec.GatewayClassName = gwv1.ObjectName(g.Class)
+		for _, l := range g.Listeners {
+			gl := gwv1.Listener{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: gwv1.HTTPProtocolType}
+			if l.AllNamespaces {
+				gl.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+			}
+			o.Spec.Listeners = append(o.Spec.Listeners, gl)
+		}
+		in.Gateways = append(in.Gateways, o)
+	}
+	for _, svc := range s.Services {
+		o := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(svc.Namespace), Name: svc.Name}}
+		for _, p := range svc.servicePorts() {
+			o.Spec.Ports = append(o.Spec.Ports, corev1.ServicePort{Name: p.name, Port: p.port})
+		}
+		in.Services = append(in.Services, o)
+	}
+	for _, r := range s.Routes {
+		meta := metav1.ObjectMeta{Namespace: namespaceOr(r.Namespace), Name: r.Name}
+		var parents []gwv1.ParentReference
+		for _, p := range r.Parents {
+			pr := gwv1.ParentReference{Name: gwv1.ObjectName(p.Name)}
+			if p.Namespace != "" {
+				pr.Namespace = ptr(gwv1.Namespace(p.Namespace))
+			}
+			if p.Section != "" {
+				pr.SectionName = ptr(gwv1.SectionName(p.Section))
+			}
+			parents = append(parents, pr)
+		}
+		backend := func(b BackendRef) gwv1.BackendRef {
+			br := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(b.Name), Port: ptr(gwv1.PortNumber(backendPort))}}
+			if b.Namespace != "" {
+				br.Namespace = ptr(gwv1.Namespace(b.Namespace))
+			}
+			return br
+		}
+		ruleName := func(n string) *gwv1.SectionName {
+			if n == "" {
+				return nil
+			}
+			return ptr(gwv1.SectionName(n))
+		}
+		if r.GRPC {
+			o := &gwv1.GRPCRoute{ObjectMeta: meta}
+			o.Spec.ParentRefs = parents
+			for _, rule := range r.Rules {
+				gr := gwv1.GRPCRouteRule{Name: ruleName(rule.Name)}
+				for _, b := range rule.Backends {
+					gr.BackendRefs = append(gr.BackendRefs, gwv1.GRPCBackendRef{BackendRef: backend(b)})
+				}
+				o.Spec.Rules = append(o.Spec.Rules, gr)
+			}
+			in.GRPCRoutes = append(in.GRPCRoutes, o)
+			continue
+		}
+		o := &gwv1.HTTPRoute{ObjectMeta: meta}
+		o.Spec.ParentRefs = parents
+		for _, rule := range r.Rules {
+			hr := gwv1.HTTPRouteRule{Name: ruleName(rule.Name)}
+			for _, b := range rule.Backends {
+				hr.BackendRefs = append(hr.BackendRefs, gwv1.HTTPBackendRef{BackendRef: backend(b)})
+			}
+			o.Spec.Rules = append(o.Spec.Rules, hr)
+		}
+		in.HTTPRoutes = append(in.HTTPRoutes, o)
+	}
+	for _, g := range s.Grants {
+		o := &gwv1.ReferenceGrant{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
+		o.Spec.From = []gwv1.ReferenceGrantFrom{{Group: gwv1.Group(g.FromGroup), Kind: gwv1.Kind(g.FromKind), Namespace: gwv1.Namespace(g.FromNamespace)}}
+		to := gwv1.ReferenceGrantTo{Group: gwv1.Group(g.ToGroup), Kind: gwv1.Kind(g.ToKind)}
+		if g.ToName != "" {
+			to.Name = ptr(gwv1.ObjectName(g.ToName))
+		}
+		o.Spec.To = []gwv1.ReferenceGrantTo{to}
+		in.ReferenceGrants = append(in.ReferenceGrants, o)
+	}
+	return in
+}
+
+const (
+	controllerName = "gepcheck.dev/generated"
+	backendPort    = 80
+)
+
+type servicePort struct {
+	name string
+	port int32
+}
+
+// servicePorts lists the ports of a Service: its named ports, or one
+// unnamed port when it has none.
+func (svc *Service) servicePorts() []servicePort {
+	if len(svc.Ports) == 0 {
+		return []servicePort{{port: backendPort}}
+	}
+	out := make([]servicePort, len(svc.Ports))
+	for i, n := range svc.Ports {
+		port := int32(8000 + i)
+		if j := slices.Index(portNames, n); j >= 0 {
+			port = int32(servicePortNumbers[j])
+		}
+		out[i] = servicePort{name: n, port: port}
+	}
+	return out
+}
+
+// spec returns the Topology spec of g.
+func (g *Generic) spec() topology.GenericSpec {
+	s := topology.GenericSpec{Group: g.Group, Kinds: g.Kinds}
+	for _, n := range g.Nodes {
+		s.Nodes = append(s.Nodes, n.Kind+"/"+n.Name)
+	}
+	for _, e := range g.Edges {
+		s.Edges = append(s.Edges, topology.GenericEdge{From: s.Nodes[e[0]], To: s.Nodes[e[1]]})
+	}
+	return s
+}

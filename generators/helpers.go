@@ -1,0 +1,166 @@
+package generators
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"pgregory.net/rapid"
+)
+
+// Clone returns a deep copy of s: changing one never changes the other.
+func (s *Scenario) Clone() *Scenario {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Namespaces = slices.Clone(s.Namespaces)
+	c.GatewayClasses = slices.Clone(s.GatewayClasses)
+	c.Gateways = slices.Clone(s.Gateways)
+	for i := range c.Gateways {
+		c.Gateways[i].Listeners = slices.Clone(c.Gateways[i].Listeners)
+	}
+	c.Routes = slices.Clone(s.Routes)
+	for i := range c.Routes {
+		r := &c.Routes[i]
+		r.Parents = slices.Clone(r.Parents)
+		r.Rules = slices.Clone(r.Rules)
+		for j := range r.Rules {
+			r.Rules[j].Backends = slices.Clone(r.Rules[j].Backends)
+		}
+	}
+	c.Services = slices.Clone(s.Services)
+	for i := range c.Services {
+		c.Services[i].Ports = slices.Clone(c.Services[i].Ports)
+	}
+	c.Grants = slices.Clone(s.Grants)
+	if s.Generic != nil {
+		g := *s.Generic
+		g.Kinds = slices.Clone(g.Kinds)
+		g.Nodes = slices.Clone(g.Nodes)
+		g.Edges = slices.Clone(g.Edges)
+		c.Generic = &g
+	}
+	c.Policies = make([]Policy, len(s.Policies))
+	for i, p := range s.Policies {
+		c.Policies[i] = p.Clone()
+	}
+	if s.Policies == nil {
+		c.Policies = nil
+	}
+	return &c
+}
+
+// Clone returns a deep copy of p.
+func (p Policy) Clone() Policy {
+	if p.Created != nil {
+		ts := *p.Created
+		p.Created = &ts
+	}
+	p.Targets = slices.Clone(p.Targets)
+	if p.Spec != nil {
+		p.Spec = CloneJSON(p.Spec).(map[string]any)
+	}
+	return p
+}
+
+// CloneJSON deep-copies a decoded JSON value.
+func CloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = CloneJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = CloneJSON(e)
+		}
+		return l
+	}
+	return v
+}
+
+// WithPolicy returns a copy of s with p added, or replacing the policy of
+// the same group, kind, namespace and name.
+func (s *Scenario) WithPolicy(p Policy) *Scenario {
+	c := s.Clone()
+	p = p.Clone()
+	i := slices.IndexFunc(c.Policies, func(q Policy) bool {
+		return q.Group == p.Group && q.Kind == p.Kind && q.Namespace == p.Namespace && q.Name == p.Name
+	})
+	if i >= 0 {
+		c.Policies[i] = p
+	} else {
+		c.Policies = append(c.Policies, p)
+	}
+	if p.Namespace != "" && !slices.Contains(c.Namespaces, p.Namespace) {
+		c.Namespaces = append(c.Namespaces, p.Namespace)
+	}
+	return c
+}
+
+// Permute returns a copy of s with the order of its documents drawn anew:
+// namespaces, GatewayClasses, Gateways, routes, Services, grants, policies,
+// and the nodes and edges of a generic topology. Lists inside an object
+// (listeners, parentRefs, rules, ports, targetRefs) keep their order: it is
+// part of the object (a rule's position names it; status and warnings cite
+// fields by index).
+func Permute(t *rapid.T, s *Scenario) *Scenario {
+	c := s.Clone()
+	permuteDocs(c, func(n int, label string) []int {
+		return rapid.Permutation(identity(n)).Draw(t, label)
+	})
+	return c
+}
+
+// ShuffleDocs reorders s in place as Permute does, deterministically from
+// seed and without rapid (so without shrinking).
+func (s *Scenario) ShuffleDocs(seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	permuteDocs(s, func(n int, _ string) []int { return rng.Perm(n) })
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func reorder[E any](l []E, perm []int) []E {
+	if len(l) == 0 {
+		return l
+	}
+	out := make([]E, len(l))
+	for i, j := range perm {
+		out[i] = l[j]
+	}
+	return out
+}
+
+// permuteDocs applies the permutations perm draws (perm(n) is a
+// permutation of 0..n-1) to s.
+func permuteDocs(s *Scenario, perm func(n int, label string) []int) {
+	s.Namespaces = reorder(s.Namespaces, perm(len(s.Namespaces), "namespaces order"))
+	s.GatewayClasses = reorder(s.GatewayClasses, perm(len(s.GatewayClasses), "gatewayClasses order"))
+	s.Gateways = reorder(s.Gateways, perm(len(s.Gateways), "gateways order"))
+	s.Routes = reorder(s.Routes, perm(len(s.Routes), "routes order"))
+	s.Services = reorder(s.Services, perm(len(s.Services), "services order"))
+	s.Grants = reorder(s.Grants, perm(len(s.Grants), "grants order"))
+	if g := s.Generic; g != nil {
+		p := perm(len(g.Nodes), "nodes order")
+		at := make([]int, len(p)) // old index -> new index
+		for i, j := range p {
+			at[j] = i
+		}
+		g.Nodes = reorder(g.Nodes, p)
+		for i, e := range g.Edges {
+			g.Edges[i] = [2]int{at[e[0]], at[e[1]]}
+		}
+		g.Edges = reorder(g.Edges, perm(len(g.Edges), "edges order"))
+	}
+	s.Policies = reorder(s.Policies, perm(len(s.Policies), "policies order"))
+}

@@ -1,0 +1,120 @@
+// Package generators draws random, shrinkable scenarios for property tests
+// (pgregory.net/rapid): Gateway API shaped topologies and generic DAGs,
+// policies at every level, and JSON specs.
+//
+// A generated Scenario is plain data. It renders to the YAML a user would
+// apply (YAML) and converts straight to a simulator.Model (Model) without
+// going through YAML, which is what keeps property checks fast. Every
+// generator is built from rapid draws only, so rapid shrinks what it draws.
+package generators
+
+import "time"
+
+// Scenario is one random input: objects, policies and the profile that reads
+// them.
+type Scenario struct {
+	// Profile is a built-in profile name ("color-direct", "color-inherited",
+	// "backendtlspolicy"), or empty when ProfileYAML is set.
+	Profile string
+	// ProfileYAML is an inline PolicyProfile document (generic topologies,
+	// random profiles).
+	ProfileYAML string
+
+	// Namespaces lists every namespace an object or policy lives in; YAML
+	// renders a Namespace object for each.
+	Namespaces     []string
+	GatewayClasses []string
+	Gateways       []Gateway
+	Routes         []Route
+	Services       []Service
+	Grants         []Grant
+	// Generic, when set, replaces the Gateway API objects with a DAG of
+	// abstract kinds.
+	Generic *Generic
+
+	Policies []Policy
+}
+
+// Gateway is a Gateway with named listeners.
+type Gateway struct {
+	Namespace, Name, Class string
+	Listeners              []Listener
+}
+
+// Listener is one named listener. AllNamespaces sets allowedRoutes.from All.
+type Listener struct {
+	Name          string
+	Port          int
+	AllNamespaces bool
+}
+
+// Route is an HTTPRoute (or a GRPCRoute when GRPC is set).
+type Route struct {
+	Namespace, Name string
+	GRPC            bool
+	Parents         []ParentRef
+	Rules           []Rule
+}
+
+// ParentRef attaches a route to a Gateway or one of its listeners.
+type ParentRef struct {
+	Namespace, Name, Section string
+}
+
+// Rule is a route rule; Name may be empty (positional name rules[i]).
+type Rule struct {
+	Name     string
+	Backends []BackendRef
+}
+
+// BackendRef names a Service.
+type BackendRef struct {
+	Namespace, Name string
+}
+
+// Service is a backend; Ports lists named ports (sections).
+type Service struct {
+	Namespace, Name string
+	Ports           []string
+}
+
+// Grant is a ReferenceGrant in Namespace allowing FromKind (group FromGroup)
+// in FromNamespace to refer to ToKind (group ToGroup) objects: the one named
+// ToName, or all of them when ToName is empty.
+type Grant struct {
+	Namespace, Name                    string
+	FromGroup, FromKind, FromNamespace string
+	ToGroup, ToKind, ToName            string
+}
+
+// Generic is a DAG of abstract kinds (GEP-713's A > B > C).
+type Generic struct {
+	Group string
+	Kinds []string // least specific first
+	Nodes []GenericNode
+	Edges [][2]int // indexes into Nodes, parent then child
+}
+
+// GenericNode is a node of a generic DAG.
+type GenericNode struct {
+	Kind, Name string
+}
+
+// Policy is a policy object.
+type Policy struct {
+	Group, Kind     string
+	Namespace, Name string
+	// Created is nil when the policy has no creationTimestamp.
+	Created *time.Time
+	Targets []Target
+	// Spec is the spec without targetRefs: spec proper plus any
+	// defaults/overrides stanza and strategy field. It holds decoded JSON
+	// values (map[string]any, []any, string, float64, bool, nil), as the
+	// loader would read them, and never has a targetRefs key.
+	Spec map[string]any
+}
+
+// Target is a targetRef. Namespace is empty unless the targetRef sets it.
+type Target struct {
+	Group, Kind, Namespace, Name, Section string
+}

@@ -1,0 +1,185 @@
+package generators
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// YAML renders s as the multi-document YAML a user would apply, which
+// `gepcheck simulate -f -` reads as it is: a Scenario document naming the
+// built-in profile (or the PolicyProfile document of ProfileYAML), the
+// Topology document of a generic scenario, then Namespaces, GatewayClasses,
+// Gateways, Services, routes, ReferenceGrants and policies, each kind in the
+// order of s's slices. The same s always gives the same bytes.
+func (s *Scenario) YAML() []byte {
+	var docs []any
+	if s.ProfileYAML == "" {
+		docs = append(docs, map[string]any{
+			"apiVersion": "gepcheck.dev/v1alpha1",
+			"kind":       "Scenario",
+			"metadata":   map[string]any{"name": "generated"},
+			"spec": map[string]any{
+				"description": "Drawn by gepcheck's generators; no expected outcome.",
+				"citation":    "none",
+				"profiles":    []any{s.Profile},
+				"expect":      map[string]any{"effectivePolicies": []any{}},
+			},
+		})
+	}
+	if g := s.Generic; g != nil {
+		spec := g.spec()
+		edges := make([]any, len(spec.Edges))
+		for i, e := range spec.Edges {
+			edges[i] = map[string]any{"from": e.From, "to": e.To}
+		}
+		docs = append(docs, map[string]any{
+			"apiVersion": "gepcheck.dev/v1alpha1",
+			"kind":       "Topology",
+			"metadata":   map[string]any{"name": "generated"},
+			"spec":       map[string]any{"group": spec.Group, "kinds": strs(spec.Kinds), "nodes": strs(spec.Nodes), "edges": edges},
+		})
+	}
+	for _, ns := range s.Namespaces {
+		docs = append(docs, object("v1", "Namespace", "", ns, nil))
+	}
+	for _, c := range s.GatewayClasses {
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": controllerName}))
+	}
+	for _, g := range s.Gateways {
+		var ls []any
+		for _, l := range g.Listeners {
+			lm := map[string]any{"name": l.Name, "protocol": "HTTP", "port": l.Port}
+			if l.AllNamespaces {
+				lm["allowedRoutes"] = map[string]any{"namespaces": map[string]any{"from": "All"}}
+			}
+			ls = append(ls, lm)
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, map[string]any{"gatewayClassName": g.Class, "listeners": ls}))
+	}
+	for _, svc := range s.Services {
+		var ports []any
+		for _, p := range svc.servicePorts() {
+			pm := map[string]any{"port": p.port}
+			if p.name != "" {
+				pm["name"] = p.name
+			}
+			ports = append(ports, pm)
+		}
+		docs = append(docs, object("v1", "Service", svc.Namespace, svc.Name, map[string]any{"ports": ports}))
+	}
+	for _, r := range s.Routes {
+		var parents, rules []any
+		for _, p := range r.Parents {
+			pm := map[string]any{"name": p.Name}
+			if p.Namespace != "" {
+				pm["namespace"] = p.Namespace
+			}
+			if p.Section != "" {
+				pm["sectionName"] = p.Section
+			}
+			parents = append(parents, pm)
+		}
+		for _, rule := range r.Rules {
+			var backends []any
+			for _, b := range rule.Backends {
+				bm := map[string]any{"name": b.Name, "port": backendPort}
+				if b.Namespace != "" {
+					bm["namespace"] = b.Namespace
+				}
+				backends = append(backends, bm)
+			}
+			rm := map[string]any{"backendRefs": backends}
+			if rule.Name != "" {
+				rm["name"] = rule.Name
+			}
+			rules = append(rules, rm)
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1", r.kind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules}))
+	}
+	for _, g := range s.Grants {
+		to := map[string]any{"group": g.ToGroup, "kind": g.ToKind}
+		if g.ToName != "" {
+			to["name"] = g.ToName
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", g.Namespace, g.Name, map[string]any{
+			"from": []any{map[string]any{"group": g.FromGroup, "kind": g.FromKind, "namespace": g.FromNamespace}},
+			"to":   []any{to},
+		}))
+	}
+	for _, p := range s.Policies {
+		spec := make(map[string]any, len(p.Spec)+1)
+		for k, v := range p.Spec {
+			spec[k] = v
+		}
+		var refs []any
+		for _, t := range p.Targets {
+			tm := map[string]any{"group": t.Group, "kind": t.Kind, "name": t.Name}
+			if t.Namespace != "" {
+				tm["namespace"] = t.Namespace
+			}
+			if t.Section != "" {
+				tm["sectionName"] = t.Section
+			}
+			refs = append(refs, tm)
+		}
+		spec["targetRefs"] = refs
+		o := object(policyAPIVersion(p.Group, p.Kind), p.Kind, p.Namespace, p.Name, spec)
+		if p.Created != nil {
+			o["metadata"].(map[string]any)["creationTimestamp"] = p.Created.UTC().Format(time.RFC3339)
+		}
+		docs = append(docs, o)
+	}
+
+	var b bytes.Buffer
+	if s.ProfileYAML != "" {
+		b.WriteString(strings.TrimSpace(s.ProfileYAML))
+		b.WriteString("\n")
+	}
+	for _, d := range docs {
+		out, err := yaml.Marshal(d)
+		if err != nil {
+			// Only JSON values go in: a failure is a bug.
+			panic(fmt.Sprintf("generators: rendering YAML: %v", err))
+		}
+		if b.Len() > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(out)
+	}
+	return b.Bytes()
+}
+
+func object(apiVersion, kind, namespace, name string, spec map[string]any) map[string]any {
+	meta := map[string]any{"name": name}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	o := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta}
+	if spec != nil {
+		o["spec"] = spec
+	}
+	return o
+}
+
+func strs(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+// policyAPIVersion returns the apiVersion of a policy kind.
+func policyAPIVersion(group, kind string) string {
+	switch {
+	case group == "":
+		return "v1"
+	case group == gatewayGroup:
+		return group + "/v1"
+	}
+	return group + "/v1alpha1"
+}

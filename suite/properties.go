@@ -1,0 +1,604 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/ref"
+)
+
+// scenarios is the default generator: Gateway API shaped, any profile
+// unless the run names one.
+func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
+	return generators.Scenarios(generators.Config{Profile: c.profile()})
+}
+
+func orderingStrictTotalOrder() Property {
+	return Property{
+		Name:  "ordering/strict-total-order",
+		Cite:  "GEP-713, Conflict resolution rules 2 and 3: the order assigning established and challenger is a strict total order on policies",
+		Kills: []engine.Mutant{engine.MutantTiesUnordered},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, scenarios(c), "scenario")
+			c.Set(s, "")
+			less := engine.LessFor(m)
+			var ps []*engine.Policy
+			pols := policies(model)
+			for _, k := range sortedKeys(pols) {
+				ps = append(ps, pols[k])
+			}
+			for _, a := range ps {
+				if less(a, a) {
+					fail(t, c, "irreflexivity: %s < %s", a.Ref, a.Ref)
+				}
+				for _, b := range ps {
+					if a == b {
+						continue
+					}
+					if less(a, b) == less(b, a) {
+						fail(t, c, "totality/asymmetry: %s and %s: a<b=%v, b<a=%v", a.Ref, b.Ref, less(a, b), less(b, a))
+					}
+					for _, x := range ps {
+						if less(a, b) && less(b, x) && !less(a, x) {
+							fail(t, c, "transitivity: %s < %s < %s but not %s < %s", a.Ref, b.Ref, x.Ref, a.Ref, x.Ref)
+						}
+					}
+				}
+			}
+		},
+	}
+}
+
+func orderingRules13() Property {
+	return Property{
+		Name:  "ordering/rules-1-3",
+		Cite:  "GEP-713, Conflict resolution rules 1-3 and Abstract process: every path's stack puts higher policies first, then older, then first by {namespace}/{name}",
+		Kills: []engine.Mutant{engine.MutantNewerWins, engine.MutantNameDescending, engine.MutantLowerEstablished},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, scenarios(c), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), resolvedTargets(res)
+			for _, e := range res.EffectivePolicies {
+				want := refs(expectedStack(e.Path, pols, targets))
+				if !slices.Equal(want, e.Policies) {
+					fail(t, c, "path %s: stack %v, want %v", pathKey(e.Path), e.Policies, want)
+				}
+			}
+		},
+	}
+}
+
+func orderingInputOrderIndependence() Property {
+	return Property{
+		Name:  "ordering/input-order-independence",
+		Cite:  "GEP-713, Conflict resolution rules: the established policy is chosen by level, timestamp and name, never by the order objects were read",
+		Kills: []engine.Mutant{engine.MutantInputOrder},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, scenarios(c), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			p := generators.Permute(t, s)
+			pm, err := p.Model()
+			if err != nil {
+				t.Fatalf("permuted scenario does not build: %v", err)
+			}
+			a, b := canonical(run(t, model, sem, m)), canonical(run(t, pm, sem, m))
+			if a != b {
+				fail(t, c, "the output depends on the order of the input documents:\n%s\n%s", a, b)
+			}
+		},
+	}
+}
+
+func determinismSameInput() Property {
+	return Property{
+		Name:  "determinism/same-input",
+		Cite:  "gepcheck's engine is a function: the same input gives the same output (DEVELOPERS.md, Deterministic)",
+		Kills: []engine.Mutant{engine.MutantFlakyTies},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, scenarios(c), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			first := canonical(run(t, model, sem, m))
+			for i := 0; i < 3; i++ {
+				if again := canonical(run(t, model, sem, m)); again != first {
+					fail(t, c, "run %d differs from the first:\n%s\n%s", i+2, first, again)
+				}
+			}
+		},
+	}
+}
+
+func noneAtMostOneAccepted() Property {
+	return Property{
+		Name:  "none/at-most-one-accepted",
+		Cite:  "GEP-713, Merge strategy: None: the oldest, then first by {namespace}/{name}, beats all challengers, which MUST be rejected",
+		Kills: []engine.Mutant{engine.MutantNoneAcceptsAll, engine.MutantNewerWins},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			prof := rapid.SampledFrom([]string{"color-direct", "backendtlspolicy"}).Draw(t, "profile")
+			s, model := draw(t, generators.Scenarios(generators.Config{Profile: prof}), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			// Per target at most one accepted policy.
+			accepted := map[string][]string{}
+			for ref, ts := range targets {
+				for _, tg := range ts {
+					accepted[tg] = append(accepted[tg], ref)
+				}
+			}
+			for _, tg := range sortedKeys(accepted) {
+				if ps := accepted[tg]; len(ps) > 1 {
+					slices.Sort(ps)
+					fail(t, c, "target %s: %d accepted policies %v, want at most one", tg, len(ps), ps)
+				}
+			}
+			// On every path the effective spec is the oldest policy's,
+			// whatever the level (rules 2 and 3 only).
+			for _, e := range res.EffectivePolicies {
+				var winner *engine.Policy
+				for _, ref := range e.Policies {
+					if p := pols[ref]; winner == nil || olderFirst(p, winner) {
+						winner = p
+					}
+				}
+				if winner == nil {
+					continue
+				}
+				if canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
+					fail(t, c, "path %s: effective %s, want the established %s's %s", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
+				}
+			}
+		},
+	}
+}
+
+func noneProfileRefused() Property {
+	return Property{
+		Name:  "none/profile-refused",
+		Cite:  "GEP-713, Merge strategy: None: \"The None merge strategy MUST NOT be implemented in combination with any other merge strategy\"",
+		Kills: []engine.Mutant{MutantNoneCombinable},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			others := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"AtomicDefaults", "PatchDefaults", "AtomicOverrides", "PatchOverrides"}), 0, 4, rapid.ID[string]).Draw(t, "others")
+			strategies := append([]string{"None"}, others...)
+			rapid.Permutation(strategies).Draw(t, "order")
+			doc := fmt.Sprintf(`apiVersion: gepcheck.dev/v1alpha1
+kind: PolicyProfile
+metadata: {name: random}
+spec:
+  policy: {group: example.com, kind: RandomPolicy}
+  targets: [{group: "", kind: Service}]
+  effectiveTargets: [{group: "", kind: Service}]
+  mergeStrategies: [%s]
+  selection: {bareSpec: Defaults}
+`, strings.Join(strategies, ", "))
+			err := validateFor(m)([]byte(doc))
+			switch {
+			case len(others) > 0 && err == nil:
+				fail(t, c, "profile implementing %v was accepted", strategies)
+			case len(others) > 0 && !strings.Contains(err.Error(), "spec.mergeStrategies"):
+				fail(t, c, "profile implementing %v refused without naming spec.mergeStrategies: %v", strategies, err)
+			}
+		},
+	}
+}
+
+// MutantNoneCombinable is a broken profile validator (not an engine mutant)
+// that lets None be combined with other strategies.
+const MutantNoneCombinable engine.Mutant = "none-combinable"
+
+func validateFor(m engine.Mutant) func([]byte) error {
+	return func(doc []byte) error {
+		if m == MutantNoneCombinable {
+			// Validate as if None were not listed.
+			doc = []byte(strings.Replace(string(doc), "None, ", "", 1))
+			doc = []byte(strings.Replace(string(doc), ", None", "", 1))
+		}
+		_, err := profile.Parse(doc, "random")
+		return err
+	}
+}
+
+func atomicOneSpec() Property {
+	return Property{
+		Name:  "atomic/one-spec",
+		Cite:  "GEP-713, Merge strategies: Atomic defaults and Atomic overrides: the effective spec proper MUST equal the winning spec in its entirety",
+		Kills: []engine.Mutant{engine.MutantAtomicAsPatch, engine.MutantOverridesAsDefaults, engine.MutantLowerEstablished},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			cfg := generators.Config{Profile: "all-levels", Strategies: []profile.Strategy{profile.AtomicDefaults, profile.AtomicOverrides}}
+			s, model := draw(t, generators.Scenarios(cfg), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			for _, e := range res.EffectivePolicies {
+				stack := expectedStack(e.Path, pols, targets)
+				got := canonical(e.Spec)
+				if sem == engine.GEP713 {
+					// The literal process may pick any of them, but
+					// only one, whole.
+					found := false
+					for _, st := range stack {
+						found = found || canonical(st.p.Intent.SpecProper) == got
+					}
+					if !found {
+						fail(t, c, "path %s: effective %s is no stacked policy's spec proper", pathKey(e.Path), got)
+					}
+					continue
+				}
+				// sticky-overrides: the least specific override, else the
+				// most specific default.
+				var want *engine.Policy
+				for _, st := range stack {
+					if st.p.Intent.Strategy == profile.AtomicOverrides {
+						want = st.p
+						break
+					}
+				}
+				if want == nil && len(stack) > 0 {
+					want = stack[len(stack)-1].p
+				}
+				if want != nil && canonical(want.Intent.SpecProper) != got {
+					fail(t, c, "path %s: effective %s, want %s's %s", pathKey(e.Path), got, want.Ref, canonical(want.Intent.SpecProper))
+				}
+			}
+		},
+	}
+}
+
+// dualProfile is a two-level hierarchy for merge-patch laws.
+const dualProfile = `apiVersion: gepcheck.dev/v1alpha1
+kind: PolicyProfile
+metadata: {name: dual}
+spec:
+  policy: {group: example.gepcheck.dev, kind: P}
+  targets:
+  - {group: example.gepcheck.dev, kind: A}
+  - {group: example.gepcheck.dev, kind: B}
+  effectiveTargets: [{group: example.gepcheck.dev, kind: B}]
+  mergeStrategies: [PatchDefaults, PatchOverrides]
+  selection:
+    stanzas: {defaults: defaults, overrides: overrides}
+    bareSpec: Defaults
+`
+
+func dualScenario(high, low map[string]any, highStanza string) *generators.Scenario {
+	pol := func(name, kind, stanza string, spec map[string]any) generators.Policy {
+		return generators.Policy{Group: "example.gepcheck.dev", Kind: "P", Namespace: "default", Name: name,
+			Targets: []generators.Target{{Group: "example.gepcheck.dev", Kind: kind, Name: strings.ToLower(kind) + "1"}},
+			Spec:    map[string]any{stanza: spec}}
+	}
+	return &generators.Scenario{
+		ProfileYAML: dualProfile,
+		Generic: &generators.Generic{Group: "example.gepcheck.dev", Kinds: []string{"A", "B"},
+			Nodes: []generators.GenericNode{{Kind: "A", Name: "a1"}, {Kind: "B", Name: "b1"}}, Edges: [][2]int{{0, 1}}},
+		Policies: []generators.Policy{pol("high", "A", highStanza, high), pol("low", "B", "defaults", low)},
+	}
+}
+
+func rfc7386DefaultsOverridesDual() Property {
+	return Property{
+		Name:  "rfc7386/defaults-overrides-dual",
+		Cite:  "GEP-713, Patch defaults: f(e,c) = rfc7386(target = e, patch = c); Patch overrides: f(e,c) = rfc7386(target = c, patch = e); so Patch defaults(e,c) = Patch overrides(c,e) = MergePatch(e, c) of RFC 7386 (checked against evanphx/json-patch)",
+		Kills: []engine.Mutant{engine.MutantNullKept},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			e := generators.JSONObject(3).Draw(t, "e")
+			p := withoutNullsInLists(generators.JSONObject(3).Draw(t, "c")).(map[string]any)
+			want := evanphx(t, e, p)
+			sem := c.semantics(t)
+			for _, s := range []*generators.Scenario{dualScenario(e, p, "defaults"), dualScenario(p, e, "overrides")} {
+				c.Set(s, sem)
+				model, err := s.Model()
+				if err != nil {
+					t.Fatalf("dual scenario: %v", err)
+				}
+				res := run(t, model, sem, m)
+				if len(res.EffectivePolicies) != 1 {
+					t.Fatalf("want one path, got %d", len(res.EffectivePolicies))
+				}
+				if got := canonical(res.EffectivePolicies[0].Spec); got != want {
+					fail(t, c, "%s of %s and %s: got %s, evanphx MergePatch gives %s", s.Policies[0].Spec, canonical(e), canonical(p), got, want)
+				}
+			}
+		},
+	}
+}
+
+// withoutNullsInLists drops nulls inside objects inside lists: evanphx
+// removes them although RFC 7386 copies lists whole (a known difference,
+// pinned in simulator/tree's TestEvanphxDifferences).
+func withoutNullsInLists(v any) any { return stripNulls(v, false) }
+
+func stripNulls(v any, inList bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, c := range x {
+			if c != nil || !inList {
+				out[k] = stripNulls(c, inList)
+			}
+		}
+		return out
+	case []any:
+		out := []any{}
+		for _, c := range x {
+			out = append(out, stripNulls(c, true))
+		}
+		return out
+	}
+	return v
+}
+
+func evanphx(t *rapid.T, target, patch any) string {
+	tb, _ := json.Marshal(target)
+	pb, _ := json.Marshal(patch)
+	out, err := jsonpatch.MergePatch(tb, pb)
+	if err != nil {
+		t.Fatalf("evanphx MergePatch: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("evanphx output: %v", err)
+	}
+	return canonical(v)
+}
+
+func stickyFieldPrecedence() Property {
+	return Property{
+		Name:  "sticky/field-precedence",
+		Cite:  "GEP-2649, Hierarchy: per field, A override > B override > C override > C default > B default > A default (sticky-overrides semantics)",
+		Kills: []engine.Mutant{engine.MutantStickyIsGEP713, engine.MutantOverridesAsDefaults},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			cfg := generators.Config{Profile: "all-levels", FlatSpecs: true, Strategies: []profile.Strategy{profile.PatchDefaults, profile.PatchOverrides}}
+			s, model := draw(t, generators.Scenarios(cfg), "scenario")
+			c.Set(s, engine.StickyOverrides)
+			res := run(t, model, engine.StickyOverrides, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			for _, e := range res.EffectivePolicies {
+				stack := expectedStack(e.Path, pols, targets)
+				want := map[string]any{}
+				// Defaults: the most specific wins, so apply top-down.
+				for _, st := range stack {
+					if !st.p.Intent.Strategy.IsOverride() {
+						for k, v := range st.p.Intent.SpecProper {
+							want[k] = v
+						}
+					}
+				}
+				// Overrides: the least specific wins, so apply bottom-up.
+				for i := len(stack) - 1; i >= 0; i-- {
+					if st := stack[i]; st.p.Intent.Strategy.IsOverride() {
+						for k, v := range st.p.Intent.SpecProper {
+							want[k] = v
+						}
+					}
+				}
+				if canonical(want) != canonical(e.Spec) {
+					fail(t, c, "path %s (stack %v): effective %s, want %s", pathKey(e.Path), refs(stack), canonical(e.Spec), canonical(want))
+				}
+			}
+		},
+	}
+}
+
+func statusEnforcedFromProvenance() Property {
+	return Property{
+		Name:  "status/enforced-from-provenance",
+		Cite:  "GEP-713, Policy status: Enforced (fully enforced), PartiallyEnforced (parts superseded), Overridden (fully overridden), derived here from which fields of the policy reach the effective policies",
+		Kills: []engine.Mutant{engine.MutantAlwaysEnforced},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			for _, ps := range res.Policies {
+				enf, ok := condition(ps.Conditions, engine.TypeEnforced)
+				if !ok {
+					continue
+				}
+				fields, opaque := leafFields(pols[ps.Ref].Intent.SpecProper)
+				if opaque {
+					continue
+				}
+				paths, full, zero := 0, 0, 0
+				for _, e := range res.EffectivePolicies {
+					for _, st := range expectedStack(e.Path, pols, targets) {
+						if st.ref != ps.Ref {
+							continue
+						}
+						paths++
+						kept := 0
+						for _, f := range fields {
+							if e.Provenance[f] == ps.Ref {
+								kept++
+							}
+						}
+						if kept == len(fields) {
+							full++
+						} else if kept == 0 {
+							zero++
+						}
+					}
+				}
+				want := engine.ReasonPartiallyEnforced
+				switch {
+				case paths == 0:
+					want = engine.ReasonUnknown
+				case full == paths:
+					want = engine.ReasonEnforced
+				case zero == paths:
+					want = engine.ReasonOverridden
+				}
+				if enf.Reason != want {
+					fail(t, c, "%s: Enforced reason %s, want %s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, enf.Reason, want, paths, full, zero)
+				}
+			}
+		},
+	}
+}
+
+func statusAffectedFromProvenance() Property {
+	return Property{
+		Name:  "status/affected-from-provenance",
+		Cite:  "GEP-713, Target object status: <domain>/<Kind>Affected on objects affected by a policy, i.e. where at least one of its fields is in effect",
+		Kills: []engine.Mutant{engine.MutantAffectedByAll},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			s, model := draw(t, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}), "scenario")
+			sem := c.semantics(t)
+			c.Set(s, sem)
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			want := map[string]map[string]bool{}
+			add := func(obj, ref string) {
+				if want[obj] == nil {
+					want[obj] = map[string]bool{}
+				}
+				want[obj][ref] = true
+			}
+			for _, e := range res.EffectivePolicies {
+				for _, st := range expectedStack(e.Path, pols, targets) {
+					fields, _ := leafFields(st.p.Intent.SpecProper)
+					in := len(fields) == 0
+					for _, f := range fields {
+						in = in || e.Provenance[f] == st.ref
+					}
+					if in {
+						add(e.Path[len(e.Path)-1], st.ref) // the effective target
+						add(e.Path[st.level], st.ref)      // the declared target
+					}
+				}
+			}
+			got := map[string]map[string]bool{}
+			for _, ts := range res.Targets {
+				got[ts.Ref] = map[string]bool{}
+				for _, p := range ts.AffectedBy {
+					got[ts.Ref][p] = true
+				}
+			}
+			if canonical(got) != canonical(want) {
+				fail(t, c, "Affected conditions %s, want %s", canonical(got), canonical(want))
+			}
+		},
+	}
+}
+
+func localityAddingAPolicy() Property {
+	return Property{
+		Name:  "locality/adding-a-policy",
+		Cite:  "GEP-713, Hierarchy of target kinds: a policy affects the scope rooted at its targets; adding one changes only the effective policies of paths through its targets",
+		Kills: []engine.Mutant{engine.MutantLeakyTargets},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			cfg := generators.Config{Profile: rapid.SampledFrom([]string{"all-levels", "color-inherited", "backendtlspolicy"}).Draw(t, "profile")}
+			s, model := draw(t, generators.Scenarios(cfg), "scenario")
+			extra := generators.PolicyFor(s, cfg).Draw(t, "extra")
+			s2 := s.WithPolicy(extra)
+			sem := c.semantics(t)
+			c.Set(s2, sem)
+			model2, err := s2.Model()
+			if err != nil {
+				t.Fatalf("scenario with the extra policy does not build: %v", err)
+			}
+			before, after := run(t, model, sem, m), run(t, model2, sem, m)
+			ref := fmt.Sprintf("%s/%s/%s", extra.Kind, extra.Namespace, extra.Name)
+			old := map[string]string{}
+			for _, e := range before.EffectivePolicies {
+				old[pathKey(e.Path)] = canonical(e.Spec) + canonical(e.Provenance)
+			}
+			seen := map[string]bool{}
+			for _, e := range after.EffectivePolicies {
+				k := pathKey(e.Path)
+				seen[k] = true
+				if old[k] == canonical(e.Spec)+canonical(e.Provenance) {
+					continue
+				}
+				if !throughDeclared(e.Path, extra) {
+					fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
+				}
+			}
+			for _, k := range sortedKeys(old) {
+				if !seen[k] {
+					fail(t, c, "adding %s removed the effective policy of path %s", ref, k)
+				}
+			}
+		},
+	}
+}
+
+// throughDeclared reports whether path passes through one of the targets
+// the policy declares (as written in its targetRefs, not as resolved).
+func throughDeclared(path []string, p generators.Policy) bool {
+	for _, el := range path {
+		r, err := ref.Parse(el)
+		if err != nil {
+			continue
+		}
+		for _, tg := range p.Targets {
+			ns := tg.Namespace
+			if ns == "" {
+				ns = p.Namespace
+			}
+			if r.Kind == tg.Kind && r.Name == tg.Name && r.Section == tg.Section && (r.Namespace == "" || r.Namespace == ns) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func findingGEP713VsSticky() Property {
+	return Property{
+		Name:    "findings/gep713-vs-sticky",
+		Cite:    "GEP-713, Abstract process for calculating Effective policies (flowchart step H) versus GEP-2649, Hierarchy: do the literal process and sticky overrides agree?",
+		Finding: true,
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			cfg := generators.Config{Profile: "all-levels", FlatSpecs: true}
+			s, model := draw(t, generators.Scenarios(cfg), "scenario")
+			c.Set(s, "")
+			a, b := run(t, model, engine.GEP713, m), run(t, model, engine.StickyOverrides, m)
+			ga, gb := map[string]string{}, map[string]string{}
+			for _, e := range a.EffectivePolicies {
+				ga[pathKey(e.Path)] = canonical(e.Spec)
+			}
+			for _, e := range b.EffectivePolicies {
+				gb[pathKey(e.Path)] = canonical(e.Spec)
+			}
+			for _, k := range sortedKeys(ga) {
+				if gb[k] != ga[k] {
+					fail(t, c, "path %s: gep713 gives %s, sticky-overrides gives %s", k, ga[k], gb[k])
+				}
+			}
+		},
+	}
+}
+
+// sortedKeys keeps failure messages, and so rapid's shrinking, independent
+// of map order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func condition(cs []engine.Condition, typ string) (engine.Condition, bool) {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return engine.Condition{}, false
+}

@@ -1,0 +1,168 @@
+// Package suite holds gepcheck's named properties of the reference engine:
+// laws from GEP-713, GEP-2649 and RFC 7386 checked over random scenarios
+// (pgregory.net/rapid), each able to reject a deliberately broken engine
+// (engine.Mutant). `go test ./suite/` runs them; `gepcheck fuzz` runs them
+// from the command line.
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+)
+
+// Property is a named law of the engine.
+type Property struct {
+	// Name is stable: requirements and replay commands cite it.
+	Name string
+	// Cite names the rule the property checks.
+	Cite string
+	// Check draws a random case and checks the law on the engine variant m
+	// (the zero Mutant is the reference engine). It records the scenario it
+	// checks in c so that a failure can be written out.
+	Check func(t *rapid.T, m engine.Mutant, c *Capture)
+	// Kills lists the mutants the property must reject.
+	Kills []engine.Mutant
+	// Finding marks a property that is expected to fail on the reference
+	// engine: it looks for a disagreement between specs, and a
+	// counterexample is an output (scenarios/findings/), not a bug.
+	Finding bool
+}
+
+// Capture keeps the last scenario a property checked. rapid runs the
+// minimal failing case last, so after a failure it holds the shrunk
+// counterexample.
+type Capture struct {
+	opts     Options
+	mu       sync.Mutex
+	scenario *generators.Scenario
+	sem      engine.Semantics
+	note     string
+}
+
+// Set records the scenario under check.
+func (c *Capture) Set(s *generators.Scenario, sem engine.Semantics) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scenario, c.sem, c.note = s, sem, ""
+}
+
+// Note records why the last check failed.
+func (c *Capture) Note(format string, a ...any) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.note = fmt.Sprintf(format, a...)
+}
+
+// Last returns the last scenario, its semantics and the failure note.
+func (c *Capture) Last() (*generators.Scenario, engine.Semantics, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scenario, c.sem, c.note
+}
+
+// fail records a failure note and fails the check.
+func fail(t *rapid.T, c *Capture, format string, a ...any) {
+	t.Helper()
+	c.Note(format, a...)
+	t.Fatalf(format, a...)
+}
+
+// Properties lists every property, in a stable order.
+func Properties() []Property {
+	ps := []Property{
+		orderingStrictTotalOrder(),
+		orderingRules13(),
+		orderingInputOrderIndependence(),
+		determinismSameInput(),
+		noneAtMostOneAccepted(),
+		noneProfileRefused(),
+		atomicOneSpec(),
+		rfc7386DefaultsOverridesDual(),
+		stickyFieldPrecedence(),
+		statusEnforcedFromProvenance(),
+		statusAffectedFromProvenance(),
+		localityAddingAPolicy(),
+		findingGEP713VsSticky(),
+	}
+	sort.SliceStable(ps, func(a, b int) bool { return ps[a].Name < ps[b].Name })
+	return ps
+}
+
+// Lookup finds a property by name.
+func Lookup(name string) (Property, bool) {
+	for _, p := range Properties() {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Property{}, false
+}
+
+// EngineRuns counts the engine runs the properties have made, for the
+// throughput benchmark.
+var EngineRuns atomic.Int64
+
+// run simulates the single policy kind of a generated model with engine
+// variant m.
+func run(t *rapid.T, model *simulator.Model, sem engine.Semantics, m engine.Mutant) engine.Result {
+	t.Helper()
+	EngineRuns.Add(1)
+	if len(model.Kinds) != 1 {
+		t.Fatalf("generated model has %d policy kinds, want 1", len(model.Kinds))
+	}
+	k := model.Kinds[0]
+	return engine.Run(engine.Input{Graph: model.Graph, Profile: k.Profile, Policies: k.Policies, Grants: model.Grants, Semantics: sem, Mutant: m})
+}
+
+// draw draws a scenario and builds its model.
+func draw(t *rapid.T, g *rapid.Generator[*generators.Scenario], label string) (*generators.Scenario, *simulator.Model) {
+	t.Helper()
+	s := g.Draw(t, label)
+	m, err := s.Model()
+	if err != nil {
+		t.Fatalf("generated scenario does not build: %v\n%s", err, s.YAML())
+	}
+	return s, m
+}
+
+// semantics draws one of the two path semantics, unless the run fixes one.
+func (c *Capture) semantics(t *rapid.T) engine.Semantics {
+	if c != nil && c.opts.Semantics != "" {
+		return c.opts.Semantics
+	}
+	return rapid.SampledFrom([]engine.Semantics{engine.StickyOverrides, engine.GEP713}).Draw(t, "semantics")
+}
+
+// profile returns the profile for properties that accept any.
+func (c *Capture) profile() string {
+	if c == nil {
+		return ""
+	}
+	return c.opts.Profile
+}
+
+func canonical(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("unmarshalable: %v", err)
+	}
+	return string(b)
+}
+
+func pathKey(p []string) string { return strings.Join(p, " > ") }
