@@ -15,10 +15,17 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-// scenarios is the default generator: Gateway API shaped, any profile
-// unless the run names one.
+// scenarios is the default generator: Gateway API shaped with any profile
+// (unless the run names one), cross-namespace targets honoured or not, and,
+// one time in four, a generic DAG of abstract kinds.
 func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
-	return generators.Scenarios(generators.Config{Profile: c.profile()})
+	return rapid.Custom(func(t *rapid.T) *generators.Scenario {
+		if c.profile() == "" && rapid.IntRange(0, 3).Draw(t, "generic") == 0 {
+			return generators.GenericScenarios(generators.Config{}).Draw(t, "dag")
+		}
+		cross := rapid.Bool().Draw(t, "crossNamespace")
+		return generators.Scenarios(generators.Config{Profile: c.profile(), CrossNamespace: cross}).Draw(t, "gatewayapi")
+	})
 }
 
 func orderingStrictTotalOrder() Property {
@@ -142,6 +149,21 @@ func noneAtMostOneAccepted() Property {
 				if ps := accepted[tg]; len(ps) > 1 {
 					slices.Sort(ps)
 					fail(t, c, "target %s: %d accepted policies %v, want at most one", tg, len(ps), ps)
+				}
+			}
+			if prof == "color-direct" {
+				// One level only: of the policies resolving to a target,
+				// exactly one is accepted and every other is Conflicted.
+				resolved := map[string]int{}
+				for _, ts := range resolvedTargets(res) {
+					for _, tg := range ts {
+						resolved[tg]++
+					}
+				}
+				for _, tg := range sortedKeys(resolved) {
+					if len(accepted[tg]) != 1 {
+						fail(t, c, "target %s: %d policies resolve to it, %d accepted, want exactly one", tg, resolved[tg], len(accepted[tg]))
+					}
 				}
 			}
 			// On every path the effective spec is the oldest policy's,
