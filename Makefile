@@ -36,10 +36,13 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzSimulate -fuzztime=20s ./simulator/
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
-## bundled scenarios and bad inputs, with the real binary.
+## bundled scenarios and bad inputs, with the real binary, and every property
+## for 5,000 cases (seed 1, so CI is reproducible).
 ci: build
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
+	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
+	$(BIN) requirements > /dev/null
 
 clean:
 	rm -rf bin
