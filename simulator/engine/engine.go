@@ -33,7 +33,8 @@ type run struct {
 
 	paths []emitted
 
-	detail    int32      // origin of Input.Detail, or -1
+	detail    int32 // origin of Input.Detail, or -1
+	ancestor  map[topology.NodeID]bool
 	nodeStr   []string   // rendered refs, by node
 	pathCache [][]string // rendered paths, by prefix
 }
@@ -167,6 +168,13 @@ func (r *run) visit(id topology.NodeID, pre int32) {
 	r.visited[key] = true
 	g := r.in.Graph
 	t := r.nodeType(id)
+	if r.levels[t] && pre == 0 && r.hasLevelAncestor(id) {
+		// Paths run over the kinds that matter to the policy kind: a node
+		// with an ancestor of such a kind starts no path of its own (e.g. a
+		// Gateway under a Namespace, for a kind that targets Namespaces,
+		// is not reached again from its GatewayClass).
+		return
+	}
 	if r.levels[t] {
 		next, ok := r.child[key]
 		if !ok {
@@ -186,6 +194,25 @@ func (r *run) visit(id topology.NodeID, pre int32) {
 	for _, c := range g.Nodes[id].Children {
 		r.visit(c, pre)
 	}
+}
+
+// hasLevelAncestor reports whether a node of a kind in levels lies above id.
+func (r *run) hasLevelAncestor(id topology.NodeID) bool {
+	if r.ancestor == nil {
+		r.ancestor = map[topology.NodeID]bool{}
+	}
+	if v, ok := r.ancestor[id]; ok {
+		return v
+	}
+	found := false
+	for _, p := range r.in.Graph.Nodes[id].Parents {
+		if r.levels[r.nodeType(p)] || r.hasLevelAncestor(p) {
+			found = true
+			break
+		}
+	}
+	r.ancestor[id] = found
+	return found
 }
 
 // hasEffectiveChild reports whether a more specific effective target lies

@@ -115,6 +115,11 @@ func (b *gatewayAPIBuilder) addGateways(gateways []*gwv1.Gateway) {
 		if class, ok := b.classes[string(gw.Spec.GatewayClassName)]; ok {
 			b.edge(class, id)
 		}
+		// GEP-2649, Interactions between defaults, overrides, and field
+		// values: "the Namespace -> Gateway hierarchy on top of the Gateway
+		// -> HTTPRoute hierarchy": a policy on a namespace affects its
+		// Gateways and the routes attached to them.
+		b.edge(b.g.Add(ref.Ref{Group: CoreGroup, Kind: KindNamespace, Name: ns}), id)
 		for _, l := range gw.Spec.Listeners {
 			r.Section = string(l.Name)
 			b.edge(id, b.g.Add(r))

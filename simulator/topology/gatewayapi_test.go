@@ -426,8 +426,10 @@ func TestAddGatewayAPISharedService(t *testing.T) {
 	for _, r := range g.Roots() {
 		roots = append(roots, g.Node(r).Ref.String())
 	}
-	if want := []string{"Gateway/app/gw"}; !reflect.DeepEqual(roots, want) || len(g.Node(gw).Parents) != 0 {
-		t.Errorf("roots = %v, want %v", roots, want)
+	// Without a GatewayClass, the Gateway's only parent is its Namespace
+	// (GEP-2649's Namespace > Gateway hierarchy).
+	if want := []string{"Namespace/app"}; !reflect.DeepEqual(roots, want) || len(g.Node(gw).Parents) != 1 {
+		t.Errorf("roots = %v, want %v; Gateway parents %d, want 1", roots, want, len(g.Node(gw).Parents))
 	}
 }
 
