@@ -197,3 +197,22 @@ func compact(v any) string {
 	}
 	return string(b)
 }
+
+// ObjectFields gives the values an object holds itself in fields that
+// field-level policies default or override, for fields the object's API
+// does not have (yet): GEP-2649's examples assume "at some future point
+// HTTPRoute has grown fields to configure retries".
+type ObjectFields struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   ScenarioMeta `json:"metadata"`
+	Spec       struct {
+		Target struct {
+			Group     string `json:"group"`
+			Kind      string `json:"kind"`
+			Namespace string `json:"namespace,omitempty"`
+			Name      string `json:"name"`
+		} `json:"target"`
+		Fields map[string]any `json:"fields"`
+	} `json:"spec"`
+}

@@ -42,8 +42,12 @@ type Model struct {
 	Kinds    []*Kind
 	Scenario *Scenario
 	// Finding names the Finding document of the input, if any.
-	Finding  string
-	Warnings []string
+	Finding string
+	// OwnFields holds the values objects set themselves in fields that
+	// field-level policies default or override (ObjectFields documents),
+	// by object ref.
+	OwnFields map[string]map[string]any
+	Warnings  []string
 }
 
 // Kind is one policy kind, its profile and its policies.
@@ -177,6 +181,24 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 				} else {
 					inputProfiles = append(inputProfiles, &p)
 				}
+			}
+		case d.Group == GepcheckGroup && d.Kind == "ObjectFields":
+			var o ObjectFields
+			if b.decode(d, &o) {
+				t := o.Spec.Target
+				if t.Kind == "" || t.Name == "" {
+					b.fail(d, "spec.target", "needs kind and name")
+					continue
+				}
+				r := ref.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}.String()
+				if b.m.OwnFields == nil {
+					b.m.OwnFields = map[string]map[string]any{}
+				}
+				if _, dup := b.m.OwnFields[r]; dup {
+					b.fail(d, "spec.target", "%s already has an ObjectFields document", r)
+					continue
+				}
+				b.m.OwnFields[r] = o.Spec.Fields
 			}
 		case d.Group == GepcheckGroup && d.Kind == "Finding":
 			// A finding of the property suite (scenarios/findings/): its
@@ -374,6 +396,15 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		return pol, false
 	}
 	refs, ok := spec["targetRefs"].([]any)
+	if single, has := spec["targetRef"]; has {
+		// GEP-2649, Policy TargetRef API: "Each Policy resource MUST
+		// include a single targetRef field".
+		if ok {
+			b.fail(d, "spec.targetRef", "set either targetRef (GEP-2649) or targetRefs (GEP-713), not both")
+			return pol, false
+		}
+		refs, ok = []any{single}, true
+	}
 	if !ok || len(refs) == 0 {
 		// GEP-713: "Every policy MUST include a targetRefs stanza".
 		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)")
@@ -431,7 +462,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref) *Output {
 	out := &Output{Semantics: sem, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail})
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, OwnFields: m.OwnFields})
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {

@@ -33,10 +33,16 @@ type run struct {
 
 	paths []emitted
 
-	detail    int32 // origin of Input.Detail, or -1
-	ancestor  map[topology.NodeID]bool
-	nodeStr   []string   // rendered refs, by node
-	pathCache [][]string // rendered paths, by prefix
+	detail   int32 // origin of Input.Detail, or -1
+	ancestor map[topology.NodeID]bool
+
+	// Field-level kinds (GEP-2649): each policy's defaults and overrides as
+	// internal trees, and the origins given to objects' own values.
+	fieldLvl   bool
+	fdef, fovr []*tree.Node
+	ownOrigin  map[string]tree.Origin
+	nodeStr    []string   // rendered refs, by node
+	pathCache  [][]string // rendered paths, by prefix
 }
 
 type prefix struct {
@@ -90,6 +96,7 @@ func Run(in Input) Result {
 		levels:   in.Profile.Levels(),
 		effType:  in.Profile.Effective(),
 		none:     in.Profile.Implements(profile.None),
+		fieldLvl: in.Profile.Spec.FieldLevel != nil,
 		child:    map[[2]int32]int32{},
 		visited:  map[[2]int32]bool{},
 	}
@@ -135,6 +142,18 @@ func (r *run) order() {
 			spec = map[string]any{}
 		}
 		r.specs[i] = tree.From(spec, tree.Origin(i))
+		if r.fieldLvl {
+			if r.fdef == nil {
+				r.fdef, r.fovr = make([]*tree.Node, len(r.policies)), make([]*tree.Node, len(r.policies))
+			}
+			r.fdef[i] = r.fieldTree(p.Intent.Defaults, tree.Origin(i), false)
+			r.fovr[i] = r.fieldTree(p.Intent.Overrides, tree.Origin(i), false)
+			// A field set in both stanzas is the override's.
+			r.specs[i] = firstWins(r.fovr[i], r.fdef[i])
+			if r.specs[i] == nil {
+				r.specs[i] = tree.From(map[string]any{}, tree.Origin(i))
+			}
+		}
 		r.leaves[i] = r.specs[i].Leaves()
 		r.accepted[i] = resolve(r.in, p)
 		for _, o := range r.accepted[i] {
@@ -187,7 +206,7 @@ func (r *run) visit(id topology.NodeID, pre int32) {
 		if r.effType[t] && !r.hasEffectiveChild(id) {
 			s := &r.states[pre]
 			if s.stack != nil {
-				r.paths = append(r.paths, emitted{prefix: pre, spec: r.final(s), stack: s.stack, winner: s.winner})
+				r.paths = append(r.paths, emitted{prefix: pre, spec: r.final(s, id), stack: s.stack, winner: s.winner})
 			}
 		}
 	}
@@ -242,6 +261,9 @@ func (r *run) push(s state, node topology.NodeID) state {
 // pushOne stacks policy i, attached at node, beneath s.
 func (r *run) pushOne(s state, i int32, node topology.NodeID) state {
 	s.stack = &onPath{origin: i, node: node, prev: s.stack}
+	if r.fieldLvl {
+		return s // reduced per path, in fieldLevel
+	}
 	{
 		if r.none {
 			// GEP-713, Merge strategy None: rules 2 and 3 only; the
@@ -299,7 +321,10 @@ func (r *run) combine(established *tree.Node, st profile.Strategy, challenger *t
 }
 
 // final returns the effective spec of a prefix.
-func (r *run) final(s *state) *tree.Node {
+func (r *run) final(s *state, leaf topology.NodeID) *tree.Node {
+	if r.fieldLvl {
+		return r.fieldLevel(s, leaf)
+	}
 	if r.none {
 		if s.winner < 0 {
 			return nil

@@ -129,12 +129,12 @@ func (r *run) result() Result {
 		for i, s := range stack {
 			refs[i] = r.refs[s.origin]
 		}
-		spec := e.spec.JSON()
+		spec := r.toJSON(e.spec, r.prefixes[g.prefixes[0]].node)
 		prov := provCache[e.spec]
 		if prov == nil {
 			prov = map[string]string{}
 			for _, l := range e.spec.Leaves() {
-				prov[tree.FieldPath(l.Path)] = r.ref(int32(l.Value.Origin))
+				prov[r.renderPath(l.Path)] = r.ref(int32(l.Value.Origin))
 			}
 			provCache[e.spec] = prov
 		}
@@ -310,7 +310,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonInvalid, Message: p.Intent.Invalid}}
 		return ps
 	}
-	ps.Strategy = p.Intent.Strategy.Title()
+	ps.Strategy = r.strategyTitle(i)
 	total := tally{policy: i}
 	var problems []string
 	accepted, conflicted := 0, 0
@@ -342,7 +342,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		accepted++
 		pt.Conditions = []Condition{
 			{Type: TypeAccepted, Status: "True", Reason: ReasonAccepted, Message: "Policy has been accepted"},
-			r.enforced(p.Intent.Strategy.Title(), t, pt.Ref),
+			r.enforced(ps.Strategy, t, pt.Ref),
 		}
 		ps.Targets = append(ps.Targets, pt)
 		switch accepted {
@@ -365,7 +365,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		}
 		ps.Conditions = []Condition{
 			{Type: TypeAccepted, Status: "True", Reason: ReasonAccepted, Message: msg},
-			r.enforced(p.Intent.Strategy.Title(), &total, ""),
+			r.enforced(ps.Strategy, &total, ""),
 		}
 	case conflicted > 0:
 		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: strings.Join(problems, "; ")}}
@@ -394,6 +394,21 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		return ps.Beaten[a].By < ps.Beaten[b].By
 	})
 	return ps
+}
+
+// strategyTitle names how policy i merges, by the GEP's names.
+func (r *run) strategyTitle(i int32) string {
+	in := r.policies[i].Intent
+	if !r.fieldLvl {
+		return in.Strategy.Title()
+	}
+	switch {
+	case in.Defaults != nil && in.Overrides != nil:
+		return "Defaults and overrides (GEP-2649, field by field)"
+	case in.Overrides != nil:
+		return "Overrides (GEP-2649, field by field)"
+	}
+	return "Defaults (GEP-2649, field by field)"
 }
 
 const noneRule = "the established policy (oldest, then first by {namespace}/{name}) wins (GEP-713, Merge strategy: None)"
@@ -470,7 +485,7 @@ func (r *run) field(i, j int32) string {
 	if r.fields[i] == nil {
 		r.fields[i] = make([]string, len(r.leaves[i]))
 		for k, l := range r.leaves[i] {
-			r.fields[i][k] = tree.FieldPath(l.Path)
+			r.fields[i][k] = r.renderPath(l.Path)
 		}
 	}
 	return r.fields[i][j]

@@ -81,6 +81,10 @@ type Input struct {
 	Detail *ref.Ref
 	// Mutant selects a deliberately broken engine, for testing the tests.
 	Mutant Mutant
+	// OwnFields holds, by object ref, the values objects set themselves in
+	// the fields of a field-level kind (profile.FieldLevel): for defaults,
+	// "the most specific value is the one inside the object" (GEP-2649).
+	OwnFields map[string]map[string]any
 }
 
 // Result is the outcome for one policy kind.

@@ -15,6 +15,9 @@ type Intent struct {
 	// Invalid, when not empty, says why the controller must reject the
 	// policy (Accepted=False, reason Invalid).
 	Invalid string
+	// Defaults and Overrides are the two stanzas of a policy of a
+	// field-level kind (GEP-2649: a policy may hold both); nil when absent.
+	Defaults, Overrides map[string]any
 }
 
 // Interpret reads the spec of a policy object of this kind. It never fails:
@@ -25,6 +28,9 @@ func (p *Profile) Interpret(spec map[string]any) Intent {
 		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}
 	}
 	sel := p.Spec.Selection
+	if p.Spec.FieldLevel != nil {
+		return p.interpretFieldLevel(spec)
+	}
 	body := spec
 	class := sel.BareSpec // "", Defaults or Overrides
 	var stanza string
@@ -126,7 +132,7 @@ func (p *Profile) strategyList() string {
 // reserved reports whether a top-level spec field belongs to targeting or
 // strategy selection rather than to the spec proper.
 func (p *Profile) reserved(field string) bool {
-	if field == "targetRefs" {
+	if field == "targetRefs" || field == "targetRef" {
 		return true
 	}
 	if sel := p.Spec.Selection; sel != nil {
@@ -189,4 +195,51 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// interpretFieldLevel reads a policy of a GEP-2649 kind: "MAY specify a
+// defaults stanza, an overrides stanza, or both"; a bare spec is defaults.
+func (p *Profile) interpretFieldLevel(spec map[string]any) Intent {
+	st := p.Spec.Selection.Stanzas
+	var in Intent
+	stanza := func(name string) (map[string]any, bool, string) {
+		v, ok := spec[name]
+		if !ok || name == "" || v == nil {
+			return nil, false, ""
+		}
+		m, isObject := v.(map[string]any)
+		if !isObject {
+			return nil, true, fmt.Sprintf("spec.%s must be an object", name)
+		}
+		return p.specProper(m, spec), true, ""
+	}
+	d, hasD, errD := stanza(st.Defaults)
+	o, hasO, errO := stanza(st.Overrides)
+	if errD != "" || errO != "" {
+		return Intent{Invalid: strings.TrimSpace(errD + " " + errO)}
+	}
+	if hasD || hasO {
+		var stray []string
+		for k := range spec {
+			if k != st.Defaults && k != st.Overrides && !p.reserved(k) && p.inSpecProper(k) {
+				stray = append(stray, k)
+			}
+		}
+		if len(stray) > 0 {
+			sort.Strings(stray)
+			return Intent{Invalid: fmt.Sprintf("spec proper fields outside the %s/%s stanzas: %s", st.Defaults, st.Overrides, strings.Join(stray, ", "))}
+		}
+		in.Defaults, in.Overrides = d, o
+	} else if p.Spec.Selection.BareSpec == "Overrides" {
+		in.Overrides = p.specProper(spec, nil)
+	} else {
+		in.Defaults = p.specProper(spec, nil)
+	}
+	// Strategy and SpecProper summarize the policy for reports: the
+	// overrides if it has only overrides, else the defaults.
+	in.Strategy, in.SpecProper = AtomicDefaults, in.Defaults
+	if in.Defaults == nil {
+		in.Strategy, in.SpecProper = AtomicOverrides, in.Overrides
+	}
+	return in
 }

@@ -119,6 +119,11 @@ type Spec struct {
 	MergeStrategies []string   `json:"mergeStrategies"`
 	Selection       *Selection `json:"selection,omitempty"`
 	SpecProper      SpecProper `json:"specProper,omitempty"`
+	// FieldLevel, when set, merges policies field by field as GEP-2649
+	// describes instead of with GEP-713's strategies: per field, A override
+	// > B override > C override > the object's own value > C default > B
+	// default > A default; a policy may hold both stanzas.
+	FieldLevel *FieldLevel `json:"fieldLevel,omitempty"`
 	// ConditionDomain prefixes the <Kind>Affected condition on targets
 	// (GEP-713, "Target object status"); the policy group when empty.
 	ConditionDomain string `json:"conditionDomain,omitempty"`
@@ -163,6 +168,18 @@ type Selection struct {
 	StrategyField string `json:"strategyField,omitempty"`
 	// StrategyValues maps values of StrategyField to Atomic or Patch.
 	StrategyValues map[string]string `json:"strategyValues,omitempty"`
+}
+
+// FieldLevel describes the fields of a GEP-2649 policy kind (GEP-2649,
+// Merging into existing spec fields).
+type FieldLevel struct {
+	// AtomicFields are dotted fields whose object values (e.g.
+	// map[string]string) are replaced whole, not merged field by field.
+	// Lists are always replaced whole.
+	AtomicFields []string `json:"atomicFields,omitempty"`
+	// ListMapKeys maps dotted fields holding listMapType lists to their key:
+	// such lists are merged entry by entry, by key.
+	ListMapKeys map[string]string `json:"listMapKeys,omitempty"`
 }
 
 // Stanzas names the defaults and overrides fields.
@@ -319,6 +336,11 @@ func (p *Profile) Validate() error {
 		if sel.Stanzas != nil && sel.Stanzas.Defaults == "" && sel.Stanzas.Overrides == "" {
 			return fe("spec.selection.stanzas", "names neither defaults nor overrides")
 		}
+		if s.FieldLevel != nil && sel.StrategyField != "" {
+			return fe("spec.selection.strategyField", "a field-level kind merges field by field: it has no atomic/patch strategy to select")
+		}
+	} else if s.FieldLevel != nil {
+		return fe("spec.selection", "a field-level kind needs selection.stanzas (GEP-2649: defaults and overrides stanzas)")
 	} else if len(p.strategies) > 1 {
 		// GEP-713: "Policy CRD that implement more than one merge strategy
 		// MUST provide a way for users to select the merge strategy at
