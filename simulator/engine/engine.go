@@ -3,6 +3,8 @@ package engine
 import (
 	"sort"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/simulator/tree"
@@ -41,8 +43,17 @@ type run struct {
 	fieldLvl   bool
 	fdef, fovr []*tree.Node
 	ownOrigin  map[string]tree.Origin
-	nodeStr    []string   // rendered refs, by node
-	pathCache  [][]string // rendered paths, by prefix
+
+	// Kuadrant kinds: each policy's rules by block kind, compiled when
+	// conditions, and why a policy is invalid (the profile's reading or a
+	// CEL error).
+	kuadrantMode bool
+	kRules       []map[bool]map[string]*tree.Node
+	celEnv       *cel.Env
+	cel          map[string]cel.Program
+	invalid      []string
+	nodeStr      []string   // rendered refs, by node
+	pathCache    [][]string // rendered paths, by prefix
 }
 
 type prefix struct {
@@ -91,14 +102,15 @@ type emitted struct {
 // kind.
 func Run(in Input) Result {
 	r := &run{
-		in:       &in,
-		attached: map[topology.NodeID][]int32{},
-		levels:   in.Profile.Levels(),
-		effType:  in.Profile.Effective(),
-		none:     in.Profile.Implements(profile.None),
-		fieldLvl: in.Profile.Spec.FieldLevel != nil,
-		child:    map[[2]int32]int32{},
-		visited:  map[[2]int32]bool{},
+		in:           &in,
+		attached:     map[topology.NodeID][]int32{},
+		levels:       in.Profile.Levels(),
+		effType:      in.Profile.Effective(),
+		none:         in.Profile.Implements(profile.None),
+		fieldLvl:     in.Profile.Spec.FieldLevel != nil,
+		kuadrantMode: in.Profile.Spec.Kuadrant != nil,
+		child:        map[[2]int32]int32{},
+		visited:      map[[2]int32]bool{},
 	}
 	if in.Semantics == "" {
 		r.in.Semantics = StickyOverrides
@@ -130,11 +142,17 @@ func (r *run) order() {
 	r.specs = make([]*tree.Node, len(r.policies))
 	r.leaves = make([][]tree.Leaf, len(r.policies))
 	r.fields = make([][]string, len(r.policies))
+	r.invalid = make([]string, len(r.policies))
+	r.kRules = make([]map[bool]map[string]*tree.Node, len(r.policies))
 	r.refs = make([]string, len(r.policies))
 	r.accepted = make([][]targetOutcome, len(r.policies))
 	for i, p := range r.policies {
 		r.refs[i] = p.Ref.String()
-		if p.Intent.Invalid != "" {
+		r.invalid[i] = p.Intent.Invalid
+		if r.kuadrantMode && r.invalid[i] == "" {
+			r.invalid[i] = r.compileWhen(int32(i))
+		}
+		if r.invalid[i] != "" {
 			continue
 		}
 		spec := p.Intent.SpecProper
@@ -153,6 +171,9 @@ func (r *run) order() {
 			if r.specs[i] == nil {
 				r.specs[i] = tree.From(map[string]any{}, tree.Origin(i))
 			}
+		}
+		if r.kuadrantMode {
+			r.specs[i] = r.kuadrantRules(int32(i))
 		}
 		r.leaves[i] = r.specs[i].Leaves()
 		r.accepted[i] = resolve(r.in, p)
@@ -261,8 +282,8 @@ func (r *run) push(s state, node topology.NodeID) state {
 // pushOne stacks policy i, attached at node, beneath s.
 func (r *run) pushOne(s state, i int32, node topology.NodeID) state {
 	s.stack = &onPath{origin: i, node: node, prev: s.stack}
-	if r.fieldLvl {
-		return s // reduced per path, in fieldLevel
+	if r.fieldLvl || r.kuadrantMode {
+		return s // reduced per path, in fieldLevel or kuadrant
 	}
 	{
 		if r.none {
@@ -324,6 +345,9 @@ func (r *run) combine(established *tree.Node, st profile.Strategy, challenger *t
 func (r *run) final(s *state, leaf topology.NodeID) *tree.Node {
 	if r.fieldLvl {
 		return r.fieldLevel(s, leaf)
+	}
+	if r.kuadrantMode {
+		return r.kuadrant(s, leaf)
 	}
 	if r.none {
 		if s.winner < 0 {

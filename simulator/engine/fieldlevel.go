@@ -50,7 +50,14 @@ func (r *run) fieldNode(v any, path string, o tree.Origin, own bool) *tree.Node 
 				if !isMap || !hasKey {
 					continue // not an entry of the list map
 				}
-				n.Fields[k] = r.fieldNode(m, path, o, own)
+				// The key names the entry; it is not a field of its own.
+				entry := make(map[string]any, len(m))
+				for f, v := range m {
+					if f != key {
+						entry[f] = v
+					}
+				}
+				n.Fields[k] = r.fieldNode(entry, path, o, own)
 			}
 			return n
 		}
@@ -222,7 +229,12 @@ func (r *run) toJSON(n *tree.Node, leaf topology.NodeID) any {
 			})
 			list := make([]any, 0, len(keys))
 			for _, k := range keys {
-				list = append(list, conv(n.Fields[k], path, nil, true))
+				entry, _ := conv(n.Fields[k], path, nil, true).(map[string]any)
+				if entry == nil {
+					entry = map[string]any{}
+				}
+				entry[key] = k
+				list = append(list, entry)
 			}
 			return list
 		}

@@ -304,10 +304,9 @@ func (r *run) pathStrings(pre int32) []string {
 }
 
 func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
-	p := r.policies[i]
 	ps := PolicyStatus{Ref: r.refs[i], Targets: []PolicyTarget{}}
-	if p.Intent.Invalid != "" {
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonInvalid, Message: p.Intent.Invalid}}
+	if r.invalid[i] != "" {
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonInvalid, Message: r.invalid[i]}}
 		return ps
 	}
 	ps.Strategy = r.strategyTitle(i)

@@ -18,6 +18,21 @@ type Intent struct {
 	// Defaults and Overrides are the two stanzas of a policy of a
 	// field-level kind (GEP-2649: a policy may hold both); nil when absent.
 	Defaults, Overrides map[string]any
+	// Blocks are the defaults and overrides blocks of a Kuadrant policy,
+	// defaults first; Unset lists the names in spec.unset.
+	Blocks []Block
+	Unset  []string
+}
+
+// Block is a defaults or overrides block of a Kuadrant policy.
+type Block struct {
+	Overrides bool
+	// Merge is the merge strategy; atomic when false.
+	Merge bool
+	// When is a CEL expression on self, the lower policy; empty: always.
+	When string
+	// Rules maps rule ids (set.name) to rules.
+	Rules map[string]any
 }
 
 // Interpret reads the spec of a policy object of this kind. It never fails:
@@ -30,6 +45,9 @@ func (p *Profile) Interpret(spec map[string]any) Intent {
 	sel := p.Spec.Selection
 	if p.Spec.FieldLevel != nil {
 		return p.interpretFieldLevel(spec)
+	}
+	if p.Spec.Kuadrant != nil {
+		return p.interpretKuadrant(spec)
 	}
 	body := spec
 	class := sel.BareSpec // "", Defaults or Overrides
@@ -240,6 +258,108 @@ func (p *Profile) interpretFieldLevel(spec map[string]any) Intent {
 	in.Strategy, in.SpecProper = AtomicDefaults, in.Defaults
 	if in.Defaults == nil {
 		in.Strategy, in.SpecProper = AtomicOverrides, in.Overrides
+	}
+	return in
+}
+
+// interpretKuadrant reads a Kuadrant policy (Kuadrant RFC, "Writing
+// D/O-enabled Kuadrant Policies"): defaults and/or overrides blocks, each
+// with rules, a strategy (atomic when omitted) and a when condition; or the
+// bare rules, "treated implicitly as a block of defaults"; and spec.unset.
+func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
+	st := p.Spec.Selection.Stanzas
+	var in Intent
+	if u, ok := spec["unset"]; ok && u != nil {
+		list, isList := u.([]any)
+		if !isList {
+			return Intent{Invalid: "spec.unset must be a list of rule names"}
+		}
+		for i, n := range list {
+			s, isString := n.(string)
+			if !isString {
+				return Intent{Invalid: fmt.Sprintf("spec.unset[%d] must be a rule name", i)}
+			}
+			in.Unset = append(in.Unset, s)
+		}
+	}
+	read := func(where string, body map[string]any, overrides bool) (Block, string) {
+		b := Block{Overrides: overrides, Rules: map[string]any{}}
+		switch v := body["strategy"]; v {
+		case nil, "atomic":
+		case "merge":
+			b.Merge = true
+		default:
+			return b, fmt.Sprintf("%s.strategy=%v: must be atomic or merge (Kuadrant RFC: \"Each block of defaults and overrides must specify a strategy field whose value is set to either atomic or merge\")", where, v)
+		}
+		if w, ok := body["when"]; ok && w != nil {
+			s, isString := w.(string)
+			if !isString {
+				return b, where + ".when must be a CEL expression (a string)"
+			}
+			b.When = s
+		}
+		for _, set := range p.Spec.Kuadrant.RuleSets {
+			var cur any = body
+			for _, k := range strings.Split(set, ".") {
+				m, _ := cur.(map[string]any)
+				cur = m[k]
+			}
+			rules, _ := cur.(map[string]any)
+			for name, r := range rules {
+				b.Rules[set+"."+name] = r
+			}
+		}
+		return b, ""
+	}
+	has := func(name string) (map[string]any, bool, string) {
+		v, ok := spec[name]
+		if !ok || v == nil || name == "" {
+			return nil, false, ""
+		}
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return nil, true, fmt.Sprintf("spec.%s must be an object", name)
+		}
+		return m, true, ""
+	}
+	d, hasD, errD := has(st.Defaults)
+	o, hasO, errO := has(st.Overrides)
+	if errD != "" || errO != "" {
+		return Intent{Invalid: strings.TrimSpace(errD + " " + errO)}
+	}
+	if !hasD && !hasO {
+		b, msg := read("spec", spec, false)
+		if msg != "" {
+			return Intent{Invalid: msg}
+		}
+		b.Merge, b.When = false, "" // bare rules: an atomic set of defaults
+		in.Blocks = []Block{b}
+	} else {
+		// "Between the following mutually exclusive options, either one or
+		// the other shall be used": no bare rules next to blocks.
+		for _, set := range p.Spec.Kuadrant.RuleSets {
+			if _, bare := spec[strings.Split(set, ".")[0]]; bare {
+				return Intent{Invalid: fmt.Sprintf("spec.%s next to %s/%s blocks: use one or the other (Kuadrant RFC)", strings.Split(set, ".")[0], st.Defaults, st.Overrides)}
+			}
+		}
+		if hasD {
+			b, msg := read("spec."+st.Defaults, d, false)
+			if msg != "" {
+				return Intent{Invalid: msg}
+			}
+			in.Blocks = append(in.Blocks, b)
+		}
+		if hasO {
+			b, msg := read("spec."+st.Overrides, o, true)
+			if msg != "" {
+				return Intent{Invalid: msg}
+			}
+			in.Blocks = append(in.Blocks, b)
+		}
+	}
+	in.Strategy = AtomicDefaults
+	if !hasD && hasO {
+		in.Strategy = AtomicOverrides
 	}
 	return in
 }

@@ -124,6 +124,10 @@ type Spec struct {
 	// > B override > C override > the object's own value > C default > B
 	// default > A default; a policy may hold both stanzas.
 	FieldLevel *FieldLevel `json:"fieldLevel,omitempty"`
+	// Kuadrant, when set, merges policies as the Kuadrant RFC "Defaults &
+	// Overrides" flowcharts describe: blocks of named rules with an
+	// atomic|merge strategy, when conditions in CEL, and unset.
+	Kuadrant *Kuadrant `json:"kuadrant,omitempty"`
 	// ConditionDomain prefixes the <Kind>Affected condition on targets
 	// (GEP-713, "Target object status"); the policy group when empty.
 	ConditionDomain string `json:"conditionDomain,omitempty"`
@@ -180,6 +184,13 @@ type FieldLevel struct {
 	// ListMapKeys maps dotted fields holding listMapType lists to their key:
 	// such lists are merged entry by entry, by key.
 	ListMapKeys map[string]string `json:"listMapKeys,omitempty"`
+}
+
+// Kuadrant describes where a Kuadrant policy kind keeps its named rules.
+type Kuadrant struct {
+	// RuleSets are the dotted fields holding maps of named rules, e.g.
+	// rules.authentication or limits. A rule's id is its set and name.
+	RuleSets []string `json:"ruleSets"`
 }
 
 // Stanzas names the defaults and overrides fields.
@@ -335,6 +346,12 @@ func (p *Profile) Validate() error {
 		}
 		if sel.Stanzas != nil && sel.Stanzas.Defaults == "" && sel.Stanzas.Overrides == "" {
 			return fe("spec.selection.stanzas", "names neither defaults nor overrides")
+		}
+		if s.Kuadrant != nil && (sel.Stanzas == nil || len(s.Kuadrant.RuleSets) == 0) {
+			return fe("spec.kuadrant", "needs selection.stanzas and at least one rule set")
+		}
+		if s.Kuadrant != nil && s.FieldLevel != nil {
+			return fe("spec.kuadrant", "a kind merges either field by field (fieldLevel) or by named rules (kuadrant)")
 		}
 		if s.FieldLevel != nil && sel.StrategyField != "" {
 			return fe("spec.selection.strategyField", "a field-level kind merges field by field: it has no atomic/patch strategy to select")
