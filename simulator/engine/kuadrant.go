@@ -196,3 +196,71 @@ func (r *run) kuadrantRules(i int32) *tree.Node {
 	t.Origin = tree.Origin(i)
 	return t
 }
+
+// Status of Kuadrant policies and targets, with the reasons and messages of
+// the RFC's tables ("Possible statuses of an inherited policy"; "Policy
+// discoverability and Effective policy").
+
+const ReasonPartiallyAffected = "PartiallyAffected"
+
+func (r *run) kuadrantEnforced(t *tally, scope string) Condition {
+	switch {
+	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
+		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
+			Message: "Policy has been successfully enforced" + paths(t, scope)}
+	case t.zero == t.paths:
+		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
+			Message: "Policy has been overridden by " + r.beatersOf(t) + paths(t, scope)}
+	}
+	// "The following rules have been overridden by <policy>: a, b"
+	byPolicy := map[string][]string{}
+	for k := range t.beaten {
+		by := r.ref(k.by())
+		byPolicy[by] = append(byPolicy[by], r.field(t.policy, k.leaf()))
+	}
+	var parts []string
+	for _, by := range tree.SortedKeys(byPolicy) {
+		rules := byPolicy[by]
+		sort.Strings(rules)
+		parts = append(parts, fmt.Sprintf("%s: %s", by, strings.Join(dedupe(rules), ", ")))
+	}
+	return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
+		Message: "Policy has been successfully enforced. The following rules have been overridden by " + strings.Join(parts, "; ") + paths(t, scope)}
+}
+
+func paths(t *tally, scope string) string {
+	return fmt.Sprintf(" (in full on %d of %s%s)", t.full, count(t.paths), scope)
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// kuadrantAffected is the <Kind>Affected condition of node: Affected, or
+// PartiallyAffected naming the sections that are affected when only some of
+// the object's effective sections (e.g. route rules) are.
+func (r *run) kuadrantAffected(n topology.NodeID, by []string, affected map[topology.NodeID]map[int32]bool) Condition {
+	kind := r.in.Profile.Spec.Policy.Kind
+	c := Condition{Type: r.in.Profile.AffectedCondition(), Status: "True", Reason: ReasonAffected,
+		Message: fmt.Sprintf("The object is affected by %s %s", kind, strings.Join(by, ", "))}
+	var sections, hit []string
+	for _, ch := range r.in.Graph.Nodes[n].Children {
+		if r.effType[r.nodeType(ch)] && r.in.Graph.Nodes[ch].Ref.Section != "" {
+			sections = append(sections, r.in.Graph.Nodes[ch].Ref.Section)
+			if len(affected[ch]) > 0 {
+				hit = append(hit, r.in.Graph.Nodes[ch].Ref.Section)
+			}
+		}
+	}
+	if len(hit) > 0 && len(hit) < len(sections) {
+		c.Reason = ReasonPartiallyAffected
+		c.Message = fmt.Sprintf("The following sections of the object are affected by %s %s: %s", kind, strings.Join(by, ", "), strings.Join(hit, ", "))
+	}
+	return c
+}

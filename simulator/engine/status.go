@@ -211,8 +211,11 @@ func (r *run) result() Result {
 			ts.AffectedBy = append(ts.AffectedBy, r.refs[o])
 		}
 		sort.Strings(ts.AffectedBy)
-		ts.Conditions = []Condition{{Type: cond, Status: "True", Reason: ReasonAffected,
-			Message: "Affected by " + strings.Join(ts.AffectedBy, ", ")}}
+		c := Condition{Type: cond, Status: "True", Reason: ReasonAffected, Message: "Affected by " + strings.Join(ts.AffectedBy, ", ")}
+		if r.kuadrantMode {
+			c = r.kuadrantAffected(n, ts.AffectedBy, affected)
+		}
+		ts.Conditions = []Condition{c}
 		res.Targets = append(res.Targets, ts)
 	}
 	sort.Slice(res.Targets, func(a, b int) bool { return res.Targets[a].Ref < res.Targets[b].Ref })
@@ -398,6 +401,23 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 // strategyTitle names how policy i merges, by the GEP's names.
 func (r *run) strategyTitle(i int32) string {
 	in := r.policies[i].Intent
+	if r.kuadrantMode {
+		var parts []string
+		for _, b := range in.Blocks {
+			kind, how := "defaults", "atomic"
+			if b.Overrides {
+				kind = "overrides"
+			}
+			if b.Merge {
+				how = "merge"
+			}
+			if b.When != "" {
+				how += ", when"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", kind, how))
+		}
+		return strings.Join(parts, " + ")
+	}
 	if !r.fieldLvl {
 		return in.Strategy.Title()
 	}
@@ -423,6 +443,8 @@ func (r *run) enforced(strategy string, t *tally, target string) Condition {
 	case t.paths == 0:
 		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonUnknown,
 			Message: fmt.Sprintf("no path%s reaches an effective target (%s)", scope, r.effectiveKinds())}
+	case r.kuadrantMode:
+		return r.kuadrantEnforced(t, scope)
 	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
 		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
 			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
