@@ -69,6 +69,12 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 		k.Policies = append(k.Policies, ep)
 	}
 	m.Kinds = []*simulator.Kind{k}
+	for _, o := range s.OwnFields {
+		if m.OwnFields == nil {
+			m.OwnFields = map[string]map[string]any{}
+		}
+		m.OwnFields[ref.Ref{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}.String()] = o.Fields
+	}
 	engine.AddVirtualTargets(m.Graph, prof, k.Policies)
 	m.Graph.Sort()
 	return m, nil

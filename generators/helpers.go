@@ -33,6 +33,10 @@ func (s *Scenario) Clone() *Scenario {
 		c.Services[i].Ports = slices.Clone(c.Services[i].Ports)
 	}
 	c.Grants = slices.Clone(s.Grants)
+	c.OwnFields = slices.Clone(s.OwnFields)
+	for i := range c.OwnFields {
+		c.OwnFields[i].Fields, _ = CloneJSON(c.OwnFields[i].Fields).(map[string]any)
+	}
 	if s.Generic != nil {
 		g := *s.Generic
 		g.Kinds = slices.Clone(g.Kinds)

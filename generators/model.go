@@ -32,7 +32,17 @@ type Scenario struct {
 	// abstract kinds.
 	Generic *Generic
 
+	// OwnFields are ObjectFields documents: values objects hold themselves
+	// in the fields of a GEP-2649 field-level kind.
+	OwnFields []OwnFields
+
 	Policies []Policy
+}
+
+// OwnFields gives the fields an object sets itself.
+type OwnFields struct {
+	Group, Kind, Namespace, Name string
+	Fields                       map[string]any
 }
 
 // Gateway is a Gateway with named listeners.

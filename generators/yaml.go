@@ -30,6 +30,18 @@ func (s *Scenario) YAML() []byte {
 			},
 		})
 	}
+	for _, o := range s.OwnFields {
+		target := map[string]any{"group": o.Group, "kind": o.Kind, "name": o.Name}
+		if o.Namespace != "" {
+			target["namespace"] = o.Namespace
+		}
+		docs = append(docs, map[string]any{
+			"apiVersion": "gepcheck.dev/v1alpha1",
+			"kind":       "ObjectFields",
+			"metadata":   map[string]any{"name": strings.ToLower(o.Kind) + "-" + o.Namespace + "-" + o.Name},
+			"spec":       map[string]any{"target": target, "fields": o.Fields},
+		})
+	}
 	if g := s.Generic; g != nil {
 		spec := g.spec()
 		edges := make([]any, len(spec.Edges))

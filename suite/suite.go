@@ -99,6 +99,17 @@ func Properties() []Property {
 		statusAffectedFromProvenance(),
 		localityAddingAPolicy(),
 		findingGEP713VsSticky(),
+		kuadrantOverridesNeverBeaten("kuadrant/overrides-never-beaten-from-below",
+			"Kuadrant RFC, Merge an overrides block: p[r.id] ← r, and defaults never replace a rule p has: the highest override's rules are in the effective policy",
+			[]engine.Mutant{engine.MutantOverridesAsDefaults}, false),
+		kuadrantOverridesNeverBeaten("kuadrant/unset-never-removes-override",
+			"Kuadrant RFC, Unsetting inherited defaults and Example F2: spec.unset removes defaults, never overrides",
+			[]engine.Mutant{engine.MutantUnsetOverrides}, true),
+		kuadrantWhenFalse(),
+		kuadrantMergeKeepsNames(),
+		kuadrantAtomicNeverMixes(),
+		fieldLevelInputOrder(),
+		fieldLevelPrecedence(),
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return ps[a].Name < ps[b].Name })
 	return ps
@@ -127,7 +138,7 @@ func run(t *rapid.T, model *simulator.Model, sem engine.Semantics, m engine.Muta
 		t.Fatalf("generated model has %d policy kinds, want 1", len(model.Kinds))
 	}
 	k := model.Kinds[0]
-	return engine.Run(engine.Input{Graph: model.Graph, Profile: k.Profile, Policies: k.Policies, Grants: model.Grants, Semantics: sem, Mutant: m})
+	return engine.Run(engine.Input{Graph: model.Graph, Profile: k.Profile, Policies: k.Policies, Grants: model.Grants, Semantics: sem, Mutant: m, OwnFields: model.OwnFields})
 }
 
 // draw draws a scenario and builds its model.

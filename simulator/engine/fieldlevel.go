@@ -131,7 +131,18 @@ func (r *run) fieldLevel(s *state, leaf topology.NodeID) *tree.Node {
 	var overrides, defaults *tree.Node
 	// Overrides: the least specific wins, so established first.
 	for _, e := range stack {
+		if r.in.Mutant == MutantOverridesAsDefaults {
+			defaults = firstWins(defaults, r.fovr[e.origin]) // merged below as defaults
+			continue
+		}
 		overrides = firstWins(overrides, r.fovr[e.origin])
+	}
+	if r.in.Mutant == MutantOverridesAsDefaults {
+		// Overrides read as defaults: the most specific wins.
+		defaults = nil
+		for k := len(stack) - 1; k >= 0; k-- {
+			defaults = firstWins(defaults, firstWins(r.fovr[stack[k].origin], nil))
+		}
 	}
 	// Defaults: the most specific level wins; within a level the
 	// established (first created, then first by name) wins.

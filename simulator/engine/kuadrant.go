@@ -31,8 +31,13 @@ import (
 
 // kuadrantEP is an effective policy under construction.
 type kuadrantEP struct {
-	rules map[string]*tree.Node // by rule id
-	unset map[string]bool       // rule names and ids
+	rules map[string]*tree.Node  // by rule id
+	unset map[string]tree.Origin // rule names and ids, by the policy unsetting them
+	// removed records defaults left out because a lower policy unset them.
+	removed map[string]tree.Origin
+	// owner is the policy whose set of rules the effective policy last took
+	// whole: the one that beats an absent rule.
+	owner tree.Origin
 }
 
 // compileWhen compiles the when conditions of every policy's blocks and
@@ -88,7 +93,7 @@ func (r *run) celProgram(expr string) (cel.Program, error) {
 // error (e.g. a field the lower policy does not have) counts as "conditions
 // do not match".
 func (r *run) when(expr string, ep *kuadrantEP) bool {
-	if expr == "" {
+	if expr == "" || r.in.Mutant == MutantWhenIgnored {
 		return true
 	}
 	prg, err := r.celProgram(expr)
@@ -106,7 +111,7 @@ func (r *run) when(expr string, ep *kuadrantEP) bool {
 // kuadrant reduces the stack of a path.
 func (r *run) kuadrant(s *state, _ topology.NodeID) *tree.Node {
 	stack := established(s.stack)
-	ep := &kuadrantEP{rules: map[string]*tree.Node{}, unset: map[string]bool{}}
+	ep := &kuadrantEP{rules: map[string]*tree.Node{}, unset: map[string]tree.Origin{}, removed: map[string]tree.Origin{}, owner: tree.NoOrigin}
 	// "Sort P from lowest to highest": the reverse of the established-first
 	// order of GEP-713's conflict resolution.
 	for k := len(stack) - 1; k >= 0; k-- {
@@ -117,9 +122,14 @@ func (r *run) kuadrant(s *state, _ topology.NodeID) *tree.Node {
 				continue
 			}
 			rules := r.kRules[i][b.Overrides]
-			if b.Overrides {
-				if !b.Merge {
+			merge := b.Merge && r.in.Mutant != MutantMergeAsAtomic || r.in.Mutant == MutantAtomicAsPatch
+			if b.Overrides && r.in.Mutant == MutantUnsetOverrides {
+				rules = withoutUnset(rules, ep)
+			}
+			if b.Overrides && r.in.Mutant != MutantOverridesAsDefaults {
+				if !merge {
 					ep.rules = map[string]*tree.Node{}
+					ep.owner = tree.Origin(i)
 				}
 				for id, n := range rules {
 					ep.rules[id] = n
@@ -127,16 +137,12 @@ func (r *run) kuadrant(s *state, _ topology.NodeID) *tree.Node {
 				continue
 			}
 			// Defaults: remove the rules the lower policies unset.
-			kept := map[string]*tree.Node{}
-			for id, n := range rules {
-				if !ep.unset[id] && !ep.unset[ruleName(id)] {
-					kept[id] = n
-				}
-			}
+			kept := withoutUnset(rules, ep)
 			switch {
 			case len(ep.rules) == 0:
 				ep.rules = kept
-			case b.Merge:
+				ep.owner = tree.Origin(i)
+			case merge:
 				for id, n := range kept {
 					if _, exists := ep.rules[id]; !exists {
 						ep.rules[id] = n
@@ -145,10 +151,29 @@ func (r *run) kuadrant(s *state, _ topology.NodeID) *tree.Node {
 			}
 		}
 		for _, u := range in.Unset {
-			ep.unset[u] = true
+			if _, ok := ep.unset[u]; !ok {
+				ep.unset[u] = tree.Origin(i)
+			}
 		}
 	}
 	return ep.tree()
+}
+
+// withoutUnset drops the rules named in the unset lists merged so far.
+func withoutUnset(rules map[string]*tree.Node, ep *kuadrantEP) map[string]*tree.Node {
+	kept := map[string]*tree.Node{}
+	for id, n := range rules {
+		o, byID := ep.unset[id]
+		if !byID {
+			o, byID = ep.unset[ruleName(id)]
+		}
+		if byID {
+			ep.removed[id] = o
+			continue
+		}
+		kept[id] = n
+	}
+	return kept
 }
 
 func ruleName(id string) string { return id[strings.LastIndexByte(id, '.')+1:] }
@@ -156,24 +181,42 @@ func ruleName(id string) string { return id[strings.LastIndexByte(id, '.')+1:] }
 // tree renders the effective policy as a spec: rule sets as objects, rules
 // as atomic leaves.
 func (ep *kuadrantEP) tree() *tree.Node {
-	root := &tree.Node{Fields: map[string]*tree.Node{}, Origin: tree.NoOrigin}
-	ids := make([]string, 0, len(ep.rules))
-	for id := range ep.rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	root := &tree.Node{Fields: map[string]*tree.Node{}, Origin: ep.owner}
+	parent := func(id string) (*tree.Node, string) {
 		parts := strings.Split(id, ".")
 		cur := root
 		for _, p := range parts[:len(parts)-1] {
 			next := cur.Fields[p]
 			if next == nil {
-				next = &tree.Node{Fields: map[string]*tree.Node{}, Origin: tree.NoOrigin}
+				next = &tree.Node{Fields: map[string]*tree.Node{}, Origin: ep.owner}
 				cur.Fields[p] = next
 			}
 			cur = next
 		}
-		cur.Fields[parts[len(parts)-1]] = ep.rules[id]
+		return cur, parts[len(parts)-1]
+	}
+	for _, id := range tree.SortedKeys(ep.rules) {
+		p, name := parent(id)
+		p.Fields[name] = ep.rules[id]
+	}
+	// A default a lower policy unset is absent because of that policy:
+	// mark it where the path to it leaves the tree.
+	for _, id := range tree.SortedKeys(ep.removed) {
+		if _, present := ep.rules[id]; present {
+			continue
+		}
+		cur := root
+		for _, k := range strings.Split(id, ".") {
+			next, ok := cur.Fields[k]
+			if !ok {
+				if cur.Deleted == nil {
+					cur.Deleted = map[string]tree.Origin{}
+				}
+				cur.Deleted[k] = ep.removed[id]
+				break
+			}
+			cur = next
+		}
 	}
 	return root
 }
@@ -183,7 +226,7 @@ func (ep *kuadrantEP) tree() *tree.Node {
 // its rules for status.
 func (r *run) kuadrantRules(i int32) *tree.Node {
 	byKind := map[bool]map[string]*tree.Node{false: {}, true: {}}
-	all := &kuadrantEP{rules: map[string]*tree.Node{}}
+	all := &kuadrantEP{rules: map[string]*tree.Node{}, owner: tree.Origin(i)}
 	for _, b := range r.policies[i].Intent.Blocks {
 		for id, rule := range b.Rules {
 			n := &tree.Node{Value: rule, Origin: tree.Origin(i)}

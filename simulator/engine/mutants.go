@@ -51,6 +51,13 @@ const (
 	// MutantLeakyTargets ignores sectionName: a policy on one listener or
 	// rule applies to the whole object.
 	MutantLeakyTargets Mutant = "leaky-targets"
+	// MutantWhenIgnored applies Kuadrant blocks whatever their when
+	// condition says.
+	MutantWhenIgnored Mutant = "when-ignored"
+	// MutantUnsetOverrides lets spec.unset remove override rules too.
+	MutantUnsetOverrides Mutant = "unset-overrides"
+	// MutantMergeAsAtomic applies Kuadrant merge blocks as atomic ones.
+	MutantMergeAsAtomic Mutant = "merge-as-atomic"
 )
 
 // Mutants lists every mutant.
@@ -58,6 +65,7 @@ var Mutants = []Mutant{
 	MutantNewerWins, MutantNameDescending, MutantTiesUnordered, MutantInputOrder, MutantFlakyTies,
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
+	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic,
 }
 
 var flaky atomic.Uint64
