@@ -134,6 +134,9 @@ func (r *run) result() Result {
 		if prov == nil {
 			prov = map[string]string{}
 			for _, l := range e.spec.Leaves() {
+				if len(l.Path) == 0 {
+					continue // an empty spec has no fields to trace
+				}
 				prov[r.renderPath(l.Path)] = r.ref(int32(l.Value.Origin))
 			}
 			provCache[e.spec] = prov
