@@ -21,6 +21,21 @@ type TargetExplanation struct {
 	AffectedBy []string `json:"affectedBy"`
 	// Paths are the effective policies of every path through the object.
 	Paths []engine.EffectivePolicy `json:"paths"`
+	// Decisions explain each path field by field (filled by Model.Explain).
+	Decisions []PathDecisions `json:"decisions,omitempty"`
+}
+
+// Explain is ExplainTarget with, for every path, the decision behind each
+// field (Model.Decide).
+func (m *Model) Explain(out *Output, target ref.Ref) (*TargetExplanation, error) {
+	x, err := ExplainTarget(out, target)
+	if err != nil {
+		return x, err
+	}
+	for _, e := range x.Paths {
+		x.Decisions = append(x.Decisions, m.Decide(out, e))
+	}
+	return x, nil
 }
 
 // ExplainTarget explains what affects target: every path through the object

@@ -107,10 +107,20 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
 	fmt.Fprintf(tw, "  reported as affected by:\t%s\n", list(x.AffectedBy))
 	fmt.Fprintf(tw, "  paths through it:\t%d\n", len(x.Paths))
-	for _, e := range x.Paths {
+	for i, e := range x.Paths {
 		fmt.Fprintf(tw, "\n  %s  (%s)\n", strings.Join(e.Path, " > "), e.PolicyKind)
 		fmt.Fprintf(tw, "    stack, established first:\t%s\n", list(e.Policies))
 		fmt.Fprintf(tw, "    effective spec:\t%s\n", compact(e.Spec))
+		if i < len(x.Decisions) {
+			d := x.Decisions[i]
+			for _, f := range d.Fields {
+				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", f.Field, f.From, f.Step)
+			}
+			for _, u := range d.NotInEffect {
+				fmt.Fprintf(tw, "    not in effect: %s of %s\t%s\n", u.Field, u.Policy, u.Reason)
+			}
+			continue
+		}
 		keys := make([]string, 0, len(e.Provenance))
 		for k := range e.Provenance {
 			keys = append(keys, k)
