@@ -162,7 +162,7 @@ func checkBounds(t *rapid.T, s *Scenario, cfg Config) {
 		for _, ps := range out.Policies {
 			for _, c := range ps.Conditions {
 				switch c.Reason {
-				case engine.ReasonInvalid, engine.ReasonTargetNotFound, engine.ReasonRefNotPermitted:
+				case engine.ReasonInvalid, engine.ReasonTargetNotFound:
 					t.Fatalf("NoInvalid, yet %s: %s %s: %s\n%s", ps.Ref, c.Type, c.Reason, c.Message, s.YAML())
 				}
 			}

@@ -711,8 +711,8 @@ func TestCrossNamespace(t *testing.T) {
 
 	t.Run("no grant", func(t *testing.T) {
 		out := simulate(t, joinDocs(append([]string{xnsProfile(true)}, xnsObjects...)...), Options{})
-		checkCondition(t, out, policy, target, engine.TypeAccepted, "False", engine.ReasonRefNotPermitted, "apps")
-		checkCondition(t, out, policy, "", engine.TypeAccepted, "False", engine.ReasonRefNotPermitted)
+		checkCondition(t, out, policy, target, engine.TypeAccepted, "False", engine.ReasonInvalid, "apps")
+		checkCondition(t, out, policy, "", engine.TypeAccepted, "False", engine.ReasonInvalid)
 		if len(out.EffectivePolicies) != 0 {
 			t.Errorf("the policy is applied without a ReferenceGrant: %q", pathsOf(out))
 		}
@@ -726,7 +726,7 @@ func TestCrossNamespace(t *testing.T) {
 		// A grant next to the policy says nothing about the target
 		// "accepting the policy".
 		out := simulate(t, joinDocs(append([]string{xnsProfile(true), grant("policies")}, xnsObjects...)...), Options{})
-		checkCondition(t, out, policy, target, engine.TypeAccepted, "False", engine.ReasonRefNotPermitted)
+		checkCondition(t, out, policy, target, engine.TypeAccepted, "False", engine.ReasonInvalid)
 		if len(out.EffectivePolicies) != 0 {
 			t.Errorf("applied with a grant in the wrong namespace: %q", pathsOf(out))
 		}

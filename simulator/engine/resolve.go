@@ -133,7 +133,9 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 			return o
 		}
 		if !in.Grants.Allows(p.Ref.Group, p.Ref.Kind, p.Ref.Namespace, group, tr.Kind, tr.Namespace, tr.Name) {
-			o.reason, o.msg = ReasonRefNotPermitted, fmt.Sprintf("targetRef to %s is not permitted: no ReferenceGrant in namespace %s allows %s from namespace %s", named, tr.Namespace, p.Ref.Kind, p.Ref.Namespace)
+			// GEP-2649, On Policy objects: only the reasons of Gateway API's
+			// Go spec (Accepted, Conflicted, Invalid, TargetNotFound).
+			o.reason, o.msg = ReasonInvalid, fmt.Sprintf("targetRef to %s is not permitted: no ReferenceGrant in namespace %s allows %s from namespace %s", named, tr.Namespace, p.Ref.Kind, p.Ref.Namespace)
 			return o
 		}
 	}

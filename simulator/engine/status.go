@@ -376,7 +376,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: strings.Join(problems, "; ")}}
 	default:
 		reason := ReasonTargetNotFound
-		for _, rs := range []string{ReasonInvalid, ReasonRefNotPermitted, ReasonTargetNotFound} {
+		for _, rs := range []string{ReasonInvalid, ReasonTargetNotFound} {
 			if reasons[rs] {
 				reason = rs
 				break

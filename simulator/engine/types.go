@@ -168,7 +168,6 @@ const (
 	ReasonConflicted        = "Conflicted"
 	ReasonInvalid           = "Invalid"
 	ReasonTargetNotFound    = "TargetNotFound"
-	ReasonRefNotPermitted   = "RefNotPermitted"
 	ReasonEnforced          = "Enforced"
 	ReasonPartiallyEnforced = "PartiallyEnforced"
 	ReasonOverridden        = "Overridden"
