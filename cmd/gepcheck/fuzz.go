@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
 )
@@ -19,6 +21,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 	var (
 		profileName, semantics, outDir, mutant string
 		checks, workers                        int
+		impl                                   implFlags
 		seed                                   uint64
 		properties                             []string
 	)
@@ -45,7 +48,17 @@ skipped unless named with --property.`,
 				return inputError{fmt.Errorf("--checks must be at least 1")}
 			}
 			var ps []suite.Property
-			if len(properties) == 0 {
+			if impl.impl != "" {
+				// Differential: the implementation against the reference.
+				d, err := impl.driver()
+				if err != nil {
+					return err
+				}
+				if profileName == "" {
+					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
+				}
+				ps = append(ps, suite.Differential(d, profileName, generators.Scenarios(generators.Config{Profile: profileName})))
+			} else if len(properties) == 0 {
 				for _, p := range suite.Properties() {
 					if !p.Finding {
 						ps = append(ps, p)
@@ -111,6 +124,7 @@ skipped unless named with --property.`,
 	f.StringArrayVar(&properties, "property", nil, "property to run; repeatable (default: all but findings)")
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
+	impl.add(cmd)
 	_ = f.MarkHidden("mutant")
 	return cmd
 }
