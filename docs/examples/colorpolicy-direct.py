@@ -40,8 +40,12 @@ def main():
         ns, name, ts, _ = p
         return (ts is None, ts or "", f"{ns}/{name}")
 
+    # A deliberately broken mode, to watch gepcheck catch it:
+    # GEPCHECK_EXAMPLE_BROKEN=newest-wins lets the newest policy win.
+    reverse = os.environ.get("GEPCHECK_EXAMPLE_BROKEN") == "newest-wins"
+
     won, lost, problems, claims = {}, {}, {}, {}
-    for p in sorted(policies, key=order):
+    for p in sorted(policies, key=order, reverse=reverse):
         ns, name, _, spec = p
         seen = set()
         for t in spec.get("targetRefs", []):

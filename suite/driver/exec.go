@@ -29,6 +29,8 @@ type Exec struct {
 	// zero).
 	Timeout     time.Duration
 	Parallelism int
+	// Env adds NAME=value variables to the command's environment.
+	Env []string
 }
 
 // Name implements Driver.
@@ -103,6 +105,7 @@ func (e *Exec) observe(ctx context.Context, c Case) Observation {
 	cmd.Stdin = strings.NewReader(c.YAML)
 	cmd.Env = append(os.Environ(), "GEPCHECK_CASE_JSON="+jsonFile, "GEPCHECK_CASE_NAME="+c.Name,
 		"GEPCHECK_PROFILES="+strings.Join(c.Profiles, ","))
+	cmd.Env = append(cmd.Env, e.Env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
