@@ -59,7 +59,11 @@ func (s *Scenario) YAML() []byte {
 		docs = append(docs, object("v1", "Namespace", "", ns, nil))
 	}
 	for _, c := range s.GatewayClasses {
-		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": controllerName}))
+		cn := controllerName
+		if s.envoyGateway() {
+			cn = EnvoyGatewayControllerName
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": cn}))
 	}
 	for _, g := range s.Gateways {
 		var ls []any
@@ -72,7 +76,7 @@ func (s *Scenario) YAML() []byte {
 		}
 		docs = append(docs, object("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, map[string]any{"gatewayClassName": g.Class, "listeners": ls}))
 	}
-	for _, svc := range s.Services {
+	for i, svc := range s.Services {
 		var ports []any
 		for _, p := range svc.servicePorts() {
 			pm := map[string]any{"port": p.port}
@@ -81,7 +85,13 @@ func (s *Scenario) YAML() []byte {
 			}
 			ports = append(ports, pm)
 		}
-		docs = append(docs, object("v1", "Service", svc.Namespace, svc.Name, map[string]any{"ports": ports}))
+		spec := map[string]any{"ports": ports}
+		if s.envoyGateway() {
+			// Envoy Gateway routes to a Service's clusterIP when it has no
+			// EndpointSlices, as in egctl x translate.
+			spec["clusterIP"] = fmt.Sprintf("10.96.%d.%d", 1+i/250, 1+i%250)
+		}
+		docs = append(docs, object("v1", "Service", svc.Namespace, svc.Name, spec))
 	}
 	for _, r := range s.Routes {
 		var parents, rules []any
@@ -195,3 +205,6 @@ func policyAPIVersion(group, kind string) string {
 	}
 	return group + "/v1alpha1"
 }
+
+// envoyGateway reports whether the scenario is for Envoy Gateway.
+func (s *Scenario) envoyGateway() bool { return strings.HasPrefix(s.Profile, "envoy-gateway") }

@@ -1,0 +1,87 @@
+package generators
+
+import (
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// EnvoyGatewayControllerName is the controllerName of Envoy Gateway's
+// GatewayClass.
+const EnvoyGatewayControllerName = "gateway.envoyproxy.io/gatewayclass-controller"
+
+// BTPField is a BackendTrafficPolicy field that shows as one readable xDS
+// value per route rule (docs/envoy-gateway.md).
+type BTPField struct {
+	// Path is the dotted field of the policy's spec.
+	Path []string
+	// Values are the values drawn.
+	Values []any
+}
+
+// BTPFields is the table of BackendTrafficPolicy fields the Envoy Gateway
+// generator draws from.
+var BTPFields = []BTPField{
+	{Path: []string{"timeout", "http", "requestTimeout"}, Values: []any{"5s", "10s", "15s"}},
+	{Path: []string{"retry", "numRetries"}, Values: []any{float64(1), float64(2), float64(3)}},
+	{Path: []string{"loadBalancer", "type"}, Values: []any{"RoundRobin", "LeastRequest", "Random"}},
+}
+
+// EnvoyGatewayScenarios draws Envoy-Gateway-shaped scenarios in namespace
+// ns: a GatewayClass with Envoy Gateway's controllerName, a Gateway with two
+// listeners, two HTTPRoutes with named rules (one attached to the Gateway,
+// one to a listener), a Service, and BackendTrafficPolicies on the Gateway,
+// a listener, the routes and a rule, with mergeType JSONMerge on some
+// route-level ones; creationTimestamps and names drawn to make conflicts.
+func EnvoyGatewayScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario] {
+	if maxPolicies <= 0 {
+		maxPolicies = 4
+	}
+	targets := []Target{
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw"},
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Section: "http"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-1"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-1", Section: "rule-1"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-2"},
+	}
+	return rapid.Custom(func(t *rapid.T) *Scenario {
+		s := &Scenario{Profile: "envoy-gateway-backendtrafficpolicy"}
+		s.Namespaces = []string{ns}
+		s.GatewayClasses = []string{"eg"}
+		s.Gateways = []Gateway{{Namespace: ns, Name: "gw", Class: "eg", Listeners: []Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}}
+		s.Services = []Service{{Namespace: ns, Name: "svc"}}
+		b := []BackendRef{{Name: "svc"}}
+		s.Routes = []Route{
+			{Namespace: ns, Name: "route-1", Parents: []ParentRef{{Name: "gw"}}, Rules: []Rule{{Name: "rule-1", Backends: b}, {Name: "rule-2", Backends: b}}},
+			{Namespace: ns, Name: "route-2", Parents: []ParentRef{{Name: "gw", Section: "http"}}, Rules: []Rule{{Name: "rule-1", Backends: b}}},
+		}
+		used := map[string]bool{}
+		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
+		for i := 0; i < n; i++ {
+			tg := rapid.SampledFrom(targets).Draw(t, "target")
+			created := BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
+			p := Policy{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy", Namespace: ns, Name: drawName(t, used), Created: &created,
+				Targets: []Target{tg}, Spec: map[string]any{}}
+			for _, f := range rapid.SliceOfNDistinct(rapid.IntRange(0, len(BTPFields)-1), 1, len(BTPFields), rapid.ID[int]).Draw(t, "fields") {
+				setPath(p.Spec, BTPFields[f].Path, rapid.SampledFrom(BTPFields[f].Values).Draw(t, "value"))
+			}
+			if tg.Kind == "HTTPRoute" && rapid.IntRange(0, 2).Draw(t, "merge") == 0 {
+				p.Spec["mergeType"] = "JSONMerge"
+			}
+			s.Policies = append(s.Policies, p)
+		}
+		return s
+	})
+}
+
+func setPath(m map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}

@@ -1,0 +1,24 @@
+package generators
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/simulator"
+)
+
+// Envoy Gateway scenarios load and reach the route rules through the
+// envoy-gateway-backendtrafficpolicy profile.
+func TestEnvoyGatewayScenarios(t *testing.T) {
+	g := EnvoyGatewayScenarios("case-1", 4)
+	for seed := 0; seed < 50; seed++ {
+		s := g.Example(seed)
+		m, err := simulator.LoadFiles([]string{"-"}, bytes.NewReader(s.YAML()), simulator.Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, s.YAML())
+		}
+		if out := m.Run("", nil); len(out.EffectivePolicies) == 0 {
+			t.Errorf("seed %d: no effective policy", seed)
+		}
+	}
+}
