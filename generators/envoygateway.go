@@ -24,7 +24,6 @@ type BTPField struct {
 var BTPFields = []BTPField{
 	{Path: []string{"timeout", "http", "requestTimeout"}, Values: []any{"5s", "10s", "15s"}},
 	{Path: []string{"retry", "numRetries"}, Values: []any{float64(1), float64(2), float64(3)}},
-	{Path: []string{"loadBalancer", "type"}, Values: []any{"RoundRobin", "LeastRequest", "Random"}},
 }
 
 // EnvoyGatewayScenarios draws Envoy-Gateway-shaped scenarios in namespace
@@ -84,4 +83,27 @@ func setPath(m map[string]any, path []string, v any) {
 		m = next
 	}
 	m[path[len(path)-1]] = v
+}
+
+// InNamespace returns a copy of a single-namespace scenario moved to
+// namespace ns, so that scenarios can be batched one namespace each.
+func (s *Scenario) InNamespace(ns string) *Scenario {
+	c := s.Clone()
+	c.Namespaces = []string{ns}
+	for i := range c.Gateways {
+		c.Gateways[i].Namespace = ns
+	}
+	for i := range c.Routes {
+		c.Routes[i].Namespace = ns
+	}
+	for i := range c.Services {
+		c.Services[i].Namespace = ns
+	}
+	for i := range c.Policies {
+		c.Policies[i].Namespace = ns
+	}
+	for i := range c.OwnFields {
+		c.OwnFields[i].Namespace = ns
+	}
+	return c
 }

@@ -41,8 +41,11 @@ type Model struct {
 	Grants   topology.Grants
 	Kinds    []*Kind
 	Scenario *Scenario
-	// Finding names the Finding document of the input, if any.
-	Finding string
+	// Finding names the Finding document of the input, if any, and
+	// FindingImplementation the implementation it is about (empty for a
+	// disagreement between specs).
+	Finding               string
+	FindingImplementation string
 	// OwnFields holds the values objects set themselves in fields that
 	// field-level policies default or override (ObjectFields documents),
 	// by object ref.
@@ -204,6 +207,9 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			// A finding of the property suite (scenarios/findings/): its
 			// header explains the objects that follow.
 			b.m.Finding = d.Name
+			if spec, ok := d.Raw["spec"].(map[string]any); ok {
+				b.m.FindingImplementation, _ = spec["implementation"].(string)
+			}
 		case d.Group == GepcheckGroup && d.Kind == "Scenario":
 			var s Scenario
 			if b.decode(d, &s) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -22,6 +23,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		profileName, semantics, outDir, mutant string
 		checks, workers                        int
 		impl                                   implFlags
+		kind                                   string
 		seed                                   uint64
 		properties                             []string
 	)
@@ -48,6 +50,9 @@ skipped unless named with --property.`,
 				return inputError{fmt.Errorf("--checks must be at least 1")}
 			}
 			var ps []suite.Property
+			if impl.impl == "envoy-gateway" {
+				return fuzzEnvoyGateway(stdout, impl, seed, checks, outDir, kind)
+			}
 			if impl.impl != "" {
 				// Differential: the implementation against the reference.
 				d, err := impl.driver()
@@ -125,6 +130,65 @@ skipped unless named with --property.`,
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impl.add(cmd)
+	f.StringVar(&kind, "kind", "BackendTrafficPolicy", "policy kind for --impl envoy-gateway")
 	_ = f.MarkHidden("mutant")
 	return cmd
+}
+
+// fuzzEnvoyGateway is the batched differential run against Envoy Gateway's
+// translator: scenarios in batches of one egctl process, each disagreement
+// shrunk (in batches too) and written as a finding, one per kind of
+// difference.
+func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, outDir, kind string) error {
+	if kind != "BackendTrafficPolicy" {
+		return inputError{fmt.Errorf("--kind %s: only BackendTrafficPolicy is drawn so far", kind)}
+	}
+	d, err := f.driver()
+	if err != nil {
+		return err
+	}
+	if seed == 0 {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		seed = uint64(binary.LittleEndian.Uint32(b[:]))
+	}
+	const profile = "envoy-gateway-backendtrafficpolicy"
+	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate), profile %s\n", seed, f.egVersion, profile)
+	gen := func(i int) *generators.Scenario {
+		return generators.EnvoyGatewayScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+	}
+	start := time.Now()
+	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, []string{"Accepted"})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", checks, elapsed.Round(time.Millisecond), float64(checks)/elapsed.Seconds(), len(found))
+	kinds := map[string]bool{}
+	shrunk := map[string]bool{}
+	for _, dis := range found {
+		if dis.Got.Error != "" {
+			fmt.Fprintf(stdout, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
+			continue
+		}
+		// Shrink one disagreement of each kind: shrinking costs egctl runs.
+		if k := suite.Kind(dis.Diff); shrunk[k] {
+			continue
+		} else {
+			shrunk[k] = true
+		}
+		small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"})
+		replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --seed %d --checks %d", seed, checks)
+		file, err := suite.WriteDisagreement(outDir, "envoy-gateway", replay, small)
+		if err != nil {
+			return err
+		}
+		if kinds[file] {
+			continue
+		}
+		kinds[file] = true
+		fmt.Fprintf(stdout, "  finding (case %d, shrunk to %d policies): %s\n    %s\n", dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", checks-len(found), len(found))
+	return nil
 }

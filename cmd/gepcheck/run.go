@@ -18,12 +18,13 @@ import (
 
 // implFlags selects an implementation driver.
 type implFlags struct {
-	impl, execCommand string
-	timeout           time.Duration
+	impl, execCommand, egVersion string
+	timeout                      time.Duration
 }
 
 func (f *implFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.impl, "impl", "", "implementation: reference, or exec (with --exec-command)")
+	cmd.Flags().StringVar(&f.impl, "impl", "", "implementation: reference, envoy-gateway (egctl x translate, built and cached by gepcheck), or exec (with --exec-command)")
+	cmd.Flags().StringVar(&f.egVersion, "envoy-gateway-version", driver.EnvoyGatewayVersion, "Envoy Gateway version whose egctl to build and run")
 	cmd.Flags().StringVar(&f.execCommand, "exec-command", "", "command speaking docs/exec-protocol.md, for --impl exec")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Second, "time limit per case")
 }
@@ -38,10 +39,16 @@ func (f *implFlags) driver() (driver.Driver, error) {
 			return nil, inputError{fmt.Errorf("--impl exec needs --exec-command: %v", err)}
 		}
 		return &driver.Exec{Command: args, Timeout: f.timeout, Parallelism: 2}, nil
+	case "envoy-gateway":
+		bin, err := driver.Egctl(context.Background(), f.egVersion)
+		if err != nil {
+			return nil, err
+		}
+		return &driver.EnvoyGateway{Egctl: bin}, nil
 	case "":
 		return nil, inputError{errors.New("pass --impl")}
 	}
-	return nil, inputError{fmt.Errorf("--impl %q: one of reference, exec", f.impl)}
+	return nil, inputError{fmt.Errorf("--impl %q: one of reference, envoy-gateway, exec", f.impl)}
 }
 
 func newRun(stdout io.Writer) *cobra.Command {

@@ -103,7 +103,12 @@ func (o *Observation) Normalize() {
 // Diff describes how got differs from want: effective settings per path,
 // and policy conditions by type, status and reason (messages are not
 // compared). It returns nothing when they agree.
-func Diff(want, got Observation) []string {
+func Diff(want, got Observation) []string { return DiffConditions(want, got, nil) }
+
+// DiffConditions is Diff comparing only the condition types listed (all
+// when nil): an implementation may not write every condition gepcheck
+// computes. Paths whose effective spec is empty count as having none.
+func DiffConditions(want, got Observation, types []string) []string {
 	var out []string
 	if want.Error != "" || got.Error != "" {
 		if want.Error != got.Error {
@@ -114,6 +119,9 @@ func Diff(want, got Observation) []string {
 	index := func(ps []Path) map[string]string {
 		m := map[string]string{}
 		for _, p := range ps {
+			if len(p.Spec) == 0 {
+				continue
+			}
 			b, _ := json.Marshal(p.Spec)
 			m[strings.Join(p.Path, " > ")] = string(b)
 		}
@@ -134,6 +142,9 @@ func Diff(want, got Observation) []string {
 		m := map[string]string{}
 		for _, s := range ss {
 			for _, c := range s.Conditions {
+				if types != nil && !contains(types, c.Type) {
+					continue
+				}
 				m[s.Ref+" "+c.Type] = c.Status + "/" + c.Reason
 			}
 		}
@@ -164,4 +175,13 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

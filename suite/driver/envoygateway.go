@@ -1,0 +1,273 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// EnvoyGatewayVersion is the pinned Envoy Gateway release whose translator
+// gepcheck runs.
+const EnvoyGatewayVersion = "v1.9.1"
+
+// Egctl returns the path of egctl at version, building it with `go install`
+// into gepcheck's cache (~/.cache/gepcheck/egctl/VERSION) the first time.
+// It never looks for egctl on PATH.
+func Egctl(ctx context.Context, version string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "gepcheck", "egctl", version)
+	bin := filepath.Join(dir, "egctl")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "go", "install", "github.com/envoyproxy/gateway/cmd/egctl@"+version)
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-mod=mod")
+	cmd.Dir = os.TempDir() // outside any module
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go install egctl@%s: %v\n%s", version, err, lastLine(string(out)))
+	}
+	return bin, nil
+}
+
+// EnvoyGateway observes cases with Envoy Gateway's own translator, offline:
+// `egctl x translate --from gateway-api --to gateway-api,xds`. Cases are
+// translated together in one egctl run, one namespace per case; a batch
+// that fails is bisected to find the case that makes it fail.
+//
+// Observed settings, per route rule, read from the xDS route of each
+// listener (docs/envoy-gateway.md): BackendTrafficPolicy
+// timeout.http.requestTimeout (route timeout) and retry.numRetries (route
+// retry policy). Conditions: Accepted, aggregated over status ancestors.
+type EnvoyGateway struct {
+	Egctl   string
+	Timeout time.Duration
+}
+
+// Name implements Driver.
+func (*EnvoyGateway) Name() string { return "envoy-gateway" }
+
+// Supports implements Driver.
+func (*EnvoyGateway) Supports(f string) bool {
+	switch f {
+	case "BackendTrafficPolicy", "sectionName", "mergeType":
+		return true
+	}
+	return false
+}
+
+// Observe implements Driver.
+func (e *EnvoyGateway) Observe(ctx context.Context, cases []Case) ([]Observation, error) {
+	out := make([]Observation, len(cases))
+	e.batch(ctx, cases, out)
+	return out, ctx.Err()
+}
+
+func (e *EnvoyGateway) batch(ctx context.Context, cases []Case, out []Observation) {
+	if len(cases) == 0 {
+		return
+	}
+	obs, err := e.translate(ctx, cases)
+	if err == nil {
+		copy(out, obs)
+		return
+	}
+	if len(cases) == 1 {
+		out[0] = Observation{Name: cases[0].Name, Error: err.Error()}
+		return
+	}
+	// Bisect: find the cases that make egctl fail.
+	mid := len(cases) / 2
+	e.batch(ctx, cases[:mid], out[:mid])
+	e.batch(ctx, cases[mid:], out[mid:])
+}
+
+// translate runs egctl once over the cases.
+func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observation, error) {
+	var in bytes.Buffer
+	classes := map[string]bool{}
+	caseOf := map[string]int{} // namespace → case
+	for i, c := range cases {
+		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
+		if err != nil {
+			return nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
+		}
+		for _, d := range docs {
+			switch {
+			case d.Group == "gepcheck.dev":
+				continue // gepcheck's own documents
+			case d.Kind == "GatewayClass":
+				if classes[d.Name] {
+					continue
+				}
+				classes[d.Name] = true
+			}
+			if d.Namespace != "" {
+				if j, ok := caseOf[d.Namespace]; ok && j != i {
+					return nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, d.Namespace)
+				}
+				caseOf[d.Namespace] = i
+			}
+			b, err := yaml.Marshal(d.Raw)
+			if err != nil {
+				return nil, err
+			}
+			in.WriteString("---\n")
+			in.Write(b)
+		}
+	}
+	timeout := e.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Egctl, "x", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "-f", "-")
+	cmd.Stdin = &in
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("egctl timed out after %s", timeout)
+	case err != nil:
+		return nil, fmt.Errorf("egctl failed: %v: %s", err, lastLine(stderr.String()))
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		return nil, fmt.Errorf("egctl printed something that is not YAML: %v", err)
+	}
+	obs := make([]Observation, len(cases))
+	for i, c := range cases {
+		obs[i] = Observation{Name: c.Name, Effective: []Path{}, Policies: []Status{}}
+	}
+	at := func(ns string) *Observation {
+		if i, ok := caseOf[ns]; ok {
+			return &obs[i]
+		}
+		return nil
+	}
+	readPolicies(doc, at)
+	readRoutes(doc, at)
+	for i := range obs {
+		obs[i].Normalize()
+	}
+	return obs, nil
+}
+
+// readPolicies aggregates each BackendTrafficPolicy's Accepted condition
+// over its status ancestors: True if accepted on any, else the first
+// reason.
+func readPolicies(doc map[string]any, at func(string) *Observation) {
+	for _, p := range list(doc["backendTrafficPolicies"]) {
+		meta := obj(obj(p)["metadata"])
+		ns, name := str(meta["namespace"]), str(meta["name"])
+		o := at(ns)
+		if o == nil {
+			continue
+		}
+		acc := Condition{Type: "Accepted", Status: "False", Reason: "NoStatus"}
+		for _, a := range list(obj(obj(p)["status"])["ancestors"]) {
+			for _, c := range list(obj(a)["conditions"]) {
+				cm := obj(c)
+				if str(cm["type"]) != "Accepted" {
+					continue
+				}
+				if acc.Reason == "NoStatus" || str(cm["status"]) == "True" {
+					acc = Condition{Type: "Accepted", Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
+				}
+			}
+		}
+		o.Policies = append(o.Policies, Status{Ref: "BackendTrafficPolicy/" + ns + "/" + name, Conditions: []Condition{acc}})
+	}
+}
+
+// readRoutes reads, from each listener's xDS routes, the settings of each
+// route rule.
+func readRoutes(doc map[string]any, at func(string) *Observation) {
+	xds := obj(doc["xds"])
+	for _, proxy := range sortedObjKeys(xds) {
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, rc := range list(obj(cfg)["dynamicRouteConfigs"]) {
+				route := obj(obj(rc)["routeConfig"])
+				// Route configurations are named namespace/gateway/listener.
+				parts := strings.Split(str(route["name"]), "/")
+				if len(parts) != 3 {
+					continue
+				}
+				ns, gw, listener := parts[0], parts[1], parts[2]
+				o := at(ns)
+				if o == nil {
+					continue
+				}
+				for _, vh := range list(route["virtualHosts"]) {
+					for _, r := range list(obj(vh)["routes"]) {
+						rm := obj(r)
+						var res map[string]any
+						for _, x := range list(obj(obj(obj(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+							if str(obj(x)["kind"]) == "HTTPRoute" {
+								res = obj(x)
+							}
+						}
+						if res == nil {
+							continue
+						}
+						spec := map[string]any{}
+						action := obj(rm["route"])
+						if t, ok := action["timeout"].(string); ok {
+							spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
+						}
+						if n, ok := obj(action["retryPolicy"])["numRetries"]; ok {
+							spec["retry"] = map[string]any{"numRetries": n}
+						}
+						path := []string{
+							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
+							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]),
+							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + str(res["sectionName"]),
+						}
+						o.Effective = append(o.Effective, Path{Path: path, Spec: spec})
+					}
+				}
+			}
+		}
+	}
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func sortedObjKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

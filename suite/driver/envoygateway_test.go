@@ -1,0 +1,72 @@
+package driver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/generators"
+)
+
+// cachedEgctl returns egctl from gepcheck's cache, or skips: `make test`
+// uses it when `make egctl` (part of `make ci`) has built it.
+func cachedEgctl(t *testing.T) string {
+	t.Helper()
+	cache, _ := os.UserCacheDir()
+	bin := filepath.Join(cache, "gepcheck", "egctl", EnvoyGatewayVersion, "egctl")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("egctl %s is not cached (run make egctl): %v", EnvoyGatewayVersion, err)
+	}
+	return bin
+}
+
+// A short differential run against Envoy Gateway's real translator: a
+// batch of generated scenarios, one egctl process. Disagreements are
+// findings, reported, not failures; the test fails only if the driver
+// cannot observe (egctl fails, or a case gets no observation).
+func TestEnvoyGatewayBatch(t *testing.T) {
+	eg := &EnvoyGateway{Egctl: cachedEgctl(t)}
+	var cases []Case
+	for i := 0; i < 20; i++ {
+		s := generators.EnvoyGatewayScenarios("case-"+string(rune('a'+i)), 4).Example(i)
+		cases = append(cases, Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{"envoy-gateway-backendtrafficpolicy"}})
+	}
+	got, err := eg.Observe(context.Background(), cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Reference{}.Observe(context.Background(), cases)
+	agree := 0
+	for i, c := range cases {
+		if got[i].Error != "" {
+			t.Errorf("%s: %s", c.Name, got[i].Error)
+			continue
+		}
+		if len(got[i].Effective) == 0 {
+			t.Errorf("%s: Envoy Gateway realized no route: the xDS was not read", c.Name)
+		}
+		if d := DiffConditions(want[i], got[i], []string{"Accepted"}); len(d) > 0 {
+			t.Logf("finding in %s:\n  %s", c.Name, strings.Join(d, "\n  "))
+			continue
+		}
+		agree++
+	}
+	t.Logf("Envoy Gateway %s agrees with the reference on %d of %d cases", EnvoyGatewayVersion, agree, len(cases))
+}
+
+// A broken egctl is reported per case, never as a pass.
+func TestEnvoyGatewayBrokenBinary(t *testing.T) {
+	eg := &EnvoyGateway{Egctl: "/bin/false"}
+	s := generators.EnvoyGatewayScenarios("case-x", 2).Example(1)
+	obs, err := eg.Observe(context.Background(), []Case{{Name: "x", YAML: string(s.YAML())}, {Name: "y", YAML: string(s.InNamespace("case-y").YAML())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		if !strings.Contains(o.Error, "egctl failed") {
+			t.Errorf("%s: error %q, want egctl failed", o.Name, o.Error)
+		}
+	}
+}
