@@ -3,7 +3,9 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl
+
+EG_VERSION ?= v1.9.1
 
 all: build
 
@@ -38,11 +40,18 @@ fuzz:
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary, and every property
 ## for 5,000 cases (seed 1, so CI is reproducible).
-ci: build
+ci: build egctl
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
+	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/driver/
+	$(BIN) fuzz --impl envoy-gateway --checks 60 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
+
+## egctl: build Envoy Gateway's egctl $(EG_VERSION) into ~/.cache/gepcheck (once;
+## about 6-15 minutes cold, from the Go module proxy)
+egctl: build
+	$(BIN) fuzz --impl envoy-gateway --envoy-gateway-version $(EG_VERSION) --checks 1 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings > /dev/null
 
 clean:
 	rm -rf bin

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -57,6 +58,9 @@ func Egctl(ctx context.Context, version string) (string, error) {
 type EnvoyGateway struct {
 	Egctl   string
 	Timeout time.Duration
+	// Parallelism is how many egctl processes run at once, each on a share
+	// of the batch (2 when zero).
+	Parallelism int
 }
 
 // Name implements Driver.
@@ -74,7 +78,21 @@ func (*EnvoyGateway) Supports(f string) bool {
 // Observe implements Driver.
 func (e *EnvoyGateway) Observe(ctx context.Context, cases []Case) ([]Observation, error) {
 	out := make([]Observation, len(cases))
-	e.batch(ctx, cases, out)
+	n := e.Parallelism
+	if n <= 0 {
+		n = 2
+	}
+	n = min(n, len(cases))
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		lo, hi := w*len(cases)/n, (w+1)*len(cases)/n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.batch(ctx, cases[lo:hi], out[lo:hi])
+		}()
+	}
+	wg.Wait()
 	return out, ctx.Err()
 }
 

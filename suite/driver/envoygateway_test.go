@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,43 @@ func TestEnvoyGatewayBrokenBinary(t *testing.T) {
 		if !strings.Contains(o.Error, "egctl failed") {
 			t.Errorf("%s: error %q, want egctl failed", o.Name, o.Error)
 		}
+	}
+}
+
+// BenchmarkEnvoyGatewayThroughput measures scenarios per second through
+// egctl, batched (one process for all scenarios) and one process per
+// scenario, in one run (docs/performance.md).
+func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
+	cache, _ := os.UserCacheDir()
+	bin := filepath.Join(cache, "gepcheck", "egctl", EnvoyGatewayVersion, "egctl")
+	if _, err := os.Stat(bin); err != nil {
+		b.Skip("egctl not cached: run make egctl")
+	}
+	eg := &EnvoyGateway{Egctl: bin}
+	cases := func(n int) []Case {
+		var cs []Case
+		for i := 0; i < n; i++ {
+			s := generators.EnvoyGatewayScenarios(fmt.Sprintf("bench-%d", i), 4).Example(i)
+			cs = append(cs, Case{Name: s.Namespaces[0], YAML: string(s.YAML())})
+		}
+		return cs
+	}
+	for _, bc := range []struct {
+		name       string
+		n, perCall int
+	}{{"batched-100", 100, 100}, {"batched-25", 100, 25}, {"one-per-process", 10, 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			cs := cases(bc.n)
+			b.ResetTimer()
+			for it := 0; it < b.N; it++ {
+				for start := 0; start < len(cs); start += bc.perCall {
+					obs, err := eg.Observe(context.Background(), cs[start:min(len(cs), start+bc.perCall)])
+					if err != nil || obs[0].Error != "" {
+						b.Fatalf("%v %s", err, obs[0].Error)
+					}
+				}
+			}
+			b.ReportMetric(float64(bc.n*b.N)/b.Elapsed().Seconds(), "scenarios/s")
+		})
 	}
 }
