@@ -27,7 +27,7 @@ func Differential(d driver.Driver, profile string, gen *rapid.Generator[*generat
 			if err != nil {
 				t.Fatalf("%s could not run: %v", d.Name(), err)
 			}
-			if diff := driver.Diff(want[0], got[0]); len(diff) > 0 {
+			if diff := driver.DiffConditions(want[0], got[0], d.Conditions()); len(diff) > 0 {
 				fail(t, c, "%s disagrees with the reference:\n%s", d.Name(), strings.Join(diff, "\n"))
 			}
 		},

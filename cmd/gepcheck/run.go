@@ -90,7 +90,7 @@ func newRun(stdout io.Writer) *cobra.Command {
 			}
 			failed := 0
 			for i, c := range cases {
-				diff := driver.Diff(want[i], got[i])
+				diff := driver.DiffConditions(want[i], got[i], d.Conditions())
 				if len(diff) == 0 {
 					fmt.Fprintf(stdout, "agree     %s\n", c.Name)
 					continue

@@ -79,6 +79,9 @@ type Driver interface {
 	// (a policy kind such as "ColorPolicy", or "sectionName"); cases that
 	// need another are skipped, not failed.
 	Supports(feature string) bool
+	// Conditions lists the policy condition types the implementation
+	// writes and gepcheck compares; nil: all of them.
+	Conditions() []string
 	// Observe runs a batch of independent cases and returns one
 	// observation per case, in order. An error means the whole batch
 	// failed (the implementation could not run at all).

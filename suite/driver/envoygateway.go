@@ -75,6 +75,10 @@ func (*EnvoyGateway) Supports(f string) bool {
 	return false
 }
 
+// Conditions implements Driver: Envoy Gateway writes Accepted (and Merged,
+// Overridden), not GEP-713's Enforced.
+func (*EnvoyGateway) Conditions() []string { return []string{"Accepted"} }
+
 // Observe implements Driver.
 func (e *EnvoyGateway) Observe(ctx context.Context, cases []Case) ([]Observation, error) {
 	out := make([]Observation, len(cases))

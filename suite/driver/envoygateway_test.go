@@ -109,3 +109,28 @@ func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
 		})
 	}
 }
+
+// The kept findings still reproduce with the pinned Envoy Gateway version
+// (scenarios/findings/envoy-gateway/, docs/envoy-gateway.md).
+func TestEnvoyGatewayFindingsReproduce(t *testing.T) {
+	eg := &EnvoyGateway{Egctl: cachedEgctl(t)}
+	files, _ := filepath.Glob("../../scenarios/findings/envoy-gateway/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no findings kept")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Case{Name: f, YAML: string(data)}
+		want, _ := Reference{}.Observe(context.Background(), []Case{c})
+		got, err := eg.Observe(context.Background(), []Case{c})
+		if err != nil || got[0].Error != "" {
+			t.Fatalf("%s: %v %s", f, err, got[0].Error)
+		}
+		if len(DiffConditions(want[0], got[0], eg.Conditions())) == 0 {
+			t.Errorf("%s no longer reproduces with Envoy Gateway %s: remove it or record the change", f, EnvoyGatewayVersion)
+		}
+	}
+}

@@ -31,7 +31,12 @@ type Exec struct {
 	Parallelism int
 	// Env adds NAME=value variables to the command's environment.
 	Env []string
+	// CompareConditions lists the condition types compared (nil: all).
+	CompareConditions []string
 }
+
+// Conditions implements Driver.
+func (e *Exec) Conditions() []string { return e.CompareConditions }
 
 // Name implements Driver.
 func (e *Exec) Name() string { return "exec:" + filepath.Base(e.Command[0]) }

@@ -19,6 +19,9 @@ func (Reference) Name() string { return "reference" }
 // Supports implements Driver: the engine handles every feature.
 func (Reference) Supports(string) bool { return true }
 
+// Conditions implements Driver.
+func (Reference) Conditions() []string { return nil }
+
 // Observe implements Driver.
 func (r Reference) Observe(_ context.Context, cases []Case) ([]Observation, error) {
 	out := make([]Observation, len(cases))
