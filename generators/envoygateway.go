@@ -107,3 +107,33 @@ func (s *Scenario) InNamespace(ns string) *Scenario {
 	}
 	return c
 }
+
+// EnvoyGatewayClientScenarios draws ClientTrafficPolicy scenarios in
+// namespace ns: a Gateway with two listeners and one to four policies on the
+// Gateway or on one listener, setting connection.connectionLimit.value
+// (read back from the listener's connection_limit filter).
+func EnvoyGatewayClientScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario] {
+	if maxPolicies <= 0 {
+		maxPolicies = 4
+	}
+	targets := []Target{
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw"},
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Section: "http"},
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Section: "http-2"},
+	}
+	return rapid.Custom(func(t *rapid.T) *Scenario {
+		s := &Scenario{Profile: "envoy-gateway-clienttrafficpolicy"}
+		s.Namespaces = []string{ns}
+		s.GatewayClasses = []string{"eg"}
+		s.Gateways = []Gateway{{Namespace: ns, Name: "gw", Class: "eg", Listeners: []Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}}
+		used := map[string]bool{}
+		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
+		for i := 0; i < n; i++ {
+			created := BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
+			s.Policies = append(s.Policies, Policy{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy", Namespace: ns, Name: drawName(t, used), Created: &created,
+				Targets: []Target{rapid.SampledFrom(targets).Draw(t, "target")},
+				Spec:    map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": float64(rapid.SampledFrom([]int{100, 200, 300}).Draw(t, "limit"))}}}})
+		}
+		return s
+	})
+}

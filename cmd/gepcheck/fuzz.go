@@ -140,8 +140,19 @@ skipped unless named with --property.`,
 // shrunk (in batches too) and written as a finding, one per kind of
 // difference.
 func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, outDir, kind string) error {
-	if kind != "BackendTrafficPolicy" {
-		return inputError{fmt.Errorf("--kind %s: only BackendTrafficPolicy is drawn so far", kind)}
+	profile := "envoy-gateway-backendtrafficpolicy"
+	gen := func(i int) *generators.Scenario {
+		return generators.EnvoyGatewayScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+	}
+	switch kind {
+	case "BackendTrafficPolicy":
+	case "ClientTrafficPolicy":
+		profile = "envoy-gateway-clienttrafficpolicy"
+		gen = func(i int) *generators.Scenario {
+			return generators.EnvoyGatewayClientScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+		}
+	default:
+		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy", kind)}
 	}
 	d, err := f.driver()
 	if err != nil {
@@ -152,11 +163,7 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		_, _ = rand.Read(b[:])
 		seed = uint64(binary.LittleEndian.Uint32(b[:]))
 	}
-	const profile = "envoy-gateway-backendtrafficpolicy"
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate), profile %s\n", seed, f.egVersion, profile)
-	gen := func(i int) *generators.Scenario {
-		return generators.EnvoyGatewayScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
-	}
 	start := time.Now()
 	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, []string{"Accepted"})
 	if err != nil {
@@ -178,8 +185,8 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 			shrunk[k] = true
 		}
 		small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"})
-		replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --seed %d --checks %d", seed, checks)
-		file, err := suite.WriteDisagreement(outDir, "envoy-gateway", replay, small)
+		replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", kind, seed, checks)
+		file, err := suite.WriteDisagreement(outDir, profile, replay, small)
 		if err != nil {
 			return err
 		}

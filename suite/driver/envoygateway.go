@@ -69,7 +69,7 @@ func (*EnvoyGateway) Name() string { return "envoy-gateway" }
 // Supports implements Driver.
 func (*EnvoyGateway) Supports(f string) bool {
 	switch f {
-	case "BackendTrafficPolicy", "sectionName", "mergeType":
+	case "BackendTrafficPolicy", "ClientTrafficPolicy", "sectionName", "mergeType":
 		return true
 	}
 	return false
@@ -184,8 +184,10 @@ func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observati
 		}
 		return nil
 	}
-	readPolicies(doc, at)
+	readPolicies(doc, "backendTrafficPolicies", "BackendTrafficPolicy", at)
+	readPolicies(doc, "clientTrafficPolicies", "ClientTrafficPolicy", at)
 	readRoutes(doc, at)
+	readListeners(doc, at)
 	for i := range obs {
 		obs[i].Normalize()
 	}
@@ -195,8 +197,8 @@ func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observati
 // readPolicies aggregates each BackendTrafficPolicy's Accepted condition
 // over its status ancestors: True if accepted on any, else the first
 // reason.
-func readPolicies(doc map[string]any, at func(string) *Observation) {
-	for _, p := range list(doc["backendTrafficPolicies"]) {
+func readPolicies(doc map[string]any, key, kind string, at func(string) *Observation) {
+	for _, p := range list(doc[key]) {
 		meta := obj(obj(p)["metadata"])
 		ns, name := str(meta["namespace"]), str(meta["name"])
 		o := at(ns)
@@ -215,7 +217,7 @@ func readPolicies(doc map[string]any, at func(string) *Observation) {
 				}
 			}
 		}
-		o.Policies = append(o.Policies, Status{Ref: "BackendTrafficPolicy/" + ns + "/" + name, Conditions: []Condition{acc}})
+		o.Policies = append(o.Policies, Status{Ref: kind + "/" + ns + "/" + name, Conditions: []Condition{acc}})
 	}
 }
 
@@ -263,6 +265,42 @@ func readRoutes(doc map[string]any, at func(string) *Observation) {
 							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + str(res["sectionName"]),
 						}
 						o.Effective = append(o.Effective, Path{Path: path, Spec: spec})
+					}
+				}
+			}
+		}
+	}
+}
+
+// readListeners reads ClientTrafficPolicy settings from each listener: the
+// connection_limit filter's maxConnections (absent unless a policy sets
+// connection.connectionLimit).
+func readListeners(doc map[string]any, at func(string) *Observation) {
+	xds := obj(doc["xds"])
+	for _, proxy := range sortedObjKeys(xds) {
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, dl := range list(obj(cfg)["dynamicListeners"]) {
+				l := obj(obj(obj(dl)["activeState"])["listener"])
+				parts := strings.Split(str(l["name"]), "/")
+				if len(parts) != 3 {
+					continue
+				}
+				o := at(parts[0])
+				if o == nil {
+					continue
+				}
+				chains := append([]any{l["defaultFilterChain"]}, list(l["filterChains"])...)
+				for _, ch := range chains {
+					for _, f := range list(obj(ch)["filters"]) {
+						if str(obj(f)["name"]) != "envoy.filters.network.connection_limit" {
+							continue
+						}
+						var n float64
+						fmt.Sscan(fmt.Sprint(obj(obj(f)["typedConfig"])["maxConnections"]), &n)
+						o.Effective = append(o.Effective, Path{
+							Path: []string{"Gateway/" + parts[0] + "/" + parts[1], "Gateway/" + parts[0] + "/" + parts[1] + "#" + parts[2]},
+							Spec: map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": n}}},
+						})
 					}
 				}
 			}
