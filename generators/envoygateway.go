@@ -44,16 +44,7 @@ func EnvoyGatewayScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenari
 		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-2"},
 	}
 	return rapid.Custom(func(t *rapid.T) *Scenario {
-		s := &Scenario{Profile: "envoy-gateway-backendtrafficpolicy"}
-		s.Namespaces = []string{ns}
-		s.GatewayClasses = []string{"eg"}
-		s.Gateways = []Gateway{{Namespace: ns, Name: "gw", Class: "eg", Listeners: []Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}}
-		s.Services = []Service{{Namespace: ns, Name: "svc"}}
-		b := []BackendRef{{Name: "svc"}}
-		s.Routes = []Route{
-			{Namespace: ns, Name: "route-1", Parents: []ParentRef{{Name: "gw"}}, Rules: []Rule{{Name: "rule-1", Backends: b}, {Name: "rule-2", Backends: b}}},
-			{Namespace: ns, Name: "route-2", Parents: []ParentRef{{Name: "gw", Section: "http"}}, Rules: []Rule{{Name: "rule-1", Backends: b}}},
-		}
+		s := egTopology("envoy-gateway-backendtrafficpolicy", ns)
 		used := map[string]bool{}
 		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
 		for i := 0; i < n; i++ {
@@ -68,6 +59,50 @@ func EnvoyGatewayScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenari
 				p.Spec["mergeType"] = "JSONMerge"
 			}
 			s.Policies = append(s.Policies, p)
+		}
+		return s
+	})
+}
+
+// egTopology is the Gateway API part of Envoy-Gateway-shaped scenarios.
+func egTopology(profile, ns string) *Scenario {
+	s := &Scenario{Profile: profile}
+	s.Namespaces = []string{ns}
+	s.GatewayClasses = []string{"eg"}
+	s.Gateways = []Gateway{{Namespace: ns, Name: "gw", Class: "eg", Listeners: []Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}}
+	s.Services = []Service{{Namespace: ns, Name: "svc"}}
+	b := []BackendRef{{Name: "svc"}}
+	s.Routes = []Route{
+		{Namespace: ns, Name: "route-1", Parents: []ParentRef{{Name: "gw"}}, Rules: []Rule{{Name: "rule-1", Backends: b}, {Name: "rule-2", Backends: b}}},
+		{Namespace: ns, Name: "route-2", Parents: []ParentRef{{Name: "gw", Section: "http"}}, Rules: []Rule{{Name: "rule-1", Backends: b}}},
+	}
+	return s
+}
+
+// EnvoyGatewaySecurityScenarios draws SecurityPolicy scenarios on the
+// topology of EnvoyGatewayScenarios: policies on the Gateway, a route or a
+// rule setting cors.allowOrigins (read back from each route's CORS filter
+// configuration).
+func EnvoyGatewaySecurityScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario] {
+	if maxPolicies <= 0 {
+		maxPolicies = 4
+	}
+	targets := []Target{
+		{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-1"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-1", Section: "rule-1"},
+		{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-2"},
+	}
+	origins := []any{"https://a.example.com", "https://b.example.com", "https://c.example.com"}
+	return rapid.Custom(func(t *rapid.T) *Scenario {
+		s := egTopology("envoy-gateway-securitypolicy", ns)
+		used := map[string]bool{}
+		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
+		for i := 0; i < n; i++ {
+			created := BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
+			s.Policies = append(s.Policies, Policy{Group: "gateway.envoyproxy.io", Kind: "SecurityPolicy", Namespace: ns, Name: drawName(t, used), Created: &created,
+				Targets: []Target{rapid.SampledFrom(targets).Draw(t, "target")},
+				Spec:    map[string]any{"cors": map[string]any{"allowOrigins": []any{rapid.SampledFrom(origins).Draw(t, "origin")}}}})
 		}
 		return s
 	})

@@ -151,8 +151,13 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		gen = func(i int) *generators.Scenario {
 			return generators.EnvoyGatewayClientScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
 		}
+	case "SecurityPolicy":
+		profile = "envoy-gateway-securitypolicy"
+		gen = func(i int) *generators.Scenario {
+			return generators.EnvoyGatewaySecurityScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+		}
 	default:
-		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy", kind)}
+		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy, SecurityPolicy", kind)}
 	}
 	d, err := f.driver()
 	if err != nil {

@@ -69,7 +69,7 @@ func (*EnvoyGateway) Name() string { return "envoy-gateway" }
 // Supports implements Driver.
 func (*EnvoyGateway) Supports(f string) bool {
 	switch f {
-	case "BackendTrafficPolicy", "ClientTrafficPolicy", "sectionName", "mergeType":
+	case "BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "sectionName", "mergeType":
 		return true
 	}
 	return false
@@ -186,6 +186,7 @@ func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observati
 	}
 	readPolicies(doc, "backendTrafficPolicies", "BackendTrafficPolicy", at)
 	readPolicies(doc, "clientTrafficPolicies", "ClientTrafficPolicy", at)
+	readPolicies(doc, "securityPolicies", "SecurityPolicy", at)
 	readRoutes(doc, at)
 	readListeners(doc, at)
 	for i := range obs {
@@ -258,6 +259,19 @@ func readRoutes(doc map[string]any, at func(string) *Observation) {
 						}
 						if n, ok := obj(action["retryPolicy"])["numRetries"]; ok {
 							spec["retry"] = map[string]any{"numRetries": n}
+						}
+						// SecurityPolicy cors.allowOrigins: the route's CORS
+						// filter configuration.
+						if cors := obj(obj(rm["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
+							var origins []any
+							for _, m := range list(cors["allowOriginStringMatch"]) {
+								if e, ok := obj(m)["exact"]; ok {
+									origins = append(origins, e)
+								}
+							}
+							if len(origins) > 0 {
+								spec["cors"] = map[string]any{"allowOrigins": origins}
+							}
 						}
 						path := []string{
 							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
