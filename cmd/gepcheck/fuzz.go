@@ -201,6 +201,6 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		kinds[file] = true
 		fmt.Fprintf(stdout, "  finding (case %d, shrunk to %d policies): %s\n    %s\n", dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", checks-len(found), len(found))
+	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", checks-len(found), len(found))
 	return nil
 }
