@@ -34,7 +34,7 @@ type ImplDisagreement struct {
 // BatchRun draws n scenarios (gen(i) for i in [0, n)) and compares
 // implementation d with the reference, batch scenarios per call. Only the
 // condition types listed are compared (all when nil).
-func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i int) *generators.Scenario, n, batch int, types []string) ([]ImplDisagreement, error) {
+func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i int) *generators.Scenario, n, batch int, types []string, progress func(done, disagree int)) ([]ImplDisagreement, error) {
 	var out []ImplDisagreement
 	for start := 0; start < n; start += batch {
 		end := min(n, start+batch)
@@ -51,6 +51,9 @@ func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i i
 				r.Seed = start + k
 				out = append(out, r)
 			}
+		}
+		if progress != nil {
+			progress(end, len(out))
 		}
 	}
 	return out, nil

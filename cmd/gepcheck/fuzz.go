@@ -170,7 +170,10 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 	}
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate), profile %s\n", seed, f.egVersion, profile)
 	start := time.Now()
-	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, []string{"Accepted"})
+	progress := func(done, disagree int) {
+		fmt.Fprintf(stdout, "  %d/%d scenarios, %d disagree (%s)\n", done, checks, disagree, time.Since(start).Round(time.Second))
+	}
+	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, d.Conditions(), progress)
 	if err != nil {
 		return err
 	}
