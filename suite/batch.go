@@ -34,7 +34,7 @@ type ImplDisagreement struct {
 // BatchRun draws n scenarios (gen(i) for i in [0, n)) and compares
 // implementation d with the reference, batch scenarios per call. Only the
 // condition types listed are compared (all when nil).
-func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i int) *generators.Scenario, n, batch int, types []string, progress func(done, disagree int)) ([]ImplDisagreement, error) {
+func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i int) *generators.Scenario, n, batch int, types []string, progress func(done, disagree int), observed func(driver.Observation)) ([]ImplDisagreement, error) {
 	var out []ImplDisagreement
 	for start := 0; start < n; start += batch {
 		end := min(n, start+batch)
@@ -47,6 +47,9 @@ func BatchRun(ctx context.Context, d driver.Driver, profile string, gen func(i i
 			return out, err
 		}
 		for k, r := range res {
+			if observed != nil {
+				observed(r.Got)
+			}
 			if len(r.Diff) > 0 {
 				r.Seed = start + k
 				out = append(out, r)

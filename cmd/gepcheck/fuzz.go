@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/driver"
 )
 
 func newFuzz(stdout io.Writer) *cobra.Command {
@@ -173,7 +175,19 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 	progress := func(done, disagree int) {
 		fmt.Fprintf(stdout, "  %d/%d scenarios, %d disagree (%s)\n", done, checks, disagree, time.Since(start).Round(time.Second))
 	}
-	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, d.Conditions(), progress)
+	// Verdict 2: conditions the implementation writes that GEP-713 does
+	// not define, counted by type, status and reason.
+	extra := map[string]int{}
+	observed := func(o driver.Observation) {
+		for _, p := range o.Policies {
+			for _, c := range p.Conditions {
+				if c.Type != "Accepted" && c.Type != "Enforced" {
+					extra[c.Type+"="+c.Status+"/"+c.Reason]++
+				}
+			}
+		}
+	}
+	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, d.Conditions(), progress, observed)
 	if err != nil {
 		return err
 	}
@@ -204,6 +218,21 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		kinds[file] = true
 		fmt.Fprintf(stdout, "  finding (case %d, shrunk to %d policies): %s\n    %s\n", dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
 	}
+	if len(extra) > 0 {
+		fmt.Fprintf(stdout, "conditions Envoy Gateway writes that GEP-713 does not define (policies):\n")
+		for _, k := range sortedCounts(extra) {
+			fmt.Fprintf(stdout, "  %-50s %d\n", k, extra[k])
+		}
+	}
 	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", checks-len(found), len(found))
 	return nil
+}
+
+func sortedCounts(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

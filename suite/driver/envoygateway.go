@@ -206,19 +206,24 @@ func readPolicies(doc map[string]any, key, kind string, at func(string) *Observa
 		if o == nil {
 			continue
 		}
-		acc := Condition{Type: "Accepted", Status: "False", Reason: "NoStatus"}
+		// Accepted, and every other condition type Envoy Gateway writes
+		// (Merged, Overridden, …), aggregated over ancestors: True wins.
+		conds := map[string]Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
 		for _, a := range list(obj(obj(p)["status"])["ancestors"]) {
 			for _, c := range list(obj(a)["conditions"]) {
 				cm := obj(c)
-				if str(cm["type"]) != "Accepted" {
-					continue
-				}
-				if acc.Reason == "NoStatus" || str(cm["status"]) == "True" {
-					acc = Condition{Type: "Accepted", Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
+				typ := str(cm["type"])
+				cur, seen := conds[typ]
+				if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
+					conds[typ] = Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
 				}
 			}
 		}
-		o.Policies = append(o.Policies, Status{Ref: kind + "/" + ns + "/" + name, Conditions: []Condition{acc}})
+		st := Status{Ref: kind + "/" + ns + "/" + name}
+		for _, typ := range sortedCondKeys(conds) {
+			st.Conditions = append(st.Conditions, conds[typ])
+		}
+		o.Policies = append(o.Policies, st)
 	}
 }
 
@@ -320,6 +325,15 @@ func readListeners(doc map[string]any, at func(string) *Observation) {
 			}
 		}
 	}
+}
+
+func sortedCondKeys(m map[string]Condition) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func obj(v any) map[string]any {
