@@ -37,6 +37,30 @@ API objects.`,
 				return inputError{fmt.Errorf("--profile and --generic do not go together: generic scenarios bring their own profile")}
 			}
 			var s *generators.Scenario
+			maxP := cfg.MaxPolicies
+			special := map[string]func() *generators.Scenario{
+				"kuadrant-ratelimitpolicy": func() *generators.Scenario {
+					return generators.KuadrantScenarios(generators.InheritedConfig{MaxPolicies: maxP}).Example(seed)
+				},
+				"field-level": func() *generators.Scenario {
+					return generators.FieldLevelScenarios(generators.InheritedConfig{MaxPolicies: maxP}).Example(seed)
+				},
+				"envoy-gateway-backendtrafficpolicy": func() *generators.Scenario {
+					return generators.EnvoyGatewayScenarios("default", maxP).Example(seed)
+				},
+				"envoy-gateway-clienttrafficpolicy": func() *generators.Scenario {
+					return generators.EnvoyGatewayClientScenarios("default", maxP).Example(seed)
+				},
+				"envoy-gateway-securitypolicy": func() *generators.Scenario {
+					return generators.EnvoyGatewaySecurityScenarios("default", maxP).Example(seed)
+				},
+			}
+			if draw, ok := special[profileName]; ok && !generic {
+				s = draw()
+				fmt.Fprintf(stdout, "# gepcheck gen --seed %d --profile %s\n", seed, profileName)
+				_, err := stdout.Write(s.YAML())
+				return err
+			}
 			if generic {
 				if err := cfg.ValidateGeneric(); err != nil {
 					return inputError{err}
@@ -68,7 +92,7 @@ API objects.`,
 		},
 	}
 	cmd.Flags().IntVar(&seed, "seed", 0, "seed of the draw")
-	cmd.Flags().StringVar(&profileName, "profile", "", "policy profile: "+strings.Join(generators.ProfileNames, ", ")+" (default: drawn)")
+	cmd.Flags().StringVar(&profileName, "profile", "", "policy profile: "+strings.Join(generators.ProfileNames, ", ")+", kuadrant-ratelimitpolicy, field-level, envoy-gateway-backendtrafficpolicy, envoy-gateway-clienttrafficpolicy, envoy-gateway-securitypolicy (default: drawn)")
 	cmd.Flags().BoolVar(&generic, "generic", false, "draw a generic DAG of abstract kinds instead of Gateway API objects")
 	cmd.Flags().IntVar(&cfg.MaxObjects, "max-objects", 0, fmt.Sprintf("most objects (GatewayClasses, Gateways, routes, Services, grants; generic nodes) (default %d)", generators.DefaultMaxObjects))
 	cmd.Flags().IntVar(&cfg.MaxPolicies, "max-policies", 0, fmt.Sprintf("most policies (default %d)", generators.DefaultMaxPolicies))

@@ -115,3 +115,18 @@ func TestGenBadFlags(t *testing.T) {
 		t.Errorf("unknown profile: error %v does not name it", err)
 	}
 }
+
+// gen draws the inherited-semantics and Envoy Gateway profiles too; each
+// output simulates with at least one effective policy for most seeds.
+func TestGenInheritedAndEnvoyGatewayProfiles(t *testing.T) {
+	for _, p := range []string{"kuadrant-ratelimitpolicy", "field-level", "envoy-gateway-backendtrafficpolicy", "envoy-gateway-clienttrafficpolicy", "envoy-gateway-securitypolicy"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"gen", "--seed", "5", "--profile", p}, nil, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", p, code, errb.String())
+		}
+		var sim bytes.Buffer
+		if code := run([]string{"simulate", "-f", "-", "-o", "json"}, &out, &sim, &errb); code != 0 {
+			t.Errorf("%s: generated YAML does not simulate: %s", p, errb.String())
+		}
+	}
+}
