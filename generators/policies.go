@@ -469,7 +469,7 @@ func (w *world) drawSpec(t *rapid.T) map[string]any {
 		defaults, overrides = sel.Stanzas.Defaults, sel.Stanzas.Overrides
 	}
 	value := func(mode string) string {
-		for _, k := range sortedKeys(sel.StrategyValues) {
+		for _, k := range slices.Sorted(maps.Keys(sel.StrategyValues)) {
 			if sel.StrategyValues[k] == mode {
 				return k
 			}
@@ -530,8 +530,4 @@ func (w *world) invalidSpec(t *rapid.T, proper map[string]any, defaults, overrid
 		return map[string]any{overrides: proper, "stray": "x"}
 	}
 	return map[string]any{defaults: "x"} // a stanza that is not an object
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

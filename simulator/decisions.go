@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,7 +65,7 @@ func (m *Model) Decide(out *Output, e engine.EffectivePolicy) PathDecisions {
 		}
 	}
 	prof := kind.Profile
-	for _, f := range tree.SortedKeys(e.Provenance) {
+	for _, f := range slices.Sorted(maps.Keys(e.Provenance)) {
 		from := e.Provenance[f]
 		d.Fields = append(d.Fields, FieldDecision{Field: f, From: from, Step: step(prof, byRef[from], f, level[from])})
 	}

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -146,7 +147,7 @@ func kuadrantMergeKeepsNames() Property {
 				}
 				got := kuadrantRuleIDs(e.Spec)
 				if len(got) != len(want) {
-					fail(t, c, "path %s: rules %v, want every rule of the stack %v", pathKey(e.Path), got, sortedKeys(want))
+					fail(t, c, "path %s: rules %v, want every rule of the stack %v", pathKey(e.Path), got, slices.Sorted(maps.Keys(want)))
 				}
 			}
 		},
@@ -168,7 +169,7 @@ func kuadrantAtomicNeverMixes() Property {
 					from[p] = true
 				}
 				if len(from) > 1 {
-					fail(t, c, "path %s: rules come from %v, want a single policy", pathKey(e.Path), sortedKeys(from))
+					fail(t, c, "path %s: rules come from %v, want a single policy", pathKey(e.Path), slices.Sorted(maps.Keys(from)))
 				}
 			}
 		},

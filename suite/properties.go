@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -40,7 +41,7 @@ func orderingStrictTotalOrder() Property {
 			less := engine.LessFor(m)
 			var ps []*engine.Policy
 			pols := policies(model)
-			for _, k := range sortedKeys(pols) {
+			for _, k := range slices.Sorted(maps.Keys(pols)) {
 				ps = append(ps, pols[k])
 			}
 			for _, a := range ps {
@@ -152,7 +153,7 @@ func noneAtMostOneAccepted() Property {
 					accepted[tg] = append(accepted[tg], ref)
 				}
 			}
-			for _, tg := range sortedKeys(accepted) {
+			for _, tg := range slices.Sorted(maps.Keys(accepted)) {
 				if ps := accepted[tg]; len(ps) > 1 {
 					slices.Sort(ps)
 					fail(t, c, "target %s: %d accepted policies %v, want at most one", tg, len(ps), ps)
@@ -167,7 +168,7 @@ func noneAtMostOneAccepted() Property {
 						resolved[tg]++
 					}
 				}
-				for _, tg := range sortedKeys(resolved) {
+				for _, tg := range slices.Sorted(maps.Keys(resolved)) {
 					if len(accepted[tg]) != 1 {
 						fail(t, c, "target %s: %d policies resolve to it, %d accepted, want exactly one", tg, resolved[tg], len(accepted[tg]))
 					}
@@ -556,7 +557,7 @@ func localityAddingAPolicy() Property {
 					fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
 				}
 			}
-			for _, k := range sortedKeys(old) {
+			for _, k := range slices.Sorted(maps.Keys(old)) {
 				if !seen[k] {
 					fail(t, c, "adding %s removed the effective policy of path %s", ref, k)
 				}
@@ -603,24 +604,13 @@ func findingGEP713VsSticky() Property {
 			for _, e := range b.EffectivePolicies {
 				gb[pathKey(e.Path)] = canonical(e.Spec)
 			}
-			for _, k := range sortedKeys(ga) {
+			for _, k := range slices.Sorted(maps.Keys(ga)) {
 				if gb[k] != ga[k] {
 					fail(t, c, "path %s: gep713 gives %s, sticky-overrides gives %s", k, ga[k], gb[k])
 				}
 			}
 		},
 	}
-}
-
-// sortedKeys keeps failure messages, and so rapid's shrinking, independent
-// of map order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func condition(cs []engine.Condition, typ string) (engine.Condition, bool) {

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,19 +221,10 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 	}
 	if len(extra) > 0 {
 		fmt.Fprintf(stdout, "conditions Envoy Gateway writes that GEP-713 does not define (policies):\n")
-		for _, k := range sortedCounts(extra) {
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
 			fmt.Fprintf(stdout, "  %-50s %d\n", k, extra[k])
 		}
 	}
 	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", checks-len(found), len(found))
 	return nil
-}
-
-func sortedCounts(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

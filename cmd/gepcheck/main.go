@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,7 +89,7 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if err != nil {
 		return nil, "", inputError{fmt.Errorf("--semantics: %w", err)}
 	}
-	if !contains(render.Formats, c.output) {
+	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
 	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles})
@@ -320,13 +321,4 @@ func newProfiles(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

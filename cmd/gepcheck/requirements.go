@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -45,7 +46,7 @@ requirements that are pending or partial.`,
 			if output != "table" && output != "json" {
 				return inputError{fmt.Errorf("--output %q: one of table, json", output)}
 			}
-			if spec != "" && !contains(requirements.Specs, spec) {
+			if spec != "" && !slices.Contains(requirements.Specs, spec) {
 				return inputError{fmt.Errorf("--spec %q: one of %s", spec, strings.Join(requirements.Specs, ", "))}
 			}
 			all, err := requirements.Load()

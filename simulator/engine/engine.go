@@ -30,7 +30,6 @@ type run struct {
 	// starts with it).
 	prefixes []prefix
 	states   []state
-	child    map[[2]int32]int32
 	visited  map[[2]int32]bool
 
 	paths []emitted
@@ -109,7 +108,6 @@ func Run(in Input) Result {
 		none:         in.Profile.Implements(profile.None),
 		fieldLvl:     in.Profile.Spec.FieldLevel != nil,
 		kuadrantMode: in.Profile.Spec.Kuadrant != nil,
-		child:        map[[2]int32]int32{},
 		visited:      map[[2]int32]bool{},
 	}
 	if in.Semantics == "" {
@@ -216,14 +214,10 @@ func (r *run) visit(id topology.NodeID, pre int32) {
 		return
 	}
 	if r.levels[t] {
-		next, ok := r.child[key]
-		if !ok {
-			next = int32(len(r.prefixes))
-			r.prefixes = append(r.prefixes, prefix{parent: pre, node: id})
-			r.child[key] = next
-			r.states = append(r.states, r.push(r.states[pre], id))
-		}
-		pre = next
+		// (id, pre) is visited once, so each new prefix is met once.
+		r.prefixes = append(r.prefixes, prefix{parent: pre, node: id})
+		r.states = append(r.states, r.push(r.states[pre], id))
+		pre = int32(len(r.prefixes) - 1)
 		if r.effType[t] && !r.hasEffectiveChild(id) {
 			s := &r.states[pre]
 			if s.stack != nil {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +40,7 @@ func (r *run) fieldTree(v map[string]any, o tree.Origin, own bool) *tree.Node {
 
 func (r *run) fieldNode(v any, path string, o tree.Origin, own bool) *tree.Node {
 	fl := r.in.Profile.Spec.FieldLevel
-	if path != "" && contains(fl.AtomicFields, path) {
+	if path != "" && slices.Contains(fl.AtomicFields, path) {
 		return &tree.Node{Value: v, Origin: o}
 	}
 	if key, ok := fl.ListMapKeys[path]; ok && path != "" {
@@ -95,15 +97,6 @@ func empty(v any) bool {
 	return v == nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // firstWins merges b under a: every field a sets wins; fields only b sets
 // are kept.
 func firstWins(a, b *tree.Node) *tree.Node {
@@ -129,19 +122,15 @@ func firstWins(a, b *tree.Node) *tree.Node {
 func (r *run) fieldLevel(s *state, leaf topology.NodeID) *tree.Node {
 	stack := established(s.stack)
 	var overrides, defaults *tree.Node
-	// Overrides: the least specific wins, so established first.
-	for _, e := range stack {
-		if r.in.Mutant == MutantOverridesAsDefaults {
-			defaults = firstWins(defaults, r.fovr[e.origin]) // merged below as defaults
-			continue
-		}
-		overrides = firstWins(overrides, r.fovr[e.origin])
-	}
 	if r.in.Mutant == MutantOverridesAsDefaults {
 		// Overrides read as defaults: the most specific wins.
-		defaults = nil
 		for k := len(stack) - 1; k >= 0; k-- {
-			defaults = firstWins(defaults, firstWins(r.fovr[stack[k].origin], nil))
+			defaults = firstWins(defaults, r.fovr[stack[k].origin])
+		}
+	} else {
+		// Overrides: the least specific wins, so established first.
+		for _, e := range stack {
+			overrides = firstWins(overrides, r.fovr[e.origin])
 		}
 	}
 	// Defaults: the most specific level wins; within a level the
@@ -230,7 +219,7 @@ func (r *run) toJSON(n *tree.Node, leaf topology.NodeID) any {
 					}
 				}
 			}
-			keys := tree.SortedKeys(n.Fields)
+			keys := slices.Sorted(maps.Keys(n.Fields))
 			sort.SliceStable(keys, func(a, b int) bool {
 				oa, ob := order[keys[a]], order[keys[b]]
 				if (oa > 0) != (ob > 0) {

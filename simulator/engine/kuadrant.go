@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,20 +46,17 @@ type kuadrantEP struct {
 // returns why a policy is invalid, if it is: "a CEL error makes the policy
 // Invalid with the error in its message".
 func (r *run) compileWhen(i int32) string {
-	for bi, b := range r.policies[i].Intent.Blocks {
+	for _, b := range r.policies[i].Intent.Blocks {
 		if b.When == "" {
 			continue
 		}
-		prg, err := r.celProgram(b.When)
-		if err != nil {
+		if _, err := r.celProgram(b.When); err != nil {
 			kind := "defaults"
 			if b.Overrides {
 				kind = "overrides"
 			}
 			return fmt.Sprintf("spec.%s.when %q is not a valid CEL expression: %v", kind, b.When, err)
 		}
-		_ = prg
-		_ = bi
 	}
 	return ""
 }
@@ -195,13 +194,13 @@ func (ep *kuadrantEP) tree() *tree.Node {
 		}
 		return cur, parts[len(parts)-1]
 	}
-	for _, id := range tree.SortedKeys(ep.rules) {
+	for _, id := range slices.Sorted(maps.Keys(ep.rules)) {
 		p, name := parent(id)
 		p.Fields[name] = ep.rules[id]
 	}
 	// A default a lower policy unset is absent because of that policy:
 	// mark it where the path to it leaves the tree.
-	for _, id := range tree.SortedKeys(ep.removed) {
+	for _, id := range slices.Sorted(maps.Keys(ep.removed)) {
 		if _, present := ep.rules[id]; present {
 			continue
 		}
@@ -262,7 +261,7 @@ func (r *run) kuadrantEnforced(t *tally, scope string) Condition {
 		byPolicy[by] = append(byPolicy[by], r.field(t.policy, k.leaf()))
 	}
 	var parts []string
-	for _, by := range tree.SortedKeys(byPolicy) {
+	for _, by := range slices.Sorted(maps.Keys(byPolicy)) {
 		rules := byPolicy[by]
 		sort.Strings(rules)
 		parts = append(parts, fmt.Sprintf("%s: %s", by, strings.Join(dedupe(rules), ", ")))

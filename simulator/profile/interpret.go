@@ -2,6 +2,8 @@ package profile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -107,7 +109,7 @@ func (p *Profile) Interpret(spec map[string]any) Intent {
 		if len(values) > 0 {
 			m, ok := sel.StrategyValues[values[0]]
 			if !ok {
-				return Intent{Invalid: fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(sortedKeys(sel.StrategyValues), ", "))}
+				return Intent{Invalid: fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(slices.Sorted(maps.Keys(sel.StrategyValues)), ", "))}
 			}
 			mode = m
 		}
@@ -203,15 +205,6 @@ func (p *Profile) specProper(body, outer map[string]any) map[string]any {
 		}
 		out[k] = v
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -9,7 +9,8 @@ package tree
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -142,7 +143,7 @@ func (n *Node) Leaves() []Leaf {
 			out = append(out, Leaf{Path: append([]string(nil), p...), Value: n})
 			return
 		}
-		for _, k := range SortedKeys(n.Fields) {
+		for _, k := range slices.Sorted(maps.Keys(n.Fields)) {
 			walk(append(p, k), n.Fields[k])
 		}
 	}
@@ -150,16 +151,6 @@ func (n *Node) Leaves() []Leaf {
 		walk(nil, n)
 	}
 	return out
-}
-
-// SortedKeys returns the keys of m in order.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Lookup follows path from n. It returns the node found, or, when the path

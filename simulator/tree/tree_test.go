@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -447,7 +449,7 @@ func derivePatch(t *rapid.T, target any, depth int) any {
 		return valueGen(3-min(depth, 3)).Draw(t, "replacement")
 	}
 	patch := map[string]any{}
-	for _, k := range SortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		switch rapid.IntRange(0, 3).Draw(t, "action") {
 		case 0: // leave alone
 		case 1:

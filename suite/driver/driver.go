@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -131,12 +133,12 @@ func DiffConditions(want, got Observation, types []string) []string {
 		return m
 	}
 	w, g := index(want.Effective), index(got.Effective)
-	for _, k := range sortedKeys(w) {
+	for _, k := range slices.Sorted(maps.Keys(w)) {
 		if g[k] != w[k] {
 			out = append(out, fmt.Sprintf("path %s: want %s, got %s", k, w[k], orNone(g[k])))
 		}
 	}
-	for _, k := range sortedKeys(g) {
+	for _, k := range slices.Sorted(maps.Keys(g)) {
 		if _, ok := w[k]; !ok {
 			out = append(out, fmt.Sprintf("path %s: want no effective policy, got %s", k, g[k]))
 		}
@@ -145,7 +147,7 @@ func DiffConditions(want, got Observation, types []string) []string {
 		m := map[string]string{}
 		for _, s := range ss {
 			for _, c := range s.Conditions {
-				if types != nil && !contains(types, c.Type) {
+				if types != nil && !slices.Contains(types, c.Type) {
 					continue
 				}
 				m[s.Ref+" "+c.Type] = c.Status + "/" + c.Reason
@@ -154,7 +156,7 @@ func DiffConditions(want, got Observation, types []string) []string {
 		return m
 	}
 	wc, gc := conds(want.Policies), conds(got.Policies)
-	for _, k := range sortedKeys(wc) {
+	for _, k := range slices.Sorted(maps.Keys(wc)) {
 		if gv, ok := gc[k]; ok && gv != wc[k] {
 			out = append(out, fmt.Sprintf("policy %s: want %s, got %s", k, wc[k], gv))
 		} else if !ok {
@@ -169,22 +171,4 @@ func orNone(s string) string {
 		return "no effective policy"
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

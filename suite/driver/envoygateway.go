@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -220,7 +221,7 @@ func readPolicies(doc map[string]any, key, kind string, at func(string) *Observa
 			}
 		}
 		st := Status{Ref: kind + "/" + ns + "/" + name}
-		for _, typ := range sortedCondKeys(conds) {
+		for _, typ := range slices.Sorted(maps.Keys(conds)) {
 			st.Conditions = append(st.Conditions, conds[typ])
 		}
 		o.Policies = append(o.Policies, st)
@@ -231,7 +232,7 @@ func readPolicies(doc map[string]any, key, kind string, at func(string) *Observa
 // route rule.
 func readRoutes(doc map[string]any, at func(string) *Observation) {
 	xds := obj(doc["xds"])
-	for _, proxy := range sortedObjKeys(xds) {
+	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		for _, cfg := range list(obj(xds[proxy])["configs"]) {
 			for _, rc := range list(obj(cfg)["dynamicRouteConfigs"]) {
 				route := obj(obj(rc)["routeConfig"])
@@ -296,7 +297,7 @@ func readRoutes(doc map[string]any, at func(string) *Observation) {
 // connection.connectionLimit).
 func readListeners(doc map[string]any, at func(string) *Observation) {
 	xds := obj(doc["xds"])
-	for _, proxy := range sortedObjKeys(xds) {
+	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		for _, cfg := range list(obj(xds[proxy])["configs"]) {
 			for _, dl := range list(obj(cfg)["dynamicListeners"]) {
 				l := obj(obj(obj(dl)["activeState"])["listener"])
@@ -327,15 +328,6 @@ func readListeners(doc map[string]any, at func(string) *Observation) {
 	}
 }
 
-func sortedCondKeys(m map[string]Condition) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func obj(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
@@ -349,13 +341,4 @@ func list(v any) []any {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-func sortedObjKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
