@@ -65,7 +65,7 @@ func ExplainTarget(out *Output, target ref.Ref) (*TargetExplanation, error) {
 	}
 	for _, p := range out.Policies {
 		for _, t := range p.Targets {
-			if on(t.Ref) && accepted(t.Conditions) {
+			if on(t.Ref) && acceptedTrue(t.Conditions) {
 				x.AttachedPolicies = append(x.AttachedPolicies, p.Ref)
 				known = true
 				break
@@ -89,15 +89,6 @@ func ExplainTarget(out *Output, target ref.Ref) (*TargetExplanation, error) {
 		return x, fmt.Errorf("%s is on no path of any policy kind and no policy targets it", target)
 	}
 	return x, nil
-}
-
-func accepted(cs []engine.Condition) bool {
-	for _, c := range cs {
-		if c.Type == engine.TypeAccepted {
-			return c.Status == "True"
-		}
-	}
-	return false
 }
 
 // PolicyExplanation answers the Policy Admin's questions (GEP-713, "Policy
@@ -213,4 +204,9 @@ func diff(before, after engine.EffectivePolicy, present bool) *Change {
 // String summarizes a change for people.
 func (c Change) String() string {
 	return fmt.Sprintf("%s: %s -> %s (%s)", strings.Join(c.Path, " > "), compact(c.Before), compact(c.After), strings.Join(c.Fields, ", "))
+}
+
+func acceptedTrue(cs []engine.Condition) bool {
+	c, _ := engine.FindCondition(cs, engine.TypeAccepted)
+	return c.Status == "True"
 }

@@ -123,7 +123,7 @@ func (s *Scenario) Check(out *Output) []string {
 			continue
 		}
 		for _, wc := range w.Conditions {
-			c, ok := findCondition(p.Conditions, wc.Type)
+			c, ok := engine.FindCondition(p.Conditions, wc.Type)
 			switch {
 			case !ok:
 				add("policy %s: no %s condition", w.Ref, wc.Type)
@@ -166,15 +166,6 @@ func (s *Scenario) SemanticsList() ([]engine.Semantics, error) {
 		out = append(out, sem)
 	}
 	return out, nil
-}
-
-func findCondition(cs []engine.Condition, typ string) (engine.Condition, bool) {
-	for _, c := range cs {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return engine.Condition{}, false
 }
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }

@@ -102,15 +102,6 @@ func policyStatus(t *testing.T, out *Output, policy string) engine.PolicyStatus 
 	return engine.PolicyStatus{}
 }
 
-func conditionOf(cs []engine.Condition, typ string) (engine.Condition, bool) {
-	for _, c := range cs {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return engine.Condition{}, false
-}
-
 // checkCondition checks a condition of a policy, or of one of its targets
 // when target is not empty. msg lists substrings of the message.
 func checkCondition(t *testing.T, out *Output, policy, target, typ, status, reason string, msg ...string) {
@@ -129,7 +120,7 @@ func checkCondition(t *testing.T, out *Output, policy, target, typ, status, reas
 			t.Fatalf("%s: no target %s in %+v", policy, target, p.Targets)
 		}
 	}
-	c, ok := conditionOf(cs, typ)
+	c, ok := engine.FindCondition(cs, typ)
 	if !ok {
 		t.Fatalf("%s: no %s condition in %+v", where, typ, cs)
 	}
@@ -638,7 +629,7 @@ spec:
   color: red`)
 	out := simulate(t, docs, Options{})
 	p := policyStatus(t, out, "ColorPolicy/default/p-pos")
-	if c, _ := conditionOf(p.Conditions, engine.TypeAccepted); c.Status != "False" || c.Reason != engine.ReasonTargetNotFound {
+	if c, _ := engine.FindCondition(p.Conditions, engine.TypeAccepted); c.Status != "False" || c.Reason != engine.ReasonTargetNotFound {
 		t.Errorf("a targetRef with sectionName \"rules[0]\" got Accepted=%s/%s, want False/TargetNotFound", c.Status, c.Reason)
 	}
 	if len(out.EffectivePolicies) != 0 {

@@ -434,7 +434,7 @@ func statusEnforcedFromProvenance() Property {
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), acceptedTargets(res)
 			for _, ps := range res.Policies {
-				enf, ok := condition(ps.Conditions, engine.TypeEnforced)
+				enf, ok := engine.FindCondition(ps.Conditions, engine.TypeEnforced)
 				if !ok {
 					continue
 				}
@@ -611,13 +611,4 @@ func findingGEP713VsSticky() Property {
 			}
 		},
 	}
-}
-
-func condition(cs []engine.Condition, typ string) (engine.Condition, bool) {
-	for _, c := range cs {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return engine.Condition{}, false
 }

@@ -159,6 +159,16 @@ type TargetStatus struct {
 	AffectedBy []string    `json:"affectedBy"`
 }
 
+// FindCondition returns the condition of type typ in cs.
+func FindCondition(cs []Condition, typ string) (Condition, bool) {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return Condition{}, false
+}
+
 // Condition types and reasons of GEP-713 and Gateway API policy status.
 const (
 	TypeAccepted = "Accepted"

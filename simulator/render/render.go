@@ -52,8 +52,11 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 	fmt.Fprintln(tw, "POLICIES")
 	fmt.Fprintln(tw, "POLICY\tSTRATEGY\tACCEPTED\tENFORCED\tMESSAGE")
 	for _, p := range out.Policies {
-		acc, _ := find(p.Conditions, engine.TypeAccepted)
-		enf, hasEnf := find(p.Conditions, engine.TypeEnforced)
+		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
+		if !hasAcc {
+			acc.Status, acc.Reason = "-", "-"
+		}
+		enf, hasEnf := engine.FindCondition(p.Conditions, engine.TypeEnforced)
 		msg := acc.Message
 		enfs := "-"
 		if hasEnf {
@@ -178,15 +181,6 @@ func list(s []string) string {
 		return "(none)"
 	}
 	return strings.Join(s, ", ")
-}
-
-func find(cs []engine.Condition, typ string) (engine.Condition, bool) {
-	for _, c := range cs {
-		if c.Type == typ {
-			return c, true
-		}
-	}
-	return engine.Condition{Status: "-", Reason: "-"}, false
 }
 
 func compact(v any) string {
