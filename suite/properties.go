@@ -34,7 +34,7 @@ func orderingStrictTotalOrder() Property {
 	return Property{
 		Name:  "ordering/strict-total-order",
 		Cite:  "GEP-713, Conflict resolution rules 2 and 3: the order assigning established and challenger is a strict total order on policies",
-		Kills: []engine.Mutant{engine.MutantTiesUnordered},
+		Kills: []engine.Mutant{engine.MutantInputOrder},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			s, model := draw(t, scenarios(c), "scenario")
 			c.Set(s, "")

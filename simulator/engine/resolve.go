@@ -37,7 +37,7 @@ func less(a, b *Policy, m Mutant) bool {
 		return at.Before(*bt)
 	}
 	switch m {
-	case MutantTiesUnordered, MutantInputOrder:
+	case MutantInputOrder:
 		return false
 	case MutantFlakyTies:
 		if flaky.Add(1)%2 == 0 {
