@@ -14,7 +14,7 @@ import (
 // Properties of GEP-2649's field-level merging and of the Kuadrant RFC's
 // Defaults & Overrides.
 
-// kuadrantRuleIDs lists the rule ids of an effective spec
+// kuadrantRuleIDs lists the rule ids of an effective spec or of a block
 // ({"limits": {"a": ...}}).
 func kuadrantRuleIDs(spec any) []string {
 	var ids []string
@@ -27,9 +27,13 @@ func kuadrantRuleIDs(spec any) []string {
 	return ids
 }
 
-// blockRules lists the rule ids of a Kuadrant block of a generated spec.
-func blockRules(block map[string]any) []string {
-	return kuadrantRuleIDs(block)
+// byRef indexes a scenario's policies by Kind/namespace/name.
+func byRef(s *generators.Scenario) map[string]generators.Policy {
+	out := map[string]generators.Policy{}
+	for _, p := range s.Policies {
+		out[p.Kind+"/"+p.Namespace+"/"+p.Name] = p
+	}
+	return out
 }
 
 func kuadrantOverridesNeverBeaten(name, cite string, kills []engine.Mutant, onlyUnset bool) Property {
@@ -40,10 +44,7 @@ func kuadrantOverridesNeverBeaten(name, cite string, kills []engine.Mutant, only
 			c.Set(s, engine.StickyOverrides)
 			res := run(t, model, engine.StickyOverrides, m)
 			pols, targets := policies(model), resolvedTargets(res)
-			gen := map[string]generators.Policy{}
-			for _, p := range s.Policies {
-				gen["RateLimitPolicy/"+p.Namespace+"/"+p.Name] = p
-			}
+			gen := byRef(s)
 			for _, e := range res.EffectivePolicies {
 				stack := expectedStack(e.Path, pols, targets)
 				// The highest policy with an overrides block: established
@@ -65,7 +66,7 @@ func kuadrantOverridesNeverBeaten(name, cite string, kills []engine.Mutant, only
 					}
 				}
 				block, _ := gen[top.ref].Spec["overrides"].(map[string]any)
-				for _, id := range blockRules(block) {
+				for _, id := range kuadrantRuleIDs(block) {
 					if onlyUnset && !unset[strings.TrimPrefix(id, "limits.")] {
 						continue
 					}
@@ -129,17 +130,14 @@ func kuadrantMergeKeepsNames() Property {
 			s, model := draw(t, generators.KuadrantScenarios(generators.InheritedConfig{OnlyMerge: true, NoWhen: true, NoUnset: true}), "scenario")
 			c.Set(s, engine.StickyOverrides)
 			res := run(t, model, engine.StickyOverrides, m)
-			gen := map[string]generators.Policy{}
-			for _, p := range s.Policies {
-				gen["RateLimitPolicy/"+p.Namespace+"/"+p.Name] = p
-			}
+			gen := byRef(s)
 			for _, e := range res.EffectivePolicies {
 				want := map[string]bool{}
 				for _, ref := range e.Policies {
 					spec := gen[ref].Spec
 					for _, part := range []any{spec, spec["defaults"], spec["overrides"]} {
 						if b, ok := part.(map[string]any); ok {
-							for _, id := range blockRules(b) {
+							for _, id := range kuadrantRuleIDs(b) {
 								want[id] = true
 							}
 						}
