@@ -12,34 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 )
-
-// benchProfile targets every level of the Gateway API hierarchy and
-// implements the four GEP-713 strategies that merge.
-const benchProfile = `
-apiVersion: gepcheck.dev/v1alpha1
-kind: PolicyProfile
-metadata: {name: bench}
-spec:
-  policy: {group: bench.gepcheck.dev, kind: BenchPolicy}
-  targets:
-  - {group: gateway.networking.k8s.io, kind: GatewayClass}
-  - {group: gateway.networking.k8s.io, kind: Gateway, sectionName: Optional}
-  - {group: gateway.networking.k8s.io, kind: HTTPRoute, sectionName: Optional}
-  - {group: "", kind: Service}
-  effectiveTargets:
-  - {group: "", kind: Service}
-  mergeStrategies: [AtomicDefaults, PatchDefaults, AtomicOverrides, PatchOverrides]
-  selection:
-    stanzas: {defaults: defaults, overrides: overrides}
-    bareSpec: Defaults
-    strategyField: strategy
-    strategyValues: {atomic: Atomic, patch: Patch}
-`
 
 // scale is the size of the benchmark topology of docs/performance.md.
 type scale struct {
@@ -113,7 +91,9 @@ func bigInput(tb testing.TB, s scale, seed uint64) engine.Input {
 	graph := &topology.Graph{}
 	graph.AddGatewayAPI(in)
 
-	prof, err := profile.Parse([]byte(benchProfile), "bench")
+	// The generators' all-levels profile targets every level and
+	// implements the four GEP-713 strategies that merge.
+	prof, err := profile.Parse([]byte(generators.AllLevelsProfile), "all-levels")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -169,7 +149,7 @@ func bigInput(tb testing.TB, s scale, seed uint64) engine.Input {
 		}
 		ts := base.Add(time.Duration(rng.IntN(50)) * time.Second) // ties happen often
 		pols = append(pols, engine.Policy{
-			Ref:               ref.Ref{Group: "bench.gepcheck.dev", Kind: "BenchPolicy", Namespace: pns, Name: fmt.Sprintf("p%04d", i)},
+			Ref:               ref.Ref{Group: generators.TestPolicyGroup, Kind: generators.TestPolicyKind, Namespace: pns, Name: fmt.Sprintf("p%04d", i)},
 			CreationTimestamp: &ts,
 			TargetRefs:        []engine.TargetRef{tr},
 			Intent:            prof.Interpret(body),
