@@ -113,7 +113,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
-		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout))
+		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout), newEgctl(stdout))
 	return root
 }
 
