@@ -113,7 +113,8 @@ effective field. Input is the YAML you would kubectl apply.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
-		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout), newEgctl(stdout))
+		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout), newEgctl(stdout),
+		newClean(stdout), newController(stdout), newTools(stdout), newLocalCluster(stdout), newKind(stdout))
 	return root
 }
 

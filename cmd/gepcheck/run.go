@@ -53,12 +53,30 @@ func (f *implFlags) driver() (driver.Driver, error) {
 
 func newRun(stdout io.Writer) *cobra.Command {
 	var f implFlags
+	var cf clusterFlags
+	var rf runClusterFlags
 	var files, profiles []string
 	cmd := &cobra.Command{
-		Use:   "run --impl reference|exec [--exec-command CMD] -f FILE|DIR...",
-		Short: "Run scenario files through an implementation and compare with the reference engine",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "run --impl reference|envoy-gateway|exec [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
+		Short: "Run scenario files through an implementation (offline, or in a cluster) and compare with the reference engine",
+		Long: `run runs scenario files through an implementation and compares what it does
+with the reference engine.
+
+Offline (no --cluster): reference, exec (docs/exec-protocol.md) or
+envoy-gateway (egctl x translate).
+
+In a cluster (--cluster local|kind|kubeconfig; docs/cluster.md): each scenario
+is applied in fresh namespaces labelled gepcheck.dev/managed-by=gepcheck, the
+implementation's status is awaited, the objects are read back as stored and
+the expectation is computed from them; --impl reference runs gepcheck-reference,
+--impl envoy-gateway Envoy Gateway's controller. Everything created is removed
+at the end, after a failure and on SIGINT/SIGTERM.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files = append(files, args...)
+			if cf.cluster != "" {
+				rf.egVersion = f.egVersion
+				return runCluster(stdout, &cf, f.impl, files, rf)
+			}
 			d, err := f.driver()
 			if err != nil {
 				return err
@@ -106,6 +124,8 @@ func newRun(stdout io.Writer) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	cf.add(cmd, true)
+	rf.add(cmd)
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	return cmd

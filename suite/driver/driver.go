@@ -155,13 +155,21 @@ func DiffConditions(want, got Observation, types []string) []string {
 		}
 		return m
 	}
-	wc, gc := conds(want.Policies), conds(got.Policies)
-	for _, k := range slices.Sorted(maps.Keys(wc)) {
-		if gv, ok := gc[k]; ok && gv != wc[k] {
-			out = append(out, fmt.Sprintf("policy %s: want %s, got %s", k, wc[k], gv))
-		} else if !ok {
-			out = append(out, fmt.Sprintf("policy %s: want %s, got no such condition", k, wc[k]))
+	compare := func(what string, want, got []Status) {
+		wc, gc := conds(want), conds(got)
+		for _, k := range slices.Sorted(maps.Keys(wc)) {
+			if gv, ok := gc[k]; ok && gv != wc[k] {
+				out = append(out, fmt.Sprintf("%s %s: want %s, got %s", what, k, wc[k], gv))
+			} else if !ok {
+				out = append(out, fmt.Sprintf("%s %s: want %s, got no such condition", what, k, wc[k]))
+			}
 		}
+	}
+	compare("policy", want.Policies, got.Policies)
+	// Target conditions (GEP-713, "Target object status") are compared
+	// when the implementation reports them.
+	if got.Targets != nil {
+		compare("target", want.Targets, got.Targets)
 	}
 	return out
 }

@@ -202,30 +202,34 @@ func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observati
 func readPolicies(doc map[string]any, key, kind string, at func(string) *Observation) {
 	for _, p := range list(doc[key]) {
 		meta := obj(obj(p)["metadata"])
-		ns, name := str(meta["namespace"]), str(meta["name"])
-		o := at(ns)
-		if o == nil {
-			continue
+		if o := at(str(meta["namespace"])); o != nil {
+			o.Policies = append(o.Policies, EnvoyGatewayPolicyStatus(kind, obj(p)))
 		}
-		// Accepted, and every other condition type Envoy Gateway writes
-		// (Merged, Overridden, …), aggregated over ancestors: True wins.
-		conds := map[string]Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
-		for _, a := range list(obj(obj(p)["status"])["ancestors"]) {
-			for _, c := range list(obj(a)["conditions"]) {
-				cm := obj(c)
-				typ := str(cm["type"])
-				cur, seen := conds[typ]
-				if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
-					conds[typ] = Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
-				}
+	}
+}
+
+// EnvoyGatewayPolicyStatus reads the conditions of one Envoy Gateway
+// policy object: Accepted, and every other condition type Envoy Gateway
+// writes (Merged, Overridden, …), aggregated over its status ancestors:
+// True wins; a policy without status has Accepted False, NoStatus.
+func EnvoyGatewayPolicyStatus(kind string, p map[string]any) Status {
+	meta := obj(p["metadata"])
+	conds := map[string]Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
+	for _, a := range list(obj(p["status"])["ancestors"]) {
+		for _, c := range list(obj(a)["conditions"]) {
+			cm := obj(c)
+			typ := str(cm["type"])
+			cur, seen := conds[typ]
+			if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
+				conds[typ] = Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
 			}
 		}
-		st := Status{Ref: kind + "/" + ns + "/" + name}
-		for _, typ := range slices.Sorted(maps.Keys(conds)) {
-			st.Conditions = append(st.Conditions, conds[typ])
-		}
-		o.Policies = append(o.Policies, st)
 	}
+	st := Status{Ref: kind + "/" + str(meta["namespace"]) + "/" + str(meta["name"])}
+	for _, typ := range slices.Sorted(maps.Keys(conds)) {
+		st.Conditions = append(st.Conditions, conds[typ])
+	}
+	return st
 }
 
 // readRoutes reads, from each listener's xDS routes, the settings of each

@@ -1,0 +1,198 @@
+// Package envoygateway runs Envoy Gateway's controller (envoy-gateway
+// server, built from the Go module proxy at a pinned version) as a local
+// process against a cluster, as it runs in one: Kubernetes provider,
+// KUBECONFIG, certificates from `envoy-gateway certgen --local`. Envoy
+// Gateway reads its xDS server's certificates from the fixed path /certs;
+// a private mount namespace provides it (a tmpfs root that binds every
+// top-level directory of the host, plus /certs), so the host is not
+// changed. Nothing runs the Envoy proxies it deploys: there is no kubelet.
+package envoygateway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+)
+
+// ControllerName is Envoy Gateway's GatewayClass controllerName.
+const ControllerName = "gateway.envoyproxy.io/gatewayclass-controller"
+
+// Namespace is where Envoy Gateway puts its infrastructure.
+const Namespace = "envoy-gateway-system"
+
+// Options configure Start.
+type Options struct {
+	Version string
+	// Dir holds the configuration, certificates and the log.
+	Dir string
+	Log func(string)
+}
+
+const config = `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyGateway
+gateway:
+  controllerName: ` + ControllerName + `
+provider:
+  type: Kubernetes
+logging:
+  level:
+    default: info
+`
+
+// Start starts envoy-gateway against c and returns a function that stops
+// it and removes its infrastructure namespace.
+func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error) {
+	t := tools.EnvoyGateway
+	if opts.Version != "" {
+		t.Version = opts.Version
+	}
+	bin, err := t.Build(ctx, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	logf := func(s string) {
+		if opts.Log != nil {
+			opts.Log(s)
+		}
+	}
+	dir := opts.Dir
+	home := filepath.Join(dir, "envoy-gateway-home")
+	cg := exec.CommandContext(ctx, bin, "certgen", "--local", "--config-home", home)
+	if out, err := cg.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("envoy-gateway certgen: %v\n%s", err, out)
+	}
+	certs, err := findCerts(home)
+	if err != nil {
+		return nil, err
+	}
+	cfgPath := filepath.Join(dir, "envoy-gateway.yaml")
+	if err := os.WriteFile(cfgPath, []byte(config), 0o644); err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(ctx, c); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "envoy-gateway.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	script := mountScript(certs, bin, cfgPath)
+	cmd := exec.Command("unshare", "-m", "--", "/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "ENVOY_GATEWAY_NAMESPACE="+Namespace)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start envoy-gateway: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); logFile.Close(); close(done) }()
+	logf(fmt.Sprintf("started envoy-gateway %s (pid %d) against %s, log %s", t.Version, cmd.Process.Pid, c.Name, logPath))
+	// Ready when it has accepted leadership and started its provider;
+	// a process that exits early is an error with the log's tail.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-done:
+			log, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("envoy-gateway exited at start:\n%s", tail(string(log), 15))
+		case <-time.After(500 * time.Millisecond):
+		}
+		log, _ := os.ReadFile(logPath)
+		if strings.Contains(string(log), "Starting workers") || strings.Contains(string(log), "started provider") {
+			break
+		}
+		if time.Now().After(deadline) {
+			break // it may log differently; the runner's status wait decides
+		}
+	}
+	return func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = cluster.DeleteLabelled(dctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy+","+cluster.LabelScenario+"=envoy-gateway-system", false)
+	}, nil
+}
+
+// findCerts returns the directory certgen wrote the xDS server's
+// certificate to (…/envoy-gateway/tls.crt).
+func findCerts(home string) (string, error) {
+	var found string
+	_ = filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "tls.crt" && filepath.Base(filepath.Dir(p)) == "envoy-gateway" {
+			found = filepath.Dir(p)
+		}
+		return nil
+	})
+	if found == "" {
+		return "", fmt.Errorf("envoy-gateway certgen wrote no envoy-gateway/tls.crt under %s", home)
+	}
+	return found, nil
+}
+
+// mountScript runs envoy-gateway in a private mount namespace whose root
+// is a tmpfs binding the host's top-level directories, plus /certs.
+func mountScript(certs, bin, cfg string) string {
+	return fmt.Sprintf(`set -e
+mount --make-rprivate /
+root=$(mktemp -d)
+mount -t tmpfs gepcheck-root "$root"
+for d in /*; do
+  name=${d#/}
+  if [ -L "$d" ]; then cp -P "$d" "$root/$name"
+  elif [ -d "$d" ]; then mkdir "$root/$name"; mount --rbind "$d" "$root/$name"
+  fi
+done
+mkdir "$root/certs"
+mount --bind %q "$root/certs"
+exec chroot "$root" %q server --config-path %q
+`, certs, bin, cfg)
+}
+
+var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// ensureNamespace creates Envoy Gateway's namespace, labelled as
+// gepcheck's, unless it exists.
+func ensureNamespace(ctx context.Context, c *cluster.Cluster) error {
+	dyn, err := dynamic.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	if _, err := dyn.Resource(namespaceGVR).Get(ctx, Namespace, metav1.GetOptions{}); err == nil {
+		return nil
+	}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{
+		"name":   Namespace,
+		"labels": map[string]any{cluster.LabelManagedBy: cluster.ManagedBy, cluster.LabelScenario: "envoy-gateway-system"},
+	}}}
+	_, err = dyn.Resource(namespaceGVR).Create(ctx, ns, metav1.CreateOptions{})
+	return err
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

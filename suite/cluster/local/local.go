@@ -1,0 +1,294 @@
+// Package local starts a real Kubernetes control plane on this machine, for
+// tests where no container runtime is available: etcd and kube-apiserver
+// built from pinned Go modules (package tools), on free loopback ports,
+// with a bearer token, RBAC and service-account keys. There is no kubelet,
+// no scheduler and no controller-manager: nothing runs pods, and gepcheck
+// never needs it to.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+)
+
+// Options configure Start.
+type Options struct {
+	// Dir holds the control plane's data, certificates and logs; a new
+	// temporary directory when empty. It is removed by Stop unless Keep.
+	Dir  string
+	Keep bool
+	// Log receives progress lines.
+	Log func(string)
+}
+
+// Start builds (once) and starts etcd and kube-apiserver and returns the
+// cluster, ready. Stop it with Cluster.Stop; it kills both processes and
+// removes their data.
+func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
+	logf := func(format string, a ...any) {
+		if opts.Log != nil {
+			opts.Log(fmt.Sprintf(format, a...))
+		}
+	}
+	etcdBin, err := tools.Etcd.Build(ctx, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	apiBin, err := tools.KubeAPIServer.Build(ctx, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	kcmBin, err := tools.KubeControllerManager.Build(ctx, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "gepcheck-local-"); err != nil {
+			return nil, err
+		}
+	}
+	cp := &controlPlane{dir: dir, keep: opts.Keep}
+	ok := false
+	defer func() {
+		if !ok {
+			cp.stop()
+		}
+	}()
+
+	ports, err := freePorts(4)
+	if err != nil {
+		return nil, err
+	}
+	client, peer, secure, kcmPort := ports[0], ports[1], ports[2], ports[3]
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(client)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
+	if err := cp.run("etcd", etcdBin,
+		"--name", "gepcheck",
+		"--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "gepcheck="+peerURL,
+		"--unsafe-no-fsync", "--log-level", "warn",
+	); err != nil {
+		return nil, err
+	}
+
+	// Credentials: a bearer token in system:masters, and the service
+	// account signing key the API server requires.
+	token := randomHex(16)
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(token+",gepcheck-admin,gepcheck-admin,system:masters\n"), 0o600); err != nil {
+		return nil, err
+	}
+	if err := writeServiceAccountKey(filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")); err != nil {
+		return nil, err
+	}
+	certDir := filepath.Join(dir, "certs")
+	if err := cp.run("kube-apiserver", apiBin,
+		"--etcd-servers", etcdURL,
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+		"--secure-port", strconv.Itoa(secure),
+		"--cert-dir", certDir,
+		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
+		"--authorization-mode", "RBAC",
+		"--service-account-issuer", "https://kubernetes.default.svc",
+		"--service-account-key-file", filepath.Join(dir, "sa.pub"),
+		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
+		"--service-cluster-ip-range", "10.96.0.0/16",
+		"--disable-admission-plugins", "ServiceAccount",
+		"--enable-priority-and-fairness=false",
+		"--v", "0",
+	); err != nil {
+		return nil, err
+	}
+
+	host := "https://127.0.0.1:" + strconv.Itoa(secure)
+	// No client-side rate limit: the control plane is gepcheck's own.
+	cfg := &rest.Config{Host: host, BearerToken: token, QPS: -1}
+	c := &cluster.Cluster{Name: "local", Config: cfg, Stop: cp.stop}
+	// The API server writes its self-signed serving certificate on start.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if err := cp.exited(); err != nil {
+			return nil, err
+		}
+		if ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt")); err == nil {
+			cfg.TLSClientConfig.CAData = ca
+			if c.Reachable(ctx, 2*time.Second) == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("local control plane: kube-apiserver not ready after 90s (logs in %s)", dir)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := writeKubeconfig(c.Kubeconfig, cfg); err != nil {
+		return nil, err
+	}
+	// Namespace deletion and ownerReferences need their controllers.
+	if err := cp.run("kube-controller-manager", kcmBin,
+		"--kubeconfig", c.Kubeconfig,
+		"--controllers", "namespace-controller,garbage-collector-controller",
+		"--leader-elect=false", "--use-service-account-credentials=false",
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(kcmPort),
+		"--v", "0",
+	); err != nil {
+		return nil, err
+	}
+	logf("local control plane ready: %s (etcd %s, kube-apiserver and kube-controller-manager %s; KUBECONFIG=%s)", host, tools.EtcdVersion, tools.KubernetesVersion, c.Kubeconfig)
+	ok = true
+	return c, nil
+}
+
+type controlPlane struct {
+	dir   string
+	keep  bool
+	procs []*proc
+}
+
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func (cp *controlPlane) run(name, bin string, args ...string) error {
+	logFile, err := os.Create(filepath.Join(cp.dir, name+".log"))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group, so that an interrupt of gepcheck's terminal
+	// does not kill the control plane before gepcheck has cleaned up; and
+	// killed with gepcheck if gepcheck itself dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	cp.procs = append(cp.procs, p)
+	return nil
+}
+
+// exited reports a process that ended before it was stopped.
+func (cp *controlPlane) exited() error {
+	for _, p := range cp.procs {
+		select {
+		case <-p.done:
+			log, _ := os.ReadFile(filepath.Join(cp.dir, p.name+".log"))
+			return fmt.Errorf("local control plane: %s exited: %v\n%s", p.name, p.err, lastLines(string(log), 10))
+		default:
+		}
+	}
+	return nil
+}
+
+// stop terminates the processes, newest first, and removes the data.
+func (cp *controlPlane) stop() error {
+	for i := len(cp.procs) - 1; i >= 0; i-- {
+		p := cp.procs[i]
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	cp.procs = nil
+	if cp.keep {
+		return nil
+	}
+	return os.RemoveAll(cp.dir)
+}
+
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func writeServiceAccountKey(keyPath, pubPath string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(pubPath, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
+}
+
+func writeKubeconfig(path string, cfg *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["gepcheck-local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["gepcheck-admin"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["gepcheck-local"] = &clientcmdapi.Context{Cluster: "gepcheck-local", AuthInfo: "gepcheck-admin"}
+	kc.CurrentContext = "gepcheck-local"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
