@@ -51,6 +51,8 @@ type Model struct {
 	// by object ref.
 	OwnFields map[string]map[string]any
 	Warnings  []string
+
+	mutant engine.Mutant // RunMutant
 }
 
 // Kind is one policy kind, its profile and its policies.
@@ -464,11 +466,19 @@ func (m *Model) Run(sem engine.Semantics, exclude *ref.Ref) *Output {
 	return m.run(sem, exclude, nil)
 }
 
+// RunMutant simulates with a deliberately broken engine (engine.Mutants),
+// so that tests can show a check catches it.
+func (m *Model) RunMutant(sem engine.Semantics, mutant engine.Mutant) *Output {
+	m.mutant = mutant
+	defer func() { m.mutant = "" }()
+	return m.run(sem, nil, nil)
+}
+
 func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref) *Output {
 	out := &Output{Semantics: sem, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, OwnFields: m.OwnFields})
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, OwnFields: m.OwnFields, Mutant: m.mutant})
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {

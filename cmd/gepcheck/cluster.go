@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/conformance"
@@ -294,6 +295,7 @@ func newController(stdout io.Writer) *cobra.Command {
 	}
 	var cf clusterFlags
 	var profiles []string
+	var mutant string
 	ref := &cobra.Command{
 		Use:   "reference [--kubeconfig FILE] [--context NAME] [--profiles a,b]",
 		Short: "Run gepcheck-reference: the built-in profiles' policy kinds served by the reference engine",
@@ -311,12 +313,14 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctl := &reference.Controller{Config: c.Config, Profiles: profiles, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			ctl := &reference.Controller{Config: c.Config, Profiles: profiles, Mutant: engine.Mutant(mutant), Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
 	cf.add(ref, false)
 	ref.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(reference.DefaultProfiles, ",")+")")
+	ref.Flags().StringVar(&mutant, "mutant", "", "run a deliberately broken engine (for tests of the runner; see gepcheck fuzz --help)")
+	_ = ref.Flags().MarkHidden("mutant")
 	cmd.AddCommand(ref)
 	return cmd
 }

@@ -2,12 +2,13 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
@@ -15,8 +16,9 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 )
 
-// startLocal starts a local control plane with gepcheck's CRDs, or skips
-// when its tools are not built (make tools).
+// startLocal starts a local control plane with the CRDs gepcheck-reference
+// needs, or skips when its tools are not built (make tools; make ci builds
+// them and runs these tests).
 func startLocal(t *testing.T) *cluster.Cluster {
 	t.Helper()
 	for _, tool := range []tools.Tool{tools.Etcd, tools.KubeAPIServer, tools.KubeControllerManager} {
@@ -37,47 +39,161 @@ func startLocal(t *testing.T) *cluster.Cluster {
 	}
 	bs, _ := profile.Builtins()
 	var ps []*profile.Profile
-	for _, p := range bs {
-		ps = append(ps, p)
+	for _, n := range profile.BuiltinNames() {
+		ps = append(ps, bs[n])
 	}
-	crds := append(append(gw, cluster.ProfileCRDs(ps)...), cluster.GepcheckCRDs()...)
-	if err := c.InstallCRDs(ctx, crds); err != nil {
+	if err := c.InstallCRDs(ctx, append(append(gw, cluster.ProfileCRDs(ps)...), cluster.GepcheckCRDs()...)); err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func TestReferenceLocal(t *testing.T) {
-	c := startLocal(t)
+// startReference runs gepcheck-reference in this process until the test
+// (or stop) ends it.
+func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl *reference.Controller, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctl := &reference.Controller{Config: c.Config, Log: func(s string) { t.Log(s) }}
+	done := make(chan struct{})
+	ctl = &reference.Controller{Config: c.Config, Mutant: mutant}
 	go func() {
+		defer close(done)
 		if err := ctl.Run(ctx); err != nil {
 			t.Error(err)
 		}
 	}()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return ctl, stop
+}
+
+func plan(t *testing.T, file, run string, i int, im Implementation) *Plan {
+	t.Helper()
+	p, err := NewPlan(file, Target{Run: run, Index: i, ControllerName: im.ControllerName(), Supports: im.Supports})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runOne(t *testing.T, r *Runner, p *Plan, i int) Result {
+	t.Helper()
+	ctx := context.Background()
+	a := &Applied{Plan: p}
+	if p.Skip == "" {
+		a = r.Apply(ctx, p)
+	}
+	res := r.Verify(ctx, a)
+	if err := r.Delete(ctx, p, i); err != nil {
+		t.Error(err)
+	}
+	return res
+}
+
+// The catalogue in a real API server, against gepcheck-reference: every
+// applicable scenario passes, a broken controller is caught, a missing
+// controller or CRD is a per-scenario error, the controller does not
+// write what has not changed, and nothing labelled is left behind.
+func TestLocalReference(t *testing.T) {
+	c := startLocal(t)
 	k, err := NewKube(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Kube: k, Impl: Reference{}, Run: "t1", Opts: Options{StepTimeout: 30 * time.Second}}
+	ctx := context.Background()
 	files, _ := filepath.Glob("../../../scenarios/*/*.yaml")
-	for i, f := range files {
-		p, err := NewPlan(f, Target{Run: "t1", Index: i, ControllerName: reference.ControllerName, Supports: Reference{}.Supports})
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
+
+	t.Run("catalogue", func(t *testing.T) {
+		ctl, stop := startReference(t, c, "")
+		defer stop()
+		r := &Runner{Kube: k, Impl: Reference{}, Run: "cat", Opts: Options{StepTimeout: 30 * time.Second}}
+		passed := 0
+		for i, f := range files {
+			res := runOne(t, r, plan(t, f, "cat", i, Reference{}), i)
+			switch res.Outcome {
+			case Pass:
+				passed++
+			case Fail, Error:
+				t.Errorf("%s: %s\n  %s", f, res.Outcome, strings.Join(res.Diff, "\n  "))
+			}
 		}
-		start := time.Now()
-		a := &Applied{Plan: p}
-		if p.Skip == "" {
-			a = r.Apply(ctx, p)
+		// GEP-713, GEP-2649 and Kuadrant scenarios on built-in profiles.
+		if passed < 25 {
+			t.Errorf("%d scenarios passed, want at least 25", passed)
 		}
-		res := r.Verify(ctx, a)
-		fmt.Printf("%-5s %-60s %5.1fs %v\n", res.Outcome, filepath.Base(f), time.Since(start).Seconds(), res.Diff)
-		if err := r.Delete(ctx, p, i); err != nil {
-			t.Error(err)
+		t.Logf("%d of %d scenarios passed; the controller made %d writes", passed, len(files), ctl.Writes())
+	})
+
+	t.Run("fanout", func(t *testing.T) {
+		// Other scenarios' namespaces going away are changes too.
+		if err := cluster.DeleteLabelled(ctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy, true); err != nil {
+			t.Fatal(err)
+		}
+		ctl, stop := startReference(t, c, "")
+		defer stop()
+		r := &Runner{Kube: k, Impl: Reference{}, Run: "fan", Opts: Options{StepTimeout: 30 * time.Second}}
+		p := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "fan", 0, Reference{})
+		defer func() {
+			if err := r.Delete(ctx, p, 0); err != nil {
+				t.Error(err)
+			}
+		}()
+		a := r.Apply(ctx, p)
+		if res := r.Verify(ctx, a); res.Outcome != Pass {
+			t.Fatalf("%s: %v", res.Outcome, res.Diff)
+		}
+		time.Sleep(time.Second)
+		before := ctl.Writes()
+		time.Sleep(3 * time.Second)
+		if after := ctl.Writes(); after != before {
+			t.Errorf("nothing changed, yet the controller wrote %d times", after-before)
+		}
+	})
+
+	// A deliberately broken controller fails the scenarios whose outcome
+	// the mutation changes (GEP-713, Conflict resolution rule 2).
+	t.Run("mutant", func(t *testing.T) {
+		_, stop := startReference(t, c, engine.MutantNewerWins)
+		defer stop()
+		r := &Runner{Kube: k, Impl: Reference{}, Run: "mut", Opts: Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		for i, f := range []string{"../../../scenarios/gep-713/example-1-direct.yaml", "../../../scenarios/gep-713/conflict-resolution-rules.yaml"} {
+			res := runOne(t, r, plan(t, f, "mut", i, Reference{}), i)
+			if res.Outcome != Fail || len(res.Diff) == 0 {
+				t.Errorf("%s against mutant %s: %s %v, want a failure", f, engine.MutantNewerWins, res.Outcome, res.Diff)
+			}
+		}
+	})
+
+	t.Run("no-controller", func(t *testing.T) {
+		r := &Runner{Kube: k, Impl: Reference{}, Run: "none", Opts: Options{StepTimeout: 3 * time.Second}}
+		res := runOne(t, r, plan(t, "../../../scenarios/gep-713/example-1-direct.yaml", "none", 0, Reference{}), 0)
+		if res.Outcome != Error || !strings.Contains(strings.Join(res.Diff, " "), "no status for the current generation from gepcheck-reference on ColorPolicy/default/p1") {
+			t.Errorf("got %s %v, want an error naming the policies without status", res.Outcome, res.Diff)
+		}
+	})
+
+	t.Run("missing-crd", func(t *testing.T) {
+		im := everything{Reference{}}
+		r := &Runner{Kube: k, Impl: im, Run: "crd", Opts: Options{StepTimeout: 3 * time.Second}}
+		res := runOne(t, r, plan(t, "../../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml", "crd", 0, im), 0)
+		if res.Outcome != Error || !strings.Contains(strings.Join(res.Diff, " "), "BackendTrafficPolicy is not served by the cluster") {
+			t.Errorf("got %s %v, want an error naming the kind without CRD", res.Outcome, res.Diff)
+		}
+	})
+
+	left, err := k.List(ctx, namespaceGVK, "", cluster.LabelManagedBy+"="+cluster.ManagedBy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range left {
+		if ns.GetDeletionTimestamp() == nil {
+			t.Errorf("namespace %s left behind, not even terminating", ns.GetName())
 		}
 	}
+	if err := cluster.DeleteLabelled(ctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy, true); err != nil {
+		t.Errorf("namespaces not gone: %v", err)
+	}
 }
+
+// everything is an implementation that claims every feature.
+type everything struct{ Reference }
+
+func (everything) Supports(string) bool { return true }

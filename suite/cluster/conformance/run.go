@@ -431,3 +431,5 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 }
 
 var _ = apierrors.IsNotFound
+
+var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}

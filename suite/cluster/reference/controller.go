@@ -19,8 +19,8 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,7 +31,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -111,11 +114,14 @@ type Controller struct {
 	Profiles []string
 	// Semantics of the engine (sticky-overrides when empty).
 	Semantics engine.Semantics
-	Log       func(string)
+	// Mutant, when set, makes the controller deliberately wrong (an
+	// engine.Mutants entry), for tests that show the runner catches it.
+	Mutant engine.Mutant
+	Log    func(string)
 
 	client client.Client
 	policy []schema.GroupVersionKind // served policy kinds
-	writes int
+	writes atomic.Int64
 }
 
 // Run starts the controller and blocks until ctx is done. Policy kinds
@@ -124,6 +130,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	if len(c.Profiles) == 0 {
 		c.Profiles = DefaultProfiles
 	}
+	ctrl.SetLogger(klog.NewKlogr())
 	if c.Semantics == "" {
 		c.Semantics = engine.StickyOverrides
 	}
@@ -158,6 +165,8 @@ func (c *Controller) Run(ctx context.Context) error {
 		u.SetGroupVersionKind(gvk)
 		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(world))
 	}
+	// Several controllers may run in one process (tests).
+	b = b.WithOptions(controller.Options{SkipNameValidation: ptr.To(true)})
 	if err := b.Complete(reconcile.Func(c.reconcile)); err != nil {
 		return err
 	}
@@ -223,8 +232,9 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			g = &group{profiles: strings.Split(profiles, ",")}
 			groups[key] = g
 		}
-		groupOf[ns.GetName()] = g
+		// A terminating namespace's objects are going: not computed.
 		if ns.GetDeletionTimestamp() == nil {
+			groupOf[ns.GetName()] = g
 			g.objects = append(g.objects, ns)
 		}
 	}
@@ -306,7 +316,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	if err != nil {
 		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
 	}
-	out := m.Run(c.Semantics, nil)
+	out := m.RunMutant(c.Semantics, c.Mutant)
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	var errs []string
 	for _, ps := range out.Policies {
@@ -491,7 +501,7 @@ func (c *Controller) updateStatus(ctx context.Context, o *unstructured.Unstructu
 	merged := map[string]any{}
 	maps.Copy(merged, old)
 	maps.Copy(merged, status)
-	if reflect.DeepEqual(normalize(old), merged) {
+	if reflect.DeepEqual(normalize(old), normalize(merged)) {
 		return nil
 	}
 	cp := o.DeepCopy()
@@ -502,7 +512,7 @@ func (c *Controller) updateStatus(ctx context.Context, o *unstructured.Unstructu
 		}
 		return fmt.Errorf("status of %s: %w", refOf(o), err)
 	}
-	c.writes++
+	c.writes.Add(1)
 	return nil
 }
 
@@ -574,7 +584,7 @@ func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulato
 		spec := normalize(v.spec)
 		if h := have[key]; h != nil {
 			delete(have, key)
-			if old, _, _ := unstructured.NestedMap(h.Object, "spec"); reflect.DeepEqual(old, spec) {
+			if old, _, _ := unstructured.NestedMap(h.Object, "spec"); reflect.DeepEqual(normalize(old), spec) {
 				continue
 			}
 			cp := h.DeepCopy()
@@ -582,7 +592,7 @@ func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulato
 			if err := c.client.Update(ctx, cp); err != nil && !apierrors.IsConflict(err) {
 				return err
 			}
-			c.writes++
+			c.writes.Add(1)
 			continue
 		}
 		u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
@@ -594,13 +604,13 @@ func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulato
 		if err := c.client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
-		c.writes++
+		c.writes.Add(1)
 	}
 	for _, h := range have {
 		if err := c.client.Delete(ctx, h); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		c.writes++
+		c.writes.Add(1)
 	}
 	return nil
 }
@@ -632,6 +642,5 @@ func dnsName(s string) string {
 }
 
 // Writes counts the writes the controller made (for fanout tests).
-func (c *Controller) Writes() int { return c.writes }
+func (c *Controller) Writes() int64 { return c.writes.Load() }
 
-var _ = sort.Strings
