@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# End-to-end checks of gepcheck in a cluster, as a user runs it, on the
+# local control plane: a run against a kubeconfig with the controller run
+# separately, label filters and JUnit, SIGTERM in the middle of a run
+# leaves no labelled namespace, --keep then gepcheck clean, bad flags, and
+# Envoy Gateway's controller reproducing the offline findings.
+set -uo pipefail
+BIN=${1:-bin/gepcheck}
+fail=0; pass=0
+ok()   { pass=$((pass+1)); }
+bad()  { echo "FAIL: $*"; fail=$((fail+1)); }
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+KUBECTL=$("$BIN" tools | awk '$1=="kubectl"{print $3}')
+labelled() { "$KUBECTL" --kubeconfig "$KC" get namespaces -l gepcheck.dev/managed-by=gepcheck -o name 2>&1; }
+
+# A local control plane that outlives the runs, as a user's cluster does.
+"$BIN" local-cluster --crds reference > "$tmp/lc.out" 2> "$tmp/lc.err" &
+pids+=($!)
+for _ in $(seq 1 120); do grep -q KUBECONFIG "$tmp/lc.out" && break; sleep 1; done
+KC=$(sed -n 's/^export KUBECONFIG=//p' "$tmp/lc.out")
+[ -n "$KC" ] && ok || { bad "local-cluster did not start: $(tail -5 "$tmp/lc.err")"; exit 1; }
+
+"$BIN" controller reference --kubeconfig "$KC" > "$tmp/ctl.log" 2>&1 &
+pids+=($!)
+
+# Label filter and JUnit, controller already running.
+"$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false \
+  --label-filter 'kuadrant' --junit "$tmp/junit.xml" scenarios/ > "$tmp/run1.txt" 2>&1 \
+  && ok || bad "kuadrant run exited $?: $(tail -5 "$tmp/run1.txt")"
+grep -q 'gepcheck-reference on gepcheck-local: 13 passed, 0 failed, 0 errors, 0 skipped' "$tmp/run1.txt" && ok || bad "kuadrant run summary: $(tail -1 "$tmp/run1.txt")"
+python3 - "$tmp/junit.xml" <<'PY' && ok || bad "JUnit report"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = [c for c in root.findall('.//testcase') if 'Suite]' not in c.get('name')]
+ran = [c for c in cases if c.find('skipped') is None]
+assert len(ran) == 13, len(ran)
+assert not any(c.find('failure') is not None for c in ran)
+PY
+[ -z "$(labelled)" ] && ok || bad "namespaces left after a normal run: $(labelled)"
+
+# SIGTERM in the middle of a run: the spec is interrupted, the cleanup runs.
+"$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false \
+  --parallel 8 scenarios/ > "$tmp/run2.txt" 2>&1 &
+run=$!
+for _ in $(seq 1 60); do [ -n "$(labelled)" ] && break; sleep 0.5; done
+[ -n "$(labelled)" ] && ok || bad "the run created no namespace to interrupt"
+kill -TERM "$run"; wait "$run"; code=$?
+[ "$code" -ne 0 ] && ok || bad "an interrupted run exited 0"
+[ -z "$(labelled)" ] && ok || bad "namespaces left after SIGTERM: $(labelled)"
+
+# --keep leaves the objects; gepcheck clean removes them, and only them.
+"$KUBECTL" --kubeconfig "$KC" create namespace not-gepchecks > /dev/null && ok || bad "kubectl create namespace"
+"$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false --keep \
+  scenarios/gep-713/example-1-direct.yaml > "$tmp/run3.txt" 2>&1 && ok || bad "--keep run exited $?"
+[ -n "$(labelled)" ] && ok || bad "--keep left nothing"
+"$BIN" clean --kubeconfig "$KC" > "$tmp/clean.txt" 2>&1 && ok || bad "clean exited $?: $(cat "$tmp/clean.txt")"
+grep -q '^deleted namespace gc-' "$tmp/clean.txt" && ok || bad "clean output: $(cat "$tmp/clean.txt")"
+[ -z "$(labelled)" ] && ok || bad "namespaces left after clean: $(labelled)"
+"$KUBECTL" --kubeconfig "$KC" get namespace not-gepchecks > /dev/null 2>&1 && ok || bad "clean deleted a namespace gepcheck did not create"
+
+# Bad flags: exit 2, never a panic.
+"$BIN" run --cluster nowhere --impl reference scenarios/ > "$tmp/bad1.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--cluster nowhere: $(cat "$tmp/bad1.txt")"
+"$BIN" run --cluster kubeconfig --kubeconfig "$tmp/none" --impl reference scenarios/ > "$tmp/bad2.txt" 2>&1; [ $? -eq 2 ] && ok || bad "missing kubeconfig: $(cat "$tmp/bad2.txt")"
+"$BIN" run --cluster local --impl exec scenarios/ > "$tmp/bad3.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--impl exec in a cluster: $(cat "$tmp/bad3.txt")"
+
+echo "cluster-test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
