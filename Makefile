@@ -3,9 +3,14 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down
 
 EG_VERSION ?= v1.9.1
+# make conformance: which implementation, in which cluster (docs/cluster.md).
+IMPL      ?= reference
+CLUSTER   ?= local
+SCENARIOS ?= scenarios/
+JUNIT     ?= $${TMPDIR:-/tmp}/gepcheck-conformance-$(IMPL).xml
 
 all: build
 
@@ -39,10 +44,14 @@ fuzz:
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary, and every property
-## for 5,000 cases (seed 1, so CI is reproducible).
-ci: build egctl
+## for 5,000 cases (seed 1, so CI is reproducible); the catalogue in a real
+## API server against gepcheck-reference and Envoy Gateway's controller.
+ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
+	$(GO) test -count=1 -run 'Local' ./suite/cluster/...
+	$(MAKE) conformance IMPL=reference CLUSTER=local
+	./hack/cluster-test.sh $(BIN)
 	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/driver/
 	$(BIN) fuzz --impl envoy-gateway --checks 60 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
@@ -52,6 +61,22 @@ ci: build egctl
 ## about 6-15 minutes cold, from the Go module proxy)
 egctl: build
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION)
+
+## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl and
+## envoy-gateway at their pinned versions into ~/.cache/gepcheck/tools (once)
+tools: build
+	$(BIN) tools
+
+## conformance: the scenario catalogue against IMPL (reference |
+## envoy-gateway) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
+conformance: build
+	$(BIN) run --cluster $(CLUSTER) --impl $(IMPL) --junit $(JUNIT) $(SCENARIOS)
+
+## kind-up / kind-down: gepcheck's kind cluster (needs Docker or Podman)
+kind-up: build
+	$(BIN) kind up
+kind-down: build
+	$(BIN) kind down
 
 clean:
 	rm -rf bin

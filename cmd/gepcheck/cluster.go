@@ -113,8 +113,20 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	if err := installCRDs(ctx, c, impl, rf.egVersion); err != nil {
 		return err
 	}
+	ok := false // keeps the controller's log when the run did not pass
 	if rf.startController {
-		stop, err := startController(ctx, c, impl, rf.egVersion, logf)
+		logDir, err := os.MkdirTemp("", "gepcheck-controller-")
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if ok {
+				os.RemoveAll(logDir)
+			} else {
+				logf("the controller's log is kept in " + logDir)
+			}
+		}()
+		stop, err := startController(ctx, c, impl, rf.egVersion, logDir, logf)
 		if err != nil {
 			return err
 		}
@@ -141,7 +153,7 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	logf(fmt.Sprintf("run %s: %d scenarios against %s on cluster %s (objects labelled %s)", run, len(plans), im.Name(), c.Name, sel))
 	stopSignals() // Ginkgo handles SIGINT/SIGTERM from here: it interrupts the spec and runs the cleanup.
 	s := &conformance.Suite{Runner: runner, Plans: plans, Parallel: rf.parallel, LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Verbose: rf.verbose, Cleanup: cleanup}
-	ok, err := s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name))
+	passed, err := s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name))
 	if err != nil {
 		return inputError{err}
 	}
@@ -158,7 +170,8 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	}
 	fmt.Fprintf(stdout, "%s on %s: %d passed, %d failed, %d errors, %d skipped (of %d scenarios; %d filtered out)\n",
 		im.Name(), c.Name, counts[conformance.Pass], counts[conformance.Fail], counts[conformance.Error], counts[conformance.Skip], len(plans), len(plans)-len(s.Results))
-	if !ok || counts[conformance.Fail]+counts[conformance.Error] > 0 {
+	ok = passed && counts[conformance.Fail]+counts[conformance.Error] == 0
+	if !ok {
 		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", counts[conformance.Fail], counts[conformance.Error])}
 	}
 	return nil
@@ -213,11 +226,7 @@ func installCRDs(ctx context.Context, c *cluster.Cluster, impl, egVersion string
 
 // startController starts the implementation's controller as a local
 // process against the cluster; stop terminates it.
-func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion string, logf func(string)) (func(), error) {
-	logDir, err := os.MkdirTemp("", "gepcheck-controller-")
-	if err != nil {
-		return nil, err
-	}
+func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion, logDir string, logf func(string)) (func(), error) {
 	switch impl {
 	case "reference":
 		self, err := os.Executable()
