@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down reference-image kind-load-reference
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -77,6 +77,14 @@ kind-up: build
 	$(BIN) kind up
 kind-down: build
 	$(BIN) kind down
+
+## reference-image, kind-load-reference: gepcheck-reference in the kind
+## cluster (needs Docker): then kubectl apply -f kind-config/gepcheck-reference.yaml
+## and run with --start-controller=false
+reference-image:
+	docker build -t gepcheck/gepcheck:dev .
+kind-load-reference: reference-image
+	kind load docker-image gepcheck/gepcheck:dev --name gepcheck
 
 clean:
 	rm -rf bin

@@ -78,17 +78,18 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	defer stopSignals()
 
 	var im conformance.Implementation
+	eg := &conformance.EnvoyGateway{}
 	switch impl {
 	case "reference":
 		im = conformance.Reference{}
 	default:
-		im = conformance.EnvoyGateway{}
+		im = eg
 	}
 	run := randomID()
 	var plans []*conformance.Plan
 	var bad []string
 	for i, p := range paths {
-		plan, err := conformance.NewPlan(p, conformance.Target{Run: run, Index: i, ControllerName: im.ControllerName(), Supports: im.Supports})
+		plan, err := conformance.NewPlan(p, conformance.TargetFor(im, run, i))
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
@@ -126,11 +127,12 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 				logf("the controller's log is kept in " + logDir)
 			}
 		}()
-		stop, err := startController(ctx, c, impl, rf.egVersion, logDir, logf)
+		stop, xds, err := startController(ctx, c, impl, rf.egVersion, logDir, logf)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		eg.XDS = xds
 	}
 	k, err := conformance.NewKube(c)
 	if err != nil {
@@ -226,23 +228,23 @@ func installCRDs(ctx context.Context, c *cluster.Cluster, impl, egVersion string
 
 // startController starts the implementation's controller as a local
 // process against the cluster; stop terminates it.
-func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion, logDir string, logf func(string)) (func(), error) {
+func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion, logDir string, logf func(string)) (func(), *envoygateway.XDS, error) {
 	switch impl {
 	case "reference":
 		self, err := os.Executable()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		logFile := filepath.Join(logDir, "gepcheck-reference.log")
 		out, err := os.Create(logFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cmd := exec.Command(self, "controller", "reference", "--kubeconfig", c.Kubeconfig)
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		logf("started gepcheck-reference (pid " + fmt.Sprint(cmd.Process.Pid) + "), log " + logFile)
 		return func() {
@@ -255,9 +257,13 @@ func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion, l
 				_ = cmd.Process.Kill()
 			}
 			out.Close()
-		}, nil
+		}, nil, nil
 	default:
-		return envoygateway.Start(ctx, c, envoygateway.Options{Version: egVersion, Dir: logDir, Log: logf})
+		p, err := envoygateway.Start(ctx, c, envoygateway.Options{Version: egVersion, Dir: logDir, Log: logf})
+		if err != nil {
+			return nil, nil, err
+		}
+		return p.Stop, p.XDS, nil
 	}
 }
 

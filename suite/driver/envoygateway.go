@@ -232,6 +232,15 @@ func EnvoyGatewayPolicyStatus(kind string, p map[string]any) Status {
 	return st
 }
 
+// ReadEnvoyGatewayXDS reads the effective settings from xDS shaped as
+// egctl's output ({"xds": {"namespace/gateway": {"configs": […]}}}),
+// into the observation at returns for a namespace (nil: not observed).
+// The cluster runner reads Envoy Gateway's xDS server into this shape.
+func ReadEnvoyGatewayXDS(doc map[string]any, at func(namespace string) *Observation) {
+	readRoutes(doc, at)
+	readListeners(doc, at)
+}
+
 // readRoutes reads, from each listener's xDS routes, the settings of each
 // route rule.
 func readRoutes(doc map[string]any, at func(string) *Observation) {

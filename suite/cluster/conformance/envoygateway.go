@@ -10,17 +10,26 @@ import (
 
 // EnvoyGateway is Envoy Gateway's controller in the cluster. Its
 // conditions are read from each policy's status ancestors, as the offline
-// driver reads them from egctl (driver.EnvoyGatewayPolicyStatus).
-// Effective settings are not compared in a cluster: they live in the xDS
-// Envoy Gateway serves to its proxies, which gepcheck does not read there
-// yet (the offline driver reads them; docs/cluster.md).
-type EnvoyGateway struct{}
+// driver reads them from egctl (driver.EnvoyGatewayPolicyStatus); its
+// effective settings, when XDS is set, from the xDS it serves to each
+// Gateway's proxy, read as the offline driver reads egctl's xDS
+// (driver.ReadEnvoyGatewayXDS).
+type EnvoyGateway struct {
+	// XDS reads Envoy Gateway's xDS server; nil when gepcheck did not
+	// start the controller (it has no proxy certificate then), and
+	// effective settings are not compared.
+	XDS *envoygateway.XDS
+}
 
 // Name implements Implementation.
 func (EnvoyGateway) Name() string { return "envoy-gateway" }
 
 // ControllerName implements Implementation.
 func (EnvoyGateway) ControllerName() string { return envoygateway.ControllerName }
+
+// Endpoints implements Endpointed: Envoy Gateway programs a route's
+// settings only when its backends have endpoints.
+func (EnvoyGateway) Endpoints() bool { return true }
 
 // Supports implements Implementation.
 func (EnvoyGateway) Supports(f string) bool { return (&driver.EnvoyGateway{}).Supports(f) }
@@ -30,7 +39,7 @@ func (EnvoyGateway) Supports(f string) bool { return (&driver.EnvoyGateway{}).Su
 func (EnvoyGateway) Conditions() []string { return []string{"Accepted"} }
 
 // ComparesEffective implements Implementation.
-func (EnvoyGateway) ComparesEffective() bool { return false }
+func (e EnvoyGateway) ComparesEffective() bool { return e.XDS != nil }
 
 // Expectation implements Implementation: aggregated policy conditions.
 func (EnvoyGateway) Expectation(name string, out *simulator.Output) driver.Observation {
@@ -40,8 +49,31 @@ func (EnvoyGateway) Expectation(name string, out *simulator.Output) driver.Obser
 }
 
 // Observe implements Implementation.
-func (EnvoyGateway) Observe(ctx context.Context, k *Kube, p *Plan) (driver.Observation, error) {
-	o := driver.Observation{Name: p.Name, Policies: []driver.Status{}}
+func (e EnvoyGateway) Observe(ctx context.Context, k *Kube, p *Plan) (driver.Observation, error) {
+	o := driver.Observation{Name: p.Name, Policies: []driver.Status{}, Effective: []driver.Path{}}
+	if e.XDS != nil && len(p.Groups) > 1 {
+		proxies := map[string]any{}
+		for _, u := range p.Groups[1] {
+			if u.GetKind() != "Gateway" {
+				continue
+			}
+			cfg, err := e.XDS.Fetch(ctx, u.GetNamespace(), u.GetName())
+			if err != nil {
+				return o, err
+			}
+			proxies[u.GetNamespace()+"/"+u.GetName()] = cfg
+		}
+		ours := map[string]bool{}
+		for _, ns := range p.Namespaces {
+			ours[ns] = true
+		}
+		driver.ReadEnvoyGatewayXDS(map[string]any{"xds": proxies}, func(ns string) *driver.Observation {
+			if ours[ns] {
+				return &o
+			}
+			return nil
+		})
+	}
 	for _, g := range p.Groups[min(2, len(p.Groups)):] {
 		for _, u := range g {
 			got, err := k.Get(ctx, u)

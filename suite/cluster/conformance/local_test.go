@@ -67,7 +67,7 @@ func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl
 
 func plan(t *testing.T, file, run string, i int, im Implementation) *Plan {
 	t.Helper()
-	p, err := NewPlan(file, Target{Run: run, Index: i, ControllerName: im.ControllerName(), Supports: im.Supports})
+	p, err := NewPlan(file, TargetFor(im, run, i))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,13 @@ type Plan struct {
 	Groups [][]*unstructured.Unstructured
 	// Policies names the policies ("Kind/namespace/name", cluster names).
 	Policies []string
+	// Endpoints are EndpointSlices giving each Service a ready endpoint,
+	// for implementations that program backends only when they have
+	// endpoints (Envoy Gateway answers 503 otherwise, and its xDS then
+	// carries no route settings). Nothing serves them: no kubelet, no
+	// traffic. They are applied with the other objects and are not
+	// scenario objects.
+	Endpoints []*unstructured.Unstructured
 }
 
 // Target is what a plan is made for.
@@ -59,6 +66,8 @@ type Target struct {
 	ControllerName string
 	// Supports says whether the implementation handles a feature.
 	Supports func(feature string) bool
+	// Endpoints asks for an EndpointSlice per Service (Plan.Endpoints).
+	Endpoints bool
 }
 
 var builtinKinds = func() map[string]*profile.Profile {
@@ -205,6 +214,9 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		case "Service":
 			unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
 			unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+			if t.Endpoints {
+				p.Endpoints = append(p.Endpoints, endpointSlice(u, len(p.Endpoints)))
+			}
 		}
 	}
 	// Group policies by intended creationTimestamp; a policy without one
@@ -221,6 +233,44 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		last = ts
 	}
 	return p, nil
+}
+
+// endpointSlice gives Service u one ready endpoint on each of its ports,
+// at a documentation address (192.0.2.0/24, RFC 5737) nothing answers.
+func endpointSlice(u *unstructured.Unstructured, i int) *unstructured.Unstructured {
+	ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports")
+	var eps []any
+	for _, p := range ports {
+		pm, _ := p.(map[string]any)
+		port := pm["port"]
+		if tp, ok := pm["targetPort"]; ok {
+			if _, isString := tp.(string); !isString {
+				port = tp
+			}
+		}
+		e := map[string]any{"port": port, "protocol": "TCP"}
+		if n, ok := pm["name"].(string); ok {
+			e["name"] = n
+		}
+		eps = append(eps, e)
+	}
+	labels := map[string]any{
+		"kubernetes.io/service-name":             u.GetName(),
+		"endpointslice.kubernetes.io/managed-by": "gepcheck.dev",
+	}
+	for k, v := range u.GetLabels() {
+		if strings.HasPrefix(k, "gepcheck.dev/") {
+			labels[k] = v
+		}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion":  "discovery.k8s.io/v1",
+		"kind":        "EndpointSlice",
+		"metadata":    map[string]any{"name": dnsLabel(u.GetName() + "-gepcheck"), "namespace": u.GetNamespace(), "labels": labels},
+		"addressType": "IPv4",
+		"endpoints":   []any{map[string]any{"addresses": []any{fmt.Sprintf("192.0.2.%d", 1+i%250)}, "conditions": map[string]any{"ready": true}}},
+		"ports":       eps,
+	}}
 }
 
 // AnnotationProfiles on a namespace names the built-in profiles the

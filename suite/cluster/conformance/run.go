@@ -45,6 +45,15 @@ type Implementation interface {
 	Observe(ctx context.Context, k *Kube, p *Plan) (driver.Observation, error)
 }
 
+// TargetFor is the Target of scenario i of run for im.
+func TargetFor(im Implementation, run string, i int) Target {
+	t := Target{Run: run, Index: i, ControllerName: im.ControllerName(), Supports: im.Supports}
+	if e, ok := im.(interface{ Endpoints() bool }); ok {
+		t.Endpoints = e.Endpoints()
+	}
+	return t
+}
+
 // Kube is a client of the cluster for unstructured objects.
 type Kube struct {
 	Cluster *cluster.Cluster
@@ -164,7 +173,11 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	var lastCreated time.Time
-	for gi, g := range p.Groups {
+	groups := slices.Clone(p.Groups)
+	if len(groups) > 1 {
+		groups[1] = slices.Concat(groups[1], p.Endpoints) // before the policies
+	}
+	for gi, g := range groups {
 		if gi >= 3 && len(g) > 0 {
 			// GEP-713 Conflict resolution rule 2 orders by
 			// creationTimestamp, which the API server sets to the second.

@@ -11,6 +11,7 @@ package envoygateway
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,9 +53,16 @@ logging:
     default: info
 `
 
-// Start starts envoy-gateway against c and returns a function that stops
-// it and removes its infrastructure namespace.
-func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error) {
+// Process is a running envoy-gateway.
+type Process struct {
+	// Stop stops it and removes its infrastructure namespace.
+	Stop func()
+	// XDS reads what it serves to its proxies.
+	XDS *XDS
+}
+
+// Start starts envoy-gateway against c.
+func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, error) {
 	t := tools.EnvoyGateway
 	if opts.Version != "" {
 		t.Version = opts.Version
@@ -74,7 +82,15 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error
 	if out, err := cg.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("envoy-gateway certgen: %v\n%s", err, out)
 	}
-	certs, err := findCerts(home)
+	certs, err := findCerts(home, "envoy-gateway")
+	if err != nil {
+		return nil, err
+	}
+	proxyCerts, err := findCerts(home, "envoy")
+	if err != nil {
+		return nil, err
+	}
+	xds, err := NewXDS(proxyCerts)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +118,9 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); logFile.Close(); close(done) }()
 	logf(fmt.Sprintf("started envoy-gateway %s (pid %d) against %s, log %s", t.Version, cmd.Process.Pid, c.Name, logPath))
-	// Ready when it has accepted leadership and started its provider;
-	// a process that exits early is an error with the log's tail.
-	deadline := time.Now().Add(60 * time.Second)
+	// Ready when its xDS server accepts connections; a process that
+	// exits early is an error with the log's tail.
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		select {
 		case <-done:
@@ -112,15 +128,17 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error
 			return nil, fmt.Errorf("envoy-gateway exited at start:\n%s", tail(string(log), 15))
 		case <-time.After(500 * time.Millisecond):
 		}
-		log, _ := os.ReadFile(logPath)
-		if strings.Contains(string(log), "Starting workers") || strings.Contains(string(log), "started provider") {
+		if conn, err := net.DialTimeout("tcp", XDSAddress, time.Second); err == nil {
+			conn.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			break // it may log differently; the runner's status wait decides
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			log, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, tail(string(log), 15))
 		}
 	}
-	return func() {
+	return &Process{XDS: xds, Stop: func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-done:
@@ -131,21 +149,21 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (func(), error
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = cluster.DeleteLabelled(dctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy+","+cluster.LabelScenario+"=envoy-gateway-system", false)
-	}, nil
+	}}, nil
 }
 
-// findCerts returns the directory certgen wrote the xDS server's
-// certificate to (…/envoy-gateway/tls.crt).
-func findCerts(home string) (string, error) {
+// findCerts returns the directory certgen wrote a certificate to
+// (…/<who>/tls.crt: envoy-gateway for the xDS server, envoy for proxies).
+func findCerts(home, who string) (string, error) {
 	var found string
 	_ = filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == "tls.crt" && filepath.Base(filepath.Dir(p)) == "envoy-gateway" {
+		if err == nil && !d.IsDir() && d.Name() == "tls.crt" && filepath.Base(filepath.Dir(p)) == who {
 			found = filepath.Dir(p)
 		}
 		return nil
 	})
 	if found == "" {
-		return "", fmt.Errorf("envoy-gateway certgen wrote no envoy-gateway/tls.crt under %s", home)
+		return "", fmt.Errorf("envoy-gateway certgen wrote no %s/tls.crt under %s", who, home)
 	}
 	return found, nil
 }

@@ -1,0 +1,116 @@
+package envoygateway
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// XDSAddress is where Envoy Gateway's xDS server listens.
+const XDSAddress = "127.0.0.1:18000"
+
+const (
+	listenerType = "type.googleapis.com/envoy.config.listener.v3.Listener"
+	routeType    = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"
+)
+
+// XDS reads the configuration Envoy Gateway serves to the Envoy proxy of a
+// Gateway, as that proxy would: an ADS stream over mTLS with the proxy's
+// certificate from certgen, node cluster "namespace/gateway" (the infra IR
+// key Envoy Gateway selects a snapshot by).
+type XDS struct {
+	Address string
+	TLS     *tls.Config
+}
+
+// NewXDS reads the proxy's certificate from certgen's envoy directory.
+func NewXDS(envoyCerts string) (*XDS, error) {
+	cert, err := tls.LoadX509KeyPair(filepath.Join(envoyCerts, "tls.crt"), filepath.Join(envoyCerts, "tls.key"))
+	if err != nil {
+		return nil, err
+	}
+	ca, err := os.ReadFile(filepath.Join(envoyCerts, "ca.crt"))
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return &XDS{Address: XDSAddress, TLS: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "envoy-gateway", MinVersion: tls.VersionTLS12}}, nil
+}
+
+// Fetch returns the listeners and route configurations served for the
+// Gateway namespace/name, shaped as egctl's config dump (the offline
+// driver reads both alike): {"configs": [{"dynamicListeners": …},
+// {"dynamicRouteConfigs": …}]}. It fails when nothing is served yet.
+func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := grpc.NewClient(x.Address, grpc.WithTransportCredentials(credentials.NewTLS(x.TLS)))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("xDS stream to %s: %w", x.Address, err)
+	}
+	node := &corev3.Node{Id: "gepcheck/" + namespace + "/" + name, Cluster: namespace + "/" + name}
+	var listeners, routes []any
+	for _, typ := range []string{listenerType, routeType} {
+		if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: node, TypeUrl: typ}); err != nil {
+			return nil, err
+		}
+		resp, err := stream.Recv()
+		if err != nil {
+			return nil, fmt.Errorf("xDS for Gateway %s/%s: %w", namespace, name, err)
+		}
+		for _, r := range resp.GetResources() {
+			switch typ {
+			case listenerType:
+				m, err := toMap(r.GetValue(), &listenerv3.Listener{})
+				if err != nil {
+					return nil, err
+				}
+				listeners = append(listeners, map[string]any{"activeState": map[string]any{"listener": m}})
+			case routeType:
+				m, err := toMap(r.GetValue(), &routev3.RouteConfiguration{})
+				if err != nil {
+					return nil, err
+				}
+				routes = append(routes, map[string]any{"routeConfig": m})
+			}
+		}
+	}
+	_ = stream.CloseSend()
+	return map[string]any{"configs": []any{
+		map[string]any{"dynamicListeners": listeners},
+		map[string]any{"dynamicRouteConfigs": routes},
+	}}, nil
+}
+
+func toMap(data []byte, m proto.Message) (map[string]any, error) {
+	if err := proto.Unmarshal(data, m); err != nil {
+		return nil, err
+	}
+	js, err := protojson.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("xDS resource %T: %w", m, err)
+	}
+	var out map[string]any
+	err = json.Unmarshal(js, &out)
+	return out, err
+}
