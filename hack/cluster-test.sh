@@ -62,6 +62,11 @@ grep -q '^deleted namespace gc-' "$tmp/clean.txt" && ok || bad "clean output: $(
 [ -z "$(labelled)" ] && ok || bad "namespaces left after clean: $(labelled)"
 "$KUBECTL" --kubeconfig "$KC" get namespace not-gepchecks > /dev/null 2>&1 && ok || bad "clean deleted a namespace gepcheck did not create"
 
+# Random cases (gepcheck gen) against gepcheck-reference on its own local
+# control plane.
+"$BIN" run --cluster local --impl reference --random 30 --seed 1 > "$tmp/random.txt" 2>&1 && ok || bad "random run exited $?: $(tail -5 "$tmp/random.txt")"
+grep -q 'gepcheck-reference on local: 30 passed, 0 failed, 0 errors, 0 skipped' "$tmp/random.txt" && ok || bad "random run summary: $(tail -2 "$tmp/random.txt")"
+
 # Bad flags: exit 2, never a panic.
 "$BIN" run --cluster nowhere --impl reference scenarios/ > "$tmp/bad1.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--cluster nowhere: $(cat "$tmp/bad1.txt")"
 "$BIN" run --cluster kubeconfig --kubeconfig "$tmp/none" --impl reference scenarios/ > "$tmp/bad2.txt" 2>&1; [ $? -eq 2 ] && ok || bad "missing kubeconfig: $(cat "$tmp/bad2.txt")"

@@ -68,10 +68,18 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	if err != nil {
 		return inputError{err}
 	}
-	if len(paths) == 0 {
-		return inputError{errors.New("no scenarios: pass files or directories")}
-	}
 	logf := func(s string) { fmt.Fprintf(os.Stderr, "gepcheck: %s\n", s) }
+	var randomDir string
+	if rf.random > 0 {
+		if randomDir, err = randomCases(&rf, impl, logf); err != nil {
+			return err
+		}
+		more, _ := scenarioFiles([]string{randomDir})
+		paths = append(paths, more...)
+	}
+	if len(paths) == 0 {
+		return inputError{errors.New("no scenarios: pass files or directories, or --random N")}
+	}
 	// Until the Ginkgo suite runs (it handles signals itself), an
 	// interrupt cancels the setup and the deferred cleanup runs.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -114,7 +122,16 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	if err := installCRDs(ctx, c, impl, rf.egVersion); err != nil {
 		return err
 	}
-	ok := false // keeps the controller's log when the run did not pass
+	ok := false // keeps the controller's log and random cases when the run did not pass
+	if randomDir != "" {
+		defer func() {
+			if ok {
+				os.RemoveAll(randomDir)
+			} else {
+				logf("the random cases are kept in " + randomDir + " (gepcheck run --cluster … FILE replays one)")
+			}
+		}()
+	}
 	if rf.startController {
 		logDir, err := os.MkdirTemp("", "gepcheck-controller-")
 		if err != nil {
@@ -179,7 +196,45 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	return nil
 }
 
+// randomCases draws rf.random scenarios with gepcheck gen (seeds
+// rf.seed, rf.seed+1, …) into a new directory.
+func randomCases(rf *runClusterFlags, impl string, logf func(string)) (string, error) {
+	prof := rf.randomProfile
+	if prof == "" {
+		prof = "color-inherited"
+		if impl == "envoy-gateway" {
+			prof = "envoy-gateway-backendtrafficpolicy"
+		}
+	}
+	if rf.seed == 0 {
+		rf.seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	dir, err := os.MkdirTemp("", "gepcheck-random-")
+	if err != nil {
+		return "", err
+	}
+	for i := range rf.random {
+		seed := rf.seed + int64(i)
+		var b strings.Builder
+		g := newGen(&b)
+		g.SetArgs([]string{"--seed", fmt.Sprint(seed), "--profile", prof})
+		g.SetOut(&b)
+		if err := g.Execute(); err != nil {
+			return "", inputError{fmt.Errorf("--random-profile %s: %w", prof, err)}
+		}
+		name := fmt.Sprintf("random-%s-%d.yaml", prof, seed)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
+	}
+	logf(fmt.Sprintf("%d random cases, --seed %d --random-profile %s (replay: the same flags; one case: gepcheck gen --seed N --profile %s)", rf.random, rf.seed, prof, prof))
+	return dir, nil
+}
+
 type runClusterFlags struct {
+	random        int
+	seed          int64
+	randomProfile string
 	startController bool
 	parallel        int
 	stepTimeout     time.Duration
@@ -197,6 +252,9 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.junit, "junit", "", "in a cluster, write a JUnit report to this file")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "in a cluster, leave the objects of each scenario (gepcheck clean removes them)")
 	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "in a cluster, verbose Ginkgo output")
+	cmd.Flags().IntVar(&f.random, "random", 0, "in a cluster, also run N random scenarios drawn by gepcheck gen")
+	cmd.Flags().Int64Var(&f.seed, "seed", 0, "in a cluster, seed of the first random scenario (default: from the clock, printed)")
+	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; envoy-gateway-backendtrafficpolicy for --impl envoy-gateway)")
 }
 
 // installCRDs installs the CRDs the implementation needs, where missing.

@@ -100,7 +100,9 @@ func NewPlan(file string, t Target) (*Plan, error) {
 	}
 	p := &Plan{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Namespaces: map[string]string{}, Names: map[string]string{}}
 	if m.Scenario != nil {
-		p.Name = m.Scenario.Metadata.Name
+		if n := m.Scenario.Metadata.Name; n != "generated" {
+			p.Name = n
+		}
 		p.Profiles = m.Scenario.Spec.Profiles
 	}
 	for _, k := range m.Kinds {
@@ -354,6 +356,8 @@ func specLabel(file string) string {
 	switch {
 	case strings.Contains(file, "findings"):
 		return "findings"
+	case strings.HasPrefix(filepath.Base(file), "random-"):
+		return "random"
 	case dir == "." || dir == "/":
 		return "scenario"
 	}

@@ -145,7 +145,7 @@ func (Reference) Observe(ctx context.Context, k *Kube, p *Plan) (driver.Observat
 // an object: status.conditions, or for routes the parent status it owns.
 func targetStatus(ref string, u *unstructured.Unstructured) []driver.Status {
 	var conds []any
-	if u.GetKind() == "HTTPRoute" {
+	if u.GetKind() == "HTTPRoute" || u.GetKind() == "GRPCRoute" {
 		parents, _, _ := unstructured.NestedSlice(u.Object, "status", "parents")
 		for _, p := range parents {
 			if pm, ok := p.(map[string]any); ok && pm["controllerName"] == reference.ControllerName {

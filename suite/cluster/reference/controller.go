@@ -101,6 +101,7 @@ var (
 	gvkGatewayClass    = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
 	gvkGateway         = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
 	gvkHTTPRoute       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
+	gvkGRPCRoute       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GRPCRoute"}
 	gvkReferenceGrant  = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1beta1", Kind: "ReferenceGrant"}
 	gvkObjectFields    = schema.GroupVersionKind{Group: "gepcheck.dev", Version: "v1alpha1", Kind: "ObjectFields"}
 	gvkEffectivePolicy = schema.GroupVersionKind{Group: "gepcheck.dev", Version: "v1alpha1", Kind: "EffectivePolicy"}
@@ -148,7 +149,8 @@ func (c *Controller) Run(ctx context.Context) error {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "world"}}}
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named("gepcheck-reference")
-	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkReferenceGrant, gvkObjectFields}
+	// The kinds of the hierarchy simulator/topology builds.
+	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
 	for _, gvk := range Kinds() {
 		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
@@ -254,7 +256,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			}
 		}
 	}
-	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkReferenceGrant}, c.policy)
+	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
 	for _, gvk := range kinds {
 		objs, err := c.list(ctx, gvk)
 		if err != nil {
@@ -467,7 +469,7 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 		}
 		return append(keep, conditions(ts.Conditions, old, o.GetGeneration(), now)...)
 	}
-	if o.GetKind() == "HTTPRoute" {
+	if o.GetKind() == "HTTPRoute" || o.GetKind() == "GRPCRoute" {
 		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
 		refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
 		var out []any
