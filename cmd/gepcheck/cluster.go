@@ -232,9 +232,9 @@ func randomCases(rf *runClusterFlags, impl string, logf func(string)) (string, e
 }
 
 type runClusterFlags struct {
-	random        int
-	seed          int64
-	randomProfile string
+	random          int
+	seed            int64
+	randomProfile   string
 	startController bool
 	parallel        int
 	stepTimeout     time.Duration
