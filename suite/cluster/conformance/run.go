@@ -216,7 +216,7 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 			a.Stored = append(a.Stored, got)
 		}
 	}
-	a.Notes = orderNotes(p)
+	a.Notes = orderNotes(p, a.Stored)
 	return a
 }
 
@@ -387,7 +387,38 @@ func (r *Runner) timeout() time.Duration {
 	return 30 * time.Second
 }
 
-func orderNotes(p *Plan) []string { return nil }
+// orderNotes says where the stored creationTimestamps of the policies do
+// not keep the intended order of their groups (a clock of the API server
+// behind gepcheck's, say): the expectation follows the stored order, so
+// the scenario still means something, just not quite what was written.
+func orderNotes(p *Plan, stored []*unstructured.Unstructured) []string {
+	at := map[string]time.Time{}
+	for _, u := range stored {
+		at[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = u.GetCreationTimestamp().Time
+	}
+	var notes []string
+	var prevMax time.Time
+	var prevName string
+	for gi := 2; gi < len(p.Groups); gi++ {
+		var lo, hi time.Time
+		var loName string
+		for i, u := range p.Groups[gi] {
+			t := at[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()]
+			if i == 0 || t.Before(lo) {
+				lo, loName = t, u.GetName()
+			}
+			if i == 0 || t.After(hi) {
+				hi = t
+			}
+		}
+		if gi > 2 && !lo.After(prevMax) {
+			notes = append(notes, p.Unmap(fmt.Sprintf("stored creationTimestamps do not keep the intended order: %s (%s) is not newer than %s (%s); the expectation follows the stored order",
+				loName, lo.Format(time.RFC3339), prevName, prevMax.Format(time.RFC3339))))
+		}
+		prevMax, prevName = hi, p.Groups[gi][len(p.Groups[gi])-1].GetName()
+	}
+	return notes
+}
 
 func objName(u *unstructured.Unstructured) string {
 	if u.GetNamespace() == "" {
