@@ -106,7 +106,12 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 	if err != nil {
 		return nil, err
 	}
-	script := mountScript(certs, bin, cfgPath)
+	// The private root's mount point lives in dir, removed with it.
+	root := filepath.Join(dir, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		return nil, err
+	}
+	script := mountScript(root, certs, bin, cfgPath)
 	cmd := exec.Command("unshare", "-m", "--", "/bin/sh", "-c", script)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "ENVOY_GATEWAY_NAMESPACE="+Namespace)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -170,10 +175,10 @@ func findCerts(home, who string) (string, error) {
 
 // mountScript runs envoy-gateway in a private mount namespace whose root
 // is a tmpfs binding the host's top-level directories, plus /certs.
-func mountScript(certs, bin, cfg string) string {
+func mountScript(root, certs, bin, cfg string) string {
 	return fmt.Sprintf(`set -e
 mount --make-rprivate /
-root=$(mktemp -d)
+root=%q
 mount -t tmpfs gepcheck-root "$root"
 for d in /*; do
   name=${d#/}
@@ -184,7 +189,7 @@ done
 mkdir "$root/certs"
 mount --bind %q "$root/certs"
 exec chroot "$root" %q server --config-path %q
-`, certs, bin, cfg)
+`, root, certs, bin, cfg)
 }
 
 var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
