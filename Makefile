@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down reference-image kind-load-reference
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -69,14 +69,24 @@ tools: build
 
 ## conformance: the scenario catalogue against IMPL (reference |
 ## envoy-gateway) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
+START_CONTROLLER ?= true
 conformance: build
-	$(BIN) run --cluster $(CLUSTER) --impl $(IMPL) --junit $(JUNIT) $(SCENARIOS)
+	$(BIN) run --cluster $(CLUSTER) --impl $(IMPL) --start-controller=$(START_CONTROLLER) --junit $(JUNIT) $(SCENARIOS)
 
 ## kind-up / kind-down: gepcheck's kind cluster (needs Docker or Podman)
 kind-up: build
 	$(BIN) kind up
 kind-down: build
 	$(BIN) kind down
+
+## kind-install-envoy-gateway: Envoy Gateway $(EG_VERSION) in the kind cluster from
+## its published install manifest; then make conformance CLUSTER=kind
+## IMPL=envoy-gateway START_CONTROLLER=false
+kind-install-envoy-gateway: tools
+	$$($(BIN) tools | awk '$$1=="kubectl"{print $$3}') apply --server-side \
+	  -f https://github.com/envoyproxy/gateway/releases/download/$(EG_VERSION)/install.yaml
+	$$($(BIN) tools | awk '$$1=="kubectl"{print $$3}') wait --timeout=5m -n envoy-gateway-system \
+	  deployment/envoy-gateway --for=condition=Available
 
 ## reference-image, kind-load-reference: gepcheck-reference in the kind
 ## cluster (needs Docker): then kubectl apply -f kind-config/gepcheck-reference.yaml

@@ -52,6 +52,24 @@ kill -TERM "$run"; wait "$run"; code=$?
 [ "$code" -ne 0 ] && ok || bad "an interrupted run exited 0"
 [ -z "$(labelled)" ] && ok || bad "namespaces left after SIGTERM: $(labelled)"
 
+# SIGINT (Ctrl-C) likewise; sent from python, since a background job of a
+# non-interactive shell ignores SIGINT.
+python3 - "$BIN" "$KC" "$KUBECTL" <<'PY' && ok || bad "SIGINT mid-run"
+import signal, subprocess, sys, time
+bin, kc, kubectl = sys.argv[1:]
+labelled = lambda: subprocess.run([kubectl, "--kubeconfig", kc, "get", "namespaces", "-l", "gepcheck.dev/managed-by=gepcheck", "-o", "name"], capture_output=True, text=True).stdout.strip()
+p = subprocess.Popen([bin, "run", "--cluster", "kubeconfig", "--kubeconfig", kc, "--impl", "reference", "--start-controller=false", "--parallel", "8", "scenarios/"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(120):
+    if labelled():
+        break
+    time.sleep(0.25)
+assert labelled(), "the run created no namespace to interrupt"
+p.send_signal(signal.SIGINT)
+code = p.wait(timeout=180)
+assert code != 0, "an interrupted run exited 0"
+assert not labelled(), "namespaces left after SIGINT: " + labelled()
+PY
+
 # --keep leaves the objects; gepcheck clean removes them, and only them.
 "$KUBECTL" --kubeconfig "$KC" create namespace not-gepchecks > /dev/null && ok || bad "kubectl create namespace"
 "$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false --keep \
