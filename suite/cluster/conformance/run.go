@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -473,7 +472,5 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 	}
 	return <-ch
 }
-
-var _ = apierrors.IsNotFound
 
 var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}

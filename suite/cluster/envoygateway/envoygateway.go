@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -130,7 +129,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 		select {
 		case <-done:
 			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("envoy-gateway exited at start:\n%s", tail(string(log), 15))
+			return nil, fmt.Errorf("envoy-gateway exited at start:\n%s", tools.Tail(string(log), 15))
 		case <-time.After(500 * time.Millisecond):
 		}
 		if conn, err := net.DialTimeout("tcp", XDSAddress, time.Second); err == nil {
@@ -140,7 +139,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, tail(string(log), 15))
+			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, tools.Tail(string(log), 15))
 		}
 	}
 	return &Process{XDS: xds, Stop: func() {
@@ -210,12 +209,4 @@ func ensureNamespace(ctx context.Context, c *cluster.Cluster) error {
 	}}}
 	_, err = dyn.Resource(namespaceGVR).Create(ctx, ns, metav1.CreateOptions{})
 	return err
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -210,7 +209,7 @@ func (cp *controlPlane) exited() error {
 		select {
 		case <-p.done:
 			log, _ := os.ReadFile(filepath.Join(cp.dir, p.name+".log"))
-			return fmt.Errorf("local control plane: %s exited: %v\n%s", p.name, p.err, lastLines(string(log), 10))
+			return fmt.Errorf("local control plane: %s exited: %v\n%s", p.name, p.err, tools.Tail(string(log), 10))
 		default:
 		}
 	}
@@ -283,12 +282,4 @@ func writeKubeconfig(path string, cfg *rest.Config) error {
 	kc.Contexts["gepcheck-local"] = &clientcmdapi.Context{Cluster: "gepcheck-local", AuthInfo: "gepcheck-admin"}
 	kc.CurrentContext = "gepcheck-local"
 	return clientcmd.WriteToFile(*kc, path)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -107,7 +107,7 @@ func (t Tool) Build(ctx context.Context, log func(string)) (string, error) {
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s@%s: %v\n%s", t.Package, t.Version, err, tail(string(out), 20))
+		return "", fmt.Errorf("go build %s@%s: %v\n%s", t.Package, t.Version, err, Tail(string(out), 20))
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", err
@@ -129,7 +129,8 @@ func wrapperGoMod(t Tool) string {
 	return b.String()
 }
 
-func tail(s string, n int) string {
+// Tail is the last n lines of s (of a log, for an error message).
+func Tail(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
