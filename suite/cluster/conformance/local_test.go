@@ -197,3 +197,29 @@ func TestLocalReference(t *testing.T) {
 type everything struct{ Reference }
 
 func (everything) Supports(string) bool { return true }
+
+// An API server that goes away is an error of each scenario, with the
+// reason, and the run goes on.
+func TestLocalAPIServerGone(t *testing.T) {
+	c := startLocal(t)
+	k, err := NewKube(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Kube: k, Impl: Reference{}, Run: "gone", Opts: Options{StepTimeout: 5 * time.Second}}
+	p0 := plan(t, "../../../scenarios/gep-713/example-1-direct.yaml", "gone", 0, Reference{})
+	p1 := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "gone", 1, Reference{})
+	// Discover the kinds while the server is there, then stop it.
+	if _, err := k.Resource(p0.Groups[2][0].GroupVersionKind(), "default"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Plan{p0, p1} {
+		res := r.Verify(context.Background(), r.Apply(context.Background(), p))
+		if res.Outcome != Error || !strings.Contains(strings.Join(res.Diff, " "), "connection refused") {
+			t.Errorf("%s: %s %v, want an error saying the API server refused", p.Name, res.Outcome, res.Diff)
+		}
+	}
+}
