@@ -106,6 +106,7 @@ func toMap(data []byte, m proto.Message) (map[string]any, error) {
 	if err := proto.Unmarshal(data, m); err != nil {
 		return nil, err
 	}
+	opaque(m.ProtoReflect())
 	js, err := protojson.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("xDS resource %T: %w", m, err)

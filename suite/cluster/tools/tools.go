@@ -52,6 +52,9 @@ var (
 	EnvoyGateway          = Tool{"envoy-gateway", "github.com/envoyproxy/gateway", EnvoyGatewayVersion, "github.com/envoyproxy/gateway/cmd/envoy-gateway"}
 )
 
+// All lists the tools gepcheck builds.
+var All = []Tool{Etcd, KubeAPIServer, KubeControllerManager, Kubectl, EnvoyGateway}
+
 // Dir is gepcheck's tool cache.
 func Dir() (string, error) {
 	if d := os.Getenv("GEPCHECK_CACHE"); d != "" {
@@ -99,20 +102,62 @@ func (t Tool) Build(ctx context.Context, log func(string)) (string, error) {
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(wrapperGoMod(t)), 0o644); err != nil {
 		return "", err
 	}
+	// Tools of one module are built by one go build: they share most
+	// packages, and one invocation keeps both cores busy.
+	var batch []Tool
+	for _, o := range All {
+		if o.Module == t.Module && o.Version == t.Version {
+			if p, _ := o.Path(); o == t || !exists(p) {
+				batch = append(batch, o)
+			}
+		}
+	}
+	var names, pkgs []string
+	for _, o := range batch {
+		names = append(names, o.Name)
+		pkgs = append(pkgs, o.Package)
+	}
 	if log != nil {
-		log(fmt.Sprintf("building %s %s from the Go module proxy (once; cached in %s)", t.Name, t.Version, filepath.Dir(bin)))
+		log(fmt.Sprintf("building %s %s from the Go module proxy (once; cached in %s)", strings.Join(names, ", "), t.Version, d))
 	}
-	tmp := bin + ".tmp"
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, t.Package)
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s@%s: %v\n%s", t.Package, t.Version, err, Tail(string(out), 20))
-	}
-	if err := os.Rename(tmp, bin); err != nil {
+	out := filepath.Join(mod, "bin")
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
+	// Built as `go install` builds egctl (default cgo setting), so that
+	// the two builds share the build cache.
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", out + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s@%s: %v\n%s", strings.Join(pkgs, " "), t.Version, err, Tail(string(out), 20))
+	}
+	for _, o := range batch {
+		p, _ := o.Path()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Rename(filepath.Join(out, exeName(o.Package)), p); err != nil {
+			return "", err
+		}
+	}
 	return bin, nil
+}
+
+// exeName is the name go build gives the executable of pkg: its last
+// element, or the one before a major version suffix (/v3).
+func exeName(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		return parts[len(parts)-2]
+	}
+	return last
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func wrapperGoMod(t Tool) string {
