@@ -155,7 +155,7 @@ func runCluster(stdout io.Writer, cf *clusterFlags, impl string, files []string,
 	if err != nil {
 		return err
 	}
-	runner := &conformance.Runner{Kube: k, Impl: im, Run: run, Opts: conformance.Options{StepTimeout: rf.stepTimeout, Keep: rf.keep, Log: logf}}
+	runner := &conformance.Runner{Kube: k, Impl: im, Run: run, Opts: conformance.Options{StepTimeout: rf.stepTimeout, Keep: rf.keep}}
 	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
 	cleanup := func() {
 		if rf.keep {

@@ -74,14 +74,12 @@ func (e EnvoyGateway) Observe(ctx context.Context, k *Kube, p *Plan) (driver.Obs
 			return nil
 		})
 	}
-	for _, g := range p.Groups[min(2, len(p.Groups)):] {
-		for _, u := range g {
-			got, err := k.Get(ctx, u)
-			if err != nil {
-				return o, err
-			}
-			o.Policies = append(o.Policies, driver.EnvoyGatewayPolicyStatus(u.GetKind(), got.Object))
+	for _, u := range p.PolicyObjects() {
+		got, err := k.Get(ctx, u)
+		if err != nil {
+			return o, err
 		}
+		o.Policies = append(o.Policies, driver.EnvoyGatewayPolicyStatus(u.GetKind(), got.Object))
 	}
 	o.Normalize()
 	return o, nil

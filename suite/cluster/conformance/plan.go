@@ -22,6 +22,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/reference"
 )
 
 // Plan is one scenario made ready for a cluster.
@@ -204,8 +205,8 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			if ann == nil {
 				ann = map[string]string{}
 			}
-			ann[AnnotationProfiles] = strings.Join(p.Profiles, ",")
-			ann[AnnotationPartition] = t.Run + "-" + fmt.Sprint(t.Index)
+			ann[reference.AnnotationProfiles] = strings.Join(p.Profiles, ",")
+			ann[reference.AnnotationPartition] = t.Run + "-" + fmt.Sprint(t.Index)
 			u.SetAnnotations(ann)
 			// Namespace selectors in the scenario match the declared
 			// name; keep the label they read.
@@ -275,14 +276,6 @@ func endpointSlice(u *unstructured.Unstructured, i int) *unstructured.Unstructur
 	}}
 }
 
-// AnnotationProfiles on a namespace names the built-in profiles the
-// reference controller computes its objects with.
-const AnnotationProfiles = "gepcheck.dev/profiles"
-
-// AnnotationPartition on a namespace keeps a scenario's namespaces apart
-// from other scenarios' in gepcheck-reference.
-const AnnotationPartition = "gepcheck.dev/partition"
-
 // rewrite maps namespace and cluster-scoped names in an object: every
 // "namespace" field, namespace-name selectors, gatewayClassName, and
 // references of kind GatewayClass.
@@ -324,6 +317,15 @@ func (p *Plan) rewrite(v any, key string) {
 			p.rewrite(e, key)
 		}
 	}
+}
+
+// PolicyObjects are the plan's policies, as applied.
+func (p *Plan) PolicyObjects() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, g := range p.Groups[min(2, len(p.Groups)):] {
+		out = append(out, g...)
+	}
+	return out
 }
 
 // Unmap turns cluster names in s back into the scenario's.

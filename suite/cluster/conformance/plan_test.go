@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/reference"
 )
 
 const crossNamespace = `apiVersion: gepcheck.dev/v1alpha1
@@ -150,7 +152,7 @@ func TestPlanRewritesAndOrders(t *testing.T) {
 		}
 	}
 	ns := find(p, "Namespace", "infra")
-	if ns.GetLabels()["team"] != "infra" || ns.GetAnnotations()[AnnotationProfiles] != "color-inherited" {
+	if ns.GetLabels()["team"] != "infra" || ns.GetAnnotations()[reference.AnnotationProfiles] != "color-inherited" {
 		t.Errorf("namespace labels %v annotations %v", ns.GetLabels(), ns.GetAnnotations())
 	}
 	// Groups: namespaces, objects, then {older, tie}, then {newer}.

@@ -122,7 +122,6 @@ type Options struct {
 	Settle time.Duration
 	// Keep leaves each scenario's objects in the cluster.
 	Keep bool
-	Log  func(string)
 }
 
 // Runner runs plans against one implementation in one cluster.
@@ -262,7 +261,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 		settle = 3 * time.Second
 	}
 	var last []string
-	var lastErr error
+	var lastErr, statusErr error
 	stableSince := time.Now()
 	for {
 		got, err := r.Impl.Observe(ctx, r.Kube, p)
@@ -278,21 +277,33 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				return res
 			}
 		}
-		current, statusErr := r.statusCurrent(ctx, a)
-		if !slices.Equal(diff, last) || (err == nil) != (lastErr == nil) || !current {
+		if !slices.Equal(diff, last) || (err == nil) != (lastErr == nil) {
 			stableSince = time.Now()
 		}
 		last, lastErr = diff, err
-		if current && time.Since(stableSince) >= settle && err == nil {
-			res.Outcome = Fail
-			for _, d := range diff {
-				res.Diff = append(res.Diff, p.Unmap(d))
+		// A disagreement that held still for settle is final once every
+		// policy has status for its generation (read only then: it costs
+		// a read of each policy).
+		if err == nil && time.Since(stableSince) >= settle {
+			current, serr := r.statusCurrent(ctx, p)
+			statusErr = serr
+			if current {
+				res.Outcome = Fail
+				for _, d := range diff {
+					res.Diff = append(res.Diff, p.Unmap(d))
+				}
+				return res
 			}
-			return res
 		}
 		select {
 		case <-ctx.Done():
 			res.Outcome = Error
+			if err == nil && statusErr == nil {
+				// Say which policies lack status, if any.
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, statusErr = r.statusCurrent(sctx, p)
+				cancel()
+			}
 			switch {
 			case err != nil:
 				res.Diff = []string{p.Unmap(err.Error())}
@@ -313,12 +324,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 // statusCurrent reports whether every policy has status written for its
 // current generation (observedGeneration on every condition); the error
 // names the policies without.
-func (r *Runner) statusCurrent(ctx context.Context, a *Applied) (bool, error) {
+func (r *Runner) statusCurrent(ctx context.Context, p *Plan) (bool, error) {
 	var missing []string
-	for _, u := range a.Stored {
-		if !slices.Contains(a.Plan.Policies, u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()) {
-			continue
-		}
+	for _, u := range p.PolicyObjects() {
 		got, err := r.Kube.Get(ctx, u)
 		if err != nil {
 			return false, err
