@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/conformance"
 	"github.com/gepcheck/gepcheck/suite/cluster/envoygateway"
@@ -265,15 +264,11 @@ func installCRDs(ctx context.Context, c *cluster.Cluster, impl, egVersion string
 	}
 	switch impl {
 	case "reference":
-		bs, err := profile.Builtins()
+		ref, err := cluster.ReferenceCRDs()
 		if err != nil {
 			return err
 		}
-		var ps []*profile.Profile
-		for _, n := range profile.BuiltinNames() {
-			ps = append(ps, bs[n])
-		}
-		crds = append(append(crds, cluster.ProfileCRDs(ps)...), cluster.GepcheckCRDs()...)
+		crds = append(crds, ref...)
 	case "envoy-gateway":
 		eg, err := cluster.EnvoyGatewayCRDs(ctx, egVersion)
 		if err != nil {

@@ -25,7 +25,7 @@ var (
 // which must select on LabelManagedBy. With wait, it returns once the
 // namespaces are gone.
 func DeleteLabelled(ctx context.Context, c *Cluster, selector string, wait bool) error {
-	return deleteLabelled(ctx, c, selector, wait, []schema.GroupVersionResource{gatewayClassGVR, objectFieldsGVR})
+	return deleteLabelledLog(ctx, c, selector, wait, []schema.GroupVersionResource{gatewayClassGVR, objectFieldsGVR}, func(string) {})
 }
 
 // Clean deletes everything labelled as gepcheck's in the cluster
@@ -71,10 +71,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func deleteLabelled(ctx context.Context, c *Cluster, selector string, wait bool, kinds []schema.GroupVersionResource) error {
-	return deleteLabelledLog(ctx, c, selector, wait, kinds, func(string) {})
 }
 
 func deleteLabelledLog(ctx context.Context, c *Cluster, selector string, wait bool, kinds []schema.GroupVersionResource, log func(string)) error {

@@ -96,34 +96,33 @@ func ReadCRDs(dir string) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// ProfileCRDs returns a CRD for each profile's policy kind that neither
-// Gateway API nor Envoy Gateway defines (ColorPolicy, the GEP-2649 example
-// kinds, Kuadrant's kinds): a namespaced kind whose spec and status
-// hold anything, with a status subresource. gepcheck's reference
-// controller serves them.
-func ProfileCRDs(profiles []*profile.Profile) []*unstructured.Unstructured {
+// ReferenceCRDs are the CRDs gepcheck-reference serves: one for each
+// built-in profile's policy kind that neither Gateway API nor Envoy
+// Gateway defines (ColorPolicy, the GEP-2649 example kinds, Kuadrant's
+// kinds), a namespaced kind whose spec and status hold anything; and
+// gepcheck's own kinds, EffectivePolicy (the controller's read-only view
+// of effective policies, one per affected object) and ObjectFields (the
+// values objects hold themselves in fields that GEP-2649 policies default
+// or override).
+func ReferenceCRDs() ([]*unstructured.Unstructured, error) {
+	bs, err := profile.Builtins()
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var out []*unstructured.Unstructured
-	for _, p := range profiles {
-		g, k := p.Spec.Policy.Group, p.Spec.Policy.Kind
+	for _, n := range profile.BuiltinNames() {
+		g, k := bs[n].Spec.Policy.Group, bs[n].Spec.Policy.Kind
 		if g == "gateway.networking.k8s.io" || g == "gateway.envoyproxy.io" || seen[g+"/"+k] {
 			continue
 		}
 		seen[g+"/"+k] = true
 		out = append(out, openCRD(g, k, "Namespaced", "v1"))
 	}
-	return out
-}
-
-// GepcheckCRDs are gepcheck's own kinds in a cluster: EffectivePolicy (the
-// reference controller's read-only view of effective policies, one per
-// affected object) and ObjectFields (the values objects hold themselves in
-// fields that GEP-2649 policies default or override).
-func GepcheckCRDs() []*unstructured.Unstructured {
-	return []*unstructured.Unstructured{
+	return append(out,
 		openCRD("gepcheck.dev", "EffectivePolicy", "Namespaced", "v1alpha1"),
 		openCRD("gepcheck.dev", "ObjectFields", "Cluster", "v1alpha1"),
-	}
+	), nil
 }
 
 // Plural is the resource name gepcheck gives a kind it defines.

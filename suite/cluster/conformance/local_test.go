@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/cluster/reference"
@@ -37,12 +36,11 @@ func startLocal(t *testing.T) *cluster.Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, _ := profile.Builtins()
-	var ps []*profile.Profile
-	for _, n := range profile.BuiltinNames() {
-		ps = append(ps, bs[n])
+	ref, err := cluster.ReferenceCRDs()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := c.InstallCRDs(ctx, append(append(gw, cluster.ProfileCRDs(ps)...), cluster.GepcheckCRDs()...)); err != nil {
+	if err := c.InstallCRDs(ctx, append(gw, ref...)); err != nil {
 		t.Fatal(err)
 	}
 	return c
