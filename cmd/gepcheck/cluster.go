@@ -288,29 +288,13 @@ func startController(ctx context.Context, c *cluster.Cluster, impl, egVersion, l
 		if err != nil {
 			return nil, nil, err
 		}
-		logFile := filepath.Join(logDir, "gepcheck-reference.log")
-		out, err := os.Create(logFile)
+		cmd := exec.Command(self, "controller", "reference", "--kubeconfig", c.Kubeconfig)
+		p, err := cluster.Start("gepcheck-reference", cmd, filepath.Join(logDir, "gepcheck-reference.log"))
 		if err != nil {
 			return nil, nil, err
 		}
-		cmd := exec.Command(self, "controller", "reference", "--kubeconfig", c.Kubeconfig)
-		cmd.Stdout, cmd.Stderr = out, out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			return nil, nil, err
-		}
-		logf("started gepcheck-reference (pid " + fmt.Sprint(cmd.Process.Pid) + "), log " + logFile)
-		return func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-			}
-			out.Close()
-		}, nil, nil
+		logf(fmt.Sprintf("started gepcheck-reference (pid %d), log %s", p.Pid(), p.Log))
+		return func() { p.Stop(10 * time.Second) }, nil, nil
 	default:
 		p, err := envoygateway.Start(ctx, c, envoygateway.Options{Version: egVersion, Dir: logDir, Log: logf})
 		if err != nil {

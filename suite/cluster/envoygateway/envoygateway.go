@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,55 +100,38 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 		return nil, err
 	}
 	logPath := filepath.Join(dir, "envoy-gateway.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	// The private root's mount point lives in dir, removed with it.
 	root := filepath.Join(dir, "root")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		return nil, err
 	}
-	script := mountScript(root, certs, bin, cfgPath)
-	cmd := exec.Command("unshare", "-m", "--", "/bin/sh", "-c", script)
+	cmd := exec.Command("unshare", "-m", "--", "/bin/sh", "-c", mountScript(root, certs, bin, cfgPath))
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "ENVOY_GATEWAY_NAMESPACE="+Namespace)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start envoy-gateway: %w", err)
+	proc, err := cluster.Start("envoy-gateway", cmd, logPath)
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(done) }()
-	logf(fmt.Sprintf("started envoy-gateway %s (pid %d) against %s, log %s", t.Version, cmd.Process.Pid, c.Name, logPath))
+	logf(fmt.Sprintf("started envoy-gateway %s (pid %d) against %s, log %s", t.Version, proc.Pid(), c.Name, logPath))
 	// Ready when its xDS server accepts connections; a process that
 	// exits early is an error with the log's tail.
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		select {
-		case <-done:
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("envoy-gateway exited at start:\n%s", tools.Tail(string(log), 15))
-		case <-time.After(500 * time.Millisecond):
+		time.Sleep(500 * time.Millisecond)
+		if err := proc.Exited(); err != nil {
+			return nil, fmt.Errorf("at start: %w", err)
 		}
 		if conn, err := net.DialTimeout("tcp", XDSAddress, time.Second); err == nil {
 			conn.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			proc.Stop(0)
 			log, _ := os.ReadFile(logPath)
 			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, tools.Tail(string(log), 15))
 		}
 	}
 	return &Process{XDS: xds, Stop: func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
+		proc.Stop(15 * time.Second)
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = cluster.DeleteLabelled(dctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy+","+cluster.LabelScenario+"=envoy-gateway-system", false)

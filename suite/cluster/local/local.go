@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -168,37 +167,14 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 type controlPlane struct {
 	dir   string
 	keep  bool
-	procs []*proc
-}
-
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
+	procs []*cluster.Process
 }
 
 func (cp *controlPlane) run(name, bin string, args ...string) error {
-	logFile, err := os.Create(filepath.Join(cp.dir, name+".log"))
+	p, err := cluster.Start(name, exec.Command(bin, args...), filepath.Join(cp.dir, name+".log"))
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Its own process group, so that an interrupt of gepcheck's terminal
-	// does not kill the control plane before gepcheck has cleaned up; and
-	// killed with gepcheck if gepcheck itself dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("start %s: %w", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		logFile.Close()
-		close(p.done)
-	}()
 	cp.procs = append(cp.procs, p)
 	return nil
 }
@@ -206,11 +182,8 @@ func (cp *controlPlane) run(name, bin string, args ...string) error {
 // exited reports a process that ended before it was stopped.
 func (cp *controlPlane) exited() error {
 	for _, p := range cp.procs {
-		select {
-		case <-p.done:
-			log, _ := os.ReadFile(filepath.Join(cp.dir, p.name+".log"))
-			return fmt.Errorf("local control plane: %s exited: %v\n%s", p.name, p.err, tools.Tail(string(log), 10))
-		default:
+		if err := p.Exited(); err != nil {
+			return fmt.Errorf("local control plane: %w", err)
 		}
 	}
 	return nil
@@ -219,14 +192,7 @@ func (cp *controlPlane) exited() error {
 // stop terminates the processes, newest first, and removes the data.
 func (cp *controlPlane) stop() error {
 	for i := len(cp.procs) - 1; i >= 0; i-- {
-		p := cp.procs[i]
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		cp.procs[i].Stop(10 * time.Second)
 	}
 	cp.procs = nil
 	if cp.keep {

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+)
+
+// Process is a program gepcheck runs for a cluster (a control plane
+// component, an implementation's controller), its output in a log file.
+type Process struct {
+	Name string
+	Log  string // path of its log
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Start runs cmd with stdout and stderr to the file logPath. It runs in
+// its own process group, so that an interrupt of gepcheck's terminal does
+// not stop it before gepcheck has cleaned up, and it is killed if
+// gepcheck itself dies.
+func Start(name string, cmd *exec.Cmd, logPath string) (*Process, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &Process{Name: name, Log: logPath, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Exited returns, once the process has ended, why, with the tail of its
+// log; nil while it runs.
+func (p *Process) Exited() error {
+	select {
+	case <-p.done:
+		log, _ := os.ReadFile(p.Log)
+		return fmt.Errorf("%s exited: %v\n%s", p.Name, p.err, tools.Tail(string(log), 10))
+	default:
+		return nil
+	}
+}
+
+// Stop sends SIGTERM to the process group, and SIGKILL after grace.
+func (p *Process) Stop(grace time.Duration) {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
