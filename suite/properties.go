@@ -72,9 +72,7 @@ func orderingRules13() Property {
 		Cite:  "GEP-713, Conflict resolution rules 1-3 and Abstract process: every path's stack puts higher policies first, then older, then first by {namespace}/{name}",
 		Kills: []engine.Mutant{engine.MutantNewerWins, engine.MutantNameDescending, engine.MutantLowerEstablished},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			s, model := draw(t, scenarios(c), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, scenarios(c))
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), resolvedTargets(res)
 			for _, e := range res.EffectivePolicies {
@@ -93,9 +91,7 @@ func orderingInputOrderIndependence() Property {
 		Cite:  "GEP-713, Conflict resolution rules: the established policy is chosen by level, timestamp and name, never by the order objects were read",
 		Kills: []engine.Mutant{engine.MutantInputOrder},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			s, model := draw(t, scenarios(c), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			s, model, sem := drawCase(t, c, scenarios(c))
 			sameWhenPermuted(t, c, s, model, sem, m)
 		},
 	}
@@ -121,9 +117,7 @@ func determinismSameInput() Property {
 		Cite:  "gepcheck's engine is a function: the same input gives the same output (DEVELOPERS.md, Deterministic)",
 		Kills: []engine.Mutant{engine.MutantFlakyTies},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			s, model := draw(t, scenarios(c), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, scenarios(c))
 			first := canonical(run(t, model, sem, m))
 			for i := 0; i < 3; i++ {
 				if again := canonical(run(t, model, sem, m)); again != first {
@@ -141,9 +135,7 @@ func noneAtMostOneAccepted() Property {
 		Kills: []engine.Mutant{engine.MutantNoneAcceptsAll, engine.MutantNewerWins},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			prof := rapid.SampledFrom([]string{"color-direct", "backendtlspolicy"}).Draw(t, "profile")
-			s, model := draw(t, generators.Scenarios(generators.Config{Profile: prof}), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{Profile: prof}))
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), acceptedTargets(res)
 			// Per target at most one accepted policy.
@@ -247,9 +239,7 @@ func atomicOneSpec() Property {
 		Kills: []engine.Mutant{engine.MutantAtomicAsPatch, engine.MutantOverridesAsDefaults, engine.MutantLowerEstablished},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			cfg := generators.Config{Profile: "all-levels", Strategies: []profile.Strategy{profile.AtomicDefaults, profile.AtomicOverrides}}
-			s, model := draw(t, generators.Scenarios(cfg), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, generators.Scenarios(cfg))
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), acceptedTargets(res)
 			for _, e := range res.EffectivePolicies {
@@ -428,9 +418,7 @@ func statusEnforcedFromProvenance() Property {
 		Cite:  "GEP-713, Policy status: Enforced (fully enforced), PartiallyEnforced (parts superseded), Overridden (fully overridden), derived here from which fields of the policy reach the effective policies",
 		Kills: []engine.Mutant{engine.MutantAlwaysEnforced},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			s, model := draw(t, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}))
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), acceptedTargets(res)
 			for _, ps := range res.Policies {
@@ -485,9 +473,7 @@ func statusAffectedFromProvenance() Property {
 		Cite:  "GEP-713, Target object status: <domain>/<Kind>Affected on objects affected by a policy, i.e. where at least one of its fields is in effect",
 		Kills: []engine.Mutant{engine.MutantAffectedByAll},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			s, model := draw(t, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}), "scenario")
-			sem := c.semantics(t)
-			c.Set(s, sem)
+			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}))
 			res := run(t, model, sem, m)
 			pols, targets := policies(model), acceptedTargets(res)
 			want := map[string]map[string]bool{}

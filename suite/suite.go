@@ -152,6 +152,16 @@ func draw(t *rapid.T, g *rapid.Generator[*generators.Scenario], label string) (*
 	return s, m
 }
 
+// drawCase draws a scenario from g, then the semantics, and records both
+// as the case's counterexample.
+func drawCase(t *rapid.T, c *Capture, g *rapid.Generator[*generators.Scenario]) (*generators.Scenario, *simulator.Model, engine.Semantics) {
+	t.Helper()
+	s, m := draw(t, g, "scenario")
+	sem := c.semantics(t)
+	c.Set(s, sem)
+	return s, m, sem
+}
+
 // semantics draws one of the two path semantics, unless the run fixes one.
 func (c *Capture) semantics(t *rapid.T) engine.Semantics {
 	if c != nil && c.opts.Semantics != "" {
