@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/gepcheck/gepcheck/internal/cache"
 )
 
 // Pinned versions (DEVELOPERS.md, docs/cluster.md).
@@ -55,17 +57,8 @@ var (
 // All lists the tools gepcheck builds.
 var All = []Tool{Etcd, KubeAPIServer, KubeControllerManager, Kubectl, EnvoyGateway}
 
-// Dir is gepcheck's tool cache.
-func Dir() (string, error) {
-	if d := os.Getenv("GEPCHECK_CACHE"); d != "" {
-		return filepath.Join(d, "tools"), nil
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(cache, "gepcheck", "tools"), nil
-}
+// Dir is gepcheck's tool cache (internal/cache).
+func Dir() (string, error) { return cache.Dir("tools") }
 
 // Path is where the tool's binary is cached.
 func (t Tool) Path() (string, error) {
