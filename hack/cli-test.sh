@@ -54,5 +54,11 @@ done
 printf 'garbage: [\n\x00\x01' | "$BIN" simulate -f - > /dev/null 2>&1; code=$?
 [ "$code" -eq 2 ] && ok || bad "garbage on stdin: exit $code, want 2"
 
+# An unknown egctl build is refused before anything is built.
+for args in "egctl --egctl-build nope" "fuzz --impl envoy-gateway --egctl-build nope --checks 1"; do
+  "$BIN" $args > /dev/null 2> "$tmp/err.txt"; code=$?
+  [ "$code" -eq 2 ] && grep -q 'one of fast, stock' "$tmp/err.txt" && ok || bad "gepcheck $args: exit $code, want 2: $(cat "$tmp/err.txt")"
+done
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -171,7 +171,7 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		_, _ = rand.Read(b[:])
 		seed = uint64(binary.LittleEndian.Uint32(b[:]))
 	}
-	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate), profile %s\n", seed, f.egVersion, profile)
+	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate, %s build), profile %s\n", seed, f.egVersion, f.egBuild, profile)
 	start := time.Now()
 	progress := func(done, disagree int) {
 		fmt.Fprintf(stdout, "  %d/%d scenarios, %d disagree (%s)\n", done, checks, disagree, time.Since(start).Round(time.Second))
@@ -209,6 +209,9 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 		}
 		small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"})
 		replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", kind, seed, checks)
+		if f.egBuild != driver.EgctlFast {
+			replay += " --egctl-build " + f.egBuild
+		}
 		file, err := suite.WriteDisagreement(outDir, profile, replay, small)
 		if err != nil {
 			return err

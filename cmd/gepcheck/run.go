@@ -18,13 +18,14 @@ import (
 
 // implFlags selects an implementation driver.
 type implFlags struct {
-	impl, execCommand, egVersion string
-	timeout                      time.Duration
+	impl, execCommand, egVersion, egBuild string
+	timeout                               time.Duration
 }
 
 func (f *implFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.impl, "impl", "", "implementation: reference, envoy-gateway (egctl x translate, built and cached by gepcheck), or exec (with --exec-command)")
 	cmd.Flags().StringVar(&f.egVersion, "envoy-gateway-version", driver.EnvoyGatewayVersion, "Envoy Gateway version whose egctl to build and run")
+	cmd.Flags().StringVar(&f.egBuild, "egctl-build", driver.EgctlFast, "which build of egctl: fast (validation compiled once per CRD; output checked identical to stock) or stock (go install, unmodified); see gepcheck egctl --help")
 	cmd.Flags().StringVar(&f.execCommand, "exec-command", "", "command speaking docs/exec-protocol.md, for --impl exec")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Second, "time limit per case")
 }
@@ -40,7 +41,10 @@ func (f *implFlags) driver() (driver.Driver, error) {
 		}
 		return &driver.Exec{Command: args, Timeout: f.timeout, Parallelism: 2}, nil
 	case "envoy-gateway":
-		bin, err := driver.Egctl(context.Background(), f.egVersion)
+		if f.egBuild != driver.EgctlFast && f.egBuild != driver.EgctlStock {
+			return nil, inputError{fmt.Errorf("--egctl-build %q: one of fast, stock", f.egBuild)}
+		}
+		bin, err := driver.Egctl(context.Background(), f.egVersion, f.egBuild)
 		if err != nil {
 			return nil, err
 		}

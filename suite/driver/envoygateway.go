@@ -5,9 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,35 +15,6 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
-
-// EnvoyGatewayVersion is the pinned Envoy Gateway release whose translator
-// gepcheck runs.
-const EnvoyGatewayVersion = "v1.9.1"
-
-// Egctl returns the path of egctl at version, building it with `go install`
-// into gepcheck's cache (~/.cache/gepcheck/egctl/VERSION) the first time.
-// It never looks for egctl on PATH.
-func Egctl(ctx context.Context, version string) (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "gepcheck", "egctl", version)
-	bin := filepath.Join(dir, "egctl")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "install", "github.com/envoyproxy/gateway/cmd/egctl@"+version)
-	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-mod=mod")
-	cmd.Dir = os.TempDir() // outside any module
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go install egctl@%s: %v\n%s", version, err, lastLine(string(out)))
-	}
-	return bin, nil
-}
 
 // EnvoyGateway observes cases with Envoy Gateway's own translator, offline:
 // `egctl x translate --from gateway-api --to gateway-api,xds`. Cases are
@@ -122,57 +91,16 @@ func (e *EnvoyGateway) batch(ctx context.Context, cases []Case, out []Observatio
 
 // translate runs egctl once over the cases.
 func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observation, error) {
-	var in bytes.Buffer
-	classes := map[string]bool{}
-	caseOf := map[string]int{} // namespace → case
-	for i, c := range cases {
-		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
-		if err != nil {
-			return nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
-		}
-		for _, d := range docs {
-			switch {
-			case d.Group == "gepcheck.dev":
-				continue // gepcheck's own documents
-			case d.Kind == "GatewayClass":
-				if classes[d.Name] {
-					continue
-				}
-				classes[d.Name] = true
-			}
-			if d.Namespace != "" {
-				if j, ok := caseOf[d.Namespace]; ok && j != i {
-					return nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, d.Namespace)
-				}
-				caseOf[d.Namespace] = i
-			}
-			b, err := yaml.Marshal(d.Raw)
-			if err != nil {
-				return nil, err
-			}
-			in.WriteString("---\n")
-			in.Write(b)
-		}
+	in, caseOf, err := egctlInput(cases)
+	if err != nil {
+		return nil, err
 	}
-	timeout := e.Timeout
-	if timeout == 0 {
-		timeout = 2 * time.Minute
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Egctl, "x", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "-f", "-")
-	cmd.Stdin = &in
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return nil, fmt.Errorf("egctl timed out after %s", timeout)
-	case err != nil:
-		return nil, fmt.Errorf("egctl failed: %v: %s", err, lastLine(stderr.String()))
+	stdout, err := e.run(ctx, in)
+	if err != nil {
+		return nil, err
 	}
 	var doc map[string]any
-	if err := yaml.Unmarshal(stdout.Bytes(), &doc); err != nil {
+	if err := yaml.Unmarshal(stdout, &doc); err != nil {
 		return nil, fmt.Errorf("egctl printed something that is not YAML: %v", err)
 	}
 	obs := make([]Observation, len(cases))
@@ -194,6 +122,67 @@ func (e *EnvoyGateway) translate(ctx context.Context, cases []Case) ([]Observati
 		obs[i].Normalize()
 	}
 	return obs, nil
+}
+
+// egctlInput is one YAML stream of the cases' objects (one GatewayClass of
+// each name, gepcheck's own documents left out) and the case of each
+// namespace.
+func egctlInput(cases []Case) ([]byte, map[string]int, error) {
+	var in bytes.Buffer
+	classes := map[string]bool{}
+	caseOf := map[string]int{} // namespace → case
+	for i, c := range cases {
+		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
+		if err != nil {
+			return nil, nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
+		}
+		for _, d := range docs {
+			switch {
+			case d.Group == "gepcheck.dev":
+				continue // gepcheck's own documents
+			case d.Kind == "GatewayClass":
+				if classes[d.Name] {
+					continue
+				}
+				classes[d.Name] = true
+			}
+			if d.Namespace != "" {
+				if j, ok := caseOf[d.Namespace]; ok && j != i {
+					return nil, nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, d.Namespace)
+				}
+				caseOf[d.Namespace] = i
+			}
+			b, err := yaml.Marshal(d.Raw)
+			if err != nil {
+				return nil, nil, err
+			}
+			in.WriteString("---\n")
+			in.Write(b)
+		}
+	}
+	return in.Bytes(), caseOf, nil
+}
+
+// run runs egctl x translate once on in and returns what it printed.
+func (e *EnvoyGateway) run(ctx context.Context, in []byte) ([]byte, error) {
+	timeout := e.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Egctl, "x", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "-f", "-")
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("egctl timed out after %s", timeout)
+	case err != nil:
+		return nil, fmt.Errorf("egctl failed: %v: %s", err, lastLine(stderr.String()))
+	}
+	return stdout.Bytes(), nil
 }
 
 // readPolicies aggregates each BackendTrafficPolicy's Accepted condition

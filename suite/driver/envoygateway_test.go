@@ -11,14 +11,16 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 )
 
-// cachedEgctl returns egctl from gepcheck's cache, or skips: `make test`
-// uses it when `make egctl` (part of `make ci`) has built it.
-func cachedEgctl(t *testing.T) string {
+// cachedEgctl returns a build of egctl from gepcheck's cache, or skips:
+// `make test` uses it when `make egctl` (part of `make ci`) has built it.
+func cachedEgctl(t testing.TB, build string) string {
 	t.Helper()
-	cache, _ := os.UserCacheDir()
-	bin := filepath.Join(cache, "gepcheck", "egctl", EnvoyGatewayVersion, "egctl")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("egctl %s is not cached (run make egctl): %v", EnvoyGatewayVersion, err)
+	bin, err := EgctlPath(EnvoyGatewayVersion, build)
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err != nil {
+		t.Skipf("egctl %s (%s build) is not cached (run make egctl): %v", EnvoyGatewayVersion, build, err)
 	}
 	return bin
 }
@@ -28,7 +30,7 @@ func cachedEgctl(t *testing.T) string {
 // findings, reported, not failures; the test fails only if the driver
 // cannot observe (egctl fails, or a case gets no observation).
 func TestEnvoyGatewayBatch(t *testing.T) {
-	eg := &EnvoyGateway{Egctl: cachedEgctl(t)}
+	eg := &EnvoyGateway{Egctl: cachedEgctl(t, EgctlFast)}
 	var cases []Case
 	for i := 0; i < 20; i++ {
 		s := generators.EnvoyGatewayScenarios("case-"+string(rune('a'+i)), 4).Example(i)
@@ -73,15 +75,9 @@ func TestEnvoyGatewayBrokenBinary(t *testing.T) {
 }
 
 // BenchmarkEnvoyGatewayThroughput measures scenarios per second through
-// egctl, batched (one process for all scenarios) and one process per
-// scenario, in one run (docs/performance.md).
+// both builds of egctl, batched (one process for many scenarios) and one
+// process per scenario, in one run (docs/performance.md).
 func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
-	cache, _ := os.UserCacheDir()
-	bin := filepath.Join(cache, "gepcheck", "egctl", EnvoyGatewayVersion, "egctl")
-	if _, err := os.Stat(bin); err != nil {
-		b.Skip("egctl not cached: run make egctl")
-	}
-	eg := &EnvoyGateway{Egctl: bin}
 	cases := func(n int) []Case {
 		var cs []Case
 		for i := 0; i < n; i++ {
@@ -90,30 +86,33 @@ func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
 		}
 		return cs
 	}
-	for _, bc := range []struct {
-		name       string
-		n, perCall int
-	}{{"batched-100", 100, 100}, {"batched-25", 100, 25}, {"one-per-process", 10, 1}} {
-		b.Run(bc.name, func(b *testing.B) {
-			cs := cases(bc.n)
-			b.ResetTimer()
-			for it := 0; it < b.N; it++ {
-				for start := 0; start < len(cs); start += bc.perCall {
-					obs, err := eg.Observe(context.Background(), cs[start:min(len(cs), start+bc.perCall)])
-					if err != nil || obs[0].Error != "" {
-						b.Fatalf("%v %s", err, obs[0].Error)
+	for _, build := range EgctlBuilds {
+		for _, bc := range []struct {
+			name       string
+			n, perCall int
+		}{{"batched-100", 100, 100}, {"batched-25", 100, 25}, {"one-per-process", 10, 1}} {
+			b.Run(build+"/"+bc.name, func(b *testing.B) {
+				eg := &EnvoyGateway{Egctl: cachedEgctl(b, build)}
+				cs := cases(bc.n)
+				b.ResetTimer()
+				for it := 0; it < b.N; it++ {
+					for start := 0; start < len(cs); start += bc.perCall {
+						obs, err := eg.Observe(context.Background(), cs[start:min(len(cs), start+bc.perCall)])
+						if err != nil || obs[0].Error != "" {
+							b.Fatalf("%v %s", err, obs[0].Error)
+						}
 					}
 				}
-			}
-			b.ReportMetric(float64(bc.n*b.N)/b.Elapsed().Seconds(), "scenarios/s")
-		})
+				b.ReportMetric(float64(bc.n*b.N)/b.Elapsed().Seconds(), "scenarios/s")
+			})
+		}
 	}
 }
 
 // The kept findings still reproduce with the pinned Envoy Gateway version
 // (scenarios/findings/envoy-gateway/, docs/envoy-gateway.md).
 func TestEnvoyGatewayFindingsReproduce(t *testing.T) {
-	eg := &EnvoyGateway{Egctl: cachedEgctl(t)}
+	eg := &EnvoyGateway{Egctl: cachedEgctl(t, EgctlFast)}
 	files, _ := filepath.Glob("../../scenarios/findings/envoy-gateway/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no findings kept")
