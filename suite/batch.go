@@ -3,10 +3,13 @@ package suite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"reflect"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -79,11 +82,12 @@ func compare(ctx context.Context, d driver.Driver, profile string, scenarios []*
 	return out, nil
 }
 
-// Shrink makes a disagreeing scenario smaller while it still disagrees:
-// each round tries, in one batch, every scenario with one policy removed and
-// every one with one spec field removed, and keeps the first that still
-// disagrees.
-func Shrink(ctx context.Context, d driver.Driver, profile string, dis ImplDisagreement, types []string) ImplDisagreement {
+// Shrink makes a disagreeing scenario smaller while it still shows the
+// kind of difference target (one of Kinds): each round tries, in one batch,
+// every scenario with one policy removed and every one with one spec field
+// removed, and keeps, of those still showing target, the one with the
+// fewest kinds of difference, so that other behaviours fall away.
+func Shrink(ctx context.Context, d driver.Driver, profile string, dis ImplDisagreement, types []string, target string) ImplDisagreement {
 	cur := dis
 	for round := 0; round < 20; round++ {
 		var cands []*generators.Scenario
@@ -110,18 +114,21 @@ func Shrink(ctx context.Context, d driver.Driver, profile string, dis ImplDisagr
 		if err != nil {
 			return cur
 		}
-		progress := false
-		for _, r := range res {
-			if len(r.Diff) > 0 && r.Got.Error == "" {
-				r.Seed = cur.Seed
-				r.Scenario = r.Scenario.InNamespace(dis.Scenario.Namespaces[0])
-				cur, progress = r, true
-				break
+		best := -1
+		for i, r := range res {
+			if r.Got.Error != "" || !slices.Contains(Kinds(r.Diff), target) {
+				continue
+			}
+			if best < 0 || len(Kinds(r.Diff)) < len(Kinds(res[best].Diff)) {
+				best = i
 			}
 		}
-		if !progress {
+		if best < 0 {
 			break
 		}
+		cur = res[best]
+		cur.Seed = dis.Seed
+		cur.Scenario = cur.Scenario.InNamespace(dis.Scenario.Namespaces[0])
 	}
 	// Observe the minimal scenario in its original namespace.
 	if res, err := compare(ctx, d, profile, []*generators.Scenario{cur.Scenario}, types); err == nil && len(res[0].Diff) > 0 {
@@ -161,8 +168,9 @@ func deletePath(m map[string]any, path []string) {
 
 // WriteDisagreement writes a shrunk disagreement as a findings file: a
 // Finding document with the expected and observed outcomes side by side and
-// the replay command, then the scenario's objects.
-func WriteDisagreement(dir, impl, replay string, d ImplDisagreement) (string, error) {
+// the replay command, then the scenario's objects, in a file named after
+// the kind of difference it was shrunk for (Kinds).
+func WriteDisagreement(dir, impl, replay, kind string, d ImplDisagreement) (string, error) {
 	head := map[string]any{
 		"apiVersion": "gepcheck.dev/v1alpha1",
 		"kind":       "Finding",
@@ -190,13 +198,17 @@ func WriteDisagreement(dir, impl, replay string, d ImplDisagreement) (string, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s.yaml", impl, Kind(d.Diff)))
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s.yaml", impl, kind))
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
 }
 
-// Kind names a disagreement by the kinds of its differences, so that one
-// finding is kept (and shrunk) per kind.
-func Kind(diff []string) string {
+// Kinds names the kinds of difference in a disagreement, sorted: "conflicted"
+// (a policy the implementation rejected as Conflicted), "condition" (any
+// other condition), and for effective settings one per spec field that
+// differs: "effective-setting-retry" where a path's value differs,
+// "extra-setting-retry" where the implementation sets it on a path the
+// reference gives no effective policy. Fuzzing keeps one finding per kind.
+func Kinds(diff []string) []string {
 	kinds := map[string]bool{}
 	for _, d := range diff {
 		switch {
@@ -205,18 +217,49 @@ func Kind(diff []string) string {
 		case strings.HasPrefix(d, "policy"):
 			kinds["condition"] = true
 		case strings.Contains(d, "want no effective policy"):
-			kinds["extra-setting"] = true
+			for _, f := range fieldsDiffering(d) {
+				kinds["extra-setting-"+f] = true
+			}
 		default:
-			kinds["effective-setting"] = true
+			fs := fieldsDiffering(d)
+			if len(fs) == 0 {
+				kinds["effective-setting"] = true
+			}
+			for _, f := range fs {
+				kinds["effective-setting-"+f] = true
+			}
 		}
 	}
-	var names []string
-	for k := range kinds {
-		names = append(names, k)
+	return slices.Sorted(maps.Keys(kinds))
+}
+
+// fieldsDiffering lists the top-level spec fields that differ in a
+// difference line "path …: want {…}, got {…}" (driver.Diff), or none when
+// the line does not have that form.
+func fieldsDiffering(line string) []string {
+	i := strings.Index(line, ": want ")
+	if i < 0 {
+		return nil
 	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "none"
+	want, got, ok := strings.Cut(line[i+len(": want "):], ", got ")
+	if !ok {
+		return nil
 	}
-	return strings.Join(names, "+")
+	var w, g map[string]any
+	_ = json.Unmarshal([]byte(want), &w) // "no effective policy", "none": no fields
+	_ = json.Unmarshal([]byte(got), &g)
+	keys := map[string]bool{}
+	for k := range w {
+		keys[k] = true
+	}
+	for k := range g {
+		keys[k] = true
+	}
+	var fields []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if !reflect.DeepEqual(w[k], g[k]) {
+			fields = append(fields, k)
+		}
+	}
+	return fields
 }

@@ -142,12 +142,12 @@ skipped unless named with --property.`,
 // translator: scenarios in batches of one egctl process, each disagreement
 // shrunk (in batches too) and written as a finding, one per kind of
 // difference.
-func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, outDir, kind string) error {
+func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, outDir, policyKind string) error {
 	profile := "envoy-gateway-backendtrafficpolicy"
 	gen := func(i int) *generators.Scenario {
 		return generators.EnvoyGatewayScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
 	}
-	switch kind {
+	switch policyKind {
 	case "BackendTrafficPolicy":
 	case "ClientTrafficPolicy":
 		profile = "envoy-gateway-clienttrafficpolicy"
@@ -160,7 +160,7 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 			return generators.EnvoyGatewaySecurityScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
 		}
 	default:
-		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy, SecurityPolicy", kind)}
+		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy, SecurityPolicy", policyKind)}
 	}
 	d, err := f.driver()
 	if err != nil {
@@ -194,33 +194,34 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", checks, elapsed.Round(time.Millisecond), float64(checks)/elapsed.Seconds(), len(found))
-	kinds := map[string]bool{}
-	shrunk := map[string]bool{}
+	// One finding per kind of difference (suite.Kinds): a disagreement
+	// showing a kind no finding shows yet is shrunk for that kind, and
+	// what the shrunk scenario shows is covered.
+	covered := map[string]bool{}
 	for _, dis := range found {
 		if dis.Got.Error != "" {
 			fmt.Fprintf(stdout, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
 			continue
 		}
-		// Shrink one disagreement of each kind: shrinking costs egctl runs.
-		if k := suite.Kind(dis.Diff); shrunk[k] {
-			continue
-		} else {
-			shrunk[k] = true
+		for _, kind := range suite.Kinds(dis.Diff) {
+			if covered[kind] {
+				continue
+			}
+			small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"}, kind)
+			for _, k := range suite.Kinds(small.Diff) {
+				covered[k] = true
+			}
+			covered[kind] = true
+			replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", policyKind, seed, checks)
+			if f.egBuild != driver.EgctlFast {
+				replay += " --egctl-build " + f.egBuild
+			}
+			file, err := suite.WriteDisagreement(outDir, profile, replay, kind, small)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", kind, dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
 		}
-		small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"})
-		replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", kind, seed, checks)
-		if f.egBuild != driver.EgctlFast {
-			replay += " --egctl-build " + f.egBuild
-		}
-		file, err := suite.WriteDisagreement(outDir, profile, replay, small)
-		if err != nil {
-			return err
-		}
-		if kinds[file] {
-			continue
-		}
-		kinds[file] = true
-		fmt.Fprintf(stdout, "  finding (case %d, shrunk to %d policies): %s\n    %s\n", dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
 	}
 	if len(extra) > 0 {
 		fmt.Fprintf(stdout, "conditions Envoy Gateway writes that GEP-713 does not define (policies):\n")
