@@ -24,6 +24,8 @@ type BTPField struct {
 var BTPFields = []BTPField{
 	{Path: []string{"timeout", "http", "requestTimeout"}, Values: []any{"5s", "10s", "15s"}},
 	{Path: []string{"retry", "numRetries"}, Values: []any{float64(1), float64(2), float64(3)}},
+	// A setting of the rule's cluster, not of its route: absent unless set.
+	{Path: []string{"circuitBreaker", "maxConnections"}, Values: []any{float64(100), float64(200), float64(300)}},
 }
 
 // EnvoyGatewayScenarios draws Envoy-Gateway-shaped scenarios in namespace

@@ -230,11 +230,58 @@ func ReadEnvoyGatewayXDS(doc map[string]any, at func(namespace string) *Observat
 	readListeners(doc, at)
 }
 
+// EnvoyGatewayFields are the spec fields ReadEnvoyGatewayXDS reads back
+// (docs/envoy-gateway.md, the tables); nothing else of a policy is observed.
+var EnvoyGatewayFields = [][]string{
+	{"timeout", "http", "requestTimeout"},
+	{"retry", "numRetries"},
+	{"circuitBreaker", "maxConnections"},
+	{"connection", "connectionLimit", "value"},
+	{"cors", "allowOrigins"},
+}
+
+// EnvoyGatewayReadable is the part of an effective spec that
+// EnvoyGatewayFields covers: what an observation can be compared on. An API
+// server fills in CRD defaults (circuitBreaker.maxPendingRequests, …) that
+// are not read back.
+func EnvoyGatewayReadable(spec map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, f := range EnvoyGatewayFields {
+		v, ok := any(spec), true
+		for _, k := range f {
+			if v, ok = obj(v)[k]; !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		m := out
+		for _, k := range f[:len(f)-1] {
+			if _, ok := m[k].(map[string]any); !ok {
+				m[k] = map[string]any{}
+			}
+			m = m[k].(map[string]any)
+		}
+		m[f[len(f)-1]] = v
+	}
+	return out
+}
+
 // readRoutes reads, from each listener's xDS routes, the settings of each
 // route rule.
 func readRoutes(doc map[string]any, at func(string) *Observation) {
 	xds := obj(doc["xds"])
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
+		// The proxy's clusters by name: cluster settings of a route rule
+		// are on the cluster its route sends to.
+		clusters := map[string]map[string]any{}
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, c := range list(obj(cfg)["dynamicActiveClusters"]) {
+				cl := obj(obj(c)["cluster"])
+				clusters[str(cl["name"])] = cl
+			}
+		}
 		for _, cfg := range list(obj(xds[proxy])["configs"]) {
 			for _, rc := range list(obj(cfg)["dynamicRouteConfigs"]) {
 				route := obj(obj(rc)["routeConfig"])
@@ -267,6 +314,14 @@ func readRoutes(doc map[string]any, at func(string) *Observation) {
 						}
 						if n, ok := obj(action["retryPolicy"])["numRetries"]; ok {
 							spec["retry"] = map[string]any{"numRetries": n}
+						}
+						// circuitBreaker.maxConnections: the first threshold
+						// of the route's cluster (Envoy Gateway sets none
+						// by default).
+						if th := list(obj(clusters[str(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
+							if n, ok := obj(th[0])["maxConnections"]; ok {
+								spec["circuitBreaker"] = map[string]any{"maxConnections": n}
+							}
 						}
 						// SecurityPolicy cors.allowOrigins: the route's CORS
 						// filter configuration.

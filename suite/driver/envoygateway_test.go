@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -131,5 +132,29 @@ func TestEnvoyGatewayFindingsReproduce(t *testing.T) {
 		if len(DiffConditions(want[0], got[0], eg.Conditions())) == 0 {
 			t.Errorf("%s no longer reproduces with Envoy Gateway %s: remove it or record the change", f, EnvoyGatewayVersion)
 		}
+	}
+}
+
+// An API server fills in CRD defaults the driver does not read back
+// (circuitBreaker.maxPendingRequests: 1024, …): the expectation keeps only
+// EnvoyGatewayFields.
+func TestEnvoyGatewayReadable(t *testing.T) {
+	spec := map[string]any{
+		"circuitBreaker": map[string]any{"maxConnections": 100.0, "maxPendingRequests": 1024.0},
+		"retry":          map[string]any{"numRetries": 2.0, "perRetry": map[string]any{"timeout": "1s"}},
+		"loadBalancer":   map[string]any{"type": "Random"},
+		"cors":           map[string]any{"allowOrigins": []any{"https://a.example.com"}},
+		"timeout":        map[string]any{"tcp": map[string]any{"connectTimeout": "10s"}},
+	}
+	want := map[string]any{
+		"circuitBreaker": map[string]any{"maxConnections": 100.0},
+		"retry":          map[string]any{"numRetries": 2.0},
+		"cors":           map[string]any{"allowOrigins": []any{"https://a.example.com"}},
+	}
+	if got := EnvoyGatewayReadable(spec); !reflect.DeepEqual(got, want) {
+		t.Errorf("EnvoyGatewayReadable = %v, want %v", got, want)
+	}
+	if got := EnvoyGatewayReadable(nil); len(got) != 0 {
+		t.Errorf("EnvoyGatewayReadable(nil) = %v, want empty", got)
 	}
 }

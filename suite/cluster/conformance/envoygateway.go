@@ -41,10 +41,15 @@ func (EnvoyGateway) Conditions() []string { return []string{"Accepted"} }
 // ComparesEffective implements Implementation.
 func (e EnvoyGateway) ComparesEffective() bool { return e.XDS != nil }
 
-// Expectation implements Implementation: aggregated policy conditions.
+// Expectation implements Implementation: aggregated policy conditions, and
+// effective settings on the fields the driver reads back (the API server
+// has filled in CRD defaults that are not).
 func (EnvoyGateway) Expectation(name string, out *simulator.Output) driver.Observation {
 	o := driver.FromOutput(name, out)
 	o.Targets = nil
+	for i := range o.Effective {
+		o.Effective[i].Spec = driver.EnvoyGatewayReadable(o.Effective[i].Spec)
+	}
 	return o
 }
 

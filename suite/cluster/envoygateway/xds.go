@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -24,6 +25,7 @@ import (
 const XDSAddress = "127.0.0.1:18000"
 
 const (
+	clusterType  = "type.googleapis.com/envoy.config.cluster.v3.Cluster"
 	listenerType = "type.googleapis.com/envoy.config.listener.v3.Listener"
 	routeType    = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"
 )
@@ -52,10 +54,11 @@ func NewXDS(envoyCerts string) (*XDS, error) {
 	return &XDS{Address: XDSAddress, TLS: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "envoy-gateway", MinVersion: tls.VersionTLS12}}, nil
 }
 
-// Fetch returns the listeners and route configurations served for the
-// Gateway namespace/name, shaped as egctl's config dump (the offline
-// driver reads both alike): {"configs": [{"dynamicListeners": …},
-// {"dynamicRouteConfigs": …}]}. It fails when nothing is served yet.
+// Fetch returns the clusters, listeners and route configurations served
+// for the Gateway namespace/name, shaped as egctl's config dump (the
+// offline driver reads both alike): {"configs": [{"dynamicActiveClusters":
+// …}, {"dynamicListeners": …}, {"dynamicRouteConfigs": …}]}. It fails when
+// nothing is served yet.
 func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -69,8 +72,13 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 		return nil, fmt.Errorf("xDS stream to %s: %w", x.Address, err)
 	}
 	node := &corev3.Node{Id: "gepcheck/" + namespace + "/" + name, Cluster: namespace + "/" + name}
-	var listeners, routes []any
-	for _, typ := range []string{listenerType, routeType} {
+	var clusters, listeners, routes []any
+	for _, typ := range []string{listenerType, routeType, clusterType} {
+		// Clusters only where a route sends to one: Envoy Gateway
+		// answers no CDS request for a Gateway without routes.
+		if typ == clusterType && !hasRoutes(routes) {
+			break
+		}
 		if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: node, TypeUrl: typ}); err != nil {
 			return nil, err
 		}
@@ -80,6 +88,12 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 		}
 		for _, r := range resp.GetResources() {
 			switch typ {
+			case clusterType:
+				m, err := toMap(r.GetValue(), &clusterv3.Cluster{})
+				if err != nil {
+					return nil, err
+				}
+				clusters = append(clusters, map[string]any{"cluster": m})
 			case listenerType:
 				m, err := toMap(r.GetValue(), &listenerv3.Listener{})
 				if err != nil {
@@ -97,9 +111,24 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 	}
 	_ = stream.CloseSend()
 	return map[string]any{"configs": []any{
+		map[string]any{"dynamicActiveClusters": clusters},
 		map[string]any{"dynamicListeners": listeners},
 		map[string]any{"dynamicRouteConfigs": routes},
 	}}, nil
+}
+
+// hasRoutes says whether any route configuration has a route.
+func hasRoutes(routes []any) bool {
+	for _, rc := range routes {
+		cfg, _ := rc.(map[string]any)["routeConfig"].(map[string]any)
+		vhs, _ := cfg["virtualHosts"].([]any)
+		for _, vh := range vhs {
+			if rs, _ := vh.(map[string]any)["routes"].([]any); len(rs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func toMap(data []byte, m proto.Message) (map[string]any, error) {
