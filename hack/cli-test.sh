@@ -32,11 +32,13 @@ assert len(d["effectivePolicies"]) == 4
 e = d["effectivePolicies"][0]
 assert set(e) >= {"policyKind", "path", "spec", "provenance"}, e.keys()
 PY
-"$BIN" simulate -f "$ex2" -o yaml | grep -q '^effectivePolicies:' && ok || bad "yaml output"
+# (Output captured before grep -q: under pipefail, grep -q leaving early
+# would fail the pipeline when gepcheck is still writing, SIGPIPE.)
+out=$("$BIN" simulate -f "$ex2" -o yaml); grep -q '^effectivePolicies:' <<<"$out" && ok || bad "yaml output"
 
 # explain both ways.
-"$BIN" explain -f "$ex2" --target Service/default/b2 | grep -q 'ColorPolicy/default/p3' && ok || bad "explain --target"
-"$BIN" explain -f "$ex2" --policy ColorPolicy/default/p3 | grep -q 'if deleted, 2 path(s) change' && ok || bad "explain --policy"
+out=$("$BIN" explain -f "$ex2" --target Service/default/b2); grep -q 'ColorPolicy/default/p3' <<<"$out" && ok || bad "explain --target"
+out=$("$BIN" explain -f "$ex2" --policy ColorPolicy/default/p3); grep -q 'if deleted, 2 path(s) change' <<<"$out" && ok || bad "explain --policy"
 
 # Both semantics run every bundled scenario.
 "$BIN" check scenarios/ > "$tmp/check.txt" && ok || { cat "$tmp/check.txt"; bad "check scenarios/"; }
