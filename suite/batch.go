@@ -114,13 +114,13 @@ func Shrink(ctx context.Context, d driver.Driver, profile string, dis ImplDisagr
 		if err != nil {
 			return cur
 		}
-		best := -1
+		best, bestKinds := -1, 0
 		for i, r := range res {
-			if r.Got.Error != "" || !slices.Contains(Kinds(r.Diff), target) {
+			if r.Got.Error != "" {
 				continue
 			}
-			if best < 0 || len(Kinds(r.Diff)) < len(Kinds(res[best].Diff)) {
-				best = i
+			if ks := Kinds(r.Diff); slices.Contains(ks, target) && (best < 0 || len(ks) < bestKinds) {
+				best, bestKinds = i, len(ks)
 			}
 		}
 		if best < 0 {

@@ -198,6 +198,10 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 	// showing a kind no finding shows yet is shrunk for that kind, and
 	// what the shrunk scenario shows is covered.
 	covered := map[string]bool{}
+	replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", policyKind, seed, checks)
+	if f.egBuild != driver.EgctlFast {
+		replay += " --egctl-build " + f.egBuild
+	}
 	for _, dis := range found {
 		if dis.Got.Error != "" {
 			fmt.Fprintf(stdout, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
@@ -212,10 +216,6 @@ func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, ou
 				covered[k] = true
 			}
 			covered[kind] = true
-			replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", policyKind, seed, checks)
-			if f.egBuild != driver.EgctlFast {
-				replay += " --egctl-build " + f.egBuild
-			}
 			file, err := suite.WriteDisagreement(outDir, profile, replay, kind, small)
 			if err != nil {
 				return err
