@@ -49,10 +49,10 @@ fuzz:
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
-	$(GO) test -count=1 -run 'Local' ./suite/cluster/...
+	$(GO) test -count=1 -run 'Local' ./suite/...
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
-	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/driver/
+	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
 	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null

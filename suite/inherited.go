@@ -71,7 +71,7 @@ func kuadrantOverridesNeverBeaten(name, cite string, kills []engine.Mutant, only
 						continue
 					}
 					if e.Provenance[id] != top.ref {
-						fail(t, c, "path %s: override rule %s of %s (the highest override) is %q in the effective policy", pathKey(e.Path), id, top.ref, e.Provenance[id])
+						Fail(t, c, "path %s: override rule %s of %s (the highest override) is %q in the effective policy", pathKey(e.Path), id, top.ref, e.Provenance[id])
 					}
 				}
 			}
@@ -115,7 +115,7 @@ func kuadrantWhenFalse() Property {
 			}
 			a, b := run(t, model, engine.StickyOverrides, m), run(t, model2, engine.StickyOverrides, m)
 			if canonical(a.EffectivePolicies) != canonical(b.EffectivePolicies) {
-				fail(t, c, "blocks with when: \"false\" changed the effective policies:\n%s\nwithout them:\n%s", canonical(a.EffectivePolicies), canonical(b.EffectivePolicies))
+				Fail(t, c, "blocks with when: \"false\" changed the effective policies:\n%s\nwithout them:\n%s", canonical(a.EffectivePolicies), canonical(b.EffectivePolicies))
 			}
 		},
 	}
@@ -145,7 +145,7 @@ func kuadrantMergeKeepsNames() Property {
 				}
 				got := kuadrantRuleIDs(e.Spec)
 				if len(got) != len(want) {
-					fail(t, c, "path %s: rules %v, want every rule of the stack %v", pathKey(e.Path), got, slices.Sorted(maps.Keys(want)))
+					Fail(t, c, "path %s: rules %v, want every rule of the stack %v", pathKey(e.Path), got, slices.Sorted(maps.Keys(want)))
 				}
 			}
 		},
@@ -167,7 +167,7 @@ func kuadrantAtomicNeverMixes() Property {
 					from[p] = true
 				}
 				if len(from) > 1 {
-					fail(t, c, "path %s: rules come from %v, want a single policy", pathKey(e.Path), slices.Sorted(maps.Keys(from)))
+					Fail(t, c, "path %s: rules come from %v, want a single policy", pathKey(e.Path), slices.Sorted(maps.Keys(from)))
 				}
 			}
 		},
@@ -224,7 +224,7 @@ func fieldLevelPrecedence() Property {
 					end = start
 				}
 				if canonical(want) != canonical(e.Spec) {
-					fail(t, c, "path %s (stack %v): effective %s, want %s", pathKey(e.Path), refs(stack), canonical(e.Spec), canonical(want))
+					Fail(t, c, "path %s (stack %v): effective %s, want %s", pathKey(e.Path), refs(stack), canonical(e.Spec), canonical(want))
 				}
 			}
 		},

@@ -46,18 +46,18 @@ func orderingStrictTotalOrder() Property {
 			}
 			for _, a := range ps {
 				if less(a, a) {
-					fail(t, c, "irreflexivity: %s < %s", a.Ref, a.Ref)
+					Fail(t, c, "irreflexivity: %s < %s", a.Ref, a.Ref)
 				}
 				for _, b := range ps {
 					if a == b {
 						continue
 					}
 					if less(a, b) == less(b, a) {
-						fail(t, c, "totality/asymmetry: %s and %s: a<b=%v, b<a=%v", a.Ref, b.Ref, less(a, b), less(b, a))
+						Fail(t, c, "totality/asymmetry: %s and %s: a<b=%v, b<a=%v", a.Ref, b.Ref, less(a, b), less(b, a))
 					}
 					for _, x := range ps {
 						if less(a, b) && less(b, x) && !less(a, x) {
-							fail(t, c, "transitivity: %s < %s < %s but not %s < %s", a.Ref, b.Ref, x.Ref, a.Ref, x.Ref)
+							Fail(t, c, "transitivity: %s < %s < %s but not %s < %s", a.Ref, b.Ref, x.Ref, a.Ref, x.Ref)
 						}
 					}
 				}
@@ -78,7 +78,7 @@ func orderingRules13() Property {
 			for _, e := range res.EffectivePolicies {
 				want := refs(expectedStack(e.Path, pols, targets))
 				if !slices.Equal(want, e.Policies) {
-					fail(t, c, "path %s: stack %v, want %v", pathKey(e.Path), e.Policies, want)
+					Fail(t, c, "path %s: stack %v, want %v", pathKey(e.Path), e.Policies, want)
 				}
 			}
 		},
@@ -107,7 +107,7 @@ func sameWhenPermuted(t *rapid.T, c *Capture, s *generators.Scenario, model *sim
 	}
 	a, b := canonical(run(t, model, sem, m)), canonical(run(t, pm, sem, m))
 	if a != b {
-		fail(t, c, "the output depends on the order of the input documents:\n%s\n%s", a, b)
+		Fail(t, c, "the output depends on the order of the input documents:\n%s\n%s", a, b)
 	}
 }
 
@@ -121,7 +121,7 @@ func determinismSameInput() Property {
 			first := canonical(run(t, model, sem, m))
 			for i := 0; i < 3; i++ {
 				if again := canonical(run(t, model, sem, m)); again != first {
-					fail(t, c, "run %d differs from the first:\n%s\n%s", i+2, first, again)
+					Fail(t, c, "run %d differs from the first:\n%s\n%s", i+2, first, again)
 				}
 			}
 		},
@@ -148,7 +148,7 @@ func noneAtMostOneAccepted() Property {
 			for _, tg := range slices.Sorted(maps.Keys(accepted)) {
 				if ps := accepted[tg]; len(ps) > 1 {
 					slices.Sort(ps)
-					fail(t, c, "target %s: %d accepted policies %v, want at most one", tg, len(ps), ps)
+					Fail(t, c, "target %s: %d accepted policies %v, want at most one", tg, len(ps), ps)
 				}
 			}
 			if prof == "color-direct" {
@@ -162,7 +162,7 @@ func noneAtMostOneAccepted() Property {
 				}
 				for _, tg := range slices.Sorted(maps.Keys(resolved)) {
 					if len(accepted[tg]) != 1 {
-						fail(t, c, "target %s: %d policies resolve to it, %d accepted, want exactly one", tg, resolved[tg], len(accepted[tg]))
+						Fail(t, c, "target %s: %d policies resolve to it, %d accepted, want exactly one", tg, resolved[tg], len(accepted[tg]))
 					}
 				}
 			}
@@ -179,7 +179,7 @@ func noneAtMostOneAccepted() Property {
 					continue
 				}
 				if canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
-					fail(t, c, "path %s: effective %s, want the established %s's %s", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
+					Fail(t, c, "path %s: effective %s, want the established %s's %s", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
 				}
 			}
 		},
@@ -208,9 +208,9 @@ spec:
 			err := validateFor(m)([]byte(doc))
 			switch {
 			case len(others) > 0 && err == nil:
-				fail(t, c, "profile implementing %v was accepted", strategies)
+				Fail(t, c, "profile implementing %v was accepted", strategies)
 			case len(others) > 0 && !strings.Contains(err.Error(), "spec.mergeStrategies"):
-				fail(t, c, "profile implementing %v refused without naming spec.mergeStrategies: %v", strategies, err)
+				Fail(t, c, "profile implementing %v refused without naming spec.mergeStrategies: %v", strategies, err)
 			}
 		},
 	}
@@ -253,7 +253,7 @@ func atomicOneSpec() Property {
 						found = found || canonical(st.p.Intent.SpecProper) == got
 					}
 					if !found {
-						fail(t, c, "path %s: effective %s is no stacked policy's spec proper", pathKey(e.Path), got)
+						Fail(t, c, "path %s: effective %s is no stacked policy's spec proper", pathKey(e.Path), got)
 					}
 					continue
 				}
@@ -270,7 +270,7 @@ func atomicOneSpec() Property {
 					want = stack[len(stack)-1].p
 				}
 				if want != nil && canonical(want.Intent.SpecProper) != got {
-					fail(t, c, "path %s: effective %s, want %s's %s", pathKey(e.Path), got, want.Ref, canonical(want.Intent.SpecProper))
+					Fail(t, c, "path %s: effective %s, want %s's %s", pathKey(e.Path), got, want.Ref, canonical(want.Intent.SpecProper))
 				}
 			}
 		},
@@ -328,7 +328,7 @@ func rfc7386DefaultsOverridesDual() Property {
 					t.Fatalf("want one path, got %d", len(res.EffectivePolicies))
 				}
 				if got := canonical(res.EffectivePolicies[0].Spec); got != want {
-					fail(t, c, "%s of %s and %s: got %s, evanphx MergePatch gives %s", s.Policies[0].Spec, canonical(e), canonical(p), got, want)
+					Fail(t, c, "%s of %s and %s: got %s, evanphx MergePatch gives %s", s.Policies[0].Spec, canonical(e), canonical(p), got, want)
 				}
 			}
 		},
@@ -405,7 +405,7 @@ func stickyFieldPrecedence() Property {
 					}
 				}
 				if canonical(want) != canonical(e.Spec) {
-					fail(t, c, "path %s (stack %v): effective %s, want %s", pathKey(e.Path), refs(stack), canonical(e.Spec), canonical(want))
+					Fail(t, c, "path %s (stack %v): effective %s, want %s", pathKey(e.Path), refs(stack), canonical(e.Spec), canonical(want))
 				}
 			}
 		},
@@ -460,7 +460,7 @@ func statusEnforcedFromProvenance() Property {
 					want = engine.ReasonOverridden
 				}
 				if enf.Reason != want {
-					fail(t, c, "%s: Enforced reason %s, want %s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, enf.Reason, want, paths, full, zero)
+					Fail(t, c, "%s: Enforced reason %s, want %s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, enf.Reason, want, paths, full, zero)
 				}
 			}
 		},
@@ -504,7 +504,7 @@ func statusAffectedFromProvenance() Property {
 				}
 			}
 			if canonical(got) != canonical(want) {
-				fail(t, c, "Affected conditions %s, want %s", canonical(got), canonical(want))
+				Fail(t, c, "Affected conditions %s, want %s", canonical(got), canonical(want))
 			}
 		},
 	}
@@ -540,12 +540,12 @@ func localityAddingAPolicy() Property {
 					continue
 				}
 				if !throughDeclared(e.Path, extra) {
-					fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
+					Fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(old)) {
 				if !seen[k] {
-					fail(t, c, "adding %s removed the effective policy of path %s", ref, k)
+					Fail(t, c, "adding %s removed the effective policy of path %s", ref, k)
 				}
 			}
 		},
@@ -592,7 +592,7 @@ func findingGEP713VsSticky() Property {
 			}
 			for _, k := range slices.Sorted(maps.Keys(ga)) {
 				if gb[k] != ga[k] {
-					fail(t, c, "path %s: gep713 gives %s, sticky-overrides gives %s", k, ga[k], gb[k])
+					Fail(t, c, "path %s: gep713 gives %s, sticky-overrides gives %s", k, ga[k], gb[k])
 				}
 			}
 		},

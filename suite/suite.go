@@ -76,8 +76,8 @@ func (c *Capture) Last() (*generators.Scenario, engine.Semantics, string) {
 	return c.scenario, c.sem, c.note
 }
 
-// fail records a failure note and fails the check.
-func fail(t *rapid.T, c *Capture, format string, a ...any) {
+// Fail notes a property's failure on its capture and fails the check.
+func Fail(t *rapid.T, c *Capture, format string, a ...any) {
 	t.Helper()
 	c.Note(format, a...)
 	t.Fatalf(format, a...)

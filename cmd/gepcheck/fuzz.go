@@ -7,25 +7,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/driver"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/impl"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 func newFuzz(stdout io.Writer) *cobra.Command {
 	var (
 		profileName, semantics, outDir, mutant string
 		checks, workers                        int
-		impl                                   implFlags
+		impls                                  impl.Flags
 		kind                                   string
 		seed                                   uint64
 		properties                             []string
@@ -53,19 +54,26 @@ skipped unless named with --property.`,
 				return inputError{fmt.Errorf("--checks must be at least 1")}
 			}
 			var ps []suite.Property
-			if impl.impl == "envoy-gateway" {
-				return fuzzEnvoyGateway(stdout, impl, seed, checks, outDir, kind)
-			}
-			if impl.impl != "" {
+			if impls.Impl != "" {
 				// Differential: the implementation against the reference.
-				d, err := impl.driver()
+				im, cfg, err := impls.Selected()
+				if err != nil {
+					return inputError{err}
+				}
+				d, err := cfg.Offline(context.Background())
+				if errors.Is(err, impl.ErrUnsupported) {
+					return inputError{fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
+				}
 				if err != nil {
 					return err
+				}
+				if fz, ok := cfg.(impl.Fuzzer); ok {
+					return fuzzBatched(stdout, im, fz, d, seed, checks, outDir, kind)
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
 				}
-				ps = append(ps, suite.Differential(d, profileName, generators.Scenarios(generators.Config{Profile: profileName})))
+				ps = append(ps, differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName})))
 			} else if len(properties) == 0 {
 				for _, p := range suite.Properties() {
 					if !p.Finding {
@@ -85,9 +93,7 @@ skipped unless named with --property.`,
 				ps = append(ps, p)
 			}
 			if seed == 0 {
-				var b [8]byte
-				_, _ = rand.Read(b[:])
-				seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
+				seed = newSeed()
 			}
 			fmt.Fprintf(stdout, "seed: %d\n", seed)
 			failed := 0
@@ -132,103 +138,55 @@ skipped unless named with --property.`,
 	f.StringArrayVar(&properties, "property", nil, "property to run; repeatable (default: all but findings)")
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
-	impl.add(cmd)
-	f.StringVar(&kind, "kind", "BackendTrafficPolicy", "policy kind for --impl envoy-gateway")
+	impls.AddFlags(f)
+	f.StringVar(&kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
 	_ = f.MarkHidden("mutant")
 	return cmd
 }
 
-// fuzzEnvoyGateway is the batched differential run against Envoy Gateway's
-// translator: scenarios in batches of one egctl process, each disagreement
-// shrunk (in batches too) and written as a finding, one per kind of
-// difference.
-func fuzzEnvoyGateway(stdout io.Writer, f implFlags, seed uint64, checks int, outDir, policyKind string) error {
-	profile := "envoy-gateway-backendtrafficpolicy"
-	gen := func(i int) *generators.Scenario {
-		return generators.EnvoyGatewayScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+// fuzzBatched is the batched differential run against an implementation
+// that declares policy kinds to fuzz (impl.Fuzzer): scenarios in batches,
+// each disagreement shrunk (in batches too) and written as a finding, one
+// per kind of difference.
+func fuzzBatched(stdout io.Writer, im impl.Implementation, fz impl.Fuzzer, d observe.Observer, seed uint64, checks int, outDir, policyKind string) error {
+	kinds := fz.FuzzKinds()
+	if policyKind == "" {
+		policyKind = kinds[0].Kind
 	}
-	switch policyKind {
-	case "BackendTrafficPolicy":
-	case "ClientTrafficPolicy":
-		profile = "envoy-gateway-clienttrafficpolicy"
-		gen = func(i int) *generators.Scenario {
-			return generators.EnvoyGatewayClientScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
+	var kind impl.FuzzKind
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Kind)
+		if k.Kind == policyKind {
+			kind = k
 		}
-	case "SecurityPolicy":
-		profile = "envoy-gateway-securitypolicy"
-		gen = func(i int) *generators.Scenario {
-			return generators.EnvoyGatewaySecurityScenarios(fmt.Sprintf("case-%d", i), 4).Example(int(seed) + i)
-		}
-	default:
-		return inputError{fmt.Errorf("--kind %s: one of BackendTrafficPolicy, ClientTrafficPolicy, SecurityPolicy", policyKind)}
 	}
-	d, err := f.driver()
-	if err != nil {
-		return err
+	if kind.Kind == "" {
+		return inputError{fmt.Errorf("--kind %s: one of %s", policyKind, strings.Join(names, ", "))}
 	}
 	if seed == 0 {
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		seed = uint64(binary.LittleEndian.Uint32(b[:]))
+		seed = newSeed() & 0xffffffff
 	}
-	fmt.Fprintf(stdout, "seed: %d\nimplementation: envoy-gateway %s (egctl x translate, %s build), profile %s\n", seed, f.egVersion, f.egBuild, profile)
-	start := time.Now()
-	progress := func(done, disagree int) {
-		fmt.Fprintf(stdout, "  %d/%d scenarios, %d disagree (%s)\n", done, checks, disagree, time.Since(start).Round(time.Second))
+	gen := func(i int) *generators.Scenario {
+		g, _ := generators.For(kind.Profile, fmt.Sprintf("case-%d", i), 4)
+		return g.Example(int(seed) + i)
 	}
-	// Verdict 2: conditions the implementation writes that GEP-713 does
-	// not define, counted by type, status and reason.
-	extra := map[string]int{}
-	observed := func(o driver.Observation) {
-		for _, p := range o.Policies {
-			for _, c := range p.Conditions {
-				if c.Type != "Accepted" && c.Type != "Enforced" {
-					extra[c.Type+"="+c.Status+"/"+c.Reason]++
-				}
-			}
-		}
-	}
-	found, err := suite.BatchRun(context.Background(), d, profile, gen, checks, 100, d.Conditions(), progress, observed)
+	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s\n", seed, fz.Describe(), kind.Profile)
+	replay := strings.Join(append([]string{"gepcheck", "fuzz", "--impl", im.Name(), "--kind", kind.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...), " ")
+	sum, err := differential.Fuzz(context.Background(), differential.Run{
+		Observer: d, Profile: kind.Profile, Generate: gen, Checks: checks, OutDir: outDir,
+		Replay: replay, ProfileSource: fz.ProfileSource(),
+	}, stdout)
 	if err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", checks, elapsed.Round(time.Millisecond), float64(checks)/elapsed.Seconds(), len(found))
-	// One finding per kind of difference (suite.Kinds): a disagreement
-	// showing a kind no finding shows yet is shrunk for that kind, and
-	// what the shrunk scenario shows is covered.
-	covered := map[string]bool{}
-	replay := fmt.Sprintf("gepcheck fuzz --impl envoy-gateway --kind %s --seed %d --checks %d", policyKind, seed, checks)
-	if f.egBuild != driver.EgctlFast {
-		replay += " --egctl-build " + f.egBuild
-	}
-	for _, dis := range found {
-		if dis.Got.Error != "" {
-			fmt.Fprintf(stdout, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
-			continue
-		}
-		for _, kind := range suite.Kinds(dis.Diff) {
-			if covered[kind] {
-				continue
-			}
-			small := suite.Shrink(context.Background(), d, profile, dis, []string{"Accepted"}, kind)
-			for _, k := range suite.Kinds(small.Diff) {
-				covered[k] = true
-			}
-			covered[kind] = true
-			file, err := suite.WriteDisagreement(outDir, profile, replay, kind, small)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", kind, dis.Seed, len(small.Scenario.Policies), file, strings.Join(small.Diff, "\n    "))
-		}
-	}
-	if len(extra) > 0 {
-		fmt.Fprintf(stdout, "conditions Envoy Gateway writes that GEP-713 does not define (policies):\n")
-		for _, k := range slices.Sorted(maps.Keys(extra)) {
-			fmt.Fprintf(stdout, "  %-50s %d\n", k, extra[k])
-		}
-	}
-	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", checks-len(found), len(found))
+	reports.Fuzz(stdout, im.Name(), sum)
 	return nil
+}
+
+// newSeed is a random seed, never 0.
+func newSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])>>1 | 1
 }

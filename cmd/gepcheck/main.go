@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
-	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
 // Exit codes.
@@ -51,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = 3
 		}
 	}()
-	root := newRoot(stdin, stdout)
+	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -102,7 +101,7 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	return m, sem, nil
 }
 
-func newRoot(stdin io.Reader, stdout io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gepcheck",
 		Short: "Simulate and check Gateway API Policy Attachment (GEP-713)",
@@ -113,8 +112,19 @@ effective field. Input is the YAML you would kubectl apply.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
-		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout), newEgctl(stdout),
-		newClean(stdout), newController(stdout), newTools(stdout), newLocalCluster(stdout), newKind(stdout))
+		newFuzz(stdout), newRequirements(stdout), newGen(stdout), newRun(stdout, stderr),
+		newClean(stdout), newTools(stdout, stderr), newLocalCluster(stdout, stderr), newKind(stdout, stderr))
+	// Commands of the implementations (impl.Commander): their own
+	// top-level commands, and their controllers under gepcheck controller.
+	var controllers []*cobra.Command
+	for _, i := range impl.All() {
+		if c, ok := i.(impl.Commander); ok {
+			cmds := c.Commands(stdout, stderr)
+			root.AddCommand(cmds[""]...)
+			controllers = append(controllers, cmds["controller"]...)
+		}
+	}
+	root.AddCommand(newController(controllers))
 	return root
 }
 
@@ -204,13 +214,13 @@ Scenario, see scenarios/README.md) through the engine under each semantics the
 scenario names, and reports every difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := scenarioFiles(args)
+			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}
 			}
 			failed, passed := 0, 0
 			for _, f := range files {
-				diffs, err := CheckScenario(f)
+				diffs, err := scenarios.Check(f)
 				if err != nil {
 					return inputError{err}
 				}
@@ -233,69 +243,6 @@ scenario names, and reports every difference from the expected outcome.`,
 		},
 	}
 	return cmd
-}
-
-// CheckScenario runs one scenario file under each of its semantics.
-func CheckScenario(file string) ([]string, error) {
-	m, err := simulator.LoadFiles([]string{file}, nil, simulator.Options{})
-	if err != nil {
-		return nil, err
-	}
-	if m.FindingImplementation != "" {
-		// Evidence about an implementation: replayed with gepcheck fuzz
-		// --impl, not by check.
-		return nil, nil
-	}
-	if m.Scenario == nil && m.Finding != "" {
-		// A finding records a disagreement between the two semantics; it
-		// holds while they still disagree on it.
-		if len(suite.Disagreements(m)) == 0 {
-			return []string{"finding " + m.Finding + ": gep713 and sticky-overrides no longer disagree"}, nil
-		}
-		return nil, nil
-	}
-	if m.Scenario == nil {
-		return nil, fmt.Errorf("%s: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario)", file)
-	}
-	sems, err := m.Scenario.SemanticsList()
-	if err != nil {
-		return nil, err
-	}
-	var diffs []string
-	for _, sem := range sems {
-		for _, d := range m.Scenario.Check(m.Run(sem, nil)) {
-			diffs = append(diffs, fmt.Sprintf("[%s] %s", sem, d))
-		}
-	}
-	return diffs, nil
-}
-
-func scenarioFiles(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		err = filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-				out = append(out, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func newProfiles(stdout io.Writer) *cobra.Command {

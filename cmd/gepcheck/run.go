@@ -6,131 +6,162 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/google/shlex"
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/suite/driver"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/impl"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// implFlags selects an implementation driver.
-type implFlags struct {
-	impl, execCommand, egVersion, egBuild string
-	timeout                               time.Duration
-}
-
-func (f *implFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.impl, "impl", "", "implementation: reference, envoy-gateway (egctl x translate, built and cached by gepcheck), or exec (with --exec-command)")
-	cmd.Flags().StringVar(&f.egVersion, "envoy-gateway-version", driver.EnvoyGatewayVersion, "Envoy Gateway version whose egctl to build and run")
-	cmd.Flags().StringVar(&f.egBuild, "egctl-build", driver.EgctlFast, "which build of egctl: fast (validation compiled once per CRD; output checked identical to stock) or stock (go install, unmodified); see gepcheck egctl --help")
-	cmd.Flags().StringVar(&f.execCommand, "exec-command", "", "command speaking docs/exec-protocol.md, for --impl exec")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Second, "time limit per case")
-}
-
-func (f *implFlags) driver() (driver.Driver, error) {
-	switch f.impl {
-	case "reference":
-		return driver.Reference{}, nil
-	case "exec":
-		args, err := shlex.Split(f.execCommand)
-		if err != nil || len(args) == 0 {
-			return nil, inputError{fmt.Errorf("--impl exec needs --exec-command: %v", err)}
-		}
-		return &driver.Exec{Command: args, Timeout: f.timeout, Parallelism: 2}, nil
-	case "envoy-gateway":
-		if f.egBuild != driver.EgctlFast && f.egBuild != driver.EgctlStock {
-			return nil, inputError{fmt.Errorf("--egctl-build %q: one of fast, stock", f.egBuild)}
-		}
-		bin, err := driver.Egctl(context.Background(), f.egVersion, f.egBuild)
-		if err != nil {
-			return nil, err
-		}
-		return &driver.EnvoyGateway{Egctl: bin}, nil
-	case "":
-		return nil, inputError{errors.New("pass --impl")}
-	}
-	return nil, inputError{fmt.Errorf("--impl %q: one of reference, envoy-gateway, exec", f.impl)}
-}
-
-func newRun(stdout io.Writer) *cobra.Command {
-	var f implFlags
+func newRun(stdout, stderr io.Writer) *cobra.Command {
+	var f impl.Flags
 	var cf clusterFlags
 	var rf runClusterFlags
 	var files, profiles []string
 	cmd := &cobra.Command{
-		Use:   "run --impl reference|envoy-gateway|exec [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
+		Use:   "run --impl NAME [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
 		Short: "Run scenario files through an implementation (offline, or in a cluster) and compare with the reference engine",
 		Long: `run runs scenario files through an implementation and compares what it does
 with the reference engine.
 
-Offline (no --cluster): reference, exec (docs/exec-protocol.md) or
-envoy-gateway (egctl x translate).
+Offline (no --cluster): the implementation's offline form (the reference
+engine, a command speaking docs/exec-protocol.md, a translator).
 
 In a cluster (--cluster local|kind|kubeconfig; docs/cluster.md): each scenario
 is applied in fresh namespaces labelled gepcheck.dev/managed-by=gepcheck, the
 implementation's status is awaited, the objects are read back as stored and
-the expectation is computed from them; --impl reference runs gepcheck-reference,
---impl envoy-gateway Envoy Gateway's controller. Everything created is removed
-at the end, after a failure and on SIGINT/SIGTERM.`,
+the expectation is computed from them. Everything created is removed at the
+end, after a failure and on SIGINT/SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files = append(files, args...)
-			if cf.cluster != "" {
-				rf.egVersion = f.egVersion
-				return runCluster(stdout, &cf, f.impl, files, rf)
-			}
-			d, err := f.driver()
-			if err != nil {
-				return err
-			}
-			paths, err := scenarioFiles(files)
+			im, cfg, err := f.Selected()
 			if err != nil {
 				return inputError{err}
 			}
-			var cases []driver.Case
-			for _, p := range paths {
-				m, err := simulator.LoadFiles([]string{p}, nil, simulator.Options{Profiles: profiles})
-				if err != nil {
-					return inputError{err}
-				}
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return inputError{err}
-				}
-				c := driver.Case{Name: p, YAML: string(data), Profiles: profiles}
-				if len(c.Profiles) == 0 && m.Scenario != nil {
-					c.Profiles = m.Scenario.Spec.Profiles
-				}
-				cases = append(cases, c)
+			if cf.cluster != "" {
+				return runCluster(stdout, stderr, &cf, im, cfg, files, rf)
 			}
-			want, _ := driver.Reference{}.Observe(context.Background(), cases)
-			got, err := d.Observe(context.Background(), cases)
+			d, err := cfg.Offline(context.Background())
+			if errors.Is(err, impl.ErrUnsupported) {
+				return inputError{fmt.Errorf("--impl %s runs only in a cluster (--cluster)", im.Name())}
+			}
 			if err != nil {
 				return err
 			}
-			failed := 0
-			for i, c := range cases {
-				diff := driver.DiffConditions(want[i], got[i], d.Conditions())
-				if len(diff) == 0 {
-					fmt.Fprintf(stdout, "agree     %s\n", c.Name)
-					continue
-				}
-				failed++
-				fmt.Fprintf(stdout, "DISAGREE  %s\n          %s\n", c.Name, strings.Join(diff, "\n          "))
+			cases, err := offlineCases(files, profiles)
+			if err != nil {
+				return inputError{err}
 			}
-			fmt.Fprintf(stdout, "%d passed, %d failed\n", len(cases)-failed, failed)
-			if failed > 0 {
+			results, err := differential.Cases(context.Background(), d, cases)
+			if err != nil {
+				return err
+			}
+			if failed := reports.OfflineRun(stdout, results); failed > 0 {
 				return failedError{fmt.Sprintf("%s disagrees with the reference on %d case(s)", d.Name(), failed)}
 			}
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.AddFlags(cmd.Flags())
 	cf.add(cmd, true)
 	rf.add(cmd)
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	return cmd
+}
+
+// offlineCases reads scenario files as cases, each with its own profiles
+// unless profiles are given.
+func offlineCases(files, profiles []string) ([]observe.Case, error) {
+	paths, err := scenarios.Files(files)
+	if err != nil {
+		return nil, err
+	}
+	var cases []observe.Case
+	for _, p := range paths {
+		m, err := simulator.LoadFiles([]string{p}, nil, simulator.Options{Profiles: profiles})
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		c := observe.Case{Name: p, YAML: string(data), Profiles: profiles}
+		if len(c.Profiles) == 0 && m.Scenario != nil {
+			c.Profiles = m.Scenario.Spec.Profiles
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// runCluster is `gepcheck run --cluster`.
+func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags) error {
+	ic, err := cfg.InCluster(context.Background())
+	if errors.Is(err, impl.ErrUnsupported) {
+		return inputError{fmt.Errorf("--impl %s does not run in a cluster", im.Name())}
+	}
+	if err != nil {
+		return err
+	}
+	connect, err := providers.Lookup(cf.cluster)
+	if err != nil {
+		return inputError{err}
+	}
+	logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
+	defaultRandom := ""
+	if fz, ok := cfg.(impl.Fuzzer); ok {
+		defaultRandom = fz.FuzzKinds()[0].Profile
+	}
+	sum, err := incluster.Run(incluster.Config{
+		Impl: ic,
+		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
+			return connect(ctx, cf.options(logf))
+		},
+		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom,
+		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
+		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
+	})
+	if err != nil {
+		return inputError{err}
+	}
+	reports.ClusterRun(stdout, sum)
+	if !sum.OK() {
+		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
+	}
+	return nil
+}
+
+type runClusterFlags struct {
+	random          int
+	seed            int64
+	randomProfile   string
+	startController bool
+	parallel        int
+	stepTimeout     time.Duration
+	labelFilter     string
+	junit           string
+	keep, verbose   bool
+}
+
+func (f *runClusterFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.startController, "start-controller", true, "in a cluster, start the implementation's controller as a local process against the cluster (false: it is already running there)")
+	cmd.Flags().IntVar(&f.parallel, "parallel", 4, "in a cluster, scenarios applied at once (each in its own namespaces)")
+	cmd.Flags().DurationVar(&f.stepTimeout, "step-timeout", cluster.Timeouts.Step, "in a cluster, time limit of each step of a scenario (apply; wait for status)")
+	cmd.Flags().StringVar(&f.labelFilter, "label-filter", "", "in a cluster, Ginkgo label filter over scenario labels (e.g. 'gep-713 && !findings', 'ColorPolicy')")
+	cmd.Flags().StringVar(&f.junit, "junit", "", "in a cluster, write a JUnit report to this file")
+	cmd.Flags().BoolVar(&f.keep, "keep", false, "in a cluster, leave the objects of each scenario (gepcheck clean removes them)")
+	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "in a cluster, verbose Ginkgo output")
+	cmd.Flags().IntVar(&f.random, "random", 0, "in a cluster, also run N random scenarios drawn by gepcheck gen")
+	cmd.Flags().Int64Var(&f.seed, "seed", 0, "in a cluster, seed of the first random scenario (default: from the clock, printed)")
+	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
 }

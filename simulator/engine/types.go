@@ -118,7 +118,7 @@ type Condition struct {
 	Type    string `json:"type"`
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
-	Message string `json:"message"`
+	Message string `json:"message,omitempty"`
 }
 
 // PolicyStatus is the status of one policy.

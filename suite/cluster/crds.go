@@ -18,15 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
-
-	"github.com/gepcheck/gepcheck/simulator/profile"
 )
 
 // Module versions whose CRDs gepcheck installs.
 const (
-	GatewayAPIModule   = "sigs.k8s.io/gateway-api"
-	GatewayAPIVersion  = "v1.6.3"
-	EnvoyGatewayModule = "github.com/envoyproxy/gateway"
+	GatewayAPIModule  = "sigs.k8s.io/gateway-api"
+	GatewayAPIVersion = "v1.6.3"
 )
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -54,16 +51,6 @@ func GatewayAPICRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return ReadCRDs(filepath.Join(dir, "config", "crd", "experimental"))
-}
-
-// EnvoyGatewayCRDs returns Envoy Gateway's own CRDs at version
-// (charts/gateway-helm/charts/crds/crds/generated of its module).
-func EnvoyGatewayCRDs(ctx context.Context, version string) ([]*unstructured.Unstructured, error) {
-	dir, err := ModuleDir(ctx, EnvoyGatewayModule, version)
-	if err != nil {
-		return nil, err
-	}
-	return ReadCRDs(filepath.Join(dir, "charts", "gateway-helm", "charts", "crds", "crds", "generated"))
 }
 
 // ReadCRDs reads the CustomResourceDefinitions of the YAML files in dir.
@@ -96,35 +83,6 @@ func ReadCRDs(dir string) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// ReferenceCRDs are the CRDs gepcheck-reference serves: one for each
-// built-in profile's policy kind that neither Gateway API nor Envoy
-// Gateway defines (ColorPolicy, the GEP-2649 example kinds, Kuadrant's
-// kinds), a namespaced kind whose spec and status hold anything; and
-// gepcheck's own kinds, EffectivePolicy (the controller's read-only view
-// of effective policies, one per affected object) and ObjectFields (the
-// values objects hold themselves in fields that GEP-2649 policies default
-// or override).
-func ReferenceCRDs() ([]*unstructured.Unstructured, error) {
-	bs, err := profile.Builtins()
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []*unstructured.Unstructured
-	for _, n := range profile.BuiltinNames() {
-		g, k := bs[n].Spec.Policy.Group, bs[n].Spec.Policy.Kind
-		if g == "gateway.networking.k8s.io" || g == "gateway.envoyproxy.io" || seen[g+"/"+k] {
-			continue
-		}
-		seen[g+"/"+k] = true
-		out = append(out, openCRD(g, k, "Namespaced", "v1"))
-	}
-	return append(out,
-		openCRD("gepcheck.dev", "EffectivePolicy", "Namespaced", "v1alpha1"),
-		openCRD("gepcheck.dev", "ObjectFields", "Cluster", "v1alpha1"),
-	), nil
-}
-
 // Plural is the resource name gepcheck gives a kind it defines.
 func Plural(kind string) string {
 	k := strings.ToLower(kind)
@@ -137,7 +95,7 @@ func Plural(kind string) string {
 	return k + "s"
 }
 
-func openCRD(group, kind, scope, version string) *unstructured.Unstructured {
+func OpenCRD(group, kind, scope, version string) *unstructured.Unstructured {
 	plural := Plural(kind)
 	open := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
 	// Every version a scenario may write is served; objects are stored

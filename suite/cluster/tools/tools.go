@@ -1,5 +1,5 @@
 // Package tools builds the pinned binaries gepcheck runs against a cluster
-// (etcd, kube-apiserver, kubectl, Envoy Gateway's controller) from the Go
+// (etcd, kube-apiserver, kubectl; implementations add their own) from the Go
 // module proxy, once, into gepcheck's cache (~/.cache/gepcheck/tools/).
 // It never looks for them on PATH: the versions are part of the result.
 package tools
@@ -16,11 +16,10 @@ import (
 	"github.com/gepcheck/gepcheck/internal/cache"
 )
 
-// Pinned versions (DEVELOPERS.md, docs/cluster.md).
+// Pinned versions (docs/cluster.md).
 const (
-	EtcdVersion         = "v3.6.5"
-	KubernetesVersion   = "v1.36.3"
-	EnvoyGatewayVersion = "v1.9.1"
+	EtcdVersion       = "v3.6.5"
+	KubernetesVersion = "v1.36.3"
 )
 
 // kubernetesStaging lists the staging modules of k8s.io/kubernetes
@@ -51,11 +50,10 @@ var (
 	// KubeControllerManager runs only the namespace and garbage-collector
 	// controllers in a local control plane: deleting a namespace needs it.
 	KubeControllerManager = Tool{"kube-controller-manager", "k8s.io/kubernetes", KubernetesVersion, "k8s.io/kubernetes/cmd/kube-controller-manager"}
-	EnvoyGateway          = Tool{"envoy-gateway", "github.com/envoyproxy/gateway", EnvoyGatewayVersion, "github.com/envoyproxy/gateway/cmd/envoy-gateway"}
 )
 
-// All lists the tools gepcheck builds.
-var All = []Tool{Etcd, KubeAPIServer, KubeControllerManager, Kubectl, EnvoyGateway}
+// All lists the tools of the local control plane.
+var All = []Tool{Etcd, KubeAPIServer, KubeControllerManager, Kubectl}
 
 // Dir is gepcheck's tool cache (internal/cache).
 func Dir() (string, error) { return cache.Dir("tools") }

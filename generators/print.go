@@ -1,0 +1,60 @@
+package generators
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// PrintOptions say which scenario Print draws: what gepcheck gen takes.
+type PrintOptions struct {
+	Seed int
+	// Profile; drawn when empty (not with Generic).
+	Profile string
+	// Generic draws a DAG of abstract kinds with a policy kind P.
+	Generic bool
+	// MaxObjects and MaxPolicies bound the draw (0: the defaults).
+	MaxObjects, MaxPolicies int
+}
+
+// Print draws the scenario o names and prints it as multi-document YAML,
+// its first line the gepcheck gen command that prints the same bytes.
+func Print(o PrintOptions) ([]byte, error) {
+	var out bytes.Buffer
+	if g, ok := For(o.Profile, "default", o.MaxPolicies); ok && !o.Generic {
+		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s\n", o.Seed, o.Profile)
+		out.Write(g.Example(o.Seed).YAML())
+		return out.Bytes(), nil
+	}
+	cfg := Config{Profile: o.Profile, MaxObjects: o.MaxObjects, MaxPolicies: o.MaxPolicies}
+	if o.Generic && o.Profile != "" {
+		return nil, fmt.Errorf("--profile and --generic do not go together: generic scenarios bring their own profile")
+	}
+	var s *Scenario
+	if o.Generic {
+		if err := cfg.ValidateGeneric(); err != nil {
+			return nil, err
+		}
+		s = GenericScenarios(cfg).Example(o.Seed)
+	} else {
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("%w (--profile: %s)", err, strings.Join(ProfileNames, ", "))
+		}
+		s = Scenarios(cfg).Example(o.Seed)
+	}
+	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
+	if o.Generic {
+		line += " --generic"
+	} else {
+		line += " --profile " + s.ProfileName()
+	}
+	if cfg.MaxObjects != 0 {
+		line += fmt.Sprintf(" --max-objects %d", cfg.MaxObjects)
+	}
+	if cfg.MaxPolicies != 0 {
+		line += fmt.Sprintf(" --max-policies %d", cfg.MaxPolicies)
+	}
+	fmt.Fprintln(&out, line)
+	out.Write(s.YAML())
+	return out.Bytes(), nil
+}

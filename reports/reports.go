@@ -1,0 +1,64 @@
+// Package reports prints what the conformance pipeline found: the result
+// of an offline run, of a run in a cluster, and of a differential fuzz run.
+// Differences are values (package compare) until they are printed here.
+// Findings files are written by package differential; JUnit by Ginkgo.
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+)
+
+// OfflineRun prints one line per case, its differences below, and the
+// count; it returns how many cases failed.
+func OfflineRun(w io.Writer, results []differential.CaseResult) int {
+	failed := 0
+	for _, r := range results {
+		if len(r.Diff) == 0 {
+			fmt.Fprintf(w, "agree     %s\n", r.Name)
+			continue
+		}
+		failed++
+		fmt.Fprintf(w, "DISAGREE  %s\n          %s\n", r.Name, strings.Join(compare.Strings(r.Diff), "\n          "))
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", len(results)-failed, failed)
+	return failed
+}
+
+// ClusterRun prints a table of the scenarios run in a cluster, with the
+// differences of each that did not pass, and the counts.
+func ClusterRun(w io.Writer, s *incluster.Summary) {
+	fmt.Fprintf(w, "\n%-6s %-8s %s\n", "RESULT", "TIME", "SCENARIO")
+	for _, r := range s.Results {
+		fmt.Fprintf(w, "%-6s %7.1fs %s (%s)\n", r.Outcome, r.Duration.Seconds(), r.Plan.Name, r.Plan.File)
+		if r.Outcome == incluster.Pass {
+			continue
+		}
+		lines := compare.Strings(r.Diff)
+		if r.Reason != "" {
+			lines = append([]string{r.Reason}, lines...)
+		}
+		for _, d := range lines {
+			fmt.Fprintf(w, "               %s\n", d)
+		}
+	}
+	fmt.Fprintf(w, "%s on %s: %d passed, %d failed, %d errors, %d skipped (of %d scenarios; %d filtered out)\n",
+		s.Impl, s.Cluster, s.Count(incluster.Pass), s.Count(incluster.Fail), s.Count(incluster.Error), s.Count(incluster.Skip), s.Plans, s.Plans-len(s.Results))
+}
+
+// Fuzz prints the end of a batched differential run: the conditions the
+// implementation writes that GEP-713 does not define, and the counts.
+func Fuzz(w io.Writer, impl string, s *differential.Summary) {
+	if len(s.Extra) > 0 {
+		fmt.Fprintf(w, "conditions %s writes that GEP-713 does not define (policies):\n", impl)
+		for _, k := range s.ExtraConditions() {
+			fmt.Fprintf(w, "  %-50s %d\n", k, s.Extra[k])
+		}
+	}
+	fmt.Fprintf(w, "%d agree, %d disagree (findings are evidence, not failures)\n", s.Checks-len(s.Disagree), len(s.Disagree))
+}

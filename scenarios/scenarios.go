@@ -1,0 +1,79 @@
+// Package scenarios holds scenario files: real objects plus the outcome a
+// spec states, with a citation (scenarios/README.md). Check runs one
+// through the reference engine; Files finds them.
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite"
+)
+
+// Check runs one scenario file under each of its semantics and lists how
+// the outcome differs from the one it expects. A finding about an
+// implementation is not checked here (gepcheck fuzz --impl replays it); a
+// finding about the two semantics holds while they still disagree on it.
+func Check(file string) ([]string, error) {
+	m, err := simulator.LoadFiles([]string{file}, nil, simulator.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if m.FindingImplementation != "" {
+		return nil, nil
+	}
+	if m.Scenario == nil && m.Finding != "" {
+		if len(suite.Disagreements(m)) == 0 {
+			return []string{"finding " + m.Finding + ": gep713 and sticky-overrides no longer disagree"}, nil
+		}
+		return nil, nil
+	}
+	if m.Scenario == nil {
+		return nil, fmt.Errorf("%s: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario)", file)
+	}
+	sems, err := m.Scenario.SemanticsList()
+	if err != nil {
+		return nil, err
+	}
+	var diffs []string
+	for _, sem := range sems {
+		for _, d := range m.Scenario.Check(m.Run(sem, nil)) {
+			diffs = append(diffs, fmt.Sprintf("[%s] %s", sem, d))
+		}
+	}
+	return diffs, nil
+}
+
+// Files lists the YAML files of args (files, and directories walked),
+// sorted.
+func Files(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		err = filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,239 @@
+// Package compare tells how an implementation's observation differs from
+// the reference's: each difference is a value (Difference) that callers
+// classify, map and count by its fields, and print only at the edge
+// (Difference.String).
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Kind is what a Difference is about.
+type Kind string
+
+const (
+	// Error: the implementation (or the reference) failed on the case, or
+	// the two failed differently.
+	Error Kind = "error"
+	// Effective: a path's effective setting differs, or the implementation
+	// has none where the reference has one.
+	Effective Kind = "effective"
+	// ExtraEffective: the implementation has an effective setting on a
+	// path where the reference has none.
+	ExtraEffective Kind = "extra-effective"
+	// PolicyCondition: a condition on a policy differs, or is missing.
+	PolicyCondition Kind = "policy-condition"
+	// TargetCondition: a condition on an affected object differs, or is
+	// missing (GEP-713, "Target object status").
+	TargetCondition Kind = "target-condition"
+)
+
+// Difference is one way an observation differs from the expected one.
+type Difference struct {
+	Kind Kind
+	// Path is the path whose effective setting differs (Effective,
+	// ExtraEffective).
+	Path []string
+	// Fields are the top-level spec fields that differ on Path, sorted.
+	Fields []string
+	// Ref is the policy or object whose condition differs
+	// (PolicyCondition, TargetCondition).
+	Ref string
+	// Condition is the condition type that differs.
+	Condition string
+	// Want and Got: for effective settings the specs (nil: no effective
+	// setting); for conditions "Status/Reason" ("": no such condition);
+	// for errors the error texts.
+	Want, Got any
+}
+
+// Diff lists how got differs from want: effective settings per path, and
+// the conditions of policies (and of targets, when got reports them) by
+// type, status and reason (messages are not compared), keeping only the
+// condition types caps.Conditions lists (all when nil). Paths whose
+// effective spec is empty count as having none. The differences come in a
+// stable order: errors, paths, policy conditions, target conditions.
+func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference {
+	var out []Difference
+	if want.Error != "" || got.Error != "" {
+		if want.Error != got.Error {
+			out = append(out, Difference{Kind: Error, Want: want.Error, Got: got.Error})
+		}
+		return out
+	}
+	w, g := effective(want.Effective), effective(got.Effective)
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		wp, gp := w[k], g[k]
+		if gp == nil {
+			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec})
+			continue
+		}
+		if !jsonEqual(wp.Spec, gp.Spec) {
+			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, gp.Spec), Want: wp.Spec, Got: gp.Spec})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(g)) {
+		if _, ok := w[k]; !ok {
+			gp := g[k]
+			out = append(out, Difference{Kind: ExtraEffective, Path: gp.Path, Fields: fieldsDiffering(nil, gp.Spec), Got: gp.Spec})
+		}
+	}
+	out = append(out, conditions(PolicyCondition, want.Policies, got.Policies, caps.Conditions)...)
+	if got.Targets != nil {
+		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
+	}
+	return out
+}
+
+// effective indexes the paths that have an effective setting.
+func effective(ps []observe.Path) map[string]*observe.Path {
+	m := map[string]*observe.Path{}
+	for i := range ps {
+		if len(ps[i].Spec) > 0 {
+			m[pathKey(ps[i].Path)] = &ps[i]
+		}
+	}
+	return m
+}
+
+func pathKey(p []string) string { return strings.Join(p, " > ") }
+
+// conditions compares the conditions of want's objects with got's.
+func conditions(kind Kind, want, got []observe.Status, types []string) []Difference {
+	type key struct{ ref, typ string }
+	index := func(ss []observe.Status) map[key]string {
+		m := map[key]string{}
+		for _, s := range ss {
+			for _, c := range s.Conditions {
+				if types == nil || slices.Contains(types, c.Type) {
+					m[key{s.Ref, c.Type}] = c.Status + "/" + c.Reason
+				}
+			}
+		}
+		return m
+	}
+	wc, gc := index(want), index(got)
+	keys := slices.SortedFunc(maps.Keys(wc), func(a, b key) int {
+		return strings.Compare(a.ref+" "+a.typ, b.ref+" "+b.typ)
+	})
+	var out []Difference
+	for _, k := range keys {
+		if gc[k] != wc[k] {
+			out = append(out, Difference{Kind: kind, Ref: k.ref, Condition: k.typ, Want: wc[k], Got: gc[k]})
+		}
+	}
+	return out
+}
+
+// fieldsDiffering lists the top-level fields whose values differ.
+func fieldsDiffering(w, g map[string]any) []string {
+	keys := map[string]bool{}
+	for k := range w {
+		keys[k] = true
+	}
+	for k := range g {
+		keys[k] = true
+	}
+	var fields []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if !jsonEqual(w[k], g[k]) {
+			fields = append(fields, k)
+		}
+	}
+	return fields
+}
+
+// jsonEqual compares two JSON values as JSON: numbers by value, whatever
+// their Go type.
+func jsonEqual(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// String prints the difference as gepcheck prints it in reports and
+// findings files, in the form those files have always had.
+func (d Difference) String() string {
+	switch d.Kind {
+	case Error:
+		return fmt.Sprintf("error: want %q, got %q", d.Want, d.Got)
+	case Effective:
+		return fmt.Sprintf("path %s: want %s, got %s", pathKey(d.Path), specText(d.Want), specText(d.Got))
+	case ExtraEffective:
+		return fmt.Sprintf("path %s: want no effective policy, got %s", pathKey(d.Path), specText(d.Got))
+	case PolicyCondition, TargetCondition:
+		what := "policy"
+		if d.Kind == TargetCondition {
+			what = "target"
+		}
+		got := fmt.Sprint(d.Got)
+		if got == "" {
+			got = "no such condition"
+		}
+		return fmt.Sprintf("%s %s %s: want %s, got %s", what, d.Ref, d.Condition, d.Want, got)
+	}
+	return fmt.Sprintf("%s: want %v, got %v", d.Kind, d.Want, d.Got)
+}
+
+func specText(v any) string {
+	m, _ := v.(map[string]any)
+	if m == nil {
+		return "no effective policy"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// Strings prints each difference.
+func Strings(ds []Difference) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// Kinds names the kinds of difference in ds, sorted, for keeping one
+// finding of each: "conflicted" (a policy condition where either side says
+// Conflicted), "condition" (any other policy condition),
+// "target-condition", "error", and for effective settings one per spec
+// field that differs: "effective-setting-retry" where a path's value
+// differs, "extra-setting-retry" where the implementation sets it on a
+// path the reference gives no effective policy.
+func Kinds(ds []Difference) []string {
+	kinds := map[string]bool{}
+	for _, d := range ds {
+		switch d.Kind {
+		case PolicyCondition:
+			if strings.HasSuffix(fmt.Sprint(d.Want), "/Conflicted") || strings.HasSuffix(fmt.Sprint(d.Got), "/Conflicted") {
+				kinds["conflicted"] = true
+			} else {
+				kinds["condition"] = true
+			}
+		case TargetCondition, Error:
+			kinds[string(d.Kind)] = true
+		case ExtraEffective:
+			for _, f := range d.Fields {
+				kinds["extra-setting-"+f] = true
+			}
+		case Effective:
+			if len(d.Fields) == 0 {
+				kinds["effective-setting"] = true
+			}
+			for _, f := range d.Fields {
+				kinds["effective-setting-"+f] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(kinds))
+}

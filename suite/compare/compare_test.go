@@ -1,0 +1,103 @@
+package compare
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Diff sees a changed effective setting and a changed condition, and
+// prints each in the form findings files hold (scenarios/findings/).
+func TestDiff(t *testing.T) {
+	cond := func(status, reason string) []observe.Status {
+		return []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: []observe.Condition{{Type: "Accepted", Status: status, Reason: reason}}}}
+	}
+	path := []string{"Gateway/default/g1", "Service/default/b1"}
+	a := observe.Observation{Effective: []observe.Path{{Path: path, Spec: map[string]any{"color": "red"}}}, Policies: cond("True", "Accepted")}
+	b := observe.Observation{Effective: []observe.Path{{Path: path, Spec: map[string]any{"color": "blue"}}}, Policies: cond("False", "Conflicted")}
+	none := observe.Observation{Policies: []observe.Status{{Ref: "ColorPolicy/default/p1"}}}
+	if d := Diff(a, a, observe.Capabilities{}); len(d) != 0 {
+		t.Errorf("an observation differs from itself: %v", d)
+	}
+	for _, tc := range []struct {
+		name      string
+		want, got observe.Observation
+		caps      observe.Capabilities
+		lines     []string
+	}{
+		{"value and condition", a, b, observe.Capabilities{}, []string{
+			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
+			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got False/Conflicted`,
+		}},
+		{"missing", a, none, observe.Capabilities{}, []string{
+			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got no effective policy`,
+			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got no such condition`,
+		}},
+		{"extra", none, b, observe.Capabilities{}, []string{
+			`path Gateway/default/g1 > Service/default/b1: want no effective policy, got {"color":"blue"}`,
+		}},
+		{"conditions not compared", a, b, observe.Capabilities{Conditions: []string{"Enforced"}}, []string{
+			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
+		}},
+		{"errors", observe.Observation{Error: "x"}, observe.Observation{Error: "y"}, observe.Capabilities{}, []string{
+			`error: want "x", got "y"`,
+		}},
+	} {
+		if got := Strings(Diff(tc.want, tc.got, tc.caps)); !slices.Equal(got, tc.lines) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.lines)
+		}
+	}
+}
+
+// Numbers compare by value, as JSON does, whatever their Go type (a YAML
+// decoder gives int64, a JSON decoder float64).
+func TestDiffNumbers(t *testing.T) {
+	p := []string{"Service/default/b1"}
+	a := observe.Observation{Effective: []observe.Path{{Path: p, Spec: map[string]any{"retry": map[string]any{"numRetries": int64(2)}}}}}
+	b := observe.Observation{Effective: []observe.Path{{Path: p, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}}}}}
+	if d := Diff(a, b, observe.Capabilities{}); len(d) != 0 {
+		t.Errorf("2 and 2.0 differ: %v", Strings(d))
+	}
+}
+
+// Kinds tells disagreements apart by what differs, down to the spec fields
+// of effective settings, so that fuzz keeps one finding of each.
+func TestKinds(t *testing.T) {
+	path := []string{"Gateway/ns/gw", "Gateway/ns/gw#http"}
+	other := []string{"Gateway/ns/gw", "Gateway/ns/gw#http-2"}
+	obs := func(paths map[string]map[string]any, accepted string) observe.Observation {
+		o := observe.Observation{Name: "ns"}
+		for k, spec := range paths {
+			p := path
+			if k == "other" {
+				p = other
+			}
+			o.Effective = append(o.Effective, observe.Path{Path: p, Spec: spec})
+		}
+		o.Policies = []observe.Status{{Ref: "BackendTrafficPolicy/ns/p", Conditions: []observe.Condition{{Type: "Accepted", Status: "True", Reason: accepted}}}}
+		return o
+	}
+	retry1 := map[string]any{"retry": map[string]any{"numRetries": 1.0}}
+	retry2 := map[string]any{"retry": map[string]any{"numRetries": 2.0}}
+	both := map[string]any{"retry": map[string]any{"numRetries": 1.0}, "circuitBreaker": map[string]any{"maxConnections": 100.0}}
+	conflicted := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: retry1}},
+		Policies: []observe.Status{{Ref: "BackendTrafficPolicy/ns/p", Conditions: []observe.Condition{{Type: "Accepted", Status: "False", Reason: "Conflicted"}}}}}
+	for _, tc := range []struct {
+		name      string
+		want, got observe.Observation
+		kinds     []string
+	}{
+		{"agree", obs(map[string]map[string]any{"this": retry1}, "Accepted"), obs(map[string]map[string]any{"this": retry1}, "Accepted"), nil},
+		{"another value", obs(map[string]map[string]any{"this": retry1}, "Accepted"), obs(map[string]map[string]any{"this": retry2}, "Accepted"), []string{"effective-setting-retry"}},
+		{"a field more", obs(map[string]map[string]any{"this": retry1}, "Accepted"), obs(map[string]map[string]any{"this": both}, "Accepted"), []string{"effective-setting-circuitBreaker"}},
+		{"a path more", obs(map[string]map[string]any{"this": both}, "Accepted"), obs(map[string]map[string]any{"this": both, "other": both}, "Accepted"), []string{"extra-setting-circuitBreaker", "extra-setting-retry"}},
+		{"a path less", obs(map[string]map[string]any{"this": both}, "Accepted"), obs(nil, "Accepted"), []string{"effective-setting-circuitBreaker", "effective-setting-retry"}},
+		{"conflicted", obs(map[string]map[string]any{"this": retry1}, "Accepted"), conflicted, []string{"conflicted"}},
+		{"two kinds", obs(map[string]map[string]any{"this": retry1}, "Accepted"), obs(map[string]map[string]any{"this": retry2, "other": retry2}, "Accepted"), []string{"effective-setting-retry", "extra-setting-retry"}},
+	} {
+		if got := Kinds(Diff(tc.want, tc.got, observe.Capabilities{})); !slices.Equal(got, tc.kinds) {
+			t.Errorf("%s: Kinds = %q, want %q (diff %q)", tc.name, got, tc.kinds, Strings(Diff(tc.want, tc.got, observe.Capabilities{})))
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package differential
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// A batched differential run: many independent scenarios, one namespace
+// each, observed by the implementation in few calls (one egctl process per
+// batch costs about a second before it does any work), compared with the
+// reference; each disagreement is shrunk, also in batches, to a minimal
+// scenario.
+
+// Disagreement is one scenario on which an implementation and the
+// reference differ.
+type Disagreement struct {
+	Seed     int
+	Scenario *generators.Scenario
+	Diff     []compare.Difference
+	Want     observe.Observation
+	Got      observe.Observation
+}
+
+// BatchRun draws n scenarios (gen(i) for i in [0, n)) and compares
+// implementation d with the reference, batch scenarios per call, on what
+// caps says d reports.
+func BatchRun(ctx context.Context, d observe.Observer, profile string, gen func(i int) *generators.Scenario, n, batch int, caps observe.Capabilities, progress func(done, disagree int), observed func(observe.Observation)) ([]Disagreement, error) {
+	var out []Disagreement
+	for start := 0; start < n; start += batch {
+		end := min(n, start+batch)
+		var scenarios []*generators.Scenario
+		for i := start; i < end; i++ {
+			scenarios = append(scenarios, gen(i))
+		}
+		res, err := run(ctx, d, profile, scenarios, caps)
+		if err != nil {
+			return out, err
+		}
+		for k, r := range res {
+			if observed != nil {
+				observed(r.Got)
+			}
+			if len(r.Diff) > 0 {
+				r.Seed = start + k
+				out = append(out, r)
+			}
+		}
+		if progress != nil {
+			progress(end, len(out))
+		}
+	}
+	return out, nil
+}
+
+// run asks the reference and the implementation, and compares.
+func run(ctx context.Context, d observe.Observer, profile string, scenarios []*generators.Scenario, caps observe.Capabilities) ([]Disagreement, error) {
+	cases := make([]observe.Case, len(scenarios))
+	for i, s := range scenarios {
+		cases[i] = observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{profile}}
+	}
+	want := observe.Reference(cases, "")
+	got, err := d.Observe(ctx, cases)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Disagreement, len(cases))
+	for i := range cases {
+		out[i] = Disagreement{Scenario: scenarios[i], Want: want[i], Got: got[i], Diff: compare.Diff(want[i], got[i], caps)}
+	}
+	return out, nil
+}
+
+// Shrink makes a disagreeing scenario smaller while it still shows the
+// kind of difference target (one of Kinds): each round tries, in one batch,
+// every scenario with one policy removed and every one with one spec field
+// removed, and keeps, of those still showing target, the one with the
+// fewest kinds of difference, so that other behaviours fall away.
+func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagreement, caps observe.Capabilities, target string) Disagreement {
+	cur := dis
+	for round := 0; round < 20; round++ {
+		var cands []*generators.Scenario
+		s := cur.Scenario
+		for i := range s.Policies {
+			c := s.Clone()
+			c.Policies = append(c.Policies[:i:i], c.Policies[i+1:]...)
+			if len(c.Policies) > 0 {
+				cands = append(cands, c)
+			}
+		}
+		for i, p := range s.Policies {
+			for _, f := range leafPaths(p.Spec, nil) {
+				c := s.Clone()
+				c.Policies[i].Spec = generators.CloneJSON(p.Spec).(map[string]any)
+				deletePath(c.Policies[i].Spec, f)
+				cands = append(cands, c)
+			}
+		}
+		for i := range cands {
+			cands[i] = cands[i].InNamespace(fmt.Sprintf("shrink-%d", i))
+		}
+		res, err := run(ctx, d, profile, cands, caps)
+		if err != nil {
+			return cur
+		}
+		best, bestKinds := -1, 0
+		for i, r := range res {
+			if r.Got.Error != "" {
+				continue
+			}
+			if ks := compare.Kinds(r.Diff); slices.Contains(ks, target) && (best < 0 || len(ks) < bestKinds) {
+				best, bestKinds = i, len(ks)
+			}
+		}
+		if best < 0 {
+			break
+		}
+		cur = res[best]
+		cur.Seed = dis.Seed
+		cur.Scenario = cur.Scenario.InNamespace(dis.Scenario.Namespaces[0])
+	}
+	// Observe the minimal scenario in its original namespace.
+	if res, err := run(ctx, d, profile, []*generators.Scenario{cur.Scenario}, caps); err == nil && len(res[0].Diff) > 0 {
+		res[0].Seed = cur.Seed
+		return res[0]
+	}
+	return cur
+}
+
+func leafPaths(m map[string]any, prefix []string) [][]string {
+	var out [][]string
+	for k, v := range m {
+		p := append(append([]string(nil), prefix...), k)
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			out = append(out, leafPaths(sub, p)...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func deletePath(m map[string]any, path []string) {
+	if len(path) == 1 {
+		delete(m, path[0])
+		return
+	}
+	sub, ok := m[path[0]].(map[string]any)
+	if !ok {
+		return
+	}
+	deletePath(sub, path[1:])
+	if len(sub) == 0 {
+		delete(m, path[0])
+	}
+}
+
+// WriteDisagreement writes a shrunk disagreement as a findings file: a
+// Finding document with the expected and observed outcomes side by side and
+// the replay command, then the scenario's objects, in a file named after
+// the kind of difference it was shrunk for (compare.Kinds). profileSource
+// says whose description of the policy kind the expectation follows.
+func WriteDisagreement(dir, impl, replay, kind, profileSource string, d Disagreement) (string, error) {
+	head := map[string]any{
+		"apiVersion": "gepcheck.dev/v1alpha1",
+		"kind":       "Finding",
+		"metadata":   map[string]any{"name": fmt.Sprintf("%s-%d", impl, d.Seed)},
+		"spec": map[string]any{
+			"implementation": impl,
+			"replay":         replay,
+			"differences":    compare.Strings(d.Diff),
+			"expected":       d.Want,
+			"observed":       d.Got,
+			"explanation": "gepcheck's reference engine (expected, under " + profileSource + ") and the implementation " +
+				"(observed) disagree on this scenario, shrunk to the fewest policies and fields that still show it. " +
+				"A finding is evidence, not a test to make pass.",
+		},
+	}
+	b, err := yaml.Marshal(head)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference.\n# Replay: %s\n", impl, replay)
+	out.Write(b)
+	out.WriteString("---\n")
+	out.Write(bytes.TrimPrefix(d.Scenario.YAML(), []byte("---\n")))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s.yaml", impl, kind))
+	return file, os.WriteFile(file, out.Bytes(), 0o644)
+}

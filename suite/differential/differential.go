@@ -1,0 +1,64 @@
+// Package differential compares an implementation with the reference
+// engine on random scenarios: as a rapid property (one case at a time,
+// shrunk by rapid), or in batches for implementations that are slow to
+// start (an egctl process costs about a second before it does any work),
+// shrinking each disagreement in batches too and keeping one finding per
+// kind of difference (compare.Kinds).
+package differential
+
+import (
+	"context"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Property is "implementation d does what the reference engine does" on
+// scenarios drawn from gen with the given profile: every disagreement is a
+// counterexample, shrunk by rapid to a minimal scenario.
+func Property(d observe.Observer, profile string, gen *rapid.Generator[*generators.Scenario]) suite.Property {
+	return suite.Property{
+		Name: "differential/" + d.Name(),
+		Cite: "GEP-713 conformance: the implementation's effective policies and policy conditions equal the reference engine's for profile " + profile,
+		Check: func(t *rapid.T, _ engine.Mutant, c *suite.Capture) {
+			s := gen.Draw(t, "scenario")
+			c.Set(s, engine.StickyOverrides)
+			cs := []observe.Case{{Name: "case", YAML: string(s.YAML()), Profiles: []string{profile}}}
+			want := observe.Reference(cs, "")
+			got, err := d.Observe(context.Background(), cs)
+			if err != nil {
+				t.Fatalf("%s could not run: %v", d.Name(), err)
+			}
+			if diff := compare.Diff(want[0], got[0], d.Capabilities()); len(diff) > 0 {
+				suite.Fail(t, c, "%s disagrees with the reference:\n%s", d.Name(), strings.Join(compare.Strings(diff), "\n"))
+			}
+		},
+	}
+}
+
+// Cases asks the reference and implementation d about each case, and
+// compares on what d reports: one list of differences per case.
+func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]CaseResult, error) {
+	want := observe.Reference(cases, "")
+	got, err := d.Observe(ctx, cases)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CaseResult, len(cases))
+	for i, c := range cases {
+		out[i] = CaseResult{Name: c.Name, Diff: compare.Diff(want[i], got[i], d.Capabilities())}
+	}
+	return out, nil
+}
+
+// CaseResult is one case compared.
+type CaseResult struct {
+	Name string
+	Diff []compare.Difference
+}

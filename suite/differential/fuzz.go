@@ -1,0 +1,111 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Run is a batched differential run.
+type Run struct {
+	Observer observe.Observer
+	// Profile the reference reads the scenarios with; Generate draws
+	// scenario i in a namespace of its own.
+	Profile  string
+	Generate func(i int) *generators.Scenario
+	Checks   int
+	// Batch scenarios go to the implementation at once (100 when zero).
+	Batch int
+	// OutDir receives one findings file per kind of difference.
+	OutDir string
+	// Replay is the command that repeats the run; ProfileSource says whose
+	// description of the policy kind the profile follows. Both go into
+	// findings files.
+	Replay, ProfileSource string
+}
+
+// Summary is what a Run found.
+type Summary struct {
+	Checks   int
+	Elapsed  time.Duration
+	Disagree []Disagreement
+	Findings []Finding
+	// Extra counts the policy conditions the implementation wrote that
+	// GEP-713 does not define, by "Type=Status/Reason".
+	Extra map[string]int
+}
+
+// Finding is a disagreement shrunk for one kind of difference and written.
+type Finding struct {
+	Kind  string
+	Case  int
+	File  string
+	Small Disagreement
+}
+
+// Fuzz runs r: scenarios in batches, each disagreement showing a kind of
+// difference no finding shows yet shrunk for that kind (what the shrunk
+// scenario shows is then covered) and written as a finding. Progress
+// lines go to log.
+func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
+	start := time.Now()
+	caps := r.Observer.Capabilities()
+	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}}
+	progress := func(done, disagree int) {
+		fmt.Fprintf(log, "  %d/%d scenarios, %d disagree (%s)\n", done, r.Checks, disagree, time.Since(start).Round(time.Second))
+	}
+	observed := func(o observe.Observation) {
+		for _, p := range o.Policies {
+			for _, c := range p.Conditions {
+				if c.Type != "Accepted" && c.Type != "Enforced" {
+					sum.Extra[c.Type+"="+c.Status+"/"+c.Reason]++
+				}
+			}
+		}
+	}
+	batch := r.Batch
+	if batch == 0 {
+		batch = 100
+	}
+	found, err := BatchRun(ctx, r.Observer, r.Profile, r.Generate, r.Checks, batch, caps, progress, observed)
+	if err != nil {
+		return nil, err
+	}
+	sum.Disagree, sum.Elapsed = found, time.Since(start)
+	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", r.Checks, sum.Elapsed.Round(time.Millisecond), float64(r.Checks)/sum.Elapsed.Seconds(), len(found))
+	covered := map[string]bool{}
+	for _, dis := range found {
+		if dis.Got.Error != "" {
+			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
+			continue
+		}
+		for _, kind := range compare.Kinds(dis.Diff) {
+			if covered[kind] {
+				continue
+			}
+			small := Shrink(ctx, r.Observer, r.Profile, dis, caps, kind)
+			for _, k := range compare.Kinds(small.Diff) {
+				covered[k] = true
+			}
+			covered[kind] = true
+			file, err := WriteDisagreement(r.OutDir, r.Profile, r.Replay, kind, r.ProfileSource, small)
+			if err != nil {
+				return sum, err
+			}
+			sum.Findings = append(sum.Findings, Finding{Kind: kind, Case: dis.Seed, File: file, Small: small})
+			fmt.Fprintf(log, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", kind, dis.Seed, len(small.Scenario.Policies), file, strings.Join(compare.Strings(small.Diff), "\n    "))
+		}
+	}
+	return sum, nil
+}
+
+// ExtraConditions lists Extra, sorted.
+func (s *Summary) ExtraConditions() []string { return slices.Sorted(maps.Keys(s.Extra)) }

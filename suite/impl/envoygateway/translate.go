@@ -1,0 +1,401 @@
+package envoygateway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Translator observes cases with Envoy Gateway's own translator, offline:
+// `egctl x translate --from gateway-api --to gateway-api,xds`. Cases are
+// translated together in one egctl run, one namespace per case; a batch
+// that fails is bisected to find the case that makes it fail.
+//
+// Observed settings, per route rule, read from the xDS route of each
+// listener (docs/envoy-gateway.md): BackendTrafficPolicy
+// timeout.http.requestTimeout (route timeout) and retry.numRetries (route
+// retry policy). Conditions: Accepted, aggregated over status ancestors.
+type Translator struct {
+	Egctl   string
+	Timeout time.Duration
+	// Parallelism is how many egctl processes run at once, each on a share
+	// of the batch (2 when zero).
+	Parallelism int
+}
+
+// Name implements observe.Observer.
+func (*Translator) Name() string { return "envoy-gateway" }
+
+// Features are what the translator is judged on: its three policy kinds,
+// sections, and mergeType.
+var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", features.SectionName, features.MergeType}
+
+// Capabilities implements observe.Observer: Envoy Gateway writes Accepted
+// (and Merged, Overridden), not GEP-713's Enforced.
+func (*Translator) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}}
+}
+
+// Observe implements observe.Observer.
+func (e *Translator) Observe(ctx context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	out := make([]observe.Observation, len(cases))
+	n := e.Parallelism
+	if n <= 0 {
+		n = 2
+	}
+	n = min(n, len(cases))
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		lo, hi := w*len(cases)/n, (w+1)*len(cases)/n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.batch(ctx, cases[lo:hi], out[lo:hi])
+		}()
+	}
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+func (e *Translator) batch(ctx context.Context, cases []observe.Case, out []observe.Observation) {
+	if len(cases) == 0 {
+		return
+	}
+	obs, err := e.translate(ctx, cases)
+	if err == nil {
+		copy(out, obs)
+		return
+	}
+	if len(cases) == 1 {
+		out[0] = observe.Observation{Name: cases[0].Name, Error: err.Error()}
+		return
+	}
+	// Bisect: find the cases that make egctl fail.
+	mid := len(cases) / 2
+	e.batch(ctx, cases[:mid], out[:mid])
+	e.batch(ctx, cases[mid:], out[mid:])
+}
+
+// translate runs egctl once over the cases.
+func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	in, caseOf, err := egctlInput(cases)
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := e.run(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(stdout, &doc); err != nil {
+		return nil, fmt.Errorf("egctl printed something that is not YAML: %v", err)
+	}
+	obs := make([]observe.Observation, len(cases))
+	for i, c := range cases {
+		obs[i] = observe.Observation{Name: c.Name, Effective: []observe.Path{}, Policies: []observe.Status{}}
+	}
+	at := func(ns string) *observe.Observation {
+		if i, ok := caseOf[ns]; ok {
+			return &obs[i]
+		}
+		return nil
+	}
+	readPolicies(doc, "backendTrafficPolicies", "BackendTrafficPolicy", at)
+	readPolicies(doc, "clientTrafficPolicies", "ClientTrafficPolicy", at)
+	readPolicies(doc, "securityPolicies", "SecurityPolicy", at)
+	readRoutes(doc, at)
+	readListeners(doc, at)
+	for i := range obs {
+		obs[i].Normalize()
+	}
+	return obs, nil
+}
+
+// egctlInput is one YAML stream of the cases' objects (one GatewayClass of
+// each name, gepcheck's own documents left out) and the case of each
+// namespace.
+func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
+	var in bytes.Buffer
+	classes := map[string]bool{}
+	caseOf := map[string]int{} // namespace → case
+	for i, c := range cases {
+		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
+		if err != nil {
+			return nil, nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
+		}
+		for _, d := range docs {
+			switch {
+			case d.Group == "gepcheck.dev":
+				continue // gepcheck's own documents
+			case d.Kind == "GatewayClass":
+				if classes[d.Name] {
+					continue
+				}
+				classes[d.Name] = true
+			}
+			if d.Namespace != "" {
+				if j, ok := caseOf[d.Namespace]; ok && j != i {
+					return nil, nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, d.Namespace)
+				}
+				caseOf[d.Namespace] = i
+			}
+			b, err := yaml.Marshal(d.Raw)
+			if err != nil {
+				return nil, nil, err
+			}
+			in.WriteString("---\n")
+			in.Write(b)
+		}
+	}
+	return in.Bytes(), caseOf, nil
+}
+
+// run runs egctl x translate once on in and returns what it printed.
+func (e *Translator) run(ctx context.Context, in []byte) ([]byte, error) {
+	timeout := e.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Egctl, "x", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "-f", "-")
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("egctl timed out after %s", timeout)
+	case err != nil:
+		return nil, fmt.Errorf("egctl failed: %v: %s", err, tools.Tail(stderr.String(), 1))
+	}
+	return stdout.Bytes(), nil
+}
+
+// readPolicies aggregates each BackendTrafficPolicy's Accepted condition
+// over its status ancestors: True if accepted on any, else the first
+// reason.
+func readPolicies(doc map[string]any, key, kind string, at func(string) *observe.Observation) {
+	for _, p := range list(doc[key]) {
+		meta := obj(obj(p)["metadata"])
+		if o := at(str(meta["namespace"])); o != nil {
+			o.Policies = append(o.Policies, PolicyStatus(kind, obj(p)))
+		}
+	}
+}
+
+// PolicyStatus reads the conditions of one Envoy Gateway
+// policy object: Accepted, and every other condition type Envoy Gateway
+// writes (Merged, Overridden, …), aggregated over its status ancestors:
+// True wins; a policy without status has Accepted False, NoStatus.
+func PolicyStatus(kind string, p map[string]any) observe.Status {
+	meta := obj(p["metadata"])
+	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
+	for _, a := range list(obj(p["status"])["ancestors"]) {
+		for _, c := range list(obj(a)["conditions"]) {
+			cm := obj(c)
+			typ := str(cm["type"])
+			cur, seen := conds[typ]
+			if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
+				conds[typ] = observe.Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
+			}
+		}
+	}
+	st := observe.Status{Ref: kind + "/" + str(meta["namespace"]) + "/" + str(meta["name"])}
+	for _, typ := range slices.Sorted(maps.Keys(conds)) {
+		st.Conditions = append(st.Conditions, conds[typ])
+	}
+	return st
+}
+
+// ReadXDS reads the effective settings from xDS shaped as
+// egctl's output ({"xds": {"namespace/gateway": {"configs": […]}}}),
+// into the observation at returns for a namespace (nil: not observed).
+// The cluster runner reads Envoy Gateway's xDS server into this shape.
+func ReadXDS(doc map[string]any, at func(namespace string) *observe.Observation) {
+	readRoutes(doc, at)
+	readListeners(doc, at)
+}
+
+// Fields are the spec fields ReadXDS reads back
+// (docs/envoy-gateway.md, the tables); nothing else of a policy is observed.
+var Fields = [][]string{
+	{"timeout", "http", "requestTimeout"},
+	{"retry", "numRetries"},
+	{"circuitBreaker", "maxConnections"},
+	{"connection", "connectionLimit", "value"},
+	{"cors", "allowOrigins"},
+}
+
+// Readable is the part of an effective spec that
+// Fields covers: what an observation can be compared on. An API
+// server fills in CRD defaults (circuitBreaker.maxPendingRequests, …) that
+// are not read back.
+func Readable(spec map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, f := range Fields {
+		v, ok := any(spec), true
+		for _, k := range f {
+			if v, ok = obj(v)[k]; !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		m := out
+		for _, k := range f[:len(f)-1] {
+			if _, ok := m[k].(map[string]any); !ok {
+				m[k] = map[string]any{}
+			}
+			m = m[k].(map[string]any)
+		}
+		m[f[len(f)-1]] = v
+	}
+	return out
+}
+
+// readRoutes reads, from each listener's xDS routes, the settings of each
+// route rule.
+func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
+	xds := obj(doc["xds"])
+	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
+		// The proxy's clusters by name: cluster settings of a route rule
+		// are on the cluster its route sends to.
+		clusters := map[string]map[string]any{}
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, c := range list(obj(cfg)["dynamicActiveClusters"]) {
+				cl := obj(obj(c)["cluster"])
+				clusters[str(cl["name"])] = cl
+			}
+		}
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, rc := range list(obj(cfg)["dynamicRouteConfigs"]) {
+				route := obj(obj(rc)["routeConfig"])
+				// Route configurations are named namespace/gateway/listener.
+				parts := strings.Split(str(route["name"]), "/")
+				if len(parts) != 3 {
+					continue
+				}
+				ns, gw, listener := parts[0], parts[1], parts[2]
+				o := at(ns)
+				if o == nil {
+					continue
+				}
+				for _, vh := range list(route["virtualHosts"]) {
+					for _, r := range list(obj(vh)["routes"]) {
+						rm := obj(r)
+						var res map[string]any
+						for _, x := range list(obj(obj(obj(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+							if str(obj(x)["kind"]) == "HTTPRoute" {
+								res = obj(x)
+							}
+						}
+						if res == nil {
+							continue
+						}
+						spec := map[string]any{}
+						action := obj(rm["route"])
+						if t, ok := action["timeout"].(string); ok {
+							spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
+						}
+						if n, ok := obj(action["retryPolicy"])["numRetries"]; ok {
+							spec["retry"] = map[string]any{"numRetries": n}
+						}
+						// circuitBreaker.maxConnections: the first threshold
+						// of the route's cluster (Envoy Gateway sets none
+						// by default).
+						if th := list(obj(clusters[str(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
+							if n, ok := obj(th[0])["maxConnections"]; ok {
+								spec["circuitBreaker"] = map[string]any{"maxConnections": n}
+							}
+						}
+						// SecurityPolicy cors.allowOrigins: the route's CORS
+						// filter configuration.
+						if cors := obj(obj(rm["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
+							var origins []any
+							for _, m := range list(cors["allowOriginStringMatch"]) {
+								if e, ok := obj(m)["exact"]; ok {
+									origins = append(origins, e)
+								}
+							}
+							if len(origins) > 0 {
+								spec["cors"] = map[string]any{"allowOrigins": origins}
+							}
+						}
+						path := []string{
+							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
+							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]),
+							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + str(res["sectionName"]),
+						}
+						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
+					}
+				}
+			}
+		}
+	}
+}
+
+// readListeners reads ClientTrafficPolicy settings from each listener: the
+// connection_limit filter's maxConnections (absent unless a policy sets
+// connection.connectionLimit).
+func readListeners(doc map[string]any, at func(string) *observe.Observation) {
+	xds := obj(doc["xds"])
+	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, dl := range list(obj(cfg)["dynamicListeners"]) {
+				l := obj(obj(obj(dl)["activeState"])["listener"])
+				parts := strings.Split(str(l["name"]), "/")
+				if len(parts) != 3 {
+					continue
+				}
+				o := at(parts[0])
+				if o == nil {
+					continue
+				}
+				chains := append([]any{l["defaultFilterChain"]}, list(l["filterChains"])...)
+				for _, ch := range chains {
+					for _, f := range list(obj(ch)["filters"]) {
+						if str(obj(f)["name"]) != "envoy.filters.network.connection_limit" {
+							continue
+						}
+						var n float64
+						fmt.Sscan(fmt.Sprint(obj(obj(f)["typedConfig"])["maxConnections"]), &n)
+						o.Effective = append(o.Effective, observe.Path{
+							Path: []string{"Gateway/" + parts[0] + "/" + parts[1], "Gateway/" + parts[0] + "/" + parts[1] + "#" + parts[2]},
+							Spec: map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": n}}},
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

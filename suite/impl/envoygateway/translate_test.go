@@ -1,0 +1,162 @@
+package envoygateway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// cachedEgctl returns a build of egctl from gepcheck's cache, or skips:
+// `make test` uses it when `make egctl` (part of `make ci`) has built it.
+func cachedEgctl(t testing.TB, build string) string {
+	t.Helper()
+	bin, err := EgctlPath(Version, build)
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err != nil {
+		t.Skipf("egctl %s (%s build) is not cached (run make egctl): %v", Version, build, err)
+	}
+	return bin
+}
+
+// A short differential run against Envoy Gateway's real translator: a
+// batch of generated scenarios, one egctl process. Disagreements are
+// findings, reported, not failures; the test fails only if the driver
+// cannot observe (egctl fails, or a case gets no observation).
+func TestEnvoyGatewayBatch(t *testing.T) {
+	eg := &Translator{Egctl: cachedEgctl(t, EgctlFast)}
+	var cases []observe.Case
+	for i := 0; i < 20; i++ {
+		s := generators.EnvoyGatewayScenarios("case-"+string(rune('a'+i)), 4).Example(i)
+		cases = append(cases, observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{"envoy-gateway-backendtrafficpolicy"}})
+	}
+	got, err := eg.Observe(context.Background(), cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := observe.Reference(cases, "")
+	agree := 0
+	for i, c := range cases {
+		if got[i].Error != "" {
+			t.Errorf("%s: %s", c.Name, got[i].Error)
+			continue
+		}
+		if len(got[i].Effective) == 0 {
+			t.Errorf("%s: Envoy Gateway realized no route: the xDS was not read", c.Name)
+		}
+		if d := compare.Strings(compare.Diff(want[i], got[i], eg.Capabilities())); len(d) > 0 {
+			t.Logf("finding in %s:\n  %s", c.Name, strings.Join(d, "\n  "))
+			continue
+		}
+		agree++
+	}
+	t.Logf("Envoy Gateway %s agrees with the reference on %d of %d cases", Version, agree, len(cases))
+}
+
+// A broken egctl is reported per case, never as a pass.
+func TestEnvoyGatewayBrokenBinary(t *testing.T) {
+	eg := &Translator{Egctl: "/bin/false"}
+	s := generators.EnvoyGatewayScenarios("case-x", 2).Example(1)
+	obs, err := eg.Observe(context.Background(), []observe.Case{{Name: "x", YAML: string(s.YAML())}, {Name: "y", YAML: string(s.InNamespace("case-y").YAML())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		if !strings.Contains(o.Error, "egctl failed") {
+			t.Errorf("%s: error %q, want egctl failed", o.Name, o.Error)
+		}
+	}
+}
+
+// BenchmarkEnvoyGatewayThroughput measures scenarios per second through
+// both builds of egctl, batched (one process for many scenarios) and one
+// process per scenario, in one run (docs/performance.md).
+func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
+	cases := func(n int) []observe.Case {
+		var cs []observe.Case
+		for i := 0; i < n; i++ {
+			s := generators.EnvoyGatewayScenarios(fmt.Sprintf("bench-%d", i), 4).Example(i)
+			cs = append(cs, observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML())})
+		}
+		return cs
+	}
+	for _, build := range EgctlBuilds {
+		for _, bc := range []struct {
+			name       string
+			n, perCall int
+		}{{"batched-100", 100, 100}, {"batched-25", 100, 25}, {"one-per-process", 10, 1}} {
+			b.Run(build+"/"+bc.name, func(b *testing.B) {
+				eg := &Translator{Egctl: cachedEgctl(b, build)}
+				cs := cases(bc.n)
+				b.ResetTimer()
+				for it := 0; it < b.N; it++ {
+					for start := 0; start < len(cs); start += bc.perCall {
+						obs, err := eg.Observe(context.Background(), cs[start:min(len(cs), start+bc.perCall)])
+						if err != nil || obs[0].Error != "" {
+							b.Fatalf("%v %s", err, obs[0].Error)
+						}
+					}
+				}
+				b.ReportMetric(float64(bc.n*b.N)/b.Elapsed().Seconds(), "scenarios/s")
+			})
+		}
+	}
+}
+
+// The kept findings still reproduce with the pinned Envoy Gateway version
+// (scenarios/findings/envoy-gateway/, docs/envoy-gateway.md).
+func TestEnvoyGatewayFindingsReproduce(t *testing.T) {
+	eg := &Translator{Egctl: cachedEgctl(t, EgctlFast)}
+	files, _ := filepath.Glob("../../../scenarios/findings/envoy-gateway/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no findings kept")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := observe.Case{Name: f, YAML: string(data)}
+		want := observe.Reference([]observe.Case{c}, "")
+		got, err := eg.Observe(context.Background(), []observe.Case{c})
+		if err != nil || got[0].Error != "" {
+			t.Fatalf("%s: %v %s", f, err, got[0].Error)
+		}
+		if len(compare.Diff(want[0], got[0], eg.Capabilities())) == 0 {
+			t.Errorf("%s no longer reproduces with Envoy Gateway %s: remove it or record the change", f, Version)
+		}
+	}
+}
+
+// An API server fills in CRD defaults the driver does not read back
+// (circuitBreaker.maxPendingRequests: 1024, …): the expectation keeps only
+// Fields.
+func TestReadable(t *testing.T) {
+	spec := map[string]any{
+		"circuitBreaker": map[string]any{"maxConnections": 100.0, "maxPendingRequests": 1024.0},
+		"retry":          map[string]any{"numRetries": 2.0, "perRetry": map[string]any{"timeout": "1s"}},
+		"loadBalancer":   map[string]any{"type": "Random"},
+		"cors":           map[string]any{"allowOrigins": []any{"https://a.example.com"}},
+		"timeout":        map[string]any{"tcp": map[string]any{"connectTimeout": "10s"}},
+	}
+	want := map[string]any{
+		"circuitBreaker": map[string]any{"maxConnections": 100.0},
+		"retry":          map[string]any{"numRetries": 2.0},
+		"cors":           map[string]any{"allowOrigins": []any{"https://a.example.com"}},
+	}
+	if got := Readable(spec); !reflect.DeepEqual(got, want) {
+		t.Errorf("Readable = %v, want %v", got, want)
+	}
+	if got := Readable(nil); len(got) != 0 {
+		t.Errorf("Readable(nil) = %v, want empty", got)
+	}
+}

@@ -1,0 +1,647 @@
+// Package reference is gepcheck-reference, a controller that implements
+// the built-in profiles' policy kinds for real, in a cluster, with the
+// reference engine: it writes each policy's status (Accepted and Enforced,
+// per ancestor and aggregated), the <Kind>Affected condition on the
+// objects policies affect (GEP-713, "Target object status"), and a
+// read-only EffectivePolicy object per affected object, one of the
+// discoverability options of the Kuadrant RFC ("Effective policies").
+//
+// It recomputes the whole cluster on any change of the objects it
+// watches and writes only what changed (fanout: no write when the
+// computed status equals the stored one).
+package reference
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+)
+
+// ControllerName is the GatewayClass controllerName gepcheck-reference
+// serves, and the controllerName of the status it writes.
+const ControllerName = "gepcheck.dev/reference-controller"
+
+// AnnotationProfiles on a namespace names the built-in profiles (comma
+// separated) the controller computes the objects of that namespace with;
+// namespaces that share a value are computed together, and namespaces
+// without it with the controller's default profiles.
+const AnnotationProfiles = "gepcheck.dev/profiles"
+
+// AnnotationPartition on a namespace separates it from the other
+// namespaces of its profile set: only namespaces with the same profiles
+// and the same partition are computed together, so that an object that
+// does not load in one partition leaves the others alone. gepcheck's
+// runner gives each scenario its own.
+const AnnotationPartition = "gepcheck.dev/partition"
+
+// LabelManagedBy marks the EffectivePolicy objects the controller owns.
+const LabelManagedBy = "app.kubernetes.io/managed-by"
+
+const managedBy = "gepcheck-reference"
+
+// DefaultProfiles are served when a namespace names none: one profile per
+// policy kind the controller serves (the built-in kinds whose
+// implementations are other plug-ins are theirs to serve).
+var DefaultProfiles = []string{
+	"color-inherited", "backendtlspolicy", "gep2649-retryon", "gep2649-cdncaching",
+	"gep2649-tlsminimumversion", "kuadrant-authpolicy", "kuadrant-ratelimitpolicy",
+}
+
+// Kinds lists the policy kinds the controller may serve: those of
+// DefaultProfiles.
+func Kinds() []schema.GroupVersionKind {
+	bs, _ := profile.Builtins()
+	seen := map[string]bool{}
+	var out []schema.GroupVersionKind
+	for _, n := range DefaultProfiles {
+		p := bs[n]
+		g, k := p.Spec.Policy.Group, p.Spec.Policy.Kind
+		if seen[g+k] {
+			continue
+		}
+		seen[g+k] = true
+		out = append(out, schema.GroupVersionKind{Group: g, Version: "v1", Kind: k})
+	}
+	return out
+}
+
+var (
+	gvkNamespace       = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
+	gvkService         = schema.GroupVersionKind{Version: "v1", Kind: "Service"}
+	gvkGatewayClass    = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
+	gvkGateway         = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
+	gvkHTTPRoute       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
+	gvkGRPCRoute       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GRPCRoute"}
+	gvkReferenceGrant  = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1beta1", Kind: "ReferenceGrant"}
+	gvkObjectFields    = schema.GroupVersionKind{Group: "gepcheck.dev", Version: "v1alpha1", Kind: "ObjectFields"}
+	gvkEffectivePolicy = schema.GroupVersionKind{Group: "gepcheck.dev", Version: "v1alpha1", Kind: "EffectivePolicy"}
+)
+
+// Controller is gepcheck-reference.
+type Controller struct {
+	Config *rest.Config
+	// Profiles served where a namespace names none (DefaultProfiles when
+	// empty).
+	Profiles []string
+	// Semantics of the engine (sticky-overrides when empty).
+	Semantics engine.Semantics
+	// Mutant, when set, makes the controller deliberately wrong (an
+	// engine.Mutants entry), for tests that show the runner catches it.
+	Mutant engine.Mutant
+	Log    func(string)
+
+	client client.Client
+	policy []schema.GroupVersionKind // served policy kinds
+	writes atomic.Int64
+}
+
+// Run starts the controller and blocks until ctx is done. Policy kinds
+// whose CRD the cluster lacks are not served (and logged).
+func (c *Controller) Run(ctx context.Context) error {
+	if len(c.Profiles) == 0 {
+		c.Profiles = DefaultProfiles
+	}
+	ctrl.SetLogger(klog.NewKlogr())
+	if c.Semantics == "" {
+		c.Semantics = engine.StickyOverrides
+	}
+	mgr, err := manager.New(c.Config, manager.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Logger:                 ctrl.Log.WithName("gepcheck-reference"),
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+	})
+	if err != nil {
+		return err
+	}
+	c.client = mgr.GetClient()
+	world := func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "world"}}}
+	}
+	b := ctrl.NewControllerManagedBy(mgr).Named("gepcheck-reference")
+	// The kinds of the hierarchy simulator/topology builds.
+	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
+	for _, gvk := range Kinds() {
+		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
+			continue
+		}
+		c.policy = append(c.policy, gvk)
+		watch = append(watch, gvk)
+	}
+	for _, gvk := range watch {
+		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(world))
+	}
+	// Several controllers may run in one process (tests).
+	b = b.WithOptions(controller.Options{SkipNameValidation: ptr.To(true)})
+	if err := b.Complete(reconcile.Func(c.reconcile)); err != nil {
+		return err
+	}
+	c.logf("gepcheck-reference serving %s (controllerName %s)", kindNames(c.policy), ControllerName)
+	return mgr.Start(ctx)
+}
+
+func kindNames(gvks []schema.GroupVersionKind) string {
+	var s []string
+	for _, g := range gvks {
+		s = append(s, g.Kind)
+	}
+	return strings.Join(s, ", ")
+}
+
+func (c *Controller) logf(format string, a ...any) {
+	if c.Log != nil {
+		c.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+func (c *Controller) list(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := c.client.List(ctx, l); err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// group is a set of namespaces computed together.
+type group struct {
+	profiles []string
+	objects  []*unstructured.Unstructured
+}
+
+func (g *group) namespaces() []string {
+	var out []string
+	for _, o := range g.objects {
+		if o.GetKind() == "Namespace" {
+			out = append(out, o.GetName())
+		}
+	}
+	return out
+}
+
+func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	nss, err := c.list(ctx, gvkNamespace)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	groups := map[string]*group{}
+	groupOf := map[string]*group{}
+	for i := range nss {
+		ns := &nss[i]
+		profiles := ns.GetAnnotations()[AnnotationProfiles]
+		if profiles == "" {
+			profiles = strings.Join(c.Profiles, ",")
+		}
+		key := profiles + "|" + ns.GetAnnotations()[AnnotationPartition]
+		g := groups[key]
+		if g == nil {
+			g = &group{profiles: strings.Split(profiles, ",")}
+			groups[key] = g
+		}
+		// A terminating namespace's objects are going: not computed.
+		if ns.GetDeletionTimestamp() == nil {
+			groupOf[ns.GetName()] = g
+			g.objects = append(g.objects, ns)
+		}
+	}
+	// GatewayClasses of this controller belong to every group; Gateways
+	// only when their class is one of them.
+	classes, err := c.list(ctx, gvkGatewayClass)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	ours := map[string]bool{}
+	for i := range classes {
+		gc := &classes[i]
+		if ctl, _, _ := unstructured.NestedString(gc.Object, "spec", "controllerName"); ctl == ControllerName {
+			ours[gc.GetName()] = true
+			for _, g := range groups {
+				g.objects = append(g.objects, gc)
+			}
+		}
+	}
+	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
+	for _, gvk := range kinds {
+		objs, err := c.list(ctx, gvk)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		for i := range objs {
+			o := &objs[i]
+			if gvk == gvkGateway {
+				if cls, _, _ := unstructured.NestedString(o.Object, "spec", "gatewayClassName"); !ours[cls] {
+					continue
+				}
+			}
+			if g := groupOf[o.GetNamespace()]; g != nil && o.GetDeletionTimestamp() == nil {
+				g.objects = append(g.objects, o)
+			}
+		}
+	}
+	fields, err := c.list(ctx, gvkObjectFields)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	for i := range fields {
+		ns, _, _ := unstructured.NestedString(fields[i].Object, "spec", "target", "namespace")
+		if g := groupOf[ns]; g != nil {
+			g.objects = append(g.objects, &fields[i])
+		}
+	}
+	var errs []string
+	for _, key := range slices.Sorted(maps.Keys(groups)) {
+		if err := c.apply(ctx, groups[key]); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		c.logf("reconcile: %s", strings.Join(errs, "; "))
+		return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// apply computes one group with the engine and writes what changed.
+func (c *Controller) apply(ctx context.Context, g *group) error {
+	hasPolicy := false
+	byRef := map[string]*unstructured.Unstructured{}
+	for _, o := range g.objects {
+		if slices.ContainsFunc(c.policy, func(k schema.GroupVersionKind) bool { return k.GroupKind() == o.GroupVersionKind().GroupKind() }) {
+			hasPolicy = true
+		}
+		byRef[refOf(o)] = o
+	}
+	data, err := cluster.SimulatorYAML(g.objects)
+	if err != nil {
+		return err
+	}
+	if !hasPolicy {
+		return nil
+	}
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles})
+	if err != nil {
+		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
+	}
+	out := m.RunMutant(c.Semantics, c.Mutant)
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	var errs []string
+	for _, ps := range out.Policies {
+		o := byRef[ps.Ref]
+		if o == nil {
+			continue
+		}
+		if err := c.writePolicyStatus(ctx, o, ps, now); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	for _, ts := range out.Targets {
+		o := byRef[ts.Ref]
+		if o == nil {
+			continue // sections: listener and route parent status have no place for it
+		}
+		if err := c.writeTargetStatus(ctx, o, ts, now); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if err := c.writeEffective(ctx, g, out, byRef); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// refOf names an object as the engine does: Kind/namespace/name.
+func refOf(o *unstructured.Unstructured) string {
+	if o.GetNamespace() == "" {
+		return o.GetKind() + "/" + o.GetName()
+	}
+	return o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// conditions turns engine conditions into metav1 conditions for
+// generation, keeping lastTransitionTime where status is unchanged.
+func conditions(cs []engine.Condition, old []any, generation int64, now metav1.Time) []any {
+	prev := map[string]map[string]any{}
+	for _, o := range old {
+		if m, ok := o.(map[string]any); ok {
+			prev[fmt.Sprint(m["type"])] = m
+		}
+	}
+	var out []any
+	for _, c := range cs {
+		ltt := now.UTC().Format(time.RFC3339)
+		if p := prev[c.Type]; p != nil && p["status"] == c.Status {
+			if s, ok := p["lastTransitionTime"].(string); ok {
+				ltt = s
+			}
+		}
+		msg := c.Message
+		if msg == "" {
+			msg = c.Reason
+		}
+		out = append(out, map[string]any{
+			"type": c.Type, "status": c.Status, "reason": c.Reason, "message": msg,
+			"observedGeneration": generation, "lastTransitionTime": ltt,
+		})
+	}
+	return out
+}
+
+// AggregatedStatus says whether the controller writes a policy's
+// aggregated conditions in status.conditions: not for Gateway API's own
+// kinds, whose PolicyStatus holds ancestors only.
+func AggregatedStatus(ref string) bool {
+	return !strings.HasPrefix(ref, "BackendTLSPolicy/")
+}
+
+// writePolicyStatus: status.conditions aggregated (as Kuadrant's policies
+// report them) and status.ancestors per target (GEP-713's
+// PolicyAncestorStatus, with this controller's name).
+func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unstructured, ps engine.PolicyStatus, now metav1.Time) error {
+	status := map[string]any{}
+	if AggregatedStatus(ps.Ref) {
+		old, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		status["conditions"] = conditions(ps.Conditions, old, o.GetGeneration(), now)
+	}
+	oldAnc, _, _ := unstructured.NestedSlice(o.Object, "status", "ancestors")
+	var ancestors []any
+	for i, t := range ps.Targets {
+		var prev []any
+		if i < len(oldAnc) {
+			prev, _, _ = unstructured.NestedSlice(oldAnc[i].(map[string]any), "conditions")
+		}
+		ancestors = append(ancestors, map[string]any{
+			"ancestorRef":    parentRef(t.Ref),
+			"controllerName": ControllerName,
+			"conditions":     conditions(t.Conditions, prev, o.GetGeneration(), now),
+		})
+	}
+	if len(ancestors) > 0 {
+		status["ancestors"] = ancestors
+	}
+	return c.updateStatus(ctx, o, status)
+}
+
+// parentRef turns Kind/namespace/name#section into a Gateway API
+// ParentReference.
+func parentRef(ref string) map[string]any {
+	sec := ""
+	if i := strings.Index(ref, "#"); i >= 0 {
+		ref, sec = ref[:i], ref[i+1:]
+	}
+	parts := strings.Split(ref, "/")
+	r := map[string]any{"kind": parts[0], "name": parts[len(parts)-1]}
+	switch parts[0] {
+	case "Service", "Namespace":
+		r["group"] = ""
+	default:
+		r["group"] = "gateway.networking.k8s.io"
+	}
+	if len(parts) == 3 {
+		r["namespace"] = parts[1]
+	}
+	if sec != "" {
+		r["sectionName"] = sec
+	}
+	return r
+}
+
+// writeTargetStatus merges this controller's <Kind>Affected conditions
+// into the target's status.conditions (routes: into the parent status of
+// each of this controller's Gateways). Listener and rule sections are
+// reported on their object.
+func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unstructured, ts engine.TargetStatus, now metav1.Time) error {
+	if o.GetKind() == "Namespace" || o.GetKind() == "GatewayClass" {
+		return nil
+	}
+	status, _, _ := unstructured.NestedMap(o.Object, "status")
+	if status == nil {
+		status = map[string]any{}
+	}
+	merge := func(old []any) []any {
+		mine := map[string]bool{}
+		for _, cnd := range ts.Conditions {
+			mine[cnd.Type] = true
+		}
+		var keep []any
+		for _, x := range old {
+			if m, ok := x.(map[string]any); ok && !mine[fmt.Sprint(m["type"])] {
+				keep = append(keep, x)
+			}
+		}
+		return append(keep, conditions(ts.Conditions, old, o.GetGeneration(), now)...)
+	}
+	if o.GetKind() == "HTTPRoute" || o.GetKind() == "GRPCRoute" {
+		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
+		refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
+		var out []any
+		for _, p := range parents {
+			if pm, ok := p.(map[string]any); ok && pm["controllerName"] != ControllerName {
+				out = append(out, p)
+			}
+		}
+		for _, r := range refs {
+			rm, _ := r.(map[string]any)
+			var old []any
+			for _, p := range parents {
+				if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName && reflect.DeepEqual(pm["parentRef"], rm) {
+					old, _, _ = unstructured.NestedSlice(pm, "conditions")
+				}
+			}
+			out = append(out, map[string]any{"parentRef": rm, "controllerName": ControllerName, "conditions": merge(old)})
+		}
+		status["parents"] = out
+	} else {
+		old, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		status["conditions"] = merge(old)
+	}
+	return c.updateStatus(ctx, o, status)
+}
+
+// updateStatus writes status when it differs from the stored one.
+func (c *Controller) updateStatus(ctx context.Context, o *unstructured.Unstructured, status map[string]any) error {
+	status = normalize(status)
+	old, _, _ := unstructured.NestedMap(o.Object, "status")
+	merged := map[string]any{}
+	maps.Copy(merged, old)
+	maps.Copy(merged, status)
+	if reflect.DeepEqual(normalize(old), normalize(merged)) {
+		return nil
+	}
+	cp := o.DeepCopy()
+	cp.Object["status"] = merged
+	if err := c.client.Status().Update(ctx, cp); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil // a newer event follows
+		}
+		return fmt.Errorf("status of %s: %w", refOf(o), err)
+	}
+	c.writes.Add(1)
+	return nil
+}
+
+// normalize round-trips through JSON so that numbers compare alike.
+func normalize(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	data, _ := yaml.Marshal(m)
+	var out map[string]any
+	_ = yaml.Unmarshal(data, &out)
+	return out
+}
+
+// writeEffective keeps one EffectivePolicy per policy kind and affected
+// object (the last element of a path), in that object's namespace, owned
+// by it; stale ones are deleted.
+func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulator.Output, byRef map[string]*unstructured.Unstructured) error {
+	type view struct {
+		ns, name string
+		owner    *unstructured.Unstructured
+		spec     map[string]any
+	}
+	views := map[string]*view{}
+	for _, e := range out.EffectivePolicies {
+		end := e.Path[len(e.Path)-1]
+		obj := strings.SplitN(end, "#", 2)[0]
+		owner := byRef[obj]
+		if owner == nil || owner.GetNamespace() == "" {
+			continue
+		}
+		name := dnsName(strings.ToLower(e.PolicyKind+"-"+strings.ReplaceAll(strings.ReplaceAll(end[strings.Index(end, "/")+1:], "/", "-"), "#", "-")) + "-" + strings.ToLower(owner.GetKind()))
+		v := views[owner.GetNamespace()+"/"+name]
+		if v == nil {
+			sec := ""
+			if i := strings.Index(end, "#"); i >= 0 {
+				sec = end[i+1:]
+			}
+			target := map[string]any{"kind": owner.GetKind(), "name": owner.GetName(), "group": owner.GroupVersionKind().Group}
+			if sec != "" {
+				target["sectionName"] = sec
+			}
+			v = &view{ns: owner.GetNamespace(), name: name, owner: owner, spec: map[string]any{"policyKind": e.PolicyKind, "targetRef": target, "paths": []any{}}}
+			views[v.ns+"/"+v.name] = v
+		}
+		v.spec["paths"] = append(v.spec["paths"].([]any), map[string]any{
+			"path": toAny(e.Path), "spec": e.Spec, "provenance": e.Provenance, "policies": toAny(e.Policies),
+		})
+	}
+	// Existing views in the group's namespaces.
+	have := map[string]*unstructured.Unstructured{}
+	nsInGroup := map[string]bool{}
+	for _, o := range g.objects {
+		if o.GetKind() == "Namespace" {
+			nsInGroup[o.GetName()] = true
+		}
+	}
+	existing, err := c.list(ctx, gvkEffectivePolicy)
+	if err != nil && !meta.IsNoMatchError(err) {
+		return err
+	}
+	for i := range existing {
+		e := &existing[i]
+		if nsInGroup[e.GetNamespace()] && e.GetLabels()[LabelManagedBy] == managedBy {
+			have[e.GetNamespace()+"/"+e.GetName()] = e
+		}
+	}
+	for key, v := range views {
+		spec := normalize(v.spec)
+		if h := have[key]; h != nil {
+			delete(have, key)
+			if old, _, _ := unstructured.NestedMap(h.Object, "spec"); reflect.DeepEqual(normalize(old), spec) {
+				continue
+			}
+			cp := h.DeepCopy()
+			cp.Object["spec"] = spec
+			if err := c.client.Update(ctx, cp); err != nil && !apierrors.IsConflict(err) {
+				return err
+			}
+			c.writes.Add(1)
+			continue
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		u.SetGroupVersionKind(gvkEffectivePolicy)
+		u.SetNamespace(v.ns)
+		u.SetName(v.name)
+		u.SetLabels(map[string]string{LabelManagedBy: managedBy})
+		u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: v.owner.GetAPIVersion(), Kind: v.owner.GetKind(), Name: v.owner.GetName(), UID: v.owner.GetUID()}})
+		if err := c.client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		c.writes.Add(1)
+	}
+	for _, h := range have {
+		if err := c.client.Delete(ctx, h); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		c.writes.Add(1)
+	}
+	return nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// dnsName makes s a valid object name, unique by a hash when shortened.
+func dnsName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	s = strings.Trim(b.String(), "-.")
+	if len(s) <= 63 {
+		return s
+	}
+	h := sha256.Sum256([]byte(s))
+	return strings.Trim(s[:54], "-.") + "-" + hex.EncodeToString(h[:])[:8]
+}
+
+// Writes counts the writes the controller made (for fanout tests).
+func (c *Controller) Writes() int64 { return c.writes.Load() }

@@ -1,0 +1,213 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// InCluster is gepcheck-reference in a cluster, as the runner sees it.
+type InCluster struct{}
+
+// Name implements incluster.Implementation.
+func (InCluster) Name() string { return "gepcheck-reference" }
+
+// ControllerName implements incluster.Implementation.
+func (InCluster) ControllerName() string { return ControllerName }
+
+// Capabilities implements incluster.Implementation: the kinds it serves
+// and ObjectFields; every condition; effective settings from the
+// EffectivePolicy objects it writes.
+func (InCluster) Capabilities() incluster.Capabilities {
+	fs := features.Set{features.ObjectFields}
+	for _, k := range Kinds() {
+		fs = append(fs, features.PolicyKind(k.Kind))
+	}
+	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: fs}, Effective: true}
+}
+
+// CRDs implements incluster.Implementation.
+func (InCluster) CRDs(context.Context) ([]*unstructured.Unstructured, error) { return CRDs(), nil }
+
+// NamespaceAnnotations implements incluster.Implementation: the
+// controller computes each group of namespaces that share a profile set
+// and a partition on its own (docs/cluster.md).
+func (InCluster) NamespaceAnnotations(profiles []string, partition string) map[string]string {
+	return map[string]string{AnnotationProfiles: strings.Join(profiles, ","), AnnotationPartition: partition}
+}
+
+// Start implements incluster.Implementation: gepcheck controller reference,
+// run by the gepcheck binary that is running.
+func (InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, log func(string)) (func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "controller", "reference", "--kubeconfig", c.Kubeconfig)
+	p, err := cluster.Start("gepcheck-reference", cmd, filepath.Join(logDir, "gepcheck-reference.log"))
+	if err != nil {
+		return nil, err
+	}
+	log(fmt.Sprintf("started gepcheck-reference (pid %d), log %s", p.Pid(), p.Log))
+	return func() { p.Stop(10 * time.Second) }, nil
+}
+
+// Expectation implements Implementation: per policy, the conditions per
+// ancestor (status.ancestors) and, for kinds whose status has room for
+// them (not Gateway API's PolicyStatus), aggregated (status.conditions);
+// the <Kind>Affected condition of every affected object (not of
+// sections: Gateway API's listener and route parent status have no place
+// for it).
+func (InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
+	o := observe.FromOutput(name, out)
+	var pols []observe.Status
+	for i, ps := range out.Policies {
+		if AggregatedStatus(ps.Ref) {
+			pols = append(pols, o.Policies[i])
+		}
+		for _, t := range ps.Targets {
+			st := observe.Status{Ref: ps.Ref + "@" + t.Ref}
+			for _, c := range t.Conditions {
+				st.Conditions = append(st.Conditions, observe.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason})
+			}
+			pols = append(pols, st)
+		}
+	}
+	o.Policies = pols
+	var targets []observe.Status
+	for _, t := range o.Targets {
+		if !strings.Contains(t.Ref, "#") && !strings.HasPrefix(t.Ref, "Namespace/") && !strings.HasPrefix(t.Ref, "GatewayClass/") {
+			targets = append(targets, t)
+		}
+	}
+	o.Targets = targets
+	o.Normalize()
+	return o
+}
+
+var effectivePolicyGVK = schema.GroupVersionKind{Group: "gepcheck.dev", Version: "v1alpha1", Kind: "EffectivePolicy"}
+
+// Observe implements Implementation: each policy's status (aggregated and
+// per ancestor), the Affected conditions of the plan's other objects, and
+// the paths of the EffectivePolicy objects in the plan's namespaces.
+func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
+	o := observe.Observation{Name: p.Name, Effective: []observe.Path{}, Policies: []observe.Status{}, Targets: []observe.Status{}}
+	for i, u := range p.ScenarioObjects() {
+		{
+			got, err := k.Get(ctx, u)
+			if err != nil {
+				return o, err
+			}
+			ref := u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
+			if u.GetNamespace() == "" {
+				ref = u.GetKind() + "/" + u.GetName()
+			}
+			if i < len(p.NamespaceObjects)+len(p.Objects) {
+				o.Targets = append(o.Targets, targetStatus(ref, got)...)
+				continue
+			}
+			conds, ok, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+			if ok {
+				o.Policies = append(o.Policies, observe.Status{Ref: ref, Conditions: readConditions(conds)})
+			}
+			ancestors, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+			for _, a := range ancestors {
+				am, _ := a.(map[string]any)
+				if am["controllerName"] != ControllerName {
+					continue
+				}
+				ar, _ := am["ancestorRef"].(map[string]any)
+				conds, _, _ := unstructured.NestedSlice(am, "conditions")
+				o.Policies = append(o.Policies, observe.Status{Ref: ref + "@" + refString(ar), Conditions: readConditions(conds)})
+			}
+		}
+	}
+	nss := make([]string, 0, len(p.Namespaces))
+	for _, ns := range p.Namespaces {
+		nss = append(nss, ns)
+	}
+	sort.Strings(nss)
+	for _, ns := range nss {
+		eps, err := k.List(ctx, effectivePolicyGVK, ns, LabelManagedBy+"=gepcheck-reference")
+		if err != nil {
+			return o, err
+		}
+		for _, ep := range eps {
+			paths, _, _ := unstructured.NestedSlice(ep.Object, "spec", "paths")
+			for _, x := range paths {
+				pm, _ := x.(map[string]any)
+				var path []string
+				for _, e := range pm["path"].([]any) {
+					path = append(path, fmt.Sprint(e))
+				}
+				spec, _ := pm["spec"].(map[string]any)
+				o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
+			}
+		}
+	}
+	o.Normalize()
+	return o, nil
+}
+
+// targetStatus reads the Affected conditions gepcheck-reference wrote on
+// an object: status.conditions, or for routes the parent status it owns.
+func targetStatus(ref string, u *unstructured.Unstructured) []observe.Status {
+	var conds []any
+	if u.GetKind() == "HTTPRoute" || u.GetKind() == "GRPCRoute" {
+		parents, _, _ := unstructured.NestedSlice(u.Object, "status", "parents")
+		for _, p := range parents {
+			if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName {
+				c, _, _ := unstructured.NestedSlice(pm, "conditions")
+				conds = c
+			}
+		}
+	} else {
+		conds, _, _ = unstructured.NestedSlice(u.Object, "status", "conditions")
+	}
+	var mine []any
+	for _, c := range conds {
+		if cm, ok := c.(map[string]any); ok && strings.HasSuffix(fmt.Sprint(cm["type"]), "Affected") {
+			mine = append(mine, c)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	return []observe.Status{{Ref: ref, Conditions: readConditions(mine)}}
+}
+
+func readConditions(conds []any) []observe.Condition {
+	var out []observe.Condition
+	for _, c := range conds {
+		cm, _ := c.(map[string]any)
+		out = append(out, observe.Condition{Type: fmt.Sprint(cm["type"]), Status: fmt.Sprint(cm["status"]), Reason: fmt.Sprint(cm["reason"]), Message: fmt.Sprint(cm["message"])})
+	}
+	return out
+}
+
+// refString renders a ParentReference as the engine names objects.
+func refString(r map[string]any) string {
+	s := fmt.Sprint(r["kind"]) + "/"
+	if ns, ok := r["namespace"].(string); ok && ns != "" {
+		s += ns + "/"
+	}
+	s += fmt.Sprint(r["name"])
+	if sec, ok := r["sectionName"].(string); ok && sec != "" {
+		s += "#" + sec
+	}
+	return s
+}

@@ -1,0 +1,226 @@
+package reference
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/local"
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// startLocal starts a local control plane with the CRDs gepcheck-reference
+// needs, or skips when its tools are not built (make tools; make ci builds
+// them and runs these tests).
+func startLocal(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	for _, tool := range []tools.Tool{tools.Etcd, tools.KubeAPIServer, tools.KubeControllerManager} {
+		p, _ := tool.Path()
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s is not built (make tools)", tool.Name)
+		}
+	}
+	ctx := context.Background()
+	c, err := local.Start(ctx, local.Options{Log: func(s string) { t.Log(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	gw, err := cluster.GatewayAPICRDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.InstallCRDs(ctx, append(gw, CRDs()...)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// startReference runs gepcheck-reference in this process until the test
+// (or stop) ends it.
+func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl *Controller, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	ctl = &Controller{Config: c.Config, Mutant: mutant}
+	go func() {
+		defer close(done)
+		if err := ctl.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return ctl, stop
+}
+
+func plan(t *testing.T, file, run string, i int, im incluster.Implementation) *incluster.Plan {
+	t.Helper()
+	p, err := incluster.NewPlan(file, incluster.TargetFor(im, run, i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runOne(t *testing.T, r *incluster.Runner, p *incluster.Plan, i int) incluster.Result {
+	t.Helper()
+	ctx := context.Background()
+	a := &incluster.Applied{Plan: p}
+	if p.Skip == "" {
+		a = r.Apply(ctx, p)
+	}
+	res := r.Verify(ctx, a)
+	if err := r.Delete(ctx, p, i); err != nil {
+		t.Error(err)
+	}
+	return res
+}
+
+// The catalogue in a real API server, against gepcheck-reference: every
+// applicable scenario passes, a broken controller is caught, a missing
+// controller or CRD is a per-scenario error, the controller does not
+// write what has not changed, and nothing labelled is left behind.
+func TestLocalReference(t *testing.T) {
+	c := startLocal(t)
+	k, err := cluster.NewKube(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	files, _ := filepath.Glob("../../../scenarios/*/*.yaml")
+
+	t.Run("catalogue", func(t *testing.T) {
+		ctl, stop := startReference(t, c, "")
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "cat", Opts: incluster.Options{StepTimeout: 30 * time.Second}}
+		passed := 0
+		for i, f := range files {
+			res := runOne(t, r, plan(t, f, "cat", i, InCluster{}), i)
+			switch res.Outcome {
+			case incluster.Pass:
+				passed++
+			case incluster.Fail, incluster.Error:
+				t.Errorf("%s: %s\n  %s", f, res.Outcome, strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
+			}
+		}
+		// GEP-713, GEP-2649 and Kuadrant scenarios on built-in profiles.
+		if passed < 25 {
+			t.Errorf("%d scenarios passed, want at least 25", passed)
+		}
+		t.Logf("%d of %d scenarios passed; the controller made %d writes", passed, len(files), ctl.Writes())
+	})
+
+	t.Run("fanout", func(t *testing.T) {
+		// Other scenarios' namespaces going away are changes too.
+		if err := cluster.DeleteLabelled(ctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy, true); err != nil {
+			t.Fatal(err)
+		}
+		ctl, stop := startReference(t, c, "")
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "fan", Opts: incluster.Options{StepTimeout: 30 * time.Second}}
+		p := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "fan", 0, InCluster{})
+		defer func() {
+			if err := r.Delete(ctx, p, 0); err != nil {
+				t.Error(err)
+			}
+		}()
+		a := r.Apply(ctx, p)
+		if res := r.Verify(ctx, a); res.Outcome != incluster.Pass {
+			t.Fatalf("%s: %v", res.Outcome, res.Diff)
+		}
+		time.Sleep(time.Second)
+		before := ctl.Writes()
+		time.Sleep(3 * time.Second)
+		if after := ctl.Writes(); after != before {
+			t.Errorf("nothing changed, yet the controller wrote %d times", after-before)
+		}
+	})
+
+	// A deliberately broken controller fails the scenarios whose outcome
+	// the mutation changes (GEP-713, Conflict resolution rule 2).
+	t.Run("mutant", func(t *testing.T) {
+		_, stop := startReference(t, c, engine.MutantNewerWins)
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "mut", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		for i, f := range []string{"../../../scenarios/gep-713/example-1-direct.yaml", "../../../scenarios/gep-713/conflict-resolution-rules.yaml"} {
+			res := runOne(t, r, plan(t, f, "mut", i, InCluster{}), i)
+			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
+				t.Errorf("%s against mutant %s: %s %v, want a failure", f, engine.MutantNewerWins, res.Outcome, res.Diff)
+			}
+		}
+	})
+
+	t.Run("no-controller", func(t *testing.T) {
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "none", Opts: incluster.Options{StepTimeout: 3 * time.Second}}
+		res := runOne(t, r, plan(t, "../../../scenarios/gep-713/example-1-direct.yaml", "none", 0, InCluster{}), 0)
+		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "no status for the current generation from gepcheck-reference on ColorPolicy/default/p1") {
+			t.Errorf("got %s %v, want an error naming the policies without status", res.Outcome, res.Diff)
+		}
+	})
+
+	t.Run("missing-crd", func(t *testing.T) {
+		im := everything{InCluster{}}
+		r := &incluster.Runner{Kube: k, Impl: im, Run: "crd", Opts: incluster.Options{StepTimeout: 3 * time.Second}}
+		res := runOne(t, r, plan(t, "../../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml", "crd", 0, im), 0)
+		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "BackendTrafficPolicy is not served by the cluster") {
+			t.Errorf("got %s %v, want an error naming the kind without CRD", res.Outcome, res.Diff)
+		}
+	})
+
+	left, err := k.List(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", cluster.LabelManagedBy+"="+cluster.ManagedBy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range left {
+		if ns.GetDeletionTimestamp() == nil {
+			t.Errorf("namespace %s left behind, not even terminating", ns.GetName())
+		}
+	}
+	if err := cluster.DeleteLabelled(ctx, c, cluster.LabelManagedBy+"="+cluster.ManagedBy, true); err != nil {
+		t.Errorf("namespaces not gone: %v", err)
+	}
+}
+
+// everything is an implementation that claims every feature.
+type everything struct{ InCluster }
+
+func (everything) Capabilities() incluster.Capabilities {
+	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: features.All}, Effective: true}
+}
+
+// An API server that goes away is an error of each scenario, with the
+// reason, and the run goes on.
+func TestLocalAPIServerGone(t *testing.T) {
+	c := startLocal(t)
+	k, err := cluster.NewKube(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "gone", Opts: incluster.Options{StepTimeout: 5 * time.Second}}
+	p0 := plan(t, "../../../scenarios/gep-713/example-1-direct.yaml", "gone", 0, InCluster{})
+	p1 := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "gone", 1, InCluster{})
+	// Discover the kinds while the server is there, then stop it.
+	if _, err := k.Resource(p0.PolicyObjects()[0].GroupVersionKind(), "default"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*incluster.Plan{p0, p1} {
+		res := r.Verify(context.Background(), r.Apply(context.Background(), p))
+		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "connection refused") {
+			t.Errorf("%s: %s %v, want an error saying the API server refused", p.Name, res.Outcome, res.Diff)
+		}
+	}
+}

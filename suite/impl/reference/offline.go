@@ -1,0 +1,26 @@
+package reference
+
+import (
+	"context"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Offline is the reference engine as an implementation: every comparison
+// run against it agrees, which checks the pipeline itself.
+type Offline struct {
+	Semantics engine.Semantics
+}
+
+// Name implements observe.Observer.
+func (Offline) Name() string { return "reference" }
+
+// Capabilities implements observe.Observer: every feature, every
+// condition.
+func (Offline) Capabilities() observe.Capabilities { return observe.Capabilities{} }
+
+// Observe implements observe.Observer.
+func (r Offline) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	return observe.Reference(cases, r.Semantics), nil
+}

@@ -1,0 +1,73 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/impl"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+func init() { impl.Register(plugin{}) }
+
+// plugin registers the reference as an implementation: offline it is the
+// engine itself; in a cluster, gepcheck-reference.
+type plugin struct{}
+
+func (plugin) Name() string { return "reference" }
+
+func (plugin) Doc() string {
+	return "gepcheck's engine offline, gepcheck-reference in a cluster"
+}
+
+func (plugin) Configure(*pflag.FlagSet) impl.Config { return config{} }
+
+type config struct{}
+
+func (config) Offline(context.Context) (observe.Observer, error) { return Offline{}, nil }
+
+func (config) InCluster(context.Context) (incluster.Implementation, error) { return InCluster{}, nil }
+
+// Commands implements impl.Commander: gepcheck controller reference.
+func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
+	var kubeconfig, kubeContext, mutant string
+	var profiles []string
+	cmd := &cobra.Command{
+		Use:   "reference [--kubeconfig FILE] [--context NAME] [--profiles a,b]",
+		Short: "Run gepcheck-reference: the built-in profiles' policy kinds served by the reference engine",
+		Long: `gepcheck-reference serves the built-in profiles' policy kinds for Gateways of
+GatewayClasses whose controllerName is ` + ControllerName + `: it writes policy
+status (Accepted, Enforced; aggregated and per ancestor), <Kind>Affected
+conditions on affected objects, and an EffectivePolicy object (gepcheck.dev/v1alpha1,
+read-only) per affected object. A namespace annotated ` + AnnotationProfiles + `
+is computed with the profiles it names. See docs/cluster.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cluster.FromKubeconfig(kubeconfig, kubeContext)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Mutant: engine.Mutant(mutant), Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			return ctl.Run(ctx)
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
+	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
+	cmd.Flags().StringVar(&mutant, "mutant", "", "run a deliberately broken engine (for tests of the runner; see gepcheck fuzz --help)")
+	_ = cmd.Flags().MarkHidden("mutant")
+	return map[string][]*cobra.Command{"controller": {cmd}}
+}

@@ -1,0 +1,243 @@
+package incluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+)
+
+// Config is one conformance run in a cluster.
+type Config struct {
+	Impl Implementation
+	// Connect returns the cluster (starting it, for a local control
+	// plane); it is called once the scenarios have been read.
+	Connect func(ctx context.Context) (*cluster.Cluster, error)
+	// Files are scenario files and directories.
+	Files []string
+	// Random more scenarios drawn from RandomProfile (default
+	// DefaultRandomProfile), seeds Seed, Seed+1, … (Seed 0: from the
+	// clock, logged).
+	Random               int
+	Seed                 int64
+	RandomProfile        string
+	DefaultRandomProfile string
+	// StartController runs the implementation's controller as a local
+	// process (Implementation.Start).
+	StartController bool
+	Parallel        int
+	StepTimeout     time.Duration
+	LabelFilter     string
+	JUnitReport     string
+	Keep, Verbose   bool
+	Log             func(string)
+}
+
+// Summary is a finished run.
+type Summary struct {
+	Impl, Cluster string
+	Plans         int
+	Results       []Result
+	// Passed: every spec passed or was skipped.
+	Passed bool
+}
+
+// Count returns how many results had outcome o.
+func (s *Summary) Count(o Outcome) int {
+	n := 0
+	for _, r := range s.Results {
+		if r.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// OK says the run passed: no failure, no error.
+func (s *Summary) OK() bool { return s.Passed && s.Count(Fail)+s.Count(Error) == 0 }
+
+// Run reads the scenarios, connects, installs the CRDs the implementation
+// needs, starts its controller if asked, runs every scenario as a Ginkgo
+// spec, and removes what it created: at the end, after a failure and on
+// SIGINT/SIGTERM. An error means the run could not be made (bad
+// scenarios, no cluster); failing scenarios are in the Summary.
+func Run(cfg Config) (*Summary, error) {
+	logf := cfg.Log
+	if logf == nil {
+		logf = func(string) {}
+	}
+	paths, err := scenarios.Files(cfg.Files)
+	if err != nil {
+		return nil, err
+	}
+	var randomDir string
+	if cfg.Random > 0 {
+		if randomDir, err = randomCases(&cfg, logf); err != nil {
+			return nil, err
+		}
+		more, _ := scenarios.Files([]string{randomDir})
+		paths = append(paths, more...)
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("no scenarios: pass files or directories, or --random N")
+	}
+	// Until the Ginkgo suite runs (it handles signals itself), an
+	// interrupt cancels the setup and the deferred cleanup runs.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+
+	im := cfg.Impl
+	run := randomID()
+	var plans []*Plan
+	var bad []string
+	for i, p := range paths {
+		plan, err := NewPlan(p, TargetFor(im, run, i))
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		plans = append(plans, plan)
+	}
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, "\n"))
+	}
+	c, err := cfg.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Stop != nil {
+		defer func() {
+			if err := c.Stop(); err != nil {
+				logf("stopping the control plane: " + err.Error())
+			}
+		}()
+	}
+	if err := installCRDs(ctx, c, im); err != nil {
+		return nil, err
+	}
+	ok := false // keeps the controller's log and random cases when the run did not pass
+	if randomDir != "" {
+		defer func() {
+			if ok {
+				os.RemoveAll(randomDir)
+			} else {
+				logf("the random cases are kept in " + randomDir + " (gepcheck run --cluster … FILE replays one)")
+			}
+		}()
+	}
+	if cfg.StartController {
+		logDir, err := os.MkdirTemp("", "gepcheck-controller-")
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if ok {
+				os.RemoveAll(logDir)
+			} else {
+				logf("the controller's log is kept in " + logDir)
+			}
+		}()
+		stop, err := im.Start(ctx, c, logDir, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
+	k, err := cluster.NewKube(c)
+	if err != nil {
+		return nil, err
+	}
+	runner := &Runner{Kube: k, Impl: im, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep}}
+	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
+	cleanup := func() {
+		if cfg.Keep {
+			logf("--keep: leaving the run's objects (gepcheck clean removes them; selector " + sel + ")")
+			return
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.Cleanup)
+		defer cancel()
+		if err := cluster.DeleteLabelled(cctx, c, sel, true); err != nil {
+			logf(err.Error())
+		}
+	}
+	defer cleanup()
+	logf(fmt.Sprintf("run %s: %d scenarios against %s on cluster %s (objects labelled %s)", run, len(plans), im.Name(), c.Name, sel))
+	stopSignals() // Ginkgo handles SIGINT/SIGTERM from here: it interrupts the spec and runs the cleanup.
+	s := &Suite{Runner: runner, Plans: plans, Parallel: cfg.Parallel, LabelFilter: cfg.LabelFilter, JUnitReport: cfg.JUnitReport, Verbose: cfg.Verbose, Cleanup: cleanup}
+	passed, err := s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name))
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed}
+	ok = sum.OK()
+	return sum, nil
+}
+
+// installCRDs installs Gateway API's CRDs and the implementation's, where
+// missing.
+func installCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) error {
+	crds, err := cluster.GatewayAPICRDs(ctx)
+	if err != nil {
+		return err
+	}
+	own, err := im.CRDs(ctx)
+	if err != nil {
+		return err
+	}
+	return c.InstallCRDs(ctx, append(crds, own...))
+}
+
+// InstallCRDs installs the CRDs im needs in c (gepcheck local-cluster
+// --crds).
+func InstallCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) error {
+	return installCRDs(ctx, c, im)
+}
+
+// randomCases draws cfg.Random scenarios (seeds cfg.Seed, cfg.Seed+1, …)
+// into a new directory, each file what gepcheck gen prints for its seed.
+func randomCases(cfg *Config, logf func(string)) (string, error) {
+	prof := cfg.RandomProfile
+	if prof == "" {
+		prof = cfg.DefaultRandomProfile
+	}
+	if prof == "" {
+		prof = "color-inherited"
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	dir, err := os.MkdirTemp("", "gepcheck-random-")
+	if err != nil {
+		return "", err
+	}
+	for i := range cfg.Random {
+		seed := cfg.Seed + int64(i)
+		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof})
+		if err != nil {
+			return "", fmt.Errorf("--random-profile %s: %w", prof, err)
+		}
+		name := fmt.Sprintf("random-%s-%d.yaml", prof, seed)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	logf(fmt.Sprintf("%d random cases, --seed %d --random-profile %s (replay: the same flags; one case: gepcheck gen --seed N --profile %s)", cfg.Random, cfg.Seed, prof, prof))
+	return dir, nil
+}
+
+func randomID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,418 @@
+// Package incluster runs gepcheck's scenarios against an implementation
+// in a real cluster: each scenario in fresh namespaces labelled as
+// gepcheck's, objects created with server-side apply in the order their
+// intended creationTimestamps imply, the implementation's status awaited,
+// the objects read back as stored, the expectation computed by the
+// reference engine from that stored state, and the two compared.
+package incluster
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/features"
+)
+
+// Plan is one scenario made ready for a cluster.
+type Plan struct {
+	File string
+	// Name is the Scenario document's name, or the file's.
+	Name string
+	// Labels are Ginkgo labels: the spec (gep-713, gep-2649, kuadrant,
+	// findings) and the features (policy kinds, strategies).
+	Labels []string
+	// Profiles the expectation is computed with.
+	Profiles []string
+	// Skip, when set, says why the scenario does not apply.
+	Skip string
+	// Namespaces maps the scenario's namespaces to the cluster's.
+	Namespaces map[string]string
+	// Names maps the scenario's cluster-scoped names (GatewayClasses,
+	// ObjectFields) to the cluster's.
+	Names map[string]string
+	// The objects, rewritten, in creation order: NamespaceObjects, then
+	// every other object (Objects), then the policies in waves by intended
+	// creationTimestamp. A wave waits for the next second before it is
+	// created, so that stored timestamps keep the intended order.
+	NamespaceObjects []*unstructured.Unstructured
+	Objects          []*unstructured.Unstructured
+	PolicyWaves      [][]*unstructured.Unstructured
+	// Policies names the policies ("Kind/namespace/name", cluster names).
+	Policies []string
+	// Endpoints are EndpointSlices giving each Service a ready endpoint,
+	// for implementations that program backends only when they have
+	// endpoints (Envoy Gateway answers 503 otherwise, and its xDS then
+	// carries no route settings). Nothing serves them: no kubelet, no
+	// traffic. They are applied with the other objects and are not
+	// scenario objects.
+	Endpoints []*unstructured.Unstructured
+}
+
+// Target is what a plan is made for.
+type Target struct {
+	// Run identifies the run (a label value); Index the scenario in it.
+	Run   string
+	Index int
+	// ControllerName for GatewayClasses.
+	ControllerName string
+	// Features the implementation declares.
+	Features features.Set
+	// Endpoints asks for an EndpointSlice per Service (Plan.Endpoints).
+	Endpoints bool
+	// Annotations returns the implementation's annotations for the
+	// scenario's namespaces (Implementation.NamespaceAnnotations).
+	Annotations func(profiles []string, partition string) map[string]string
+}
+
+var builtinKinds = func() map[string]*profile.Profile {
+	m := map[string]*profile.Profile{}
+	bs, _ := profile.Builtins()
+	for _, n := range profile.BuiltinNames() {
+		p := bs[n]
+		k := p.Spec.Policy.Group + "/" + p.Spec.Policy.Kind
+		if m[k] == nil {
+			m[k] = p
+		}
+	}
+	return m
+}()
+
+// clusterScoped kinds gepcheck renames per scenario.
+var clusterScoped = map[string]bool{"GatewayClass": true, "ObjectFields": true, "Namespace": true}
+
+// NewPlan reads a scenario file and prepares it for t.
+func NewPlan(file string, t Target) (*Plan, error) {
+	docs, err := load.Read([]string{file}, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The scenario must make sense to the simulator before it goes to a
+	// cluster: a scenario the engine refuses is an error, not a skip.
+	m, err := simulator.Build(docs, simulator.Options{})
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Namespaces: map[string]string{}, Names: map[string]string{}}
+	if m.Scenario != nil {
+		if n := m.Scenario.Metadata.Name; n != "generated" {
+			p.Name = n
+		}
+		p.Profiles = m.Scenario.Spec.Profiles
+	}
+	for _, k := range m.Kinds {
+		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
+			if strings.HasPrefix(k.Profile.Source, "builtin:") {
+				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)
+			}
+		}
+	}
+	p.Labels = append(p.Labels, specLabel(file))
+	prefix := fmt.Sprintf("gc-%s-%d-", t.Run, t.Index)
+	mapNS := func(ns string) string {
+		if ns == "" {
+			ns = "default"
+		}
+		if got, ok := p.Namespaces[ns]; ok {
+			return got
+		}
+		p.Namespaces[ns] = dnsLabel(prefix + ns)
+		return p.Namespaces[ns]
+	}
+	var policies []*unstructured.Unstructured
+	var others, namespaces []*unstructured.Unstructured
+	intended := map[*unstructured.Unstructured]time.Time{}
+	for _, d := range docs {
+		switch {
+		case d.Group == simulator.GepcheckGroup && (d.Kind == "Scenario" || d.Kind == "Finding"):
+			continue
+		case d.Group == simulator.GepcheckGroup && d.Kind == "PolicyProfile":
+			p.Skip = "defines its own PolicyProfile; implementations in a cluster serve built-in profiles"
+		case d.Group == simulator.GepcheckGroup && d.Kind == "Topology":
+			p.Skip = "a generic Topology has no cluster objects"
+		case d.Group == simulator.GepcheckGroup && d.Kind == "ObjectFields" && !t.Features.Has(features.ObjectFields):
+			p.Skip = "uses ObjectFields, which the implementation does not read"
+		}
+		if p.Skip != "" {
+			return p, nil
+		}
+		u := &unstructured.Unstructured{Object: deepCopy(d.Raw)}
+		isPolicy := builtinKinds[d.Group+"/"+d.Kind] != nil
+		if isPolicy {
+			if !t.Features.Has(features.PolicyKind(d.Kind)) {
+				p.Skip = "uses " + d.Kind + ", which the implementation does not serve"
+				return p, nil
+			}
+			if !slices.Contains(p.Labels, d.Kind) {
+				p.Labels = append(p.Labels, d.Kind)
+			}
+			if ts := u.GetCreationTimestamp(); !ts.IsZero() {
+				intended[u] = ts.Time
+			}
+		}
+		strip(u)
+		if !clusterScoped[d.Kind] {
+			u.SetNamespace(mapNS(d.Namespace))
+		}
+		switch d.Kind {
+		case "Namespace":
+			u.SetName(mapNS(d.Name))
+			namespaces = append(namespaces, u)
+			continue
+		case "GatewayClass", "ObjectFields":
+			p.Names[d.Kind+"/"+d.Name] = dnsLabel(prefix + d.Name)
+		}
+		if isPolicy {
+			policies = append(policies, u)
+			p.Policies = append(p.Policies, d.Kind+"/"+u.GetNamespace()+"/"+d.Name)
+		} else {
+			others = append(others, u)
+		}
+	}
+	// Namespaces the scenario uses without declaring them.
+	declared := map[string]bool{}
+	for _, n := range namespaces {
+		declared[n.GetName()] = true
+	}
+	for _, orig := range sortedKeys(p.Namespaces) {
+		if mapped := p.Namespaces[orig]; !declared[mapped] {
+			n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": mapped}}}
+			namespaces = append(namespaces, n)
+		}
+	}
+	all := slices.Concat(namespaces, others, policies)
+	for _, u := range all {
+		p.rewrite(u.Object, "")
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[cluster.LabelManagedBy] = cluster.ManagedBy
+		labels[cluster.LabelRun] = t.Run
+		labels[cluster.LabelScenario] = fmt.Sprint(t.Index)
+		u.SetLabels(labels)
+		switch u.GetKind() {
+		case "Namespace":
+			if t.Annotations != nil {
+				if extra := t.Annotations(p.Profiles, t.Run+"-"+fmt.Sprint(t.Index)); len(extra) > 0 {
+					ann := u.GetAnnotations()
+					if ann == nil {
+						ann = map[string]string{}
+					}
+					maps.Copy(ann, extra)
+					u.SetAnnotations(ann)
+				}
+			}
+			// Namespace selectors in the scenario match the declared
+			// name; keep the label they read.
+			labels["kubernetes.io/metadata.name"] = u.GetName()
+			u.SetLabels(labels)
+		case "GatewayClass":
+			_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
+		case "Service":
+			unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
+			unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+			if t.Endpoints {
+				p.Endpoints = append(p.Endpoints, endpointSlice(u, len(p.Endpoints)))
+			}
+		}
+	}
+	// Group policies by intended creationTimestamp; a policy without one
+	// is created with the first group.
+	sort.SliceStable(policies, func(a, b int) bool { return intended[policies[a]].Before(intended[policies[b]]) })
+	p.NamespaceObjects, p.Objects = namespaces, others
+	var last time.Time
+	for i, u := range policies {
+		ts := intended[u]
+		if i == 0 || !ts.Equal(last) {
+			p.PolicyWaves = append(p.PolicyWaves, nil)
+		}
+		p.PolicyWaves[len(p.PolicyWaves)-1] = append(p.PolicyWaves[len(p.PolicyWaves)-1], u)
+		last = ts
+	}
+	return p, nil
+}
+
+// endpointSlice gives Service u one ready endpoint on each of its ports,
+// at a documentation address (192.0.2.0/24, RFC 5737) nothing answers.
+func endpointSlice(u *unstructured.Unstructured, i int) *unstructured.Unstructured {
+	ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports")
+	var eps []any
+	for _, p := range ports {
+		pm, _ := p.(map[string]any)
+		port := pm["port"]
+		if tp, ok := pm["targetPort"]; ok {
+			if _, isString := tp.(string); !isString {
+				port = tp
+			}
+		}
+		e := map[string]any{"port": port, "protocol": "TCP"}
+		if n, ok := pm["name"].(string); ok {
+			e["name"] = n
+		}
+		eps = append(eps, e)
+	}
+	labels := map[string]any{
+		"kubernetes.io/service-name":             u.GetName(),
+		"endpointslice.kubernetes.io/managed-by": "gepcheck.dev",
+	}
+	for k, v := range u.GetLabels() {
+		if strings.HasPrefix(k, "gepcheck.dev/") {
+			labels[k] = v
+		}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion":  "discovery.k8s.io/v1",
+		"kind":        "EndpointSlice",
+		"metadata":    map[string]any{"name": dnsLabel(u.GetName() + "-gepcheck"), "namespace": u.GetNamespace(), "labels": labels},
+		"addressType": "IPv4",
+		"endpoints":   []any{map[string]any{"addresses": []any{fmt.Sprintf("192.0.2.%d", 1+i%250)}, "conditions": map[string]any{"ready": true}}},
+		"ports":       eps,
+	}}
+}
+
+// rewrite maps namespace and cluster-scoped names in an object: every
+// "namespace" field, namespace-name selectors, gatewayClassName, and
+// references of kind GatewayClass.
+func (p *Plan) rewrite(v any, key string) {
+	switch x := v.(type) {
+	case map[string]any:
+		kind, _ := x["kind"].(string)
+		for k, val := range x {
+			s, isString := val.(string)
+			switch {
+			case isString && (k == "namespace" || k == "kubernetes.io/metadata.name"):
+				if m, ok := p.Namespaces[s]; ok {
+					x[k] = m
+				}
+			case isString && k == "gatewayClassName":
+				if m, ok := p.Names["GatewayClass/"+s]; ok {
+					x[k] = m
+				}
+			case isString && k == "name" && (kind == "GatewayClass" || kind == "ObjectFields"):
+				if m, ok := p.Names[kind+"/"+s]; ok {
+					x[k] = m
+				}
+			case k == "metadata":
+				// metadata.name of a cluster-scoped object
+				if md, ok := val.(map[string]any); ok {
+					if n, ok := md["name"].(string); ok {
+						if m, ok := p.Names[kind+"/"+n]; ok {
+							md["name"] = m
+						}
+					}
+					p.rewrite(md, k)
+				}
+			default:
+				p.rewrite(val, k)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			p.rewrite(e, key)
+		}
+	}
+}
+
+// PolicyObjects are the plan's policies, as applied.
+func (p *Plan) PolicyObjects() []*unstructured.Unstructured {
+	return slices.Concat(p.PolicyWaves...)
+}
+
+// ScenarioObjects are the scenario's objects in creation order (not the
+// EndpointSlices gepcheck adds).
+func (p *Plan) ScenarioObjects() []*unstructured.Unstructured {
+	return slices.Concat(p.NamespaceObjects, p.Objects, p.PolicyObjects())
+}
+
+// UnmapAll turns the cluster's names in the differences' paths and refs
+// back into the scenario's.
+func (p *Plan) UnmapAll(ds []compare.Difference) []compare.Difference {
+	out := make([]compare.Difference, len(ds))
+	for i, d := range ds {
+		if d.Path != nil {
+			d.Path = slices.Clone(d.Path)
+			for j := range d.Path {
+				d.Path[j] = p.Unmap(d.Path[j])
+			}
+		}
+		d.Ref = p.Unmap(d.Ref)
+		out[i] = d
+	}
+	return out
+}
+
+// Unmap turns cluster names in s (a name, a ref, an error message) back
+// into the scenario's.
+func (p *Plan) Unmap(s string) string {
+	type pair struct{ from, to string }
+	var pairs []pair
+	for orig, m := range p.Namespaces {
+		pairs = append(pairs, pair{m, orig})
+	}
+	for k, m := range p.Names {
+		pairs = append(pairs, pair{m, k[strings.Index(k, "/")+1:]})
+	}
+	sort.Slice(pairs, func(a, b int) bool { return len(pairs[a].from) > len(pairs[b].from) })
+	for _, pr := range pairs {
+		s = strings.ReplaceAll(s, pr.from, pr.to)
+	}
+	return s
+}
+
+// strip removes what the API server owns.
+func strip(u *unstructured.Unstructured) {
+	delete(u.Object, "status")
+	for _, f := range []string{"creationTimestamp", "resourceVersion", "uid", "generation", "managedFields", "selfLink"} {
+		unstructured.RemoveNestedField(u.Object, "metadata", f)
+	}
+}
+
+func specLabel(file string) string {
+	dir := filepath.Base(filepath.Dir(file))
+	switch {
+	case strings.Contains(file, "findings"):
+		return "findings"
+	case strings.HasPrefix(filepath.Base(file), "random-"):
+		return "random"
+	case dir == "." || dir == "/":
+		return "scenario"
+	}
+	return dir
+}
+
+// dnsLabel shortens s to a valid DNS label, keeping it unique with a hash.
+func dnsLabel(s string) string {
+	s = strings.ToLower(s)
+	if len(s) <= 63 {
+		return s
+	}
+	h := sha256.Sum256([]byte(s))
+	return strings.TrimRight(s[:54], "-.") + "-" + hex.EncodeToString(h[:])[:8]
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,199 @@
+package incluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/features"
+)
+
+const crossNamespace = `apiVersion: gepcheck.dev/v1alpha1
+kind: Scenario
+metadata: {name: cross}
+spec:
+  citation: test
+  profiles: [color-inherited]
+  expect: {}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+spec: {controllerName: example.com/other}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: infra, labels: {team: infra}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gc
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: Selector
+        selector: {matchLabels: {kubernetes.io/metadata.name: apps}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: apps}
+spec:
+  clusterIP: 10.1.2.3
+  ports: [{port: 80}]
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: newer, namespace: infra, creationTimestamp: "2024-01-01T00:00:05Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  color: red
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: older, namespace: apps, creationTimestamp: "2024-01-01T00:00:01Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  color: blue
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: tie, namespace: apps, creationTimestamp: "2024-01-01T00:00:01Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  color: green
+`
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "cross.yaml")
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func find(p *Plan, kind, name string) *unstructured.Unstructured {
+	for _, u := range p.ScenarioObjects() {
+		if u.GetKind() == kind && (u.GetName() == name || strings.HasSuffix(u.GetName(), "-"+name)) {
+			return u
+		}
+	}
+	return nil
+}
+
+// Every reference follows the renaming, and policies are grouped by their
+// intended creationTimestamp, oldest first (GEP-713, Conflict resolution
+// rule 2: the API server sets the timestamps, to the second).
+func TestPlanRewritesAndOrders(t *testing.T) {
+	p, err := NewPlan(writeScenario(t, crossNamespace), Target{Run: "r1", Index: 7, ControllerName: "example.com/mine", Features: features.All, Endpoints: true,
+		Annotations: func(profiles []string, partition string) map[string]string {
+			return map[string]string{"example.com/profiles": strings.Join(profiles, ","), "example.com/partition": partition}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Skip != "" {
+		t.Fatalf("skipped: %s", p.Skip)
+	}
+	infra, apps := p.Namespaces["infra"], p.Namespaces["apps"]
+	if infra != "gc-r1-7-infra" || apps != "gc-r1-7-apps" {
+		t.Fatalf("namespaces %v", p.Namespaces)
+	}
+	gc := find(p, "GatewayClass", "gc")
+	if gc == nil || gc.GetName() != "gc-r1-7-gc" {
+		t.Fatalf("GatewayClass not renamed: %v", gc)
+	}
+	if c, _, _ := unstructured.NestedString(gc.Object, "spec", "controllerName"); c != "example.com/mine" {
+		t.Errorf("controllerName %q", c)
+	}
+	gw := find(p, "Gateway", "gw")
+	if cls, _, _ := unstructured.NestedString(gw.Object, "spec", "gatewayClassName"); cls != "gc-r1-7-gc" {
+		t.Errorf("gatewayClassName %q", cls)
+	}
+	ls, _, _ := unstructured.NestedSlice(gw.Object, "spec", "listeners")
+	sel, _, _ := unstructured.NestedString(ls[0].(map[string]any), "allowedRoutes", "namespaces", "selector", "matchLabels", "kubernetes.io/metadata.name")
+	if sel != apps {
+		t.Errorf("namespace selector %q, want %q", sel, apps)
+	}
+	r := find(p, "HTTPRoute", "r")
+	refs, _, _ := unstructured.NestedSlice(r.Object, "spec", "parentRefs")
+	if ns := refs[0].(map[string]any)["namespace"]; ns != infra || r.GetNamespace() != apps {
+		t.Errorf("route %s/%s parentRef namespace %v", r.GetNamespace(), r.GetName(), ns)
+	}
+	svc := find(p, "Service", "svc")
+	if _, ok, _ := unstructured.NestedString(svc.Object, "spec", "clusterIP"); ok {
+		t.Error("clusterIP kept: the API server must allocate it")
+	}
+	if len(p.Endpoints) != 1 || p.Endpoints[0].GetLabels()["kubernetes.io/service-name"] != "svc" || p.Endpoints[0].GetNamespace() != apps {
+		t.Errorf("endpoints %v", p.Endpoints)
+	}
+	for _, u := range p.ScenarioObjects() {
+		if u.GetLabels()["gepcheck.dev/managed-by"] != "gepcheck" || u.GetLabels()["gepcheck.dev/run"] != "r1" || u.GetLabels()["gepcheck.dev/scenario"] != "7" {
+			t.Errorf("%s %s labels %v", u.GetKind(), u.GetName(), u.GetLabels())
+		}
+		if ts := u.GetCreationTimestamp(); !ts.IsZero() {
+			t.Errorf("%s %s keeps a creationTimestamp", u.GetKind(), u.GetName())
+		}
+	}
+	ns := find(p, "Namespace", "infra")
+	if ns.GetLabels()["team"] != "infra" || ns.GetAnnotations()["example.com/profiles"] != "color-inherited" || ns.GetAnnotations()["example.com/partition"] != "r1-7" {
+		t.Errorf("namespace labels %v annotations %v", ns.GetLabels(), ns.GetAnnotations())
+	}
+	// Policy waves: {older, tie}, then {newer}.
+	var names [][]string
+	for _, g := range p.PolicyWaves {
+		var n []string
+		for _, u := range g {
+			n = append(n, u.GetName())
+		}
+		names = append(names, n)
+	}
+	if len(names) != 2 || strings.Join(names[0], ",") != "older,tie" || strings.Join(names[1], ",") != "newer" {
+		t.Errorf("policy groups %v, want [[older tie] [newer]]", names)
+	}
+	msg := "policy ColorPolicy/gc-r1-7-apps/older@HTTPRoute/gc-r1-7-apps/r: Gateway gc-r1-7-gc"
+	if got := p.Unmap(msg); got != "policy ColorPolicy/apps/older@HTTPRoute/apps/r: Gateway gc" {
+		t.Errorf("Unmap: %s", got)
+	}
+}
+
+func TestPlanSkips(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"../../scenarios/gep-713/abstract-process.yaml", "own PolicyProfile"},
+		{"../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml", "BackendTrafficPolicy, which the implementation does not serve"},
+		{"../../scenarios/gep-2649/cdncaching-object-fields.yaml", "ObjectFields"},
+	} {
+		// An implementation of ColorPolicy alone, without ObjectFields.
+		p, err := NewPlan(tc.file, Target{Run: "r", Features: features.Set{"ColorPolicy", "CDNCachingPolicy"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Skip, tc.want) {
+			t.Errorf("%s: skip %q, want it to mention %q", tc.file, p.Skip, tc.want)
+		}
+	}
+}
+
+// A scenario the simulator refuses is an error naming the file, not a skip.
+func TestPlanBadScenario(t *testing.T) {
+	f := writeScenario(t, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: 80}\n")
+	_, err := NewPlan(f, Target{Run: "r", Features: features.All})
+	if err == nil || !strings.Contains(err.Error(), "cross.yaml") {
+		t.Errorf("error %v, want one naming the file", err)
+	}
+}

@@ -1,0 +1,430 @@
+package incluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Implementation is an implementation of policy attachment running in a
+// cluster, as the runner sees it. Implementations are plug-ins (package
+// impl); the runner never names one.
+type Implementation interface {
+	Name() string
+	Capabilities() Capabilities
+	// ControllerName is set on every GatewayClass of a scenario.
+	ControllerName() string
+	// CRDs are the CustomResourceDefinitions the implementation needs
+	// besides Gateway API's, installed where missing.
+	CRDs(ctx context.Context) ([]*unstructured.Unstructured, error)
+	// Start runs the implementation's controller as a local process
+	// against c, logging into logDir; stop ends it.
+	Start(ctx context.Context, c *cluster.Cluster, logDir string, log func(string)) (stop func(), err error)
+	// NamespaceAnnotations are set on every namespace of a scenario with
+	// these profiles, in its own partition of the cluster (nil: none).
+	NamespaceAnnotations(profiles []string, partition string) map[string]string
+	// Expectation shapes the reference engine's output into what the
+	// implementation reports.
+	Expectation(name string, out *simulator.Output) observe.Observation
+	// Observe reads what the implementation did with the plan's objects.
+	Observe(ctx context.Context, k *cluster.Kube, p *Plan) (observe.Observation, error)
+}
+
+// Capabilities say what an implementation in a cluster reports.
+type Capabilities struct {
+	observe.Capabilities
+	// Effective: Observe reports effective settings.
+	Effective bool
+	// Endpoints: the implementation programs a backend only when it has
+	// endpoints, so each Service gets an EndpointSlice (Plan.Endpoints).
+	Endpoints bool
+}
+
+// TargetFor is the Target of scenario i of run for im.
+func TargetFor(im Implementation, run string, i int) Target {
+	caps := im.Capabilities()
+	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations}
+}
+
+// Options configure a Runner.
+type Options struct {
+	// StepTimeout bounds each step of a scenario: applying, and waiting
+	// for the implementation's status.
+	StepTimeout time.Duration
+	// Settle is how long an observation must stay unchanged, with status
+	// current, before a disagreement is final.
+	Settle time.Duration
+	// Keep leaves each scenario's objects in the cluster.
+	Keep bool
+}
+
+// Runner runs plans against one implementation in one cluster.
+type Runner struct {
+	Kube *cluster.Kube
+	Impl Implementation
+	Run  string
+	Opts Options
+}
+
+// Outcome of a scenario.
+type Outcome string
+
+const (
+	Pass  Outcome = "pass"
+	Fail  Outcome = "fail"
+	Skip  Outcome = "skip"
+	Error Outcome = "error"
+)
+
+// Result is the outcome of one scenario, in the scenario's own names.
+type Result struct {
+	Plan    *Plan
+	Outcome Outcome
+	// Diff lists the disagreements (Fail, and Error when the
+	// implementation did not settle), in the scenario's own names.
+	Diff []compare.Difference
+	// Reason says why the scenario was skipped or is an error.
+	Reason    string
+	Want, Got observe.Observation
+	// Notes say what else was seen (stored creation order differing from
+	// the intended one).
+	Notes    []string
+	Duration time.Duration
+}
+
+// Applied is a plan applied to the cluster: the objects as stored.
+type Applied struct {
+	Plan   *Plan
+	Stored []*unstructured.Unstructured
+	Notes  []string
+	Err    error
+}
+
+// Apply creates the plan's objects with server-side apply, group by group,
+// waiting for the next second between groups of policies, and reads them
+// back as stored.
+func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
+	a := &Applied{Plan: p}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	var lastCreated time.Time
+	// Namespaces, then every other object (with the EndpointSlices), then
+	// the policies wave by wave.
+	waves := slices.Concat([][]*unstructured.Unstructured{p.NamespaceObjects, slices.Concat(p.Objects, p.Endpoints)}, p.PolicyWaves)
+	for wi, wave := range waves {
+		if wi >= 3 && len(wave) > 0 {
+			// GEP-713 Conflict resolution rule 2 orders by
+			// creationTimestamp, which the API server sets to the second.
+			next := lastCreated.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)
+			select {
+			case <-time.After(time.Until(next)):
+			case <-ctx.Done():
+				a.Err = ctx.Err()
+				return a
+			}
+		}
+		for _, u := range wave {
+			res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+			if err != nil {
+				a.Err = err
+				return a
+			}
+			got, err := res.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: cluster.ManagedBy, Force: true})
+			if err != nil {
+				a.Err = fmt.Errorf("apply %s %s: %w", u.GetKind(), objName(u), err)
+				return a
+			}
+			if t := got.GetCreationTimestamp().Time; t.After(lastCreated) {
+				lastCreated = t
+			}
+		}
+	}
+	// Read back, as stored: real creationTimestamps, defaults applied.
+	for _, u := range p.ScenarioObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			a.Err = fmt.Errorf("read back %s %s: %w", u.GetKind(), objName(u), err)
+			return a
+		}
+		a.Stored = append(a.Stored, got)
+	}
+	a.Notes = orderNotes(p, a.Stored)
+	return a
+}
+
+// Expect computes the reference engine's outcome from the stored objects.
+func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
+	data, err := cluster.SimulatorYAML(a.Stored)
+	if err != nil {
+		return nil, err
+	}
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles})
+	if err != nil {
+		return nil, fmt.Errorf("the stored objects do not load: %w", err)
+	}
+	return m.Run(engine.StickyOverrides, nil), nil
+}
+
+// Verify waits for the implementation's status and compares it with the
+// expectation computed from the stored objects.
+func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
+	p := a.Plan
+	res := Result{Plan: p, Notes: a.Notes}
+	if p.Skip != "" {
+		res.Outcome, res.Reason = Skip, p.Skip
+		return res
+	}
+	if a.Err != nil {
+		res.Outcome, res.Reason = Error, p.Unmap(a.Err.Error())
+		return res
+	}
+	out, err := a.Expect(p.Profiles)
+	if err != nil {
+		res.Outcome, res.Reason = Error, p.Unmap(err.Error())
+		return res
+	}
+	caps := r.Impl.Capabilities()
+	want := r.Impl.Expectation(p.Name, out)
+	if !caps.Effective {
+		want.Effective = nil
+	}
+	res.Want = want
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	settle := r.Opts.Settle
+	if settle == 0 {
+		settle = 3 * time.Second
+	}
+	var last []compare.Difference
+	var lastErr, statusErr error
+	stableSince := time.Now()
+	for {
+		got, err := r.Impl.Observe(ctx, r.Kube, p)
+		var diff []compare.Difference
+		if err == nil {
+			if !caps.Effective {
+				got.Effective = nil
+			}
+			diff = compare.Diff(want, got, caps.Capabilities)
+			res.Got = got
+			if len(diff) == 0 {
+				res.Outcome = Pass
+				return res
+			}
+		}
+		if !reflect.DeepEqual(diff, last) || (err == nil) != (lastErr == nil) {
+			stableSince = time.Now()
+		}
+		last, lastErr = diff, err
+		// A disagreement that held still for settle is final once every
+		// policy has status for its generation (read only then: it costs
+		// a read of each policy).
+		if err == nil && time.Since(stableSince) >= settle {
+			current, serr := r.statusCurrent(ctx, p)
+			statusErr = serr
+			if current {
+				res.Outcome, res.Diff = Fail, p.UnmapAll(diff)
+				return res
+			}
+		}
+		select {
+		case <-ctx.Done():
+			res.Outcome = Error
+			if err == nil && statusErr == nil {
+				// Say which policies lack status, if any.
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, statusErr = r.statusCurrent(sctx, p)
+				cancel()
+			}
+			switch {
+			case err != nil:
+				res.Reason = p.Unmap(err.Error())
+			case statusErr != nil:
+				res.Reason = p.Unmap(statusErr.Error())
+			default:
+				res.Reason = fmt.Sprintf("%s did not settle within %s", r.Impl.Name(), r.timeout())
+			}
+			res.Diff = p.UnmapAll(diff)
+			return res
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// statusCurrent reports whether every policy has status written for its
+// current generation (observedGeneration on every condition); the error
+// names the policies without.
+func (r *Runner) statusCurrent(ctx context.Context, p *Plan) (bool, error) {
+	var missing []string
+	for _, u := range p.PolicyObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			return false, err
+		}
+		if !observed(got) {
+			missing = append(missing, u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName())
+		}
+	}
+	if len(missing) > 0 {
+		return false, fmt.Errorf("no status for the current generation from %s on %s", r.Impl.Name(), strings.Join(missing, ", "))
+	}
+	return true, nil
+}
+
+// observed: the object has conditions, all for its current generation,
+// either in status.conditions or in status.ancestors[].conditions
+// (GEP-713 PolicyAncestorStatus).
+func observed(u *unstructured.Unstructured) bool {
+	var conds []any
+	c, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	conds = append(conds, c...)
+	ancestors, _, _ := unstructured.NestedSlice(u.Object, "status", "ancestors")
+	for _, a := range ancestors {
+		if am, ok := a.(map[string]any); ok {
+			c, _, _ := unstructured.NestedSlice(am, "conditions")
+			conds = append(conds, c...)
+		}
+	}
+	if len(conds) == 0 {
+		return false
+	}
+	for _, c := range conds {
+		cm, _ := c.(map[string]any)
+		g, ok, _ := unstructured.NestedFieldNoCopy(cm, "observedGeneration")
+		if !ok || toInt(g) < u.GetGeneration() {
+			return false
+		}
+	}
+	return true
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return -1
+}
+
+// Delete removes the scenario's objects: its namespaces (and everything
+// in them) and its cluster-scoped objects, selected by label.
+func (r *Runner) Delete(ctx context.Context, p *Plan, index int) error {
+	sel := fmt.Sprintf("%s=%s,%s=%s,%s=%d", cluster.LabelManagedBy, cluster.ManagedBy, cluster.LabelRun, r.Run, cluster.LabelScenario, index)
+	return cluster.DeleteLabelled(ctx, r.Kube.Cluster, sel, false)
+}
+
+func (r *Runner) timeout() time.Duration {
+	if r.Opts.StepTimeout > 0 {
+		return r.Opts.StepTimeout
+	}
+	return 30 * time.Second
+}
+
+// orderNotes says where the stored creationTimestamps of the policies do
+// not keep the intended order of their groups (a clock of the API server
+// behind gepcheck's, say): the expectation follows the stored order, so
+// the scenario still means something, just not quite what was written.
+func orderNotes(p *Plan, stored []*unstructured.Unstructured) []string {
+	at := map[string]time.Time{}
+	for _, u := range stored {
+		at[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = u.GetCreationTimestamp().Time
+	}
+	var notes []string
+	var prevMax time.Time
+	var prevName string
+	for wi, wave := range p.PolicyWaves {
+		var lo, hi time.Time
+		var loName string
+		for i, u := range wave {
+			t := at[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()]
+			if i == 0 || t.Before(lo) {
+				lo, loName = t, u.GetName()
+			}
+			if i == 0 || t.After(hi) {
+				hi = t
+			}
+		}
+		if wi > 0 && !lo.After(prevMax) {
+			notes = append(notes, p.Unmap(fmt.Sprintf("stored creationTimestamps do not keep the intended order: %s (%s) is not newer than %s (%s); the expectation follows the stored order",
+				loName, lo.Format(time.RFC3339), prevName, prevMax.Format(time.RFC3339))))
+		}
+		prevMax, prevName = hi, wave[len(wave)-1].GetName()
+	}
+	return notes
+}
+
+func objName(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetName()
+	}
+	return u.GetNamespace() + "/" + u.GetName()
+}
+
+// Pipeline applies plans ahead of the one being verified, up to Parallel
+// at once, since scenarios live in their own namespaces.
+type Pipeline struct {
+	Runner   *Runner
+	Plans    []*Plan
+	Parallel int
+	// Want says whether a plan will be verified (label filters).
+	Want func(i int) bool
+
+	mu      sync.Mutex
+	started map[int]chan *Applied
+}
+
+// Applied returns plan i applied, starting it and the next ones.
+func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
+	pl.mu.Lock()
+	if pl.started == nil {
+		pl.started = map[int]chan *Applied{}
+	}
+	n := max(pl.Parallel, 1)
+	for j := i; j < len(pl.Plans) && n > 0; j++ {
+		if pl.Want != nil && !pl.Want(j) {
+			continue
+		}
+		n--
+		if _, ok := pl.started[j]; ok {
+			continue
+		}
+		ch := make(chan *Applied, 1)
+		pl.started[j] = ch
+		p := pl.Plans[j]
+		go func() {
+			if p.Skip != "" {
+				ch <- &Applied{Plan: p}
+				return
+			}
+			ch <- pl.Runner.Apply(ctx, p)
+		}()
+	}
+	ch := pl.started[i]
+	pl.mu.Unlock()
+	if ch == nil {
+		return &Applied{Plan: pl.Plans[i], Err: errors.New("not started")}
+	}
+	return <-ch
+}
+
+var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}

@@ -1,0 +1,144 @@
+// Package observe is what an implementation of policy attachment did with
+// a case, in gepcheck's own model (an Observation): the effective setting
+// of every path and the conditions written on policies and targets. The
+// reference engine's output (FromOutput), an offline translator and a
+// controller in a cluster are all read into it, so that any two can be
+// compared (package compare).
+package observe
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/features"
+)
+
+// Case is one scenario to observe: the documents a user would apply.
+type Case struct {
+	// Name identifies the case in a batch.
+	Name string `json:"name"`
+	// YAML holds the objects (multi-document YAML), including, where
+	// needed, PolicyProfile and ObjectFields documents.
+	YAML string `json:"yaml"`
+	// Profiles names the built-in profiles the case uses, if any.
+	Profiles []string `json:"profiles,omitempty"`
+}
+
+// Observation is what an implementation did with one case.
+type Observation struct {
+	Name string `json:"name"`
+	// Effective lists the effective settings per path, as realized.
+	Effective []Path `json:"effective"`
+	// Policies lists the conditions written on each policy.
+	Policies []Status `json:"policies"`
+	// Targets lists the conditions written on affected objects.
+	Targets []Status `json:"targets,omitempty"`
+	// Rejected lists objects the implementation refused, and why.
+	Rejected []Rejection `json:"rejected,omitempty"`
+	// Error, when set, says the implementation failed on this case; the
+	// rest of the observation is then empty.
+	Error string `json:"error,omitempty"`
+}
+
+// Path is the effective setting of one path.
+type Path struct {
+	// Path lists Kind/namespace/name[#section] elements, as gepcheck
+	// prints them.
+	Path []string `json:"path"`
+	// Spec is the effective spec proper.
+	Spec map[string]any `json:"spec"`
+}
+
+// Status lists the conditions of one object.
+type Status struct {
+	Ref        string      `json:"ref"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a status condition, the engine's own type; Message is
+// informative and never compared.
+type Condition = engine.Condition
+
+// Rejection is an object the implementation refused.
+type Rejection struct {
+	Ref    string `json:"ref"`
+	Reason string `json:"reason"`
+}
+
+// Capabilities say what an implementation reports, so that a comparison
+// judges only that: data, not behaviour (controller-runtime's split of
+// client.Reader and client.Writer, in the same spirit).
+type Capabilities struct {
+	// Features the implementation handles; cases that need another are
+	// skipped, not failed.
+	Features features.Set
+	// Conditions lists the policy condition types the implementation
+	// writes and gepcheck compares; nil: all of them.
+	Conditions []string
+}
+
+// Observer runs cases through an implementation offline.
+type Observer interface {
+	// Name identifies the implementation.
+	Name() string
+	Capabilities() Capabilities
+	// Observe runs a batch of independent cases and returns one
+	// observation per case, in order. An error means the whole batch
+	// failed (the implementation could not run at all).
+	Observe(ctx context.Context, cases []Case) ([]Observation, error)
+}
+
+// Normalize sorts an observation so that two observations of the same
+// behaviour compare equal.
+func (o *Observation) Normalize() {
+	sort.Slice(o.Effective, func(a, b int) bool {
+		return strings.Join(o.Effective[a].Path, " ") < strings.Join(o.Effective[b].Path, " ")
+	})
+	for _, l := range [][]Status{o.Policies, o.Targets} {
+		sort.Slice(l, func(a, b int) bool { return l[a].Ref < l[b].Ref })
+		for _, s := range l {
+			sort.Slice(s.Conditions, func(a, b int) bool { return s.Conditions[a].Type < s.Conditions[b].Type })
+		}
+	}
+	sort.Slice(o.Rejected, func(a, b int) bool { return o.Rejected[a].Ref < o.Rejected[b].Ref })
+}
+
+// FromOutput reads the reference engine's output as an observation.
+func FromOutput(name string, out *simulator.Output) Observation {
+	o := Observation{Name: name, Effective: []Path{}, Policies: []Status{}}
+	for _, e := range out.EffectivePolicies {
+		spec, _ := e.Spec.(map[string]any)
+		o.Effective = append(o.Effective, Path{Path: e.Path, Spec: spec})
+	}
+	for _, p := range out.Policies {
+		o.Policies = append(o.Policies, Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)})
+	}
+	for _, t := range out.Targets {
+		o.Targets = append(o.Targets, Status{Ref: t.Ref, Conditions: slices.Clone(t.Conditions)})
+	}
+	o.Normalize()
+	return o
+}
+
+// Reference observes cases with gepcheck's reference engine under sem
+// (sticky-overrides when empty): the expectation every comparison starts
+// from. A case that does not load is an observation with Error set.
+func Reference(cases []Case, sem engine.Semantics) []Observation {
+	if sem == "" {
+		sem = engine.StickyOverrides
+	}
+	out := make([]Observation, len(cases))
+	for i, c := range cases {
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
+		if err != nil {
+			out[i] = Observation{Name: c.Name, Error: err.Error()}
+			continue
+		}
+		out[i] = FromOutput(c.Name, m.Run(sem, nil))
+	}
+	return out
+}
