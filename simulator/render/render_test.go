@@ -446,3 +446,161 @@ func TestExample2(t *testing.T) {
 		t.Errorf("README.md no longer shows Example 2's table as make demo prints it")
 	}
 }
+
+func TestClean(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"ColorPolicy/default/p1", "ColorPolicy/default/p1"},
+		{"color←p é ✓ \ufffd", "color←p é ✓ \ufffd"}, // printable, and a real U+FFFD, untouched
+		{"p\t1", `p\t1`},
+		{"r\n1\r", `r\n1\r`},
+		{"a\x00b\x1bc\x7f", `a\x00b\x1bc\x7f`},
+		{"\u0085", `\u0085`}, // C1 control (NEL)
+		{"x\xffy", `x\xffy`}, // tabwriter.Escape, invalid UTF-8
+	} {
+		if got := clean(tc.in); got != tc.want {
+			t.Errorf("clean(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestControlCharacters: a tab or newline in a name or a field (gepcheck's
+// loader does not check names against Kubernetes' rules) used to split
+// cells and rows. It is shown escaped and the columns stay aligned.
+func TestControlCharacters(t *testing.T) {
+	out := &simulator.Output{
+		Semantics: engine.GEP713,
+		EffectivePolicies: []engine.EffectivePolicy{{
+			PolicyKind: "CP",
+			Path:       []string{"G/n/g", "R/n/r\n1", "S/n/b"},
+			Spec:       map[string]any{"a\tb": "x"},
+			Provenance: map[string]string{"a\tb": "CP/n/p\t1"},
+		}},
+		Policies: []engine.PolicyStatus{{
+			Ref:        "CP/n/p\t1",
+			Strategy:   "Atomic defaults",
+			Conditions: []engine.Condition{cond(engine.TypeAccepted, "True", "Accepted", "line 1\nline 2")},
+		}},
+		Targets:  []engine.TargetStatus{{Ref: "R/n/r\n1", Conditions: []engine.Condition{cond("CPAffected", "True", "", "")}, AffectedBy: []string{"CP/n/p\t1"}}},
+		Warnings: []string{"R/n/r\n1:\tsomething"},
+	}
+	var b bytes.Buffer
+	if err := Simulation(&b, out); err != nil {
+		t.Fatal(err)
+	}
+	checkLines(t, b.String(), []string{
+		"EFFECTIVE POLICIES (semantics: gep713)",
+		`KIND  PATH                      SPEC          PROVENANCE`,
+		`CP    G/n/g > R/n/r\n1 > S/n/b  {"a\tb":"x"}  a\tb←CP/n/p\t1`,
+		"",
+		"POLICIES",
+		"POLICY     STRATEGY         ACCEPTED       ENFORCED  MESSAGE",
+		`CP/n/p\t1  Atomic defaults  True/Accepted  -         line 1\nline 2`,
+		"",
+		"AFFECTED OBJECTS",
+		"OBJECT    CONDITION        AFFECTED BY",
+		`R/n/r\n1  CPAffected=True  CP/n/p\t1`,
+		"",
+		"WARNINGS",
+		`R/n/r\n1:\tsomething`,
+	})
+
+	b.Reset()
+	x := &simulator.PolicyExplanation{
+		Policy:     "CP/n/p\t1",
+		Status:     engine.PolicyStatus{Strategy: "Atomic defaults", Beaten: []engine.Beaten{{Field: "a\tb", By: "CP/n/q", Paths: 1, Examples: [][]string{{"G/n/g", "R/n/r\n1"}}}}},
+		InEffectOn: []engine.EffectivePolicy{out.EffectivePolicies[0]},
+		IfDeleted:  []simulator.Change{{Path: []string{"G/n/g", "R/n/r\n1", "S/n/b"}, Before: map[string]any{"a\tb": "x"}, Fields: []string{"a\tb"}}},
+	}
+	if err := Policy(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	checkLines(t, b.String(), []string{
+		`CP/n/p\t1  (Atomic defaults)`,
+		"  stacked on 0 path(s), in effect on 1",
+		`    G/n/g > R/n/r\n1 > S/n/b  sets a\tb`,
+		`  a\tb beaten by CP/n/q on 1 path(s):`,
+		`    G/n/g > R/n/r\n1`,
+		"  if deleted, 1 path(s) change:",
+		`    G/n/g > R/n/r\n1 > S/n/b  {"a\tb":"x"} -> (none)  (a\tb)`,
+	})
+
+	b.Reset()
+	tx := &simulator.TargetExplanation{
+		Target:     "R/n/r\n1",
+		AffectedBy: []string{"CP/n/p\t1"},
+		Paths:      out.EffectivePolicies,
+		Decisions:  []simulator.PathDecisions{{NotInEffect: []simulator.Unapplied{{Policy: "CP/n/q", Field: "a\tb", Reason: "beaten\tby CP/n/p\t1"}}}},
+	}
+	if err := Target(&b, tx); err != nil {
+		t.Fatal(err)
+	}
+	checkLines(t, b.String(), []string{
+		`R/n/r\n1`,
+		"  targeted directly by:     (none)",
+		`  reported as affected by:  CP/n/p\t1`,
+		"  paths through it:         1",
+		"",
+		`  G/n/g > R/n/r\n1 > S/n/b  (CP)`,
+		"    stack, established first:      (none)",
+		`    effective spec:                {"a\tb":"x"}`,
+		`    not in effect: a\tb of CP/n/q  beaten\tby CP/n/p\t1`,
+	})
+}
+
+// TestControlCharactersLoaded: such names do reach the renderer. A route
+// named "r\n1" and a policy named "p\t1" load, and the table keeps one line
+// per row.
+func TestControlCharactersLoaded(t *testing.T) {
+	in := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: example}
+spec: {controllerName: example.com/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g1}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: "r\n1"}
+spec:
+  parentRefs: [{name: g1}]
+  rules: [{backendRefs: [{name: b1, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b1}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: "p\t1"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "r\n1"}]
+  color: red
+`
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(in), simulator.Options{Profiles: []string{"color-inherited"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	want := []string{
+		"KIND         PATH                                                              SPEC             PROVENANCE",
+		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r\n1 > Service/default/b1  {"color":"red"}  color←ColorPolicy/default/p\t1`,
+	}
+	if len(lines) < 3 {
+		t.Fatalf("output too short:\n%s", b.String())
+	}
+	checkLines(t, strings.Join(lines[1:3], "\n")+"\n", want)
+	if lines[3] != "" {
+		t.Errorf("a second effective policy row: %q\n%s", lines[3], b.String())
+	}
+}
