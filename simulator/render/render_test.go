@@ -326,6 +326,22 @@ func TestPolicy(t *testing.T) {
 				"  if deleted: no effective policy changes",
 			},
 		},
+		{
+			// An invalid policy has no strategy (the simulate table shows
+			// "-"; this header shows empty parentheses, as it always has).
+			name: "invalid",
+			x: &simulator.PolicyExplanation{
+				Policy: "CP/n/bad",
+				Status: engine.PolicyStatus{Ref: "CP/n/bad", Conditions: []engine.Condition{
+					cond(engine.TypeAccepted, "False", "Invalid", "spec.color: must be a string")}},
+			},
+			want: []string{
+				"CP/n/bad  ()",
+				"  Accepted=False  Invalid  spec.color: must be a string",
+				"  stacked on 0 path(s), in effect on 0",
+				"  if deleted: no effective policy changes",
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
