@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
@@ -40,13 +43,13 @@ func Data(w io.Writer, format string, v any) error {
 // Simulation prints an Output as tables.
 func Simulation(w io.Writer, out *simulator.Output) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", out.Semantics)
+	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", clean(string(out.Semantics)))
 	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
 	if len(out.EffectivePolicies) == 0 {
 		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
 	}
 	for _, e := range out.EffectivePolicies {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.PolicyKind, strings.Join(e.Path, " > "), compact(e.Spec), Provenance(e.Provenance))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e.Provenance))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POLICIES")
@@ -67,7 +70,7 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		if strategy == "" {
 			strategy = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", p.Ref, strategy, acc.Status, acc.Reason, enfs, msg)
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", clean(p.Ref), clean(strategy), clean(acc.Status), clean(acc.Reason), clean(enfs), clean(msg))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "AFFECTED OBJECTS")
@@ -77,13 +80,13 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		for _, c := range t.Conditions {
 			types = append(types, c.Type+"="+c.Status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Ref, strings.Join(types, ","), strings.Join(t.AffectedBy, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", clean(t.Ref), clean(strings.Join(types, ",")), clean(strings.Join(t.AffectedBy, ", ")))
 	}
 	if len(out.Warnings) > 0 {
 		fmt.Fprintln(tw)
 		fmt.Fprintln(tw, "WARNINGS")
 		for _, m := range out.Warnings {
-			fmt.Fprintln(tw, m)
+			fmt.Fprintln(tw, clean(m))
 		}
 	}
 	return tw.Flush()
@@ -98,7 +101,7 @@ func Provenance(p map[string]string) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, k+"←"+p[k])
+		parts = append(parts, clean(k)+"←"+clean(p[k]))
 	}
 	return strings.Join(parts, " ")
 }
@@ -106,21 +109,21 @@ func Provenance(p map[string]string) string {
 // Target prints a target explanation.
 func Target(w io.Writer, x *simulator.TargetExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\n", x.Target)
+	fmt.Fprintf(tw, "%s\n", clean(x.Target))
 	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
 	fmt.Fprintf(tw, "  reported as affected by:\t%s\n", list(x.AffectedBy))
 	fmt.Fprintf(tw, "  paths through it:\t%d\n", len(x.Paths))
 	for i, e := range x.Paths {
-		fmt.Fprintf(tw, "\n  %s  (%s)\n", strings.Join(e.Path, " > "), e.PolicyKind)
+		fmt.Fprintf(tw, "\n  %s  (%s)\n", path(e.Path), clean(e.PolicyKind))
 		fmt.Fprintf(tw, "    stack, established first:\t%s\n", list(e.Policies))
 		fmt.Fprintf(tw, "    effective spec:\t%s\n", compact(e.Spec))
 		if i < len(x.Decisions) {
 			d := x.Decisions[i]
 			for _, f := range d.Fields {
-				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", f.Field, f.From, f.Step)
+				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", clean(f.Field), clean(f.From), clean(f.Step))
 			}
 			for _, u := range d.NotInEffect {
-				fmt.Fprintf(tw, "    not in effect: %s of %s\t%s\n", u.Field, u.Policy, u.Reason)
+				fmt.Fprintf(tw, "    not in effect: %s of %s\t%s\n", clean(u.Field), clean(u.Policy), clean(u.Reason))
 			}
 			continue
 		}
@@ -130,7 +133,7 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(tw, "    %s\tfrom %s\n", k, e.Provenance[k])
+			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(e.Provenance[k]))
 		}
 	}
 	return tw.Flush()
@@ -139,13 +142,13 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 // Policy prints a policy explanation.
 func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s  (%s)\n", x.Policy, x.Status.Strategy)
+	fmt.Fprintf(tw, "%s  (%s)\n", clean(x.Policy), clean(x.Status.Strategy))
 	for _, c := range x.Status.Conditions {
-		fmt.Fprintf(tw, "  %s=%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+		fmt.Fprintf(tw, "  %s=%s\t%s\t%s\n", clean(c.Type), clean(c.Status), clean(c.Reason), clean(c.Message))
 	}
 	for _, t := range x.Status.Targets {
 		for _, c := range t.Conditions {
-			fmt.Fprintf(tw, "  target %s: %s=%s\t%s\t%s\n", t.Ref, c.Type, c.Status, c.Reason, c.Message)
+			fmt.Fprintf(tw, "  target %s: %s=%s\t%s\t%s\n", clean(t.Ref), clean(c.Type), clean(c.Status), clean(c.Reason), clean(c.Message))
 		}
 	}
 	fmt.Fprintf(tw, "  stacked on %d path(s), in effect on %d\n", x.StackedOn, len(x.InEffectOn))
@@ -157,12 +160,12 @@ func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 			}
 		}
 		sort.Strings(mine)
-		fmt.Fprintf(tw, "    %s\tsets %s\n", strings.Join(e.Path, " > "), strings.Join(mine, ", "))
+		fmt.Fprintf(tw, "    %s\tsets %s\n", path(e.Path), clean(strings.Join(mine, ", ")))
 	}
 	for _, b := range x.Status.Beaten {
-		fmt.Fprintf(tw, "  %s beaten by %s on %d path(s):\n", b.Field, b.By, b.Paths)
+		fmt.Fprintf(tw, "  %s beaten by %s on %d path(s):\n", clean(b.Field), clean(b.By), b.Paths)
 		for _, p := range b.Examples {
-			fmt.Fprintf(tw, "    %s\n", strings.Join(p, " > "))
+			fmt.Fprintf(tw, "    %s\n", path(p))
 		}
 	}
 	if len(x.IfDeleted) == 0 {
@@ -170,7 +173,7 @@ func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 	} else {
 		fmt.Fprintf(tw, "  if deleted, %d path(s) change:\n", len(x.IfDeleted))
 		for _, c := range x.IfDeleted {
-			fmt.Fprintf(tw, "    %s\t%s -> %s\t(%s)\n", strings.Join(c.Path, " > "), compact(c.Before), compact(c.After), strings.Join(c.Fields, ", "))
+			fmt.Fprintf(tw, "    %s\t%s -> %s\t(%s)\n", path(c.Path), compact(c.Before), compact(c.After), clean(strings.Join(c.Fields, ", ")))
 		}
 	}
 	return tw.Flush()
@@ -180,7 +183,38 @@ func list(s []string) string {
 	if len(s) == 0 {
 		return "(none)"
 	}
-	return strings.Join(s, ", ")
+	return clean(strings.Join(s, ", "))
+}
+
+// path renders a path as A > B > C.
+func path(p []string) string {
+	return clean(strings.Join(p, " > "))
+}
+
+// clean makes s safe in a table cell. Object names and field names reach
+// the tables as read, and a tab or a newline in one would split its cell
+// or its row; tabwriter also gives the byte 0xff (tabwriter.Escape) a
+// meaning. Control characters and invalid UTF-8 are written escaped, as in
+// a Go string literal; other strings are returned as they are.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
 }
 
 func compact(v any) string {
@@ -189,7 +223,7 @@ func compact(v any) string {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return clean(fmt.Sprint(v))
 	}
 	return string(b)
 }
