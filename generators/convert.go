@@ -98,7 +98,7 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 	for _, c := range s.GatewayClasses {
 		in.GatewayClasses = append(in.GatewayClasses, &gwv1.GatewayClass{
 			ObjectMeta: metav1.ObjectMeta{Name: c},
-			Spec:       gwv1.GatewayClassSpec{ControllerName: controllerName},
+			Spec:       gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(s.controllerName())},
 		})
 	}
 	for _, g := range s.Gateways {

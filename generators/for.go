@@ -1,6 +1,11 @@
 package generators
 
-import "pgregory.net/rapid"
+import (
+	"maps"
+	"slices"
+
+	"pgregory.net/rapid"
+)
 
 // drawers are the profiles whose scenarios have a shape of their own, drawn
 // in namespace ns with at most maxPolicies policies (0: the generator's
@@ -12,9 +17,15 @@ var drawers = map[string]func(ns string, maxPolicies int) *rapid.Generator[*Scen
 	"field-level": func(_ string, n int) *rapid.Generator[*Scenario] {
 		return FieldLevelScenarios(InheritedConfig{MaxPolicies: n})
 	},
-	"envoy-gateway-backendtrafficpolicy": EnvoyGatewayScenarios,
-	"envoy-gateway-clienttrafficpolicy":  EnvoyGatewayClientScenarios,
-	"envoy-gateway-securitypolicy":       EnvoyGatewaySecurityScenarios,
+}
+
+// Register adds the generator of a profile whose scenarios have a shape of
+// their own; implementations register theirs (suite/impl/…).
+func Register(profile string, draw func(ns string, maxPolicies int) *rapid.Generator[*Scenario]) {
+	if _, dup := drawers[profile]; dup {
+		panic("generators: two generators for profile " + profile)
+	}
+	drawers[profile] = draw
 }
 
 // For returns the generator of a profile whose scenarios have a shape of
@@ -28,4 +39,4 @@ func For(profile, ns string, maxPolicies int) (*rapid.Generator[*Scenario], bool
 }
 
 // DrawnProfiles lists the profiles For knows, sorted.
-var DrawnProfiles = []string{"kuadrant-ratelimitpolicy", "field-level", "envoy-gateway-backendtrafficpolicy", "envoy-gateway-clienttrafficpolicy", "envoy-gateway-securitypolicy"}
+func DrawnProfiles() []string { return slices.Sorted(maps.Keys(drawers)) }

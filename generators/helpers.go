@@ -168,3 +168,26 @@ func permuteDocs(s *Scenario, perm func(n int, label string) []int) {
 	}
 	s.Policies = reorder(s.Policies, perm(len(s.Policies), "policies order"))
 }
+
+// InNamespace returns a copy of a single-namespace scenario moved to
+// namespace ns, so that scenarios can be batched one namespace each.
+func (s *Scenario) InNamespace(ns string) *Scenario {
+	c := s.Clone()
+	c.Namespaces = []string{ns}
+	for i := range c.Gateways {
+		c.Gateways[i].Namespace = ns
+	}
+	for i := range c.Routes {
+		c.Routes[i].Namespace = ns
+	}
+	for i := range c.Services {
+		c.Services[i].Namespace = ns
+	}
+	for i := range c.Policies {
+		c.Policies[i].Namespace = ns
+	}
+	for i := range c.OwnFields {
+		c.OwnFields[i].Namespace = ns
+	}
+	return c
+}

@@ -50,7 +50,7 @@ var inheritedTargets = []Target{
 	{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-2"},
 }
 
-func drawName(t *rapid.T, used map[string]bool) string {
+func DrawName(t *rapid.T, used map[string]bool) string {
 	for {
 		n := "p-" + rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}).Draw(t, "name")
 		if !used[n] {
@@ -79,7 +79,7 @@ func KuadrantScenarios(cfg InheritedConfig) *rapid.Generator[*Scenario] {
 		used := map[string]bool{}
 		n := rapid.IntRange(1, cfg.maxPolicies()).Draw(t, "policies")
 		for i := 0; i < n; i++ {
-			p := Policy{Group: "kuadrant.io", Kind: "RateLimitPolicy", Namespace: "ns-a", Name: drawName(t, used), Created: drawCreated(t),
+			p := Policy{Group: "kuadrant.io", Kind: "RateLimitPolicy", Namespace: "ns-a", Name: DrawName(t, used), Created: drawCreated(t),
 				Targets: []Target{rapid.SampledFrom(inheritedTargets).Draw(t, "target")}}
 			p.Spec = drawKuadrantSpec(t, cfg)
 			s.Policies = append(s.Policies, p)
@@ -190,7 +190,7 @@ func FieldLevelScenarios(cfg InheritedConfig) *rapid.Generator[*Scenario] {
 		used := map[string]bool{}
 		n := rapid.IntRange(1, cfg.maxPolicies()).Draw(t, "policies")
 		for i := 0; i < n; i++ {
-			p := Policy{Group: "test.gepcheck.dev", Kind: "FieldPolicy", Namespace: "ns-a", Name: drawName(t, used), Created: drawCreated(t),
+			p := Policy{Group: "test.gepcheck.dev", Kind: "FieldPolicy", Namespace: "ns-a", Name: DrawName(t, used), Created: drawCreated(t),
 				Targets: []Target{rapid.SampledFrom(targets).Draw(t, "target")}}
 			switch rapid.IntRange(0, 3).Draw(t, "shape") {
 			case 0:

@@ -37,6 +37,12 @@ type Scenario struct {
 	OwnFields []OwnFields
 
 	Policies []Policy
+
+	// ControllerName of every GatewayClass (a generated one when empty).
+	ControllerName string
+	// ServiceClusterIPs gives each Service a clusterIP, for an
+	// implementation that routes to it when no EndpointSlice exists.
+	ServiceClusterIPs bool
 }
 
 // OwnFields gives the fields an object sets itself.

@@ -59,11 +59,7 @@ func (s *Scenario) YAML() []byte {
 		docs = append(docs, object("v1", "Namespace", "", ns, nil))
 	}
 	for _, c := range s.GatewayClasses {
-		cn := controllerName
-		if s.envoyGateway() {
-			cn = EnvoyGatewayControllerName
-		}
-		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": cn}))
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": s.controllerName()}))
 	}
 	for _, g := range s.Gateways {
 		var ls []any
@@ -86,9 +82,7 @@ func (s *Scenario) YAML() []byte {
 			ports = append(ports, pm)
 		}
 		spec := map[string]any{"ports": ports}
-		if s.envoyGateway() {
-			// Envoy Gateway routes to a Service's clusterIP when it has no
-			// EndpointSlices, as in egctl x translate.
+		if s.ServiceClusterIPs {
 			spec["clusterIP"] = fmt.Sprintf("10.96.%d.%d", 1+i/250, 1+i%250)
 		}
 		docs = append(docs, object("v1", "Service", svc.Namespace, svc.Name, spec))
@@ -206,5 +200,9 @@ func policyAPIVersion(group, kind string) string {
 	return group + "/v1alpha1"
 }
 
-// envoyGateway reports whether the scenario is for Envoy Gateway.
-func (s *Scenario) envoyGateway() bool { return strings.HasPrefix(s.Profile, "envoy-gateway") }
+func (s *Scenario) controllerName() string {
+	if s.ControllerName != "" {
+		return s.ControllerName
+	}
+	return controllerName
+}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -61,4 +63,32 @@ func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "%d agree, %d disagree (findings are evidence, not failures)\n", s.Checks-len(s.Disagree), len(s.Disagree))
+}
+
+// Property prints the outcome of one property of a fuzz run: ok with the
+// checks made, or the failure's note, the counterexample written to
+// outDir and the command that replays it. It reports whether the property
+// passed.
+func Property(w io.Writer, out suite.Outcome, checks int, outDir string) bool {
+	if out.Passed {
+		fmt.Fprintf(w, "%-40s ok    %d checks in %s\n", out.Property, checks, out.Elapsed.Round(time.Millisecond))
+		return true
+	}
+	verdict := "FAIL"
+	if p, _ := suite.Lookup(out.Property); p.Finding {
+		verdict = "FOUND"
+	}
+	fmt.Fprintf(w, "%-40s %s  after %s\n", out.Property, verdict, out.Elapsed.Round(time.Millisecond))
+	_, _, note := out.Capture.Last()
+	for _, l := range strings.Split(strings.TrimSpace(note), "\n") {
+		fmt.Fprintf(w, "      %s\n", l)
+	}
+	file, err := suite.WriteCounterexample(outDir, out)
+	if err != nil {
+		fmt.Fprintf(w, "      (no counterexample written: %v)\n", err)
+	} else {
+		fmt.Fprintf(w, "      counterexample: %s\n      simulate it:    gepcheck simulate -f %s\n", file, file)
+	}
+	fmt.Fprintf(w, "      replay:         %s\n", suite.ReplayCommand(out))
+	return false
 }

@@ -115,6 +115,33 @@ func Properties() []Property {
 	return ps
 }
 
+// Select returns the properties named, or, when none is, every property
+// that is not a finding (findings look for disagreements between specs and
+// run only when named).
+func Select(names []string) ([]Property, error) {
+	var ps []Property
+	if len(names) == 0 {
+		for _, p := range Properties() {
+			if !p.Finding {
+				ps = append(ps, p)
+			}
+		}
+		return ps, nil
+	}
+	for _, n := range names {
+		p, ok := Lookup(n)
+		if !ok {
+			var all []string
+			for _, p := range Properties() {
+				all = append(all, p.Name)
+			}
+			return nil, fmt.Errorf("no property %q (one of %s)", n, strings.Join(all, ", "))
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
 // Lookup finds a property by name.
 func Lookup(name string) (Property, bool) {
 	for _, p := range Properties() {

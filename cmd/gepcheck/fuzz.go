@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -67,30 +65,20 @@ skipped unless named with --property.`,
 				if err != nil {
 					return err
 				}
-				if fz, ok := cfg.(impl.Fuzzer); ok {
+				if fz, ok := cfg.(differential.Fuzzer); ok {
 					return fuzzBatched(stdout, im, fz, d, seed, checks, outDir, kind)
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
 				}
 				ps = append(ps, differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName})))
-			} else if len(properties) == 0 {
-				for _, p := range suite.Properties() {
-					if !p.Finding {
-						ps = append(ps, p)
-					}
-				}
 			}
-			for _, n := range properties {
-				p, ok := suite.Lookup(n)
-				if !ok {
-					var names []string
-					for _, p := range suite.Properties() {
-						names = append(names, p.Name)
-					}
-					return inputError{fmt.Errorf("no property %q (one of %s)", n, strings.Join(names, ", "))}
+			if len(ps) == 0 || len(properties) > 0 {
+				more, err := suite.Select(properties)
+				if err != nil {
+					return inputError{err}
 				}
-				ps = append(ps, p)
+				ps = append(ps, more...)
 			}
 			if seed == 0 {
 				seed = newSeed()
@@ -98,28 +86,9 @@ skipped unless named with --property.`,
 			fmt.Fprintf(stdout, "seed: %d\n", seed)
 			failed := 0
 			report := func(out suite.Outcome) {
-				p, _ := suite.Lookup(out.Property)
-				if out.Passed {
-					fmt.Fprintf(stdout, "%-40s ok    %d checks in %s\n", out.Property, checks, out.Elapsed.Round(time.Millisecond))
-					return
+				if !reports.Property(stdout, out, checks, outDir) {
+					failed++
 				}
-				failed++
-				kind := "FAIL"
-				if p.Finding {
-					kind = "FOUND"
-				}
-				fmt.Fprintf(stdout, "%-40s %s  after %s\n", out.Property, kind, out.Elapsed.Round(time.Millisecond))
-				_, _, note := out.Capture.Last()
-				for _, l := range strings.Split(strings.TrimSpace(note), "\n") {
-					fmt.Fprintf(stdout, "      %s\n", l)
-				}
-				file, err := suite.WriteCounterexample(outDir, out)
-				if err != nil {
-					fmt.Fprintf(stdout, "      (no counterexample written: %v)\n", err)
-				} else {
-					fmt.Fprintf(stdout, "      counterexample: %s\n      simulate it:    gepcheck simulate -f %s\n", file, file)
-				}
-				fmt.Fprintf(stdout, "      replay:         %s\n", suite.ReplayCommand(out))
 			}
 			suite.RunAll(ps, engine.Mutant(mutant), seed, checks, opts, workers, report)
 			fmt.Fprintf(stdout, "%d passed, %d failed\n", len(ps)-failed, failed)
@@ -145,38 +114,17 @@ skipped unless named with --property.`,
 }
 
 // fuzzBatched is the batched differential run against an implementation
-// that declares policy kinds to fuzz (impl.Fuzzer): scenarios in batches,
-// each disagreement shrunk (in batches too) and written as a finding, one
-// per kind of difference.
-func fuzzBatched(stdout io.Writer, im impl.Implementation, fz impl.Fuzzer, d observe.Observer, seed uint64, checks int, outDir, policyKind string) error {
-	kinds := fz.FuzzKinds()
-	if policyKind == "" {
-		policyKind = kinds[0].Kind
-	}
-	var kind impl.FuzzKind
-	var names []string
-	for _, k := range kinds {
-		names = append(names, k.Kind)
-		if k.Kind == policyKind {
-			kind = k
-		}
-	}
-	if kind.Kind == "" {
-		return inputError{fmt.Errorf("--kind %s: one of %s", policyKind, strings.Join(names, ", "))}
-	}
+// that names policy kinds to fuzz (differential.Fuzzer).
+func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, seed uint64, checks int, outDir, kind string) error {
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
 	}
-	gen := func(i int) *generators.Scenario {
-		g, _ := generators.For(kind.Profile, fmt.Sprintf("case-%d", i), 4)
-		return g.Example(int(seed) + i)
+	r, err := differential.FuzzRun(im.Name(), fz, d, kind, seed, checks, outDir)
+	if err != nil {
+		return inputError{err}
 	}
-	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s\n", seed, fz.Describe(), kind.Profile)
-	replay := strings.Join(append([]string{"gepcheck", "fuzz", "--impl", im.Name(), "--kind", kind.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...), " ")
-	sum, err := differential.Fuzz(context.Background(), differential.Run{
-		Observer: d, Profile: kind.Profile, Generate: gen, Checks: checks, OutDir: outDir,
-		Replay: replay, ProfileSource: fz.ProfileSource(),
-	}, stdout)
+	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s\n", seed, fz.Describe(), r.Profile)
+	sum, err := differential.Fuzz(context.Background(), r, stdout)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ API objects.`,
 		},
 	}
 	cmd.Flags().IntVar(&o.Seed, "seed", 0, "seed of the draw")
-	cmd.Flags().StringVar(&o.Profile, "profile", "", "policy profile: "+strings.Join(append(slices.Clone(generators.ProfileNames), generators.DrawnProfiles...), ", ")+" (default: drawn)")
+	cmd.Flags().StringVar(&o.Profile, "profile", "", "policy profile: "+strings.Join(append(slices.Clone(generators.ProfileNames), generators.DrawnProfiles()...), ", ")+" (default: drawn)")
 	cmd.Flags().BoolVar(&o.Generic, "generic", false, "draw a generic DAG of abstract kinds instead of Gateway API objects")
 	cmd.Flags().IntVar(&o.MaxObjects, "max-objects", 0, fmt.Sprintf("most objects (GatewayClasses, Gateways, routes, Services, grants; generic nodes) (default %d)", generators.DefaultMaxObjects))
 	cmd.Flags().IntVar(&o.MaxPolicies, "max-policies", 0, fmt.Sprintf("most policies (default %d)", generators.DefaultMaxPolicies))

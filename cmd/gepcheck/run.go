@@ -119,7 +119,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	}
 	logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
 	defaultRandom := ""
-	if fz, ok := cfg.(impl.Fuzzer); ok {
+	if fz, ok := cfg.(differential.Fuzzer); ok {
 		defaultRandom = fz.FuzzKinds()[0].Profile
 	}
 	sum, err := incluster.Run(incluster.Config{

@@ -56,7 +56,16 @@ func (twoBugs) Observe(ctx context.Context, cases []observe.Case) ([]observe.Obs
 // candidate, which still shows it, with a conflict besides) nor to a
 // conflict only.
 func TestShrinkKeepsItsKind(t *testing.T) {
-	s := generators.EnvoyGatewayScenarios("shrink", 4).Example(1)
+	// A Gateway with two listeners, two routes with named rules, one
+	// Service: the topology of Envoy Gateway's generated scenarios.
+	b := []generators.BackendRef{{Name: "svc"}}
+	s := &generators.Scenario{Profile: "envoy-gateway-backendtrafficpolicy", Namespaces: []string{"shrink"}, GatewayClasses: []string{"eg"},
+		Gateways: []generators.Gateway{{Namespace: "shrink", Name: "gw", Class: "eg", Listeners: []generators.Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}},
+		Services: []generators.Service{{Namespace: "shrink", Name: "svc"}},
+		Routes: []generators.Route{
+			{Namespace: "shrink", Name: "route-1", Parents: []generators.ParentRef{{Name: "gw"}}, Rules: []generators.Rule{{Name: "rule-1", Backends: b}, {Name: "rule-2", Backends: b}}},
+			{Namespace: "shrink", Name: "route-2", Parents: []generators.ParentRef{{Name: "gw", Section: "http"}}, Rules: []generators.Rule{{Name: "rule-1", Backends: b}}},
+		}}
 	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := func(name, route string, spec map[string]any) generators.Policy {
 		return generators.Policy{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy", Namespace: "shrink", Name: name, Created: &created,

@@ -49,28 +49,6 @@ type Config interface {
 // ErrUnsupported says an implementation has no such capability.
 var ErrUnsupported = errors.New("not supported by this implementation")
 
-// Fuzzer is implemented by configurations whose offline observer is fast
-// enough for batched differential fuzzing (package differential): the
-// policy kinds to fuzz and the profile each is judged with.
-type Fuzzer interface {
-	// FuzzKinds lists policy kind and profile, the default first.
-	FuzzKinds() []FuzzKind
-	// Describe names what runs, for the run's first lines.
-	Describe() string
-	// ReplayFlags are the implementation's flags a replay needs (those
-	// not at their default).
-	ReplayFlags() []string
-	// ProfileSource says whose description of the policy kinds the
-	// profiles follow, for findings files.
-	ProfileSource() string
-}
-
-// FuzzKind is a policy kind to fuzz and the built-in profile that says
-// how the implementation documents it.
-type FuzzKind struct {
-	Kind, Profile string
-}
-
 // Tooled is implemented by configurations that run binaries gepcheck
 // builds (gepcheck tools builds and lists them).
 type Tooled interface {

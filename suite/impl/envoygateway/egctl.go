@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 
 	"golang.org/x/mod/modfile"
 

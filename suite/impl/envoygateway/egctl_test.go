@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
-	"github.com/gepcheck/gepcheck/suite/observe"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/suite/observe"
 
 	"github.com/gepcheck/gepcheck/generators"
 )
@@ -28,12 +29,12 @@ func TestEnvoyGatewayEgctlBuildsAgree(t *testing.T) {
 	for i := 0; i < 3*perKind; i++ {
 		ns := fmt.Sprintf("agree-%d", i)
 		gen := []func(string, int) *generators.Scenario{
-			func(ns string, i int) *generators.Scenario { return generators.EnvoyGatewayScenarios(ns, 4).Example(i) },
+			func(ns string, i int) *generators.Scenario { return BackendTrafficScenarios(ns, 4).Example(i) },
 			func(ns string, i int) *generators.Scenario {
-				return generators.EnvoyGatewayClientScenarios(ns, 4).Example(i)
+				return ClientTrafficScenarios(ns, 4).Example(i)
 			},
 			func(ns string, i int) *generators.Scenario {
-				return generators.EnvoyGatewaySecurityScenarios(ns, 4).Example(i)
+				return SecurityScenarios(ns, 4).Example(i)
 			},
 		}[i%3]
 		cases = append(cases, observe.Case{Name: ns, YAML: string(gen(ns, i).YAML())})

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -47,22 +48,22 @@ func (c *plugConfig) InCluster(context.Context) (incluster.Implementation, error
 	return &InCluster{Version: c.version}, nil
 }
 
-// FuzzKinds implements impl.Fuzzer: each policy kind with the profile of
+// FuzzKinds implements differential.Fuzzer: each policy kind with the profile of
 // Envoy Gateway's documentation.
-func (c *plugConfig) FuzzKinds() []impl.FuzzKind {
-	return []impl.FuzzKind{
+func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
+	return []differential.FuzzKind{
 		{Kind: "BackendTrafficPolicy", Profile: "envoy-gateway-backendtrafficpolicy"},
 		{Kind: "ClientTrafficPolicy", Profile: "envoy-gateway-clienttrafficpolicy"},
 		{Kind: "SecurityPolicy", Profile: "envoy-gateway-securitypolicy"},
 	}
 }
 
-// Describe implements impl.Fuzzer.
+// Describe implements differential.Fuzzer.
 func (c *plugConfig) Describe() string {
 	return fmt.Sprintf("envoy-gateway %s (egctl x translate, %s build)", c.version, c.build)
 }
 
-// ReplayFlags implements impl.Fuzzer.
+// ReplayFlags implements differential.Fuzzer.
 func (c *plugConfig) ReplayFlags() []string {
 	if c.build != EgctlFast {
 		return []string{"--egctl-build", c.build}
@@ -70,7 +71,7 @@ func (c *plugConfig) ReplayFlags() []string {
 	return nil
 }
 
-// ProfileSource implements impl.Fuzzer.
+// ProfileSource implements differential.Fuzzer.
 func (c *plugConfig) ProfileSource() string {
 	return "the profile Envoy Gateway's documentation describes"
 }

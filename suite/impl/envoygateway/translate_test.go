@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -36,7 +35,7 @@ func TestEnvoyGatewayBatch(t *testing.T) {
 	eg := &Translator{Egctl: cachedEgctl(t, EgctlFast)}
 	var cases []observe.Case
 	for i := 0; i < 20; i++ {
-		s := generators.EnvoyGatewayScenarios("case-"+string(rune('a'+i)), 4).Example(i)
+		s := BackendTrafficScenarios("case-"+string(rune('a'+i)), 4).Example(i)
 		cases = append(cases, observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{"envoy-gateway-backendtrafficpolicy"}})
 	}
 	got, err := eg.Observe(context.Background(), cases)
@@ -65,7 +64,7 @@ func TestEnvoyGatewayBatch(t *testing.T) {
 // A broken egctl is reported per case, never as a pass.
 func TestEnvoyGatewayBrokenBinary(t *testing.T) {
 	eg := &Translator{Egctl: "/bin/false"}
-	s := generators.EnvoyGatewayScenarios("case-x", 2).Example(1)
+	s := BackendTrafficScenarios("case-x", 2).Example(1)
 	obs, err := eg.Observe(context.Background(), []observe.Case{{Name: "x", YAML: string(s.YAML())}, {Name: "y", YAML: string(s.InNamespace("case-y").YAML())}})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +83,7 @@ func BenchmarkEnvoyGatewayThroughput(b *testing.B) {
 	cases := func(n int) []observe.Case {
 		var cs []observe.Case
 		for i := 0; i < n; i++ {
-			s := generators.EnvoyGatewayScenarios(fmt.Sprintf("bench-%d", i), 4).Example(i)
+			s := BackendTrafficScenarios(fmt.Sprintf("bench-%d", i), 4).Example(i)
 			cs = append(cs, observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML())})
 		}
 		return cs

@@ -1,4 +1,4 @@
-package generators
+package envoygateway
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 
 // Envoy Gateway scenarios load and reach the route rules through the
 // envoy-gateway-backendtrafficpolicy profile.
-func TestEnvoyGatewayScenarios(t *testing.T) {
-	g := EnvoyGatewayScenarios("case-1", 4)
+func TestBackendTrafficScenarios(t *testing.T) {
+	g := BackendTrafficScenarios("case-1", 4)
 	for seed := 0; seed < 50; seed++ {
 		s := g.Example(seed)
 		m, err := simulator.LoadFiles([]string{"-"}, bytes.NewReader(s.YAML()), simulator.Options{})

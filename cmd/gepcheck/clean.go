@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+)
+
+func newClean(stdout io.Writer) *cobra.Command {
+	var cf clusterFlags
+	var crds bool
+	cmd := &cobra.Command{
+		Use:   "clean [--kubeconfig FILE] [--context NAME] [--crds]",
+		Short: "Delete everything gepcheck left in a cluster (objects labelled gepcheck.dev/managed-by=gepcheck)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext()
+			defer stop()
+			connect, _ := providers.Lookup("kubeconfig")
+			c, err := connect(ctx, cf.options(nil))
+			if err != nil {
+				return err
+			}
+			deleted, err := cluster.Clean(ctx, c, crds)
+			for _, d := range deleted {
+				fmt.Fprintf(stdout, "deleted %s\n", d)
+			}
+			fmt.Fprintf(stdout, "%d object(s) deleted from %s\n", len(deleted), c.Name)
+			return err
+		},
+	}
+	cf.add(cmd, false)
+	cmd.Flags().BoolVar(&crds, "crds", false, "also delete the CRDs gepcheck installed (and with them every object of their kinds)")
+	return cmd
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
+)
+
+func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var c common
+	var target, policy string
+	cmd := &cobra.Command{
+		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --policy KIND/NS/NAME)",
+		Short: "Explain what affects an object, or where a policy is in effect",
+		Long: `explain answers GEP-713's discoverability questions.
+
+  --target: which policies affect this object, through which paths, and which
+            policy set each effective field.
+  --policy: every path and target the policy is in effect on, how many, and
+            what would change if it were deleted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (target == "") == (policy == "") {
+				return inputError{errors.New("pass exactly one of --target and --policy")}
+			}
+			m, sem, err := c.load(stdin)
+			if err != nil {
+				return err
+			}
+			if target != "" {
+				r, err := ref.Parse(target)
+				if err != nil {
+					return inputError{fmt.Errorf("--target: %w", err)}
+				}
+				x, err := m.Explain(m.Run(sem, nil), r)
+				if err != nil {
+					return inputError{err}
+				}
+				if c.output == "table" {
+					return render.Target(stdout, x)
+				}
+				return render.Data(stdout, c.output, x)
+			}
+			r, err := ref.Parse(policy)
+			if err != nil || r.Section != "" {
+				return inputError{fmt.Errorf("--policy: want KIND/NAMESPACE/NAME: %v", err)}
+			}
+			x, err := m.ExplainPolicy(sem, r)
+			if err != nil {
+				return inputError{err}
+			}
+			if c.output == "table" {
+				return render.Policy(stdout, x)
+			}
+			return render.Data(stdout, c.output, x)
+		},
+	}
+	c.flags(cmd)
+	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME, optionally #SECTION")
+	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME")
+	return cmd
+}

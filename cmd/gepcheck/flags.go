@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+)
+
+// clusterFlags select a cluster.
+type clusterFlags struct {
+	cluster, kubeconfig, context, kindName string
+}
+
+func (f *clusterFlags) add(cmd *cobra.Command, withProvider bool) {
+	if withProvider {
+		cmd.Flags().StringVar(&f.cluster, "cluster", "", "run in a cluster: local (a control plane gepcheck builds and starts), kind (sigs.k8s.io/kind, needs Docker), or kubeconfig (any existing cluster)")
+		cmd.Flags().StringVar(&f.kindName, "kind-cluster", "gepcheck", "name of the kind cluster, for --cluster kind")
+	}
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context (default: the current one)")
+}
+
+func (f *clusterFlags) options(logf func(string)) providers.Options {
+	return providers.Options{Kubeconfig: f.kubeconfig, Context: f.context, KindName: f.kindName, Log: logf}
+}
+
+// signalContext is cancelled on SIGINT and SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

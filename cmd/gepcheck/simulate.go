@@ -1,0 +1,31 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator/render"
+)
+
+func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json]",
+		Short: "Compute effective policies, statuses and provenance",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, sem, err := c.load(stdin)
+			if err != nil {
+				return err
+			}
+			out := m.Run(sem, nil)
+			if c.output == "table" {
+				return render.Simulation(stdout, out)
+			}
+			return render.Data(stdout, c.output, out)
+		},
+	}
+	c.flags(cmd)
+	return cmd
+}

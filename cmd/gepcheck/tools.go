@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/suite/impl"
+)
+
+func newTools(stdout, stderr io.Writer) *cobra.Command {
+	var f impl.Flags
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Build (once) and print the pinned etcd, kube-apiserver, kube-controller-manager, kubectl and the implementations' controllers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			logf := func(s string) { fmt.Fprintln(stderr, "gepcheck: "+s) }
+			for _, t := range tools.All {
+				p, err := t.Build(cmd.Context(), logf)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s %s %s\n", t.Name, t.Version, p)
+			}
+			for _, cfg := range f.Configs() {
+				tooled, ok := cfg.(impl.Tooled)
+				if !ok {
+					continue
+				}
+				for _, t := range tooled.Tools() {
+					p, err := t.Build(cmd.Context(), logf)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(stdout, "%s %s %s\n", t.Name, t.Version, p)
+				}
+			}
+			return nil
+		},
+	}
+	f.AddFlags(cmd.Flags())
+	_ = cmd.Flags().MarkHidden("impl")
+	return cmd
+}

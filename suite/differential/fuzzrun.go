@@ -1,0 +1,65 @@
+package differential
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Fuzzer is implemented by an implementation's configuration when its
+// offline observer is fast enough for batched differential fuzzing (Fuzz): the
+// policy kinds to fuzz and the profile each is judged with.
+type Fuzzer interface {
+	// FuzzKinds lists policy kind and profile, the default first.
+	FuzzKinds() []FuzzKind
+	// Describe names what runs, for the run's first lines.
+	Describe() string
+	// ReplayFlags are the implementation's flags a replay needs (those
+	// not at their default).
+	ReplayFlags() []string
+	// ProfileSource says whose description of the policy kinds the
+	// profiles follow, for findings files.
+	ProfileSource() string
+}
+
+// FuzzKind is a policy kind to fuzz and the built-in profile that says
+// how the implementation documents it.
+type FuzzKind struct {
+	Kind, Profile string
+}
+
+// FuzzRun is the batched differential run of policy kind kind ("" for
+// the first the implementation names) against d, from seed: scenario i is
+// drawn with seed+i in namespace case-i; findings go to outDir with the
+// command that replays the run.
+func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks int, outDir string) (Run, error) {
+	kinds := fz.FuzzKinds()
+	if kind == "" {
+		kind = kinds[0].Kind
+	}
+	var k FuzzKind
+	var names []string
+	for _, c := range kinds {
+		names = append(names, c.Kind)
+		if c.Kind == kind {
+			k = c
+		}
+	}
+	if k.Kind == "" {
+		return Run{}, fmt.Errorf("--kind %s: one of %s", kind, strings.Join(names, ", "))
+	}
+	if _, ok := generators.For(k.Profile, "", 0); !ok {
+		return Run{}, fmt.Errorf("no generator draws scenarios for profile %s", k.Profile)
+	}
+	gen := func(i int) *generators.Scenario {
+		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
+		return g.Example(int(seed) + i)
+	}
+	replay := append([]string{"gepcheck", "fuzz", "--impl", impl, "--kind", k.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...)
+	return Run{
+		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks, OutDir: outDir,
+		Replay: strings.Join(replay, " "), ProfileSource: fz.ProfileSource(),
+	}, nil
+}
