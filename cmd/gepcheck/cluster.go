@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/conformance"
@@ -365,7 +366,12 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctl := &reference.Controller{Config: c.Config, Profiles: profiles, Mutant: engine.Mutant(mutant), Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			ctl := &reference.Controller{Config: c.Config, Profiles: profiles, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			if mutant != "" {
+				ctl.Simulate = func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+					return m.RunMutant(sem, engine.Mutant(mutant))
+				}
+			}
 			return ctl.Run(ctx)
 		},
 	}

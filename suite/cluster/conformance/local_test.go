@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
@@ -51,7 +52,10 @@ func startLocal(t *testing.T) *cluster.Cluster {
 func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl *reference.Controller, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ctl = &reference.Controller{Config: c.Config, Mutant: mutant}
+	ctl = &reference.Controller{Config: c.Config}
+	if mutant != "" {
+		ctl.Simulate = func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, mutant) }
+	}
 	go func() {
 		defer close(done)
 		if err := ctl.Run(ctx); err != nil {

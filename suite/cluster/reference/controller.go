@@ -115,10 +115,12 @@ type Controller struct {
 	Profiles []string
 	// Semantics of the engine (sticky-overrides when empty).
 	Semantics engine.Semantics
-	// Mutant, when set, makes the controller deliberately wrong (an
-	// engine.Mutants entry), for tests that show the runner catches it.
-	Mutant engine.Mutant
-	Log    func(string)
+	// Simulate, when set, computes a model instead of the reference
+	// engine (m.Run(sem, nil)): tests, and the hidden --mutant flag of
+	// gepcheck controller reference, put a deliberately broken engine here
+	// to show that a check catches it.
+	Simulate func(m *simulator.Model, sem engine.Semantics) *simulator.Output
+	Log      func(string)
 
 	client client.Client
 	policy []schema.GroupVersionKind // served policy kinds
@@ -128,13 +130,7 @@ type Controller struct {
 // Run starts the controller and blocks until ctx is done. Policy kinds
 // whose CRD the cluster lacks are not served (and logged).
 func (c *Controller) Run(ctx context.Context) error {
-	if len(c.Profiles) == 0 {
-		c.Profiles = DefaultProfiles
-	}
 	ctrl.SetLogger(klog.NewKlogr())
-	if c.Semantics == "" {
-		c.Semantics = engine.StickyOverrides
-	}
 	mgr, err := manager.New(c.Config, manager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -144,25 +140,15 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.client = mgr.GetClient()
+	watch, err := c.setup(mgr.GetClient(), mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
 	world := func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "world"}}}
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named("gepcheck-reference")
-	// The kinds of the hierarchy simulator/topology builds.
-	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
-	for _, gvk := range Kinds() {
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
-			continue
-		}
-		c.policy = append(c.policy, gvk)
-		watch = append(watch, gvk)
-	}
 	for _, gvk := range watch {
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			return fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
-		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(world))
@@ -174,6 +160,36 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.logf("gepcheck-reference serving %s (controllerName %s)", kindNames(c.policy), ControllerName)
 	return mgr.Start(ctx)
+}
+
+// setup fills in the defaults, makes the controller read and write
+// through cl, and returns the kinds to watch: the hierarchy's and the
+// served policy kinds (those whose CRD mapper knows).
+func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.GroupVersionKind, error) {
+	if len(c.Profiles) == 0 {
+		c.Profiles = DefaultProfiles
+	}
+	if c.Semantics == "" {
+		c.Semantics = engine.StickyOverrides
+	}
+	c.client = cl
+	c.policy = nil
+	// The kinds of the hierarchy simulator/topology builds.
+	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
+	for _, gvk := range Kinds() {
+		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
+			continue
+		}
+		c.policy = append(c.policy, gvk)
+		watch = append(watch, gvk)
+	}
+	for _, gvk := range watch {
+		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return nil, fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
+		}
+	}
+	return watch, nil
 }
 
 func kindNames(gvks []schema.GroupVersionKind) string {
@@ -318,7 +334,12 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	if err != nil {
 		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
 	}
-	out := m.RunMutant(c.Semantics, c.Mutant)
+	var out *simulator.Output
+	if c.Simulate != nil {
+		out = c.Simulate(m, c.Semantics)
+	} else {
+		out = m.Run(c.Semantics, nil)
+	}
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	var errs []string
 	for _, ps := range out.Policies {
