@@ -138,13 +138,18 @@ func newWorld(t *testing.T, objs []*unstructured.Unstructured, ctl *Controller) 
 // reconcile runs one reconcile, as an event of any watched kind does.
 func (w *world) reconcile() {
 	w.t.Helper()
+	if res := w.reconcileResult(); res.RequeueAfter != 0 {
+		w.t.Fatalf("reconcile asked to be requeued: %v", w.logs)
+	}
+}
+
+func (w *world) reconcileResult() reconcile.Result {
+	w.t.Helper()
 	res, err := w.ctl.reconcile(context.Background(), reconcile.Request{})
 	if err != nil {
 		w.t.Fatalf("reconcile: %v", err)
 	}
-	if res.RequeueAfter != 0 {
-		w.t.Fatalf("reconcile asked to be requeued: %v", w.logs)
-	}
+	return res
 }
 
 // get reads a stored object: ref is Kind/namespace/name or Kind/name.
@@ -310,7 +315,11 @@ func checkPolicy(p *problems, w *world, ref, ancestor string, want ...cond) {
 	}
 	a := anc[0].(map[string]any)
 	parts := strings.Split(ancestor, "/")
-	wantRef := map[string]any{"group": "gateway.networking.k8s.io", "kind": parts[0], "namespace": parts[1], "name": parts[2]}
+	group := "gateway.networking.k8s.io"
+	if parts[0] == "Service" {
+		group = ""
+	}
+	wantRef := map[string]any{"group": group, "kind": parts[0], "namespace": parts[1], "name": parts[2]}
 	if !reflect.DeepEqual(a["ancestorRef"], wantRef) {
 		p.add("%s: ancestorRef %v, want %v", ref, a["ancestorRef"], wantRef)
 	}
@@ -637,4 +646,114 @@ func TestSettledStateWritesNothing(t *testing.T) {
 	if after := ltt(); after != long {
 		t.Errorf("p2 Enforced stayed True, yet lastTransitionTime went from %q to %q", long, after)
 	}
+}
+
+// example1Objects is GEP-713 Example 1 (Direct policy) in ns: "p2 is
+// newer" (the scenario's description), one second after p1, as the API
+// server's creationTimestamps would have it.
+func example1Objects(t *testing.T, ns string) []*unstructured.Unstructured {
+	objs := scenario(t, example1, ns)
+	find(objs, "ColorPolicy/"+ns+"/p1").Object["metadata"].(map[string]any)["creationTimestamp"] = "2024-01-01T00:00:00Z"
+	find(objs, "ColorPolicy/"+ns+"/p2").Object["metadata"].(map[string]any)["creationTimestamp"] = "2024-01-01T00:00:01Z"
+	return objs
+}
+
+// checkExample1 checks GEP-713, End-to-end examples, Example 1. Direct
+// Policy, computed with the color-direct profile, in ns.
+func checkExample1(w *world, ns string) problems {
+	var p problems
+	P := func(n string) string { return "ColorPolicy/" + ns + "/" + n }
+	// "Status of ColorPolicy p1 must be reported as enforced."
+	checkPolicy(&p, w, P("p1"), "Service/"+ns+"/b1", cond{"Accepted", "True", "Accepted", ""}, cond{"Enforced", "True", "Enforced", ""})
+	// "Status of ColorPolicy p2 must be reported as NOT enforced, due to
+	// conflict with ColorPolicy p1." With merge strategy None "the
+	// Accepted status condition of the policy SHOULD be set to false"
+	// (GEP-713, Conflict resolution).
+	checkPolicy(&p, w, P("p2"), "Service/"+ns+"/b1", cond{"Accepted", "False", "Conflicted", P("p1")})
+	// "Status of Backend b1 should be reported as affected by the
+	// ColorPolicy p1."
+	checkAffected(&p, w, "Service/"+ns+"/b1", []string{P("p1")}, P("p2"))
+	// "Status of Backend b2 should NOT be reported as affected by any
+	// policy."
+	checkNotAffected(&p, w, "Service/"+ns+"/b2")
+	// "All traffic directed to Backend b1 must be colored red."
+	checkEffective(&p, w, ns, "b1", path{[]string{"Service/" + ns + "/b1"}, "red", P("p1")})
+	checkEffective(&p, w, ns, "b2")
+	return p
+}
+
+// without drops the cluster-scoped objects (a second scenario in the same
+// cluster shares the first one's GatewayClass).
+func without(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() != kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// TestNamespaceProfiles: a namespace annotated gepcheck.dev/profiles is
+// computed with the profiles it names, the others with the default ones
+// (docs/cluster.md, Profiles per namespace). Example 1 needs ColorPolicy
+// as a Direct policy on Services (color-direct), Example 2 as an
+// Inherited one on Gateways and Routes (color-inherited, a default
+// profile): each namespace has its spec outcome only if it is computed
+// with its own profile.
+func TestNamespaceProfiles(t *testing.T) {
+	objs := example2Objects(t, "default")
+	direct := without(example1Objects(t, "direct"), "GatewayClass")
+	direct[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
+	w := newWorld(t, append(objs, direct...), &Controller{})
+	w.reconcile()
+	checkExample2(w, "default").report(t)
+	checkExample1(w, "direct").report(t)
+}
+
+// TestPartitions: namespaces with the same profiles and the same
+// partition are computed together, so an object that does not load takes
+// the whole group down; gepcheck.dev/partition keeps another partition
+// computed (AnnotationPartition).
+func TestPartitions(t *testing.T) {
+	// An HTTPRoute that does not decode (a field HTTPRoute has not).
+	broken := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]any{"name": "broken", "namespace": "a"},
+		"spec":     map[string]any{"parentRefs": []any{map[string]any{"name": "g1"}}, "bogus": true},
+	}}
+	objects := func(partitions bool) []*unstructured.Unstructured {
+		a := example1Objects(t, "a")
+		b := without(example1Objects(t, "b"), "GatewayClass")
+		a[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
+		b[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
+		if partitions {
+			a[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct", AnnotationPartition: "1"})
+			b[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct", AnnotationPartition: "2"})
+		}
+		return append(append(a, broken), b...)
+	}
+	noStatus := func(w *world, ref string) {
+		t.Helper()
+		if st, ok := w.get(ref).Object["status"]; ok {
+			t.Errorf("%s got status %v from a group that does not load", ref, st)
+		}
+	}
+
+	t.Run("separate", func(t *testing.T) {
+		w := newWorld(t, objects(true), &Controller{})
+		if res := w.reconcileResult(); res.RequeueAfter == 0 || len(w.logs) != 1 || !strings.Contains(w.logs[0], "namespaces a ") {
+			t.Errorf("a group that does not load: requeue %v, logs %q; want a requeue and the error naming namespace a", res.RequeueAfter, w.logs)
+		}
+		noStatus(w, "ColorPolicy/a/p1")
+		checkExample1(w, "b").report(t)
+	})
+	t.Run("together", func(t *testing.T) {
+		w := newWorld(t, objects(false), &Controller{})
+		if res := w.reconcileResult(); res.RequeueAfter == 0 {
+			t.Errorf("a group that does not load: no requeue")
+		}
+		noStatus(w, "ColorPolicy/a/p1")
+		noStatus(w, "ColorPolicy/b/p1")
+	})
 }
