@@ -757,3 +757,78 @@ func TestPartitions(t *testing.T) {
 		noStatus(w, "ColorPolicy/b/p1")
 	})
 }
+
+// TestDeletesOnlyItsOwn: the controller deletes only EffectivePolicy
+// objects labelled app.kubernetes.io/managed-by=gepcheck-reference that
+// it no longer computes (docs/cluster.md, Effective policies); others',
+// and every object of the hierarchy, stay.
+func TestDeletesOnlyItsOwn(t *testing.T) {
+	ep := func(name string, labels map[string]string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"policyKind": "ColorPolicy"}}}
+		u.SetGroupVersionKind(gvkEffectivePolicy)
+		u.SetNamespace("default")
+		u.SetName(name)
+		u.SetLabels(labels)
+		return u
+	}
+	objs := append(example2Objects(t, "default"),
+		ep("hand-made", nil),
+		ep("someone-elses", map[string]string{LabelManagedBy: "someone-else"}),
+		ep("stale", map[string]string{LabelManagedBy: "gepcheck-reference"}))
+	w := newWorld(t, objs, &Controller{})
+	w.reconcile()
+	names := map[string]bool{}
+	for _, e := range w.effective("default") {
+		names[e.GetName()] = true
+	}
+	for _, n := range []string{"hand-made", "someone-elses"} {
+		if !names[n] {
+			t.Errorf("EffectivePolicy %s, not the controller's, was deleted", n)
+		}
+	}
+	if names["stale"] {
+		t.Errorf("EffectivePolicy stale, labelled as the controller's and not computed, was kept")
+	}
+	for _, o := range objs {
+		if o.GetKind() != "EffectivePolicy" {
+			w.get(refOf(o)) // fails the test when gone
+		}
+	}
+}
+
+// TestSetup: policy kinds whose CRD is missing are not served (and
+// logged); a missing kind of the hierarchy is an error.
+func TestSetup(t *testing.T) {
+	var logs []string
+	c := &Controller{Log: func(s string) { logs = append(logs, s) }}
+	watch, err := c.setup(nil, mapper("ColorPolicy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.policy) != 1 || c.policy[0].Kind != "ColorPolicy" || !contains(kindsOf(watch), "ColorPolicy") || contains(kindsOf(watch), "AuthPolicy") {
+		t.Errorf("served %v, watching %v; want ColorPolicy only", c.policy, watch)
+	}
+	if !contains(logs, "not serving AuthPolicy: its CRD is not installed") {
+		t.Errorf("logs %q do not say AuthPolicy is not served", logs)
+	}
+	if c.Semantics != engine.StickyOverrides || !reflect.DeepEqual(c.Profiles, DefaultProfiles) {
+		t.Errorf("defaults: semantics %q, profiles %v", c.Semantics, c.Profiles)
+	}
+	m := meta.NewDefaultRESTMapper(nil)
+	for gvk, ns := range namespaced {
+		if gvk != gvkGateway {
+			m.Add(gvk, scope(ns))
+		}
+	}
+	if _, err := (&Controller{}).setup(nil, m); err == nil || !strings.Contains(err.Error(), "Gateway is not served by the cluster") {
+		t.Errorf("without Gateway: %v, want an error naming it", err)
+	}
+}
+
+func kindsOf(gvks []schema.GroupVersionKind) []string {
+	var out []string
+	for _, g := range gvks {
+		out = append(out, g.Kind)
+	}
+	return out
+}
