@@ -219,6 +219,14 @@ func (c *Controller) list(ctx context.Context, gvk schema.GroupVersionKind) ([]u
 type group struct {
 	profiles []string
 	objects  []*unstructured.Unstructured
+	// foreign are the Gateways of other controllers' GatewayClasses, and
+	// the routes attached to those only (Kind/namespace/name): not
+	// computed, and no status of this controller's names them (Gateway
+	// API: implementations "can only populate Route status for the
+	// Gateways/parent resources they are responsible for" and "MUST ONLY
+	// populate ancestor status for the Ancestor resources they are
+	// responsible for").
+	foreign map[string]bool
 }
 
 func (g *group) namespaces() []string {
@@ -272,6 +280,12 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			}
 		}
 	}
+	foreign := map[string]bool{}
+	for _, g := range groups {
+		g.foreign = foreign
+	}
+	// Gateways are listed before routes, so that foreign is complete
+	// when routes are.
 	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
 	for _, gvk := range kinds {
 		objs, err := c.list(ctx, gvk)
@@ -282,8 +296,13 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			o := &objs[i]
 			if gvk == gvkGateway {
 				if cls, _, _ := unstructured.NestedString(o.Object, "spec", "gatewayClassName"); !ours[cls] {
+					foreign[refOf(o)] = true
 					continue
 				}
+			}
+			if (gvk == gvkHTTPRoute || gvk == gvkGRPCRoute) && foreignParentsOnly(o, foreign) {
+				foreign[refOf(o)] = true
+				continue
 			}
 			if g := groupOf[o.GetNamespace()]; g != nil && o.GetDeletionTimestamp() == nil {
 				g.objects = append(g.objects, o)
@@ -311,6 +330,41 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// parentGateway returns the Gateway (Kind/namespace/name) a route's
+// parentRef names, or "" when it names another kind.
+func parentGateway(route *unstructured.Unstructured, p map[string]any) string {
+	group, set := p["group"].(string)
+	if !set {
+		group = "gateway.networking.k8s.io"
+	}
+	kind, _ := p["kind"].(string)
+	if kind == "" {
+		kind = "Gateway"
+	}
+	if group != "gateway.networking.k8s.io" || kind != "Gateway" {
+		return ""
+	}
+	ns, _ := p["namespace"].(string)
+	if ns == "" {
+		ns = route.GetNamespace()
+	}
+	name, _ := p["name"].(string)
+	return "Gateway/" + ns + "/" + name
+}
+
+// foreignParentsOnly says whether every parentRef of a route names a
+// Gateway of another controller.
+func foreignParentsOnly(route *unstructured.Unstructured, foreign map[string]bool) bool {
+	refs, _, _ := unstructured.NestedSlice(route.Object, "spec", "parentRefs")
+	for _, r := range refs {
+		rm, _ := r.(map[string]any)
+		if !foreign[parentGateway(route, rm)] {
+			return false
+		}
+	}
+	return len(refs) > 0
 }
 
 // apply computes one group with the engine and writes what changed.
@@ -347,6 +401,18 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		if o == nil {
 			continue
 		}
+		// Ancestors of other controllers are theirs to report; a policy
+		// with only those is left alone.
+		var own []engine.PolicyTarget
+		for _, t := range ps.Targets {
+			if !g.foreign[strings.SplitN(t.Ref, "#", 2)[0]] {
+				own = append(own, t)
+			}
+		}
+		if len(ps.Targets) > 0 && len(own) == 0 {
+			continue
+		}
+		ps.Targets = own
 		if err := c.writePolicyStatus(ctx, o, ps, now); err != nil {
 			errs = append(errs, err.Error())
 		}
@@ -356,7 +422,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		if o == nil {
 			continue // sections: listener and route parent status have no place for it
 		}
-		if err := c.writeTargetStatus(ctx, o, ts, now); err != nil {
+		if err := c.writeTargetStatus(ctx, o, ts, now, g.foreign); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
@@ -467,9 +533,9 @@ func parentRef(ref string) map[string]any {
 
 // writeTargetStatus merges this controller's <Kind>Affected conditions
 // into the target's status.conditions (routes: into the parent status of
-// each of this controller's Gateways). Listener and rule sections are
-// reported on their object.
-func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unstructured, ts engine.TargetStatus, now metav1.Time) error {
+// each of its parents but other controllers' Gateways). Listener and rule
+// sections are reported on their object.
+func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unstructured, ts engine.TargetStatus, now metav1.Time, foreign map[string]bool) error {
 	if o.GetKind() == "Namespace" || o.GetKind() == "GatewayClass" {
 		return nil
 	}
@@ -501,6 +567,9 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 		}
 		for _, r := range refs {
 			rm, _ := r.(map[string]any)
+			if foreign[parentGateway(o, rm)] {
+				continue
+			}
 			var old []any
 			for _, p := range parents {
 				if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName && reflect.DeepEqual(pm["parentRef"], rm) {

@@ -758,6 +758,79 @@ func TestPartitions(t *testing.T) {
 	})
 }
 
+// TestOtherControllersGatewayClass: Gateways of a GatewayClass of another
+// controller are not this controller's (GEP-713, Status needs to be
+// namespaced by implementation; Gateway API's RouteStatus.Parents:
+// implementations "can only populate Route status for the
+// Gateways/parent resources they are responsible for"): in Example 2
+// with g2 of such a class, nothing under g2 gets status or an
+// EffectivePolicy from it, and the g1 half keeps the outcome GEP-713
+// states for it.
+func TestOtherControllersGatewayClass(t *testing.T) {
+	objs := example2Objects(t, "default")
+	theirs := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+		"metadata": map[string]any{"name": "theirs"},
+		"spec":     map[string]any{"controllerName": other},
+	}}
+	_ = unstructured.SetNestedField(find(objs, "Gateway/default/g2").Object, "theirs", "spec", "gatewayClassName")
+	// r1 is attached to g2 as well.
+	_ = unstructured.SetNestedSlice(find(objs, "HTTPRoute/default/r1").Object, []any{map[string]any{"name": "g1"}, map[string]any{"name": "g2"}}, "spec", "parentRefs")
+	w := newWorld(t, append(objs, theirs), &Controller{})
+	w.reconcile()
+
+	var p problems
+	P := func(n string) string { return "ColorPolicy/default/" + n }
+	accepted := cond{"Accepted", "True", "Accepted", ""}
+	// g1 > r1 > b1 blue (p2), g1 > r2 > b1 red (p1): p1 partially
+	// enforced, p2 enforced (GEP-713 Example 2).
+	checkPolicy(&p, w, P("p1"), "Gateway/default/g1", accepted, cond{"Enforced", "True", "PartiallyEnforced", P("p2")})
+	checkPolicy(&p, w, P("p2"), "HTTPRoute/default/r1", accepted, cond{"Enforced", "True", "Enforced", ""})
+	checkAffected(&p, w, "Gateway/default/g1", []string{P("p1")})
+	checkAffected(&p, w, "Service/default/b1", []string{P("p1"), P("p2")}, P("p3"), P("p4"))
+	checkEffective(&p, w, "default", "b1",
+		path{[]string{"Gateway/default/g1", "HTTPRoute/default/r1", "Service/default/b1"}, "blue", P("p2")},
+		path{[]string{"Gateway/default/g1", "HTTPRoute/default/r2", "Service/default/b1"}, "red", P("p1")})
+	// r1 (targeted by p2) has a parent entry of this controller for g1,
+	// none for g2.
+	parents, _, _ := unstructured.NestedSlice(w.get("HTTPRoute/default/r1").Object, "status", "parents")
+	var mine []any
+	for _, x := range parents {
+		if m := x.(map[string]any); m["controllerName"] == ControllerName {
+			mine = append(mine, m["parentRef"])
+		}
+	}
+	if !reflect.DeepEqual(mine, []any{map[string]any{"name": "g1"}}) {
+		p.add("HTTPRoute r1: this controller's parent entries are for %v, want g1 only", mine)
+	}
+	// Nothing of this controller's under g2.
+	checkNotAffected(&p, w, "Gateway/default/g2")
+	checkNotAffected(&p, w, "Service/default/b2")
+	checkEffective(&p, w, "default", "b2")
+	for _, r := range []string{"HTTPRoute/default/r3", "HTTPRoute/default/r4"} {
+		parents, _, _ := unstructured.NestedSlice(w.get(r).Object, "status", "parents")
+		if len(parents) > 0 {
+			p.add("%s: parent status %v, for a Gateway of another controller", r, parents)
+		}
+	}
+	for _, gc := range []string{"GatewayClass/example", "GatewayClass/theirs"} {
+		if st, ok := w.get(gc).Object["status"]; ok {
+			p.add("%s: status %v written", gc, st)
+		}
+	}
+	// p3 targets g2 and p4 r4, attached to g2 only: their ancestors are
+	// the other controller's, and Gateway API's PolicyStatus says
+	// "implementations MUST ONLY populate ancestor status for the Ancestor
+	// resources they are responsible for" (sigs.k8s.io/gateway-api
+	// v1.6.3, apis/v1/policy_types.go); nor is g2 "not found".
+	for _, n := range []string{"p3", "p4"} {
+		if st, ok := w.get(P(n)).Object["status"]; ok {
+			p.add("%s: status %v, though its only target is under another controller's Gateway", P(n), st)
+		}
+	}
+	p.report(t)
+}
+
 // TestDeletesOnlyItsOwn: the controller deletes only EffectivePolicy
 // objects labelled app.kubernetes.io/managed-by=gepcheck-reference that
 // it no longer computes (docs/cluster.md, Effective policies); others',
