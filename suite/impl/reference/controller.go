@@ -115,10 +115,12 @@ type Controller struct {
 	Profiles []string
 	// Semantics of the engine (sticky-overrides when empty).
 	Semantics engine.Semantics
-	// Mutant, when set, makes the controller deliberately wrong (an
-	// engine.Mutants entry), for tests that show the runner catches it.
-	Mutant engine.Mutant
-	Log    func(string)
+	// Simulate, when set, computes a model instead of the reference
+	// engine (m.Run(sem, nil)): tests, and the hidden --mutant flag of
+	// gepcheck controller reference, put a deliberately broken engine here
+	// to show that a check catches it.
+	Simulate func(m *simulator.Model, sem engine.Semantics) *simulator.Output
+	Log      func(string)
 
 	client client.Client
 	policy []schema.GroupVersionKind // served policy kinds
@@ -128,13 +130,7 @@ type Controller struct {
 // Run starts the controller and blocks until ctx is done. Policy kinds
 // whose CRD the cluster lacks are not served (and logged).
 func (c *Controller) Run(ctx context.Context) error {
-	if len(c.Profiles) == 0 {
-		c.Profiles = DefaultProfiles
-	}
 	ctrl.SetLogger(klog.NewKlogr())
-	if c.Semantics == "" {
-		c.Semantics = engine.StickyOverrides
-	}
 	mgr, err := manager.New(c.Config, manager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -144,25 +140,15 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.client = mgr.GetClient()
+	watch, err := c.setup(mgr.GetClient(), mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
 	world := func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "world"}}}
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named("gepcheck-reference")
-	// The kinds of the hierarchy simulator/topology builds.
-	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
-	for _, gvk := range Kinds() {
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
-			continue
-		}
-		c.policy = append(c.policy, gvk)
-		watch = append(watch, gvk)
-	}
 	for _, gvk := range watch {
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			return fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
-		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(world))
@@ -174,6 +160,36 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.logf("gepcheck-reference serving %s (controllerName %s)", kindNames(c.policy), ControllerName)
 	return mgr.Start(ctx)
+}
+
+// setup fills in the defaults, makes the controller read and write
+// through cl, and returns the kinds to watch: the hierarchy's and the
+// served policy kinds (those whose CRD mapper knows).
+func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.GroupVersionKind, error) {
+	if len(c.Profiles) == 0 {
+		c.Profiles = DefaultProfiles
+	}
+	if c.Semantics == "" {
+		c.Semantics = engine.StickyOverrides
+	}
+	c.client = cl
+	c.policy = nil
+	// The kinds of the hierarchy simulator/topology builds.
+	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
+	for _, gvk := range Kinds() {
+		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
+			continue
+		}
+		c.policy = append(c.policy, gvk)
+		watch = append(watch, gvk)
+	}
+	for _, gvk := range watch {
+		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return nil, fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
+		}
+	}
+	return watch, nil
 }
 
 func kindNames(gvks []schema.GroupVersionKind) string {
@@ -203,6 +219,14 @@ func (c *Controller) list(ctx context.Context, gvk schema.GroupVersionKind) ([]u
 type group struct {
 	profiles []string
 	objects  []*unstructured.Unstructured
+	// foreign are the Gateways of other controllers' GatewayClasses, and
+	// the routes attached to those only (Kind/namespace/name): not
+	// computed, and no status of this controller's names them (Gateway
+	// API: implementations "can only populate Route status for the
+	// Gateways/parent resources they are responsible for" and "MUST ONLY
+	// populate ancestor status for the Ancestor resources they are
+	// responsible for").
+	foreign map[string]bool
 }
 
 func (g *group) namespaces() []string {
@@ -256,6 +280,12 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			}
 		}
 	}
+	foreign := map[string]bool{}
+	for _, g := range groups {
+		g.foreign = foreign
+	}
+	// Gateways are listed before routes, so that foreign is complete
+	// when routes are.
 	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
 	for _, gvk := range kinds {
 		objs, err := c.list(ctx, gvk)
@@ -266,8 +296,13 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			o := &objs[i]
 			if gvk == gvkGateway {
 				if cls, _, _ := unstructured.NestedString(o.Object, "spec", "gatewayClassName"); !ours[cls] {
+					foreign[refOf(o)] = true
 					continue
 				}
+			}
+			if (gvk == gvkHTTPRoute || gvk == gvkGRPCRoute) && foreignParentsOnly(o, foreign) {
+				foreign[refOf(o)] = true
+				continue
 			}
 			if g := groupOf[o.GetNamespace()]; g != nil && o.GetDeletionTimestamp() == nil {
 				g.objects = append(g.objects, o)
@@ -297,6 +332,41 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	return reconcile.Result{}, nil
 }
 
+// parentGateway returns the Gateway (Kind/namespace/name) a route's
+// parentRef names, or "" when it names another kind.
+func parentGateway(route *unstructured.Unstructured, p map[string]any) string {
+	group, set := p["group"].(string)
+	if !set {
+		group = "gateway.networking.k8s.io"
+	}
+	kind, _ := p["kind"].(string)
+	if kind == "" {
+		kind = "Gateway"
+	}
+	if group != "gateway.networking.k8s.io" || kind != "Gateway" {
+		return ""
+	}
+	ns, _ := p["namespace"].(string)
+	if ns == "" {
+		ns = route.GetNamespace()
+	}
+	name, _ := p["name"].(string)
+	return "Gateway/" + ns + "/" + name
+}
+
+// foreignParentsOnly says whether every parentRef of a route names a
+// Gateway of another controller.
+func foreignParentsOnly(route *unstructured.Unstructured, foreign map[string]bool) bool {
+	refs, _, _ := unstructured.NestedSlice(route.Object, "spec", "parentRefs")
+	for _, r := range refs {
+		rm, _ := r.(map[string]any)
+		if !foreign[parentGateway(route, rm)] {
+			return false
+		}
+	}
+	return len(refs) > 0
+}
+
 // apply computes one group with the engine and writes what changed.
 func (c *Controller) apply(ctx context.Context, g *group) error {
 	hasPolicy := false
@@ -318,7 +388,12 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	if err != nil {
 		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
 	}
-	out := m.RunMutant(c.Semantics, c.Mutant)
+	var out *simulator.Output
+	if c.Simulate != nil {
+		out = c.Simulate(m, c.Semantics)
+	} else {
+		out = m.Run(c.Semantics, nil)
+	}
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	var errs []string
 	for _, ps := range out.Policies {
@@ -326,6 +401,18 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		if o == nil {
 			continue
 		}
+		// Ancestors of other controllers are theirs to report; a policy
+		// with only those is left alone.
+		var own []engine.PolicyTarget
+		for _, t := range ps.Targets {
+			if !g.foreign[strings.SplitN(t.Ref, "#", 2)[0]] {
+				own = append(own, t)
+			}
+		}
+		if len(ps.Targets) > 0 && len(own) == 0 {
+			continue
+		}
+		ps.Targets = own
 		if err := c.writePolicyStatus(ctx, o, ps, now); err != nil {
 			errs = append(errs, err.Error())
 		}
@@ -335,7 +422,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		if o == nil {
 			continue // sections: listener and route parent status have no place for it
 		}
-		if err := c.writeTargetStatus(ctx, o, ts, now); err != nil {
+		if err := c.writeTargetStatus(ctx, o, ts, now, g.foreign); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
@@ -446,9 +533,9 @@ func parentRef(ref string) map[string]any {
 
 // writeTargetStatus merges this controller's <Kind>Affected conditions
 // into the target's status.conditions (routes: into the parent status of
-// each of this controller's Gateways). Listener and rule sections are
-// reported on their object.
-func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unstructured, ts engine.TargetStatus, now metav1.Time) error {
+// each of its parents but other controllers' Gateways). Listener and rule
+// sections are reported on their object.
+func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unstructured, ts engine.TargetStatus, now metav1.Time, foreign map[string]bool) error {
 	if o.GetKind() == "Namespace" || o.GetKind() == "GatewayClass" {
 		return nil
 	}
@@ -480,6 +567,9 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 		}
 		for _, r := range refs {
 			rm, _ := r.(map[string]any)
+			if foreign[parentGateway(o, rm)] {
+				continue
+			}
 			var old []any
 			for _, p := range parents {
 				if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName && reflect.DeepEqual(pm["parentRef"], rm) {

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
@@ -52,7 +53,10 @@ func startLocal(t *testing.T) *cluster.Cluster {
 func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl *Controller, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ctl = &Controller{Config: c.Config, Mutant: mutant}
+	ctl = &Controller{Config: c.Config}
+	if mutant != "" {
+		ctl.Simulate = func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, mutant) }
+	}
 	go func() {
 		defer close(done)
 		if err := ctl.Run(ctx); err != nil {

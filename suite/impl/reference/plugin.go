@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -41,7 +40,7 @@ func (config) InCluster(context.Context) (incluster.Implementation, error) { ret
 
 // Commands implements impl.Commander: gepcheck controller reference.
 func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
-	var kubeconfig, kubeContext, mutant string
+	var kubeconfig, kubeContext string
 	var profiles []string
 	cmd := &cobra.Command{
 		Use:   "reference [--kubeconfig FILE] [--context NAME] [--profiles a,b]",
@@ -60,14 +59,12 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctl := &Controller{Config: c.Config, Profiles: profiles, Mutant: engine.Mutant(mutant), Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
-	cmd.Flags().StringVar(&mutant, "mutant", "", "run a deliberately broken engine (for tests of the runner; see gepcheck fuzz --help)")
-	_ = cmd.Flags().MarkHidden("mutant")
 	return map[string][]*cobra.Command{"controller": {cmd}}
 }
