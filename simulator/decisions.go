@@ -36,7 +36,11 @@ type Unapplied struct {
 	Reason string `json:"reason"`
 }
 
-// Decide explains the effective policy e of out.
+// Decide explains the effective policy e of out: the winner of each field
+// is its provenance, and the fields not in effect are those the engine
+// recorded as beaten on e's path (engine.Decisions), so that Decide names
+// the policy simulate's beaten names. When e carries no record (out is not
+// from RunDecisions), the engine is run again to get it.
 func (m *Model) Decide(out *Output, e engine.EffectivePolicy) PathDecisions {
 	d := PathDecisions{Path: e.Path, Fields: []FieldDecision{}, NotInEffect: []Unapplied{}}
 	var kind *Kind
@@ -69,19 +73,45 @@ func (m *Model) Decide(out *Output, e engine.EffectivePolicy) PathDecisions {
 		from := e.Provenance[f]
 		d.Fields = append(d.Fields, FieldDecision{Field: f, From: from, Step: step(prof, byRef[from], f, level[from])})
 	}
-	for _, ref := range e.Policies {
-		p := byRef[ref]
-		if p == nil || p.Intent.Invalid != "" {
-			continue
+	dec := e.Decisions
+	if dec == nil {
+		dec = m.decisions(out.Semantics, e)
+	}
+	// In the order of the stack, established first, then by field; a
+	// policy stacked twice on the path (at an object and its section) is
+	// reported once.
+	pos := map[string]int{}
+	for i, ref := range e.Policies {
+		if _, ok := pos[ref]; !ok {
+			pos[ref] = i
 		}
-		for _, f := range policyFields(prof, p) {
-			if e.Provenance[f] == ref {
-				continue
-			}
-			d.NotInEffect = append(d.NotInEffect, Unapplied{Policy: ref, Field: f, Reason: whyNot(prof, e, byRef, ref, f)})
+	}
+	beats := slices.Clone(dec.Beaten)
+	sort.SliceStable(beats, func(a, b int) bool {
+		if pa, pb := pos[beats[a].Policy], pos[beats[b].Policy]; pa != pb {
+			return pa < pb
+		}
+		return beats[a].Field < beats[b].Field
+	})
+	seen := map[[2]string]bool{}
+	for _, b := range beats {
+		if k := [2]string{b.Policy, b.Field}; !seen[k] {
+			seen[k] = true
+			d.NotInEffect = append(d.NotInEffect, Unapplied{Policy: b.Policy, Field: b.Field, Reason: whyNot(prof, byRef, b)})
 		}
 	}
 	return d
+}
+
+// decisions runs the engine again, asking for its record, to find the
+// decisions behind e.
+func (m *Model) decisions(sem engine.Semantics, e engine.EffectivePolicy) *engine.Decisions {
+	for _, r := range m.RunDecisions(sem).EffectivePolicies {
+		if r.PolicyKind == e.PolicyKind && slices.Equal(r.Path, e.Path) {
+			return r.Decisions
+		}
+	}
+	return &engine.Decisions{}
 }
 
 // step says which precedence rule made p (at level) win field f.
@@ -115,81 +145,23 @@ func blockName(b profile.Block) string {
 	return s + " (atomic)"
 }
 
-// whyNot explains why field f of policy ref is not in effect.
-func whyNot(prof *profile.Profile, e engine.EffectivePolicy, byRef map[string]*engine.Policy, ref, f string) string {
-	if prof.Spec.Kuadrant != nil {
-		name := f[strings.LastIndexByte(f, '.')+1:]
-		for _, other := range e.Policies {
-			if other == ref {
-				continue
-			}
-			if q := byRef[other]; q != nil {
-				for _, u := range q.Intent.Unset {
-					if u == name || u == f {
-						if isOverride(byRef[ref], f) {
-							break // unset never removes an override
-						}
-						return "unset by " + other
-					}
-				}
-			}
-		}
-	}
-	if winner, ok := e.Provenance[f]; ok {
-		return "beaten by " + winner
-	}
-	for g, winner := range e.Provenance {
-		if strings.HasPrefix(g, f+".") || strings.HasPrefix(f, g+".") {
-			return "beaten by " + winner
-		}
-	}
-	if prof.Spec.Kuadrant != nil {
-		return "not applied: its block's when condition did not hold, or another policy's set of rules was taken whole"
-	}
-	return "replaced: another policy's spec was taken whole, or a merge patch removed it"
-}
-
-func isOverride(p *engine.Policy, f string) bool {
-	if p == nil {
-		return false
-	}
-	for _, b := range p.Intent.Blocks {
-		if _, ok := b.Rules[f]; ok && b.Overrides {
-			return true
-		}
-	}
-	return false
-}
-
-// policyFields lists the fields (or rule ids) a policy sets.
-func policyFields(prof *profile.Profile, p *engine.Policy) []string {
-	set := map[string]bool{}
-	add := func(spec map[string]any) {
-		for _, l := range tree.From(spec, 0).Leaves() {
-			if len(l.Path) > 0 {
-				set[tree.FieldPath(l.Path)] = true
-			}
-		}
+// whyNot explains the engine's decision against a field not in effect: who
+// beat it, and how when no value is in its place.
+func whyNot(prof *profile.Profile, byRef map[string]*engine.Policy, b engine.FieldBeat) string {
+	if !b.Removed {
+		return "beaten by " + b.By
 	}
 	switch {
 	case prof.Spec.Kuadrant != nil:
-		for _, b := range p.Intent.Blocks {
-			for id := range b.Rules {
-				set[id] = true
-			}
+		name := b.Field[strings.LastIndexByte(b.Field, '.')+1:]
+		if q := byRef[b.By]; q != nil && slices.ContainsFunc(q.Intent.Unset, func(u string) bool { return u == name || u == b.Field }) {
+			return "unset by " + b.By
 		}
-	case prof.Spec.FieldLevel != nil:
-		add(p.Intent.Defaults)
-		add(p.Intent.Overrides)
-	default:
-		add(p.Intent.SpecProper)
+		return "beaten by " + b.By + ": its set of rules was taken whole, without this rule (or the rule's block did not apply: its when condition did not hold)"
+	case prof.Implements(profile.None):
+		return "beaten by " + b.By + ": the established policy's spec is taken whole (GEP-713, Merge strategy: None)"
 	}
-	out := make([]string, 0, len(set))
-	for f := range set {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return "beaten by " + b.By + ": its value replaced the field's parent whole, or its merge patch removed the field"
 }
 
 func hasField(spec map[string]any, f string) bool {

@@ -1,10 +1,14 @@
 package simulator
 
 import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
@@ -64,4 +68,138 @@ func TestDecideFieldLevelSteps(t *testing.T) {
 	if !beaten {
 		t.Errorf("the Gateway's includeQueryString default is not reported as beaten: %+v", d.NotInEffect)
 	}
+}
+
+// decideFiles are the inputs the Decide properties run over: every scenario
+// and the stacked Patch overrides of testdata.
+func decideFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, g := range []string{"../scenarios/*/*.yaml", "../scenarios/findings/*/*.yaml", "testdata/*.yaml"} {
+		fs, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d input files", len(files))
+	}
+	return files
+}
+
+// Decide agrees with the engine: every field it reports beaten names the
+// policy that simulate's beaten names for that field on that path, every
+// field simulate reports beaten on a path is reported by Decide, and the
+// answer is the same on every call (it used to depend on map order).
+func TestDecideAgreesWithBeaten(t *testing.T) {
+	for _, file := range decideFiles(t) {
+		m, err := LoadFiles([]string{file}, nil, Options{})
+		if err != nil {
+			continue // bad input is tested elsewhere
+		}
+		for _, sem := range []engine.Semantics{engine.StickyOverrides, engine.GEP713} {
+			checkDecideAgrees(t, file, m, sem)
+		}
+	}
+}
+
+func checkDecideAgrees(t *testing.T, file string, m *Model, sem engine.Semantics) {
+	t.Helper()
+	out := m.RunDecisions(sem)
+	if plain := m.Run(sem, nil); !reflect.DeepEqual(jsonOf(t, plain), jsonOf(t, out)) {
+		t.Fatalf("%s [%s]: RunDecisions and Run differ in JSON", file, sem)
+	}
+	// What simulate says, with every path (explain --policy's detail).
+	type key struct{ policy, field, path string }
+	want := map[key]string{}
+	for _, p := range out.Policies {
+		r := mustParse(t, p.Ref)
+		for _, ps := range m.run(sem, nil, &r, false).Policies {
+			if ps.Ref != p.Ref {
+				continue
+			}
+			for _, b := range ps.Beaten {
+				if len(b.Examples) != b.Paths {
+					t.Fatalf("%s [%s]: %s beaten on %d paths, %d listed with Detail", file, sem, b.Field, b.Paths, len(b.Examples))
+				}
+				for _, ex := range b.Examples {
+					want[key{p.Ref, b.Field, pathKey(ex)}] = b.By
+				}
+			}
+		}
+	}
+	none := map[string]bool{}
+	for _, k := range m.Kinds {
+		none[k.Profile.Spec.Policy.Kind] = k.Profile.Implements(profile.None)
+	}
+	got := map[key]string{}
+	for _, e := range out.EffectivePolicies {
+		d := m.Decide(out, e)
+		for i := 0; i < 20; i++ {
+			if again := m.Decide(out, e); !reflect.DeepEqual(again, d) {
+				t.Fatalf("%s [%s] %v: Decide differs between calls:\n%+v\n%+v", file, sem, e.Path, d, again)
+			}
+		}
+		for _, f := range d.Fields {
+			if f.From != e.Provenance[f.Field] {
+				t.Errorf("%s [%s] %v: %s from %s, provenance says %s", file, sem, e.Path, f.Field, f.From, e.Provenance[f.Field])
+			}
+		}
+		for _, u := range d.NotInEffect {
+			by, ok := strings.CutPrefix(u.Reason, "beaten by ")
+			if !ok {
+				by, ok = strings.CutPrefix(u.Reason, "unset by ")
+			}
+			if !ok {
+				t.Errorf("%s [%s] %v: %s of %s not in effect, no policy named: %q", file, sem, e.Path, u.Field, u.Policy, u.Reason)
+				continue
+			}
+			by, _, _ = strings.Cut(by, ": ")
+			if none[e.PolicyKind] {
+				// None: simulate's beaten lists no field; the established
+				// policy of the path, whose spec is the effective one, beat
+				// every other.
+				for f, from := range e.Provenance {
+					if from != by {
+						t.Errorf("%s [%s] %v: %s of %s beaten by %s, but %s is from %s", file, sem, e.Path, u.Field, u.Policy, by, f, from)
+					}
+				}
+				continue
+			}
+			got[key{u.Policy, u.Field, pathKey(e.Path)}] = by
+		}
+	}
+	for k, by := range want {
+		if got[k] != by {
+			t.Errorf("%s [%s]: %s of %s on %s: simulate says beaten by %s, explain says %q", file, sem, k.field, k.policy, k.path, by, got[k])
+		}
+	}
+	for k, by := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s [%s]: %s of %s on %s: explain says beaten by %s, simulate does not list it beaten", file, sem, k.field, k.policy, k.path, by)
+		}
+	}
+}
+
+// The reviewer's case: two Patch overrides at a Gateway set a.b and a.c, a
+// Patch default below sets a. The default's a is beaten by o2, as simulate
+// reports (o2's patch gives the merged object), on every run.
+func TestDecideStackedPatchOverrides(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		d := decisions(t, "testdata/stacked-patch-overrides.yaml", ref.Ref{Kind: "Service", Namespace: "default", Name: "b1"})
+		want := []Unapplied{{Policy: "ColorPolicy/default/d", Field: "a", Reason: "beaten by ColorPolicy/default/o2"}}
+		if !reflect.DeepEqual(d.NotInEffect, want) {
+			t.Fatalf("run %d: not in effect %+v, want %+v", i, d.NotInEffect, want)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

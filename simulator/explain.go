@@ -26,8 +26,12 @@ type TargetExplanation struct {
 }
 
 // Explain is ExplainTarget with, for every path, the decision behind each
-// field (Model.Decide).
+// field (Model.Decide). Pass the output of RunDecisions: an output without
+// the engine's record of its decisions (Run) is computed again with it.
 func (m *Model) Explain(out *Output, target ref.Ref) (*TargetExplanation, error) {
+	if !recorded(out) {
+		out = m.RunDecisions(out.Semantics)
+	}
 	x, err := ExplainTarget(out, target)
 	if err != nil {
 		return x, err
@@ -36,6 +40,17 @@ func (m *Model) Explain(out *Output, target ref.Ref) (*TargetExplanation, error)
 		x.Decisions = append(x.Decisions, m.Decide(out, e))
 	}
 	return x, nil
+}
+
+// recorded reports whether every effective policy of out carries the
+// engine's record of its decisions.
+func recorded(out *Output) bool {
+	for _, e := range out.EffectivePolicies {
+		if e.Decisions == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // ExplainTarget explains what affects target: every path through the object
@@ -130,7 +145,7 @@ func (m *Model) ExplainPolicy(sem engine.Semantics, policy ref.Ref) (*PolicyExpl
 	if full == nil {
 		return nil, fmt.Errorf("no policy %s in the input", policy)
 	}
-	before := m.run(sem, nil, full)
+	before := m.run(sem, nil, full, false)
 	after := m.Run(sem, full)
 	name := full.String()
 	x := &PolicyExplanation{Policy: name, InEffectOn: []engine.EffectivePolicy{}, IfDeleted: []Change{}}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -12,7 +15,8 @@ import (
 
 // FuzzSimulate feeds arbitrary bytes through the whole pipeline (load →
 // topology → engine) under both semantics: bad input must give an error,
-// never a panic.
+// never a panic; explain works on every policy and affected object, and
+// Decide agrees with the engine, the same on every call.
 func FuzzSimulate(f *testing.F) {
 	files, _ := filepath.Glob("../scenarios/*/*.yaml")
 	for _, file := range files {
@@ -31,7 +35,15 @@ func FuzzSimulate(f *testing.F) {
 			return
 		}
 		for _, sem := range []engine.Semantics{engine.StickyOverrides, engine.GEP713} {
-			out := m.Run(sem, nil)
+			out := m.RunDecisions(sem)
+			for _, e := range out.EffectivePolicies {
+				checkDecide(t, m, out, e)
+			}
+			for _, ts := range out.Targets {
+				if _, err := m.Explain(out, mustParse(t, ts.Ref)); err != nil {
+					t.Fatalf("explain %s: %v", ts.Ref, err)
+				}
+			}
 			for _, p := range out.Policies {
 				if _, err := m.ExplainPolicy(sem, mustParse(t, p.Ref)); err != nil {
 					t.Fatalf("explain %s: %v", p.Ref, err)
@@ -48,4 +60,31 @@ func mustParse(t *testing.T, s string) ref.Ref {
 		t.Fatalf("output ref %q does not parse: %v", s, err)
 	}
 	return r
+}
+
+// checkDecide checks Decide on one path: the same answer twice, winners
+// from the provenance, and every field not in effect of a policy stacked on
+// the path, beaten by a named policy.
+func checkDecide(t *testing.T, m *Model, out *Output, e engine.EffectivePolicy) {
+	t.Helper()
+	d := m.Decide(out, e)
+	if again := m.Decide(out, e); !reflect.DeepEqual(d, again) {
+		t.Fatalf("%v: Decide differs between calls:\n%+v\n%+v", e.Path, d, again)
+	}
+	if len(d.Fields) != len(e.Provenance) {
+		t.Fatalf("%v: %d field decisions for %d fields", e.Path, len(d.Fields), len(e.Provenance))
+	}
+	for _, f := range d.Fields {
+		if e.Provenance[f.Field] != f.From {
+			t.Fatalf("%v: %s from %s, provenance says %s", e.Path, f.Field, f.From, e.Provenance[f.Field])
+		}
+	}
+	for _, u := range d.NotInEffect {
+		if !slices.Contains(e.Policies, u.Policy) {
+			t.Fatalf("%v: %s of %s not in effect, but the policy is not stacked on the path", e.Path, u.Field, u.Policy)
+		}
+		if !strings.HasPrefix(u.Reason, "beaten by ") && !strings.HasPrefix(u.Reason, "unset by ") {
+			t.Fatalf("%v: %s of %s not in effect: %q names no policy", e.Path, u.Field, u.Policy, u.Reason)
+		}
+	}
 }

@@ -463,7 +463,14 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 // Run simulates every policy kind of the model; exclude, when not nil, names
 // a policy to leave out.
 func (m *Model) Run(sem engine.Semantics, exclude *ref.Ref) *Output {
-	return m.run(sem, exclude, nil)
+	return m.run(sem, exclude, nil, false)
+}
+
+// RunDecisions is Run with the engine's record of how it decided each
+// field (engine.Input.Decisions), which Explain and Decide read. Its JSON is
+// Run's.
+func (m *Model) RunDecisions(sem engine.Semantics) *Output {
+	return m.run(sem, nil, nil, true)
 }
 
 // RunMutant simulates with a deliberately broken engine (engine.Mutants),
@@ -471,14 +478,14 @@ func (m *Model) Run(sem engine.Semantics, exclude *ref.Ref) *Output {
 func (m *Model) RunMutant(sem engine.Semantics, mutant engine.Mutant) *Output {
 	m.mutant = mutant
 	defer func() { m.mutant = "" }()
-	return m.run(sem, nil, nil)
+	return m.run(sem, nil, nil, false)
 }
 
-func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref) *Output {
+func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bool) *Output {
 	out := &Output{Semantics: sem, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, OwnFields: m.OwnFields, Mutant: m.mutant})
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant})
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {

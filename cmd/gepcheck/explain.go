@@ -37,7 +37,7 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				if err != nil {
 					return inputError{fmt.Errorf("--target: %w", err)}
 				}
-				x, err := m.Explain(m.Run(sem, nil), r)
+				x, err := m.Explain(m.RunDecisions(sem), r)
 				if err != nil {
 					return inputError{err}
 				}

@@ -141,6 +141,7 @@ func (r *run) result() Result {
 			}
 			provCache[e.spec] = prov
 		}
+		first := len(res.EffectivePolicies)
 		for _, pre := range g.prefixes {
 			pathPrefix = append(pathPrefix, pre)
 			res.EffectivePolicies = append(res.EffectivePolicies, EffectivePolicy{
@@ -150,6 +151,10 @@ func (r *run) result() Result {
 				Provenance: prov,
 				Policies:   refs,
 			})
+		}
+		var dec *Decisions // the record of the group's paths, when asked
+		if r.in.Decisions {
+			dec = &Decisions{Beaten: []FieldBeat{}}
 		}
 		for _, s := range stack {
 			k := attachKey{s.origin, s.node}
@@ -168,6 +173,12 @@ func (r *run) result() Result {
 						t.winners = map[int32]bool{}
 					}
 					t.winners[e.winner] = true
+					if dec != nil {
+						for li, l := range r.leaves[s.origin] {
+							found, _ := e.spec.Lookup(l.Path)
+							dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(e.winner), Removed: found == nil})
+						}
+					}
 					continue
 				}
 				t.full += n
@@ -185,6 +196,9 @@ func (r *run) result() Result {
 						by = found.Origin
 					}
 					t.beat(newBeatKey(int32(li), int32(by)), g.prefixes, s.origin == r.detail)
+					if dec != nil {
+						dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(int32(by)), Removed: found == nil})
+					}
 				}
 				switch {
 				case kept == len(r.leaves[s.origin]):
@@ -199,6 +213,11 @@ func (r *run) result() Result {
 				for _, pre := range g.prefixes {
 					affect(r.prefixes[pre].node, s.origin)
 				}
+			}
+		}
+		if dec != nil {
+			for i := first; i < len(res.EffectivePolicies); i++ {
+				res.EffectivePolicies[i].Decisions = dec
 			}
 		}
 	}

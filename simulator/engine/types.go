@@ -79,6 +79,11 @@ type Input struct {
 	// Detail names a policy whose Beaten entries list every path rather
 	// than a few examples.
 	Detail *ref.Ref
+	// Decisions asks the engine to record, on every effective policy, the
+	// decision it made against each field of the stacked policies that is
+	// not in effect (EffectivePolicy.Decisions), for gepcheck explain. Off,
+	// the engine records nothing more than the Result's JSON shows.
+	Decisions bool
 	// Mutant selects a deliberately broken engine, for testing the tests.
 	Mutant Mutant
 	// OwnFields holds, by object ref, the values objects set themselves in
@@ -111,6 +116,31 @@ type EffectivePolicy struct {
 	// Policies lists the policies on the path, established first (the order
 	// of GEP-713's stack, least specific on top).
 	Policies []string `json:"policies"`
+	// Decisions is the engine's record of the path, filled only when
+	// Input.Decisions asks for it; not part of the output (docs/output.md).
+	Decisions *Decisions `json:"-"`
+}
+
+// Decisions records how the engine decided the fields of one path. The
+// winner of each effective field is Provenance; Beaten names, for every
+// field of a stacked policy that is not in effect, the policy that beat it,
+// as PolicyStatus.Beaten counts it.
+type Decisions struct {
+	// Beaten is ordered as the stack (established first), then as each
+	// policy's leaves.
+	Beaten []FieldBeat
+}
+
+// FieldBeat says that Field of Policy is not in the effective policy of a
+// path because of By: By's value is in effect in its place, or (Removed) By
+// left no value there: its merge patch's null or unset list removed the
+// field, its spec or set of rules was taken whole without it, or (None) it
+// is the policy established on the path.
+type FieldBeat struct {
+	Policy  string
+	Field   string
+	By      string
+	Removed bool
 }
 
 // Condition is a status condition.

@@ -10,8 +10,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -231,16 +233,24 @@ func Builtins() (map[string]*Profile, error) {
 	return out, err
 }
 
-// BuiltinNames lists the built-in profiles.
+// BuiltinNames lists the built-in profiles. The list is read once: every
+// command's help names them, and parsing the built-ins is most of the cost
+// of a short run.
 func BuiltinNames() []string {
-	b, _ := Builtins()
-	names := make([]string, 0, len(b))
-	for n := range b {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	builtinNamesOnce.Do(func() {
+		b, _ := Builtins()
+		for n := range b {
+			builtinNames = append(builtinNames, n)
+		}
+		sort.Strings(builtinNames)
+	})
+	return slices.Clone(builtinNames)
 }
+
+var (
+	builtinNamesOnce sync.Once
+	builtinNames     []string
+)
 
 // Parse reads and validates a profile document. Errors name the source and
 // the field.
