@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
@@ -18,7 +18,7 @@ func newTools(stdout, stderr io.Writer) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logf := func(s string) { fmt.Fprintln(stderr, "gepcheck: "+s) }
-			for _, t := range tools.All {
+			for _, t := range gotool.All {
 				p, err := t.Build(cmd.Context(), logf)
 				if err != nil {
 					return err

@@ -1,5 +1,5 @@
-// Package cache says where gepcheck keeps what it builds once (egctl, the
-// tools of a local control plane): $GEPCHECK_CACHE, else
+// Package cache says where gepcheck keeps what it builds once (the tools
+// of a local control plane, implementations' binaries): $GEPCHECK_CACHE, else
 // ~/.cache/gepcheck (os.UserCacheDir). Never inside the repository.
 package cache
 

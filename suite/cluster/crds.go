@@ -3,10 +3,8 @@ package cluster
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/internal/gotool"
 )
 
 // Module versions whose CRDs gepcheck installs.
@@ -28,25 +28,10 @@ const (
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// ModuleDir returns the directory of a module version in the Go module
-// cache, downloading it through the module proxy the first time.
-func ModuleDir(ctx context.Context, module, version string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	_ = json.Unmarshal(out, &info)
-	if err != nil || info.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: %v %s", module, version, err, info.Error)
-	}
-	return info.Dir, nil
-}
-
 // GatewayAPICRDs returns the experimental-channel CRDs of the Gateway API
 // release gepcheck is built with (config/crd/experimental of the module).
 func GatewayAPICRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
-	dir, err := ModuleDir(ctx, GatewayAPIModule, GatewayAPIVersion)
+	dir, err := gotool.ModuleDir(ctx, GatewayAPIModule, GatewayAPIVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/internal/gotool"
 )
 
 // Process is a program gepcheck runs for a cluster (a control plane
@@ -53,7 +53,7 @@ func (p *Process) Exited() error {
 	select {
 	case <-p.done:
 		log, _ := os.ReadFile(p.Log)
-		return fmt.Errorf("%s exited: %v\n%s", p.Name, p.err, tools.Tail(string(log), 10))
+		return fmt.Errorf("%s exited: %v\n%s", p.Name, p.err, gotool.Tail(string(log), 10))
 	default:
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // A batched differential run: many independent scenarios, one namespace
-// each, observed by the implementation in few calls (one egctl process per
+// each, observed by the implementation in few calls (one translator process per
 // batch costs about a second before it does any work), compared with the
 // reference; each disagreement is shrunk, also in batches, to a minimal
 // scenario.

@@ -1,7 +1,7 @@
 // Package differential compares an implementation with the reference
 // engine on random scenarios: as a rapid property (one case at a time,
 // shrunk by rapid), or in batches for implementations that are slow to
-// start (an egctl process costs about a second before it does any work),
+// start (a translator process can cost a second before it does any work),
 // shrinking each disagreement in batches too and keeping one finding per
 // kind of difference (compare.Kinds).
 package differential

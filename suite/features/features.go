@@ -20,8 +20,8 @@ const (
 	// SectionName: policies may target a section (a listener, a rule)
 	// with targetRefs[].sectionName (GEP-713, "Targeting a section").
 	SectionName Name = "sectionName"
-	// MergeType: policies choose their merge strategy per policy, as
-	// Envoy Gateway's mergeType does.
+	// MergeType: each policy chooses its merge strategy with a field of
+	// its spec (a profile's selection.strategyField, docs/profiles.md).
 	MergeType Name = "mergeType"
 )
 

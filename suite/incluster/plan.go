@@ -55,8 +55,7 @@ type Plan struct {
 	Policies []string
 	// Endpoints are EndpointSlices giving each Service a ready endpoint,
 	// for implementations that program backends only when they have
-	// endpoints (Envoy Gateway answers 503 otherwise, and its xDS then
-	// carries no route settings). Nothing serves them: no kubelet, no
+	// endpoints (Capabilities.Endpoints). Nothing serves them: no kubelet, no
 	// traffic. They are applied with the other objects and are not
 	// scenario objects.
 	Endpoints []*unstructured.Unstructured

@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 )
 
 // Options configure Start.
@@ -48,15 +48,15 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 			opts.Log(fmt.Sprintf(format, a...))
 		}
 	}
-	etcdBin, err := tools.Etcd.Build(ctx, opts.Log)
+	etcdBin, err := gotool.Etcd.Build(ctx, opts.Log)
 	if err != nil {
 		return nil, err
 	}
-	apiBin, err := tools.KubeAPIServer.Build(ctx, opts.Log)
+	apiBin, err := gotool.KubeAPIServer.Build(ctx, opts.Log)
 	if err != nil {
 		return nil, err
 	}
-	kcmBin, err := tools.KubeControllerManager.Build(ctx, opts.Log)
+	kcmBin, err := gotool.KubeControllerManager.Build(ctx, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 	); err != nil {
 		return nil, err
 	}
-	logf("local control plane ready: %s (etcd %s, kube-apiserver and kube-controller-manager %s; KUBECONFIG=%s)", host, tools.EtcdVersion, tools.KubernetesVersion, c.Kubeconfig)
+	logf("local control plane ready: %s (etcd %s, kube-apiserver and kube-controller-manager %s; KUBECONFIG=%s)", host, gotool.EtcdVersion, gotool.KubernetesVersion, c.Kubeconfig)
 	ok = true
 	return c, nil
 }

@@ -27,8 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 )
 
 // ControllerName is Envoy Gateway's GatewayClass controllerName.
@@ -132,7 +132,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 		if time.Now().After(deadline) {
 			proc.Stop(0)
 			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, tools.Tail(string(log), 15))
+			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, gotool.Tail(string(log), 15))
 		}
 	}
 	return &Process{XDS: xds, Stop: func() {
@@ -202,11 +202,11 @@ func ensureNamespace(ctx context.Context, c *cluster.Cluster) error {
 const Module = "github.com/envoyproxy/gateway"
 
 // ControllerTool is envoy-gateway, the controller, at version.
-func ControllerTool(version string) tools.Tool {
+func ControllerTool(version string) gotool.Tool {
 	if version == "" {
 		version = Version
 	}
-	return tools.Tool{Name: "envoy-gateway", Module: Module, Version: version, Package: Module + "/cmd/envoy-gateway"}
+	return gotool.Tool{Name: "envoy-gateway", Module: Module, Version: version, Package: Module + "/cmd/envoy-gateway"}
 }
 
 // CRDs returns Envoy Gateway's own CRDs at version
@@ -215,7 +215,7 @@ func CRDs(ctx context.Context, version string) ([]*unstructured.Unstructured, er
 	if version == "" {
 		version = Version
 	}
-	dir, err := cluster.ModuleDir(ctx, Module, version)
+	dir, err := gotool.ModuleDir(ctx, Module, version)
 	if err != nil {
 		return nil, err
 	}

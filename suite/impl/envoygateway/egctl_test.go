@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/observe"
 
 	"github.com/gepcheck/gepcheck/generators"
@@ -102,13 +102,13 @@ func same(t *testing.T, what, stock, fast string, in []byte, wantErr bool) {
 	so, se, serr := run(stock)
 	fo, fe, ferr := run(fast)
 	if (serr != nil) != wantErr {
-		t.Fatalf("%s: stock egctl exit %v, want error %v: %s", what, serr, wantErr, tools.Tail(se, 1))
+		t.Fatalf("%s: stock egctl exit %v, want error %v: %s", what, serr, wantErr, gotool.Tail(se, 1))
 	}
 	if fmt.Sprint(serr) != fmt.Sprint(ferr) || so != fo || se != fe {
-		t.Fatalf("%s: the builds differ: exit %v / %v; stdout %d / %d bytes; stderr %q / %q", what, serr, ferr, len(so), len(fo), tools.Tail(se, 1), tools.Tail(fe, 1))
+		t.Fatalf("%s: the builds differ: exit %v / %v; stdout %d / %d bytes; stderr %q / %q", what, serr, ferr, len(so), len(fo), gotool.Tail(se, 1), gotool.Tail(fe, 1))
 	}
 	if wantErr {
-		t.Logf("%s: both refuse: %s", what, strings.TrimSpace(tools.Tail(se, 1)))
+		t.Logf("%s: both refuse: %s", what, strings.TrimSpace(gotool.Tail(se, 1)))
 	} else {
 		t.Logf("%s: %d bytes, identical", what, len(so))
 	}

@@ -13,8 +13,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -180,7 +180,7 @@ func (e *Translator) run(ctx context.Context, in []byte) ([]byte, error) {
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("egctl timed out after %s", timeout)
 	case err != nil:
-		return nil, fmt.Errorf("egctl failed: %v: %s", err, tools.Tail(stderr.String(), 1))
+		return nil, fmt.Errorf("egctl failed: %v: %s", err, gotool.Tail(stderr.String(), 1))
 	}
 	return stdout.Bytes(), nil
 }

@@ -10,11 +10,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
-	"github.com/gepcheck/gepcheck/suite/cluster/tools"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -26,7 +26,7 @@ import (
 // them and runs these tests).
 func startLocal(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	for _, tool := range []tools.Tool{tools.Etcd, tools.KubeAPIServer, tools.KubeControllerManager} {
+	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager} {
 		p, _ := tool.Path()
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("%s is not built (make tools)", tool.Name)

@@ -1,11 +1,15 @@
-// Package tools builds the pinned binaries gepcheck runs against a cluster
-// (etcd, kube-apiserver, kubectl; implementations add their own) from the Go
-// module proxy, once, into gepcheck's cache (~/.cache/gepcheck/tools/).
-// It never looks for them on PATH: the versions are part of the result.
-package tools
+// Package gotool is gepcheck's one use of the Go toolchain at run time:
+// modules downloaded through the module proxy (ModuleDir), and pinned
+// binaries built from them once into gepcheck's cache
+// (~/.cache/gepcheck/tools/): the local control plane's etcd,
+// kube-apiserver, kube-controller-manager and kubectl, and the tools
+// implementations add. It never looks for a binary on PATH: the versions
+// are part of the result.
+package gotool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -115,11 +119,9 @@ func (t Tool) Build(ctx context.Context, log func(string)) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	// Built as `go install` builds egctl (default cgo setting), so that
-	// the two builds share the build cache.
-	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", out + string(filepath.Separator)}, pkgs...)...)
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	// Built with the default cgo setting, as go install builds, so that
+	// every build shares the build cache.
+	cmd := Command(ctx, mod, append([]string{"build", "-o", out + string(filepath.Separator)}, pkgs...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s@%s: %v\n%s", strings.Join(pkgs, " "), t.Version, err, Tail(string(out), 20))
 	}
@@ -172,4 +174,29 @@ func Tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Command is the go command with args, run in dir (outside any module
+// when empty) with modules resolved from go.mod files alone (GOFLAGS=-mod=mod)
+// and no workspace.
+func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	if dir == "" {
+		cmd.Dir = os.TempDir()
+	}
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	return cmd
+}
+
+// ModuleDir returns the directory of a module version in the Go module
+// cache, downloading it through the module proxy the first time.
+func ModuleDir(ctx context.Context, module, version string) (string, error) {
+	out, err := Command(ctx, "", "mod", "download", "-json", module+"@"+version).Output()
+	var info struct{ Dir, Error string }
+	_ = json.Unmarshal(out, &info)
+	if err != nil || info.Dir == "" || info.Error != "" {
+		return "", fmt.Errorf("go mod download %s@%s: %v %s", module, version, err, info.Error)
+	}
+	return info.Dir, nil
 }
