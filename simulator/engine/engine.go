@@ -37,22 +37,24 @@ type run struct {
 	detail   int32 // origin of Input.Detail, or -1
 	ancestor map[topology.NodeID]bool
 
+	// family reduces the stacks (reducer.go); none: the profile is
+	// GEP-713's merge strategy None.
+	family reducer
+
 	// Field-level kinds (GEP-2649): each policy's defaults and overrides as
 	// internal trees, and the origins given to objects' own values.
-	fieldLvl   bool
 	fdef, fovr []*tree.Node
 	ownOrigin  map[string]tree.Origin
 
 	// Kuadrant kinds: each policy's rules by block kind, compiled when
 	// conditions, and why a policy is invalid (the profile's reading or a
 	// CEL error).
-	kuadrantMode bool
-	kRules       []map[bool]map[string]*tree.Node
-	celEnv       *cel.Env
-	cel          map[string]cel.Program
-	invalid      []string
-	nodeStr      []string   // rendered refs, by node
-	pathCache    [][]string // rendered paths, by prefix
+	kRules    []map[bool]map[string]*tree.Node
+	celEnv    *cel.Env
+	cel       map[string]cel.Program
+	invalid   []string
+	nodeStr   []string   // rendered refs, by node
+	pathCache [][]string // rendered paths, by prefix
 }
 
 type prefix struct {
@@ -101,14 +103,13 @@ type emitted struct {
 // kind.
 func Run(in Input) Result {
 	r := &run{
-		in:           &in,
-		attached:     map[topology.NodeID][]int32{},
-		levels:       in.Profile.Levels(),
-		effType:      in.Profile.Effective(),
-		none:         in.Profile.Implements(profile.None),
-		fieldLvl:     in.Profile.Spec.FieldLevel != nil,
-		kuadrantMode: in.Profile.Spec.Kuadrant != nil,
-		visited:      map[[2]int32]bool{},
+		in:       &in,
+		attached: map[topology.NodeID][]int32{},
+		levels:   in.Profile.Levels(),
+		effType:  in.Profile.Effective(),
+		none:     in.Profile.Implements(profile.None),
+		family:   forProfile(in.Profile),
+		visited:  map[[2]int32]bool{},
 	}
 	if in.Semantics == "" {
 		r.in.Semantics = StickyOverrides
@@ -147,31 +148,11 @@ func (r *run) order() {
 	for i, p := range r.policies {
 		r.refs[i] = p.Ref.String()
 		r.invalid[i] = p.Intent.Invalid
-		if r.kuadrantMode && r.invalid[i] == "" {
-			r.invalid[i] = r.compileWhen(int32(i))
+		if r.invalid[i] == "" {
+			r.specs[i], r.invalid[i] = r.family.prepare(r, int32(i))
 		}
 		if r.invalid[i] != "" {
 			continue
-		}
-		spec := p.Intent.SpecProper
-		if spec == nil {
-			spec = map[string]any{}
-		}
-		r.specs[i] = tree.From(spec, tree.Origin(i))
-		if r.fieldLvl {
-			if r.fdef == nil {
-				r.fdef, r.fovr = make([]*tree.Node, len(r.policies)), make([]*tree.Node, len(r.policies))
-			}
-			r.fdef[i] = r.fieldTree(p.Intent.Defaults, tree.Origin(i), false)
-			r.fovr[i] = r.fieldTree(p.Intent.Overrides, tree.Origin(i), false)
-			// A field set in both stanzas is the override's.
-			r.specs[i] = firstWins(r.fovr[i], r.fdef[i])
-			if r.specs[i] == nil {
-				r.specs[i] = tree.From(map[string]any{}, tree.Origin(i))
-			}
-		}
-		if r.kuadrantMode {
-			r.specs[i] = r.kuadrantRules(int32(i))
 		}
 		r.leaves[i] = r.specs[i].Leaves()
 		r.accepted[i] = resolve(r.in, p)
@@ -276,43 +257,7 @@ func (r *run) push(s state, node topology.NodeID) state {
 // pushOne stacks policy i, attached at node, beneath s.
 func (r *run) pushOne(s state, i int32, node topology.NodeID) state {
 	s.stack = &onPath{origin: i, node: node, prev: s.stack}
-	if r.fieldLvl || r.kuadrantMode {
-		return s // reduced per path, in fieldLevel or kuadrant
-	}
-	{
-		if r.none {
-			// GEP-713, Merge strategy None: rules 2 and 3 only; the
-			// established (oldest, then first by {namespace}/{name}) wins.
-			if s.winner < 0 || i < s.winner {
-				s.winner = i
-			}
-			return s
-		}
-		spec, st := r.specs[i], r.strategy(i)
-		if r.in.Semantics == GEP713 || r.in.Mutant == MutantStickyIsGEP713 {
-			// Combine with the established strategy; the result takes the
-			// challenger's ("make the merge strategy specified by pB the
-			// merge strategy of pX").
-			s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
-			return s
-		}
-		// sticky-overrides
-		switch {
-		case s.locked != nil:
-			// An Atomic override above beats everything beneath it.
-		case st == profile.AtomicOverrides:
-			res := spec
-			for o := s.overrides; o != nil; o = o.prev {
-				res = r.mergePatch(res, o.spec) // higher overrides win
-			}
-			s.locked = res
-		case st == profile.PatchOverrides:
-			s.overrides = &patchList{spec: spec, prev: s.overrides}
-		default: // defaults, reduced as GEP-713 does
-			s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
-		}
-	}
-	return s
+	return r.family.push(r, s, i, node)
 }
 
 // combine merges a challenger into the established result with the
@@ -337,28 +282,5 @@ func (r *run) combine(established *tree.Node, st profile.Strategy, challenger *t
 
 // final returns the effective spec of a prefix.
 func (r *run) final(s *state, leaf topology.NodeID) *tree.Node {
-	if r.fieldLvl {
-		return r.fieldLevel(s, leaf)
-	}
-	if r.kuadrantMode {
-		return r.kuadrant(s, leaf)
-	}
-	if r.none {
-		if s.winner < 0 {
-			return nil
-		}
-		return r.specs[s.winner]
-	}
-	if r.in.Semantics == GEP713 || r.in.Mutant == MutantStickyIsGEP713 {
-		return s.acc
-	}
-	if s.locked != nil {
-		return s.locked
-	}
-	res := s.acc
-	// Patch overrides, lowest first, so that higher ones win.
-	for o := s.overrides; o != nil; o = o.prev {
-		res = r.mergePatch(res, o.spec)
-	}
-	return res
+	return r.family.final(r, s, leaf)
 }

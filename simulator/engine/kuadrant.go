@@ -220,6 +220,26 @@ func (ep *kuadrantEP) tree() *tree.Node {
 	return root
 }
 
+// kuadrantTitle names policy i's blocks: "defaults (atomic) + overrides
+// (merge, when)".
+func (r *run) kuadrantTitle(i int32) string {
+	var parts []string
+	for _, b := range r.policies[i].Intent.Blocks {
+		kind, how := "defaults", "atomic"
+		if b.Overrides {
+			kind = "overrides"
+		}
+		if b.Merge {
+			how = "merge"
+		}
+		if b.When != "" {
+			how += ", when"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", kind, how))
+	}
+	return strings.Join(parts, " + ")
+}
+
 // kuadrantRules prepares the rules of policy i as atomic leaves with origin
 // i, per block kind (false: defaults, true: overrides), and the tree of all
 // its rules for status.

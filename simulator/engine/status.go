@@ -233,9 +233,9 @@ func (r *run) result() Result {
 			ts.AffectedBy = append(ts.AffectedBy, r.refs[o])
 		}
 		sort.Strings(ts.AffectedBy)
-		c := Condition{Type: cond, Status: "True", Reason: ReasonAffected, Message: "Affected by " + strings.Join(ts.AffectedBy, ", ")}
-		if r.kuadrantMode {
-			c = r.kuadrantAffected(n, ts.AffectedBy, affected)
+		c, ok := r.family.affected(r, n, ts.AffectedBy, affected)
+		if !ok {
+			c = Condition{Type: cond, Status: "True", Reason: ReasonAffected, Message: "Affected by " + strings.Join(ts.AffectedBy, ", ")}
 		}
 		ts.Conditions = []Condition{c}
 		res.Targets = append(res.Targets, ts)
@@ -420,37 +420,8 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	return ps
 }
 
-// strategyTitle names how policy i merges, by the GEP's names.
-func (r *run) strategyTitle(i int32) string {
-	in := r.policies[i].Intent
-	if r.kuadrantMode {
-		var parts []string
-		for _, b := range in.Blocks {
-			kind, how := "defaults", "atomic"
-			if b.Overrides {
-				kind = "overrides"
-			}
-			if b.Merge {
-				how = "merge"
-			}
-			if b.When != "" {
-				how += ", when"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", kind, how))
-		}
-		return strings.Join(parts, " + ")
-	}
-	if !r.fieldLvl {
-		return in.Strategy.Title()
-	}
-	switch {
-	case in.Defaults != nil && in.Overrides != nil:
-		return "Defaults and overrides (GEP-2649, field by field)"
-	case in.Overrides != nil:
-		return "Overrides (GEP-2649, field by field)"
-	}
-	return "Defaults (GEP-2649, field by field)"
-}
+// strategyTitle names how policy i merges, by its spec's names.
+func (r *run) strategyTitle(i int32) string { return r.family.title(r, i) }
 
 const noneRule = "the established policy (oldest, then first by {namespace}/{name}) wins (GEP-713, Merge strategy: None)"
 
@@ -461,12 +432,14 @@ func (r *run) enforced(strategy string, t *tally, target string) Condition {
 	if target != "" {
 		scope = " through " + target
 	}
-	switch {
-	case t.paths == 0:
+	if t.paths == 0 {
 		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonUnknown,
 			Message: fmt.Sprintf("no path%s reaches an effective target (%s)", scope, r.effectiveKinds())}
-	case r.kuadrantMode:
-		return r.kuadrantEnforced(t, scope)
+	}
+	if c, ok := r.family.enforced(r, t, scope); ok {
+		return c
+	}
+	switch {
 	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
 		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
 			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
