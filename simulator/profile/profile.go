@@ -10,6 +10,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -212,7 +213,8 @@ type SpecProper struct {
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
-// Builtins returns the built-in profiles by name.
+// Builtins returns the built-in profiles by name: the specs' own
+// (builtin/) and those implementations registered (Register).
 func Builtins() (map[string]*Profile, error) {
 	out := map[string]*Profile{}
 	err := fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
@@ -230,8 +232,40 @@ func Builtins() (map[string]*Profile, error) {
 		out[p.Metadata.Name] = p
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	registeredMu.Lock()
+	defer registeredMu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(registered)) {
+		p, err := Parse(registered[name], "builtin:"+name)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Metadata.Name] = p
+	}
+	return out, nil
 }
+
+// Register adds a built-in profile: the documented semantics of an
+// implementation's own policy kind, kept with the implementation
+// (suite/impl/…). Call it from an init function; a second profile of the
+// same name panics.
+func Register(name string, data []byte) {
+	registeredMu.Lock()
+	defer registeredMu.Unlock()
+	if _, dup := registered[name]; dup {
+		panic("profile: two built-in profiles named " + name)
+	}
+	registered[name] = data
+	builtinNamesOnce = sync.Once{}
+	builtinNames = nil
+}
+
+var (
+	registeredMu sync.Mutex
+	registered   = map[string][]byte{}
+)
 
 // BuiltinNames lists the built-in profiles. The list is read once: every
 // command's help names them, and parsing the built-ins is most of the cost

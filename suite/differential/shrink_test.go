@@ -16,7 +16,7 @@ import (
 
 // twoBugs is an implementation with two independent bugs: it never
 // realizes retry on any path, and it rejects as Conflicted every policy
-// that targets route-2 (as Envoy Gateway's conflicts follow from targets,
+// that targets route-2 (as an implementation's conflicts may follow from targets,
 // which shrinking never changes). The reference engine does the rest.
 type twoBugs struct{}
 
@@ -57,9 +57,9 @@ func (twoBugs) Observe(ctx context.Context, cases []observe.Case) ([]observe.Obs
 // conflict only.
 func TestShrinkKeepsItsKind(t *testing.T) {
 	// A Gateway with two listeners, two routes with named rules, one
-	// Service: the topology of Envoy Gateway's generated scenarios.
+	// Service; ColorPolicies as GEP-713 Example 2 reads them (color-inherited).
 	b := []generators.BackendRef{{Name: "svc"}}
-	s := &generators.Scenario{Profile: "envoy-gateway-backendtrafficpolicy", Namespaces: []string{"shrink"}, GatewayClasses: []string{"eg"},
+	s := &generators.Scenario{Profile: "color-inherited", Namespaces: []string{"shrink"}, GatewayClasses: []string{"eg"},
 		Gateways: []generators.Gateway{{Namespace: "shrink", Name: "gw", Class: "eg", Listeners: []generators.Listener{{Name: "http", Port: 80}, {Name: "http-2", Port: 8080}}}},
 		Services: []generators.Service{{Namespace: "shrink", Name: "svc"}},
 		Routes: []generators.Route{
@@ -68,7 +68,7 @@ func TestShrinkKeepsItsKind(t *testing.T) {
 		}}
 	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	policy := func(name, route string, spec map[string]any) generators.Policy {
-		return generators.Policy{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy", Namespace: "shrink", Name: name, Created: &created,
+		return generators.Policy{Group: "policies.controller.io", Kind: "ColorPolicy", Namespace: "shrink", Name: name, Created: &created,
 			Targets: []generators.Target{{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: route}}, Spec: spec}
 	}
 	s.Policies = []generators.Policy{
@@ -76,7 +76,7 @@ func TestShrinkKeepsItsKind(t *testing.T) {
 		policy("p-both", "route-2", map[string]any{"retry": map[string]any{"numRetries": 3.0}}),
 	}
 	ctx := context.Background()
-	const profile = "envoy-gateway-backendtrafficpolicy"
+	const profile = "color-inherited"
 	caps := twoBugs{}.Capabilities()
 	res, err := run(ctx, twoBugs{}, profile, []*generators.Scenario{s}, caps)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,18 +78,17 @@ type Target struct {
 	Annotations func(profiles []string, partition string) map[string]string
 }
 
-var builtinKinds = func() map[string]*profile.Profile {
-	m := map[string]*profile.Profile{}
+// policyKinds are the group/kind of every built-in profile's policy kind,
+// read once the implementations have registered theirs (at the first
+// plan, after every init).
+var policyKinds = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	bs, _ := profile.Builtins()
-	for _, n := range profile.BuiltinNames() {
-		p := bs[n]
-		k := p.Spec.Policy.Group + "/" + p.Spec.Policy.Kind
-		if m[k] == nil {
-			m[k] = p
-		}
+	for _, p := range bs {
+		m[p.Spec.Policy.Group+"/"+p.Spec.Policy.Kind] = true
 	}
 	return m
-}()
+})
 
 // clusterScoped kinds gepcheck renames per scenario.
 var clusterScoped = map[string]bool{"GatewayClass": true, "ObjectFields": true, "Namespace": true}
@@ -149,7 +149,7 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			return p, nil
 		}
 		u := &unstructured.Unstructured{Object: deepCopy(d.Raw)}
-		isPolicy := builtinKinds[d.Group+"/"+d.Kind] != nil
+		isPolicy := policyKinds()[d.Group+"/"+d.Kind]
 		if isPolicy {
 			if !t.Features.Has(features.PolicyKind(d.Kind)) {
 				p.Skip = "uses " + d.Kind + ", which the implementation does not serve"

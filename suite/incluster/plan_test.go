@@ -175,7 +175,7 @@ func TestPlanRewritesAndOrders(t *testing.T) {
 func TestPlanSkips(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"../../scenarios/gep-713/abstract-process.yaml", "own PolicyProfile"},
-		{"../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml", "BackendTrafficPolicy, which the implementation does not serve"},
+		{"../../scenarios/kuadrant/a1-default-replaced.yaml", "AuthPolicy, which the implementation does not serve"},
 		{"../../scenarios/gep-2649/cdncaching-object-fields.yaml", "ObjectFields"},
 	} {
 		// An implementation of ColorPolicy alone, without ObjectFields.
