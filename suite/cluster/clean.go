@@ -119,7 +119,7 @@ func deleteLabelledLog(ctx context.Context, c *Cluster, selector string, wait bo
 		}
 	}
 	if wait {
-		deadline := time.Now().Add(2 * time.Minute)
+		deadline := time.Now().Add(Timeouts.Gone)
 		for {
 			l, err := dyn.Resource(namespaceGVR).List(ctx, opts)
 			if err == nil && len(l.Items) == 0 {

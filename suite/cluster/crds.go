@@ -140,7 +140,7 @@ func (c *Cluster) InstallCRDs(ctx context.Context, crds []*unstructured.Unstruct
 			return fmt.Errorf("create CRD %s: %w", crd.GetName(), err)
 		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(Timeouts.Established)
 	for _, crd := range crds {
 		for {
 			got, err := api.Get(ctx, crd.GetName(), metav1.GetOptions{})

@@ -209,7 +209,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	defer cancel()
 	settle := r.Opts.Settle
 	if settle == 0 {
-		settle = 3 * time.Second
+		settle = cluster.Timeouts.Settle
 	}
 	var last []compare.Difference
 	var lastErr, statusErr error
@@ -248,7 +248,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			res.Outcome = Error
 			if err == nil && statusErr == nil {
 				// Say which policies lack status, if any.
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				sctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
 				_, statusErr = r.statusCurrent(sctx, p)
 				cancel()
 			}
@@ -262,7 +262,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			}
 			res.Diff = p.UnmapAll(diff)
 			return res
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(cluster.Timeouts.Poll):
 		}
 	}
 }
@@ -337,7 +337,7 @@ func (r *Runner) timeout() time.Duration {
 	if r.Opts.StepTimeout > 0 {
 		return r.Opts.StepTimeout
 	}
-	return 30 * time.Second
+	return cluster.Timeouts.Step
 }
 
 // orderNotes says where the stored creationTimestamps of the policies do

@@ -125,7 +125,7 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 	cfg := &rest.Config{Host: host, BearerToken: token, QPS: -1}
 	c := &cluster.Cluster{Name: "local", Config: cfg, Stop: cp.stop}
 	// The API server writes its self-signed serving certificate on start.
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(cluster.Timeouts.Ready)
 	for {
 		if err := cp.exited(); err != nil {
 			return nil, err
@@ -137,7 +137,7 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("local control plane: kube-apiserver not ready after 90s (logs in %s)", dir)
+			return nil, fmt.Errorf("local control plane: kube-apiserver not ready after %s (logs in %s)", cluster.Timeouts.Ready, dir)
 		}
 		select {
 		case <-ctx.Done():
@@ -192,7 +192,7 @@ func (cp *controlPlane) exited() error {
 // stop terminates the processes, newest first, and removes the data.
 func (cp *controlPlane) stop() error {
 	for i := len(cp.procs) - 1; i >= 0; i-- {
-		cp.procs[i].Stop(10 * time.Second)
+		cp.procs[i].Stop(cluster.Timeouts.ControllerStop)
 	}
 	cp.procs = nil
 	if cp.keep {

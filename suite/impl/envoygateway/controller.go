@@ -119,7 +119,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 	logf(fmt.Sprintf("started envoy-gateway %s (pid %d) against %s, log %s", t.Version, proc.Pid(), c.Name, logPath))
 	// Ready when its xDS server accepts connections; a process that
 	// exits early is an error with the log's tail.
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(cluster.Timeouts.Ready)
 	for {
 		time.Sleep(500 * time.Millisecond)
 		if err := proc.Exited(); err != nil {
@@ -132,7 +132,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 		if time.Now().After(deadline) {
 			proc.Stop(0)
 			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within 90s:\n%s", XDSAddress, gotool.Tail(string(log), 15))
+			return nil, fmt.Errorf("envoy-gateway's xDS server did not listen on %s within %s:\n%s", XDSAddress, cluster.Timeouts.Ready, gotool.Tail(string(log), 15))
 		}
 	}
 	return &Process{XDS: xds, Stop: func() {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,7 +62,7 @@ func (InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, log
 		return nil, err
 	}
 	log(fmt.Sprintf("started gepcheck-reference (pid %d), log %s", p.Pid(), p.Log))
-	return func() { p.Stop(10 * time.Second) }, nil
+	return func() { p.Stop(cluster.Timeouts.ControllerStop) }, nil
 }
 
 // Expectation implements Implementation: per policy, the conditions per
