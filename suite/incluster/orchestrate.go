@@ -123,7 +123,7 @@ func Run(cfg Config) (*Summary, error) {
 			}
 		}()
 	}
-	if err := installCRDs(ctx, c, im); err != nil {
+	if err := InstallCRDs(ctx, c, im); err != nil {
 		return nil, err
 	}
 	ok := false // keeps the controller's log and random cases when the run did not pass
@@ -184,9 +184,9 @@ func Run(cfg Config) (*Summary, error) {
 	return sum, nil
 }
 
-// installCRDs installs Gateway API's CRDs and the implementation's, where
+// InstallCRDs installs Gateway API's CRDs and those im needs, where
 // missing.
-func installCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) error {
+func InstallCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) error {
 	crds, err := cluster.GatewayAPICRDs(ctx)
 	if err != nil {
 		return err
@@ -196,12 +196,6 @@ func installCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) err
 		return err
 	}
 	return c.InstallCRDs(ctx, append(crds, own...))
-}
-
-// InstallCRDs installs the CRDs im needs in c (gepcheck local-cluster
-// --crds).
-func InstallCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) error {
-	return installCRDs(ctx, c, im)
 }
 
 // randomCases draws cfg.Random scenarios (seeds cfg.Seed, cfg.Seed+1, …)

@@ -12,7 +12,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -426,5 +425,3 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 	}
 	return <-ch
 }
-
-var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
