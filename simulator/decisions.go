@@ -1,15 +1,12 @@
 package simulator
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
-	"github.com/gepcheck/gepcheck/simulator/tree"
 )
 
 // PathDecisions explains one effective policy field by field: which policy
@@ -57,25 +54,14 @@ func (m *Model) Decide(out *Output, e engine.EffectivePolicy) PathDecisions {
 	if kind == nil {
 		return d
 	}
-	// The level of each stacked policy: where on the path it is attached.
-	level := map[string]string{}
-	for _, ps := range out.Policies {
-		for _, t := range ps.Targets {
-			for _, el := range e.Path {
-				if el == t.Ref {
-					level[ps.Ref] = el
-				}
-			}
-		}
-	}
 	prof := kind.Profile
-	for _, f := range slices.Sorted(maps.Keys(e.Provenance)) {
-		from := e.Provenance[f]
-		d.Fields = append(d.Fields, FieldDecision{Field: f, From: from, Step: step(prof, byRef[from], f, level[from])})
-	}
 	dec := e.Decisions
 	if dec == nil {
 		dec = m.decisions(out.Semantics, e)
+	}
+	// Who set each field, and by which rule, as the engine decided it.
+	for _, w := range dec.Won {
+		d.Fields = append(d.Fields, FieldDecision{Field: w.Field, From: w.By, Step: w.Step})
 	}
 	// In the order of the stack, established first, then by field; a
 	// policy stacked twice on the path (at an object and its section) is
@@ -114,37 +100,6 @@ func (m *Model) decisions(sem engine.Semantics, e engine.EffectivePolicy) *engin
 	return &engine.Decisions{}
 }
 
-// step says which precedence rule made p (at level) win field f.
-func step(prof *profile.Profile, p *engine.Policy, f, level string) string {
-	switch {
-	case p == nil:
-		return "the object's own value: it beats every default (GEP-2649: \"the most specific value is the one inside the object\")"
-	case prof.Spec.FieldLevel != nil:
-		if hasField(p.Intent.Overrides, f) {
-			return fmt.Sprintf("override at %s: the least specific override wins (GEP-2649, Hierarchy)", level)
-		}
-		return fmt.Sprintf("default at %s: no override sets it and the object does not, so the most specific default wins (GEP-2649, Hierarchy)", level)
-	case prof.Spec.Kuadrant != nil:
-		for _, b := range p.Intent.Blocks {
-			if _, ok := b.Rules[f]; ok {
-				return fmt.Sprintf("%s at %s (Kuadrant RFC, Merge a %s block)", blockName(b), level, map[bool]string{false: "defaults", true: "overrides"}[b.Overrides])
-			}
-		}
-	}
-	return fmt.Sprintf("%s at %s", p.Intent.Strategy.Title(), level)
-}
-
-func blockName(b profile.Block) string {
-	s := "defaults"
-	if b.Overrides {
-		s = "overrides"
-	}
-	if b.Merge {
-		return s + " (merge)"
-	}
-	return s + " (atomic)"
-}
-
 // whyNot explains the engine's decision against a field not in effect: who
 // beat it, and how when no value is in its place.
 func whyNot(prof *profile.Profile, byRef map[string]*engine.Policy, b engine.FieldBeat) string {
@@ -162,13 +117,4 @@ func whyNot(prof *profile.Profile, byRef map[string]*engine.Policy, b engine.Fie
 		return "beaten by " + b.By + ": the established policy's spec is taken whole (GEP-713, Merge strategy: None)"
 	}
 	return "beaten by " + b.By + ": its value replaced the field's parent whole, or its merge patch removed the field"
-}
-
-func hasField(spec map[string]any, f string) bool {
-	for _, l := range tree.From(spec, 0).Leaves() {
-		if p := tree.FieldPath(l.Path); p == f || strings.HasPrefix(f, p+".") || strings.HasPrefix(f, p+"[") {
-			return true
-		}
-	}
-	return false
 }

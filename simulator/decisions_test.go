@@ -203,3 +203,71 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// GEP-2649, Hierarchy: a value a policy sets in its overrides stanza wins as
+// an override. The map field of field-types-map is set only by the
+// "override" policy's overrides, and explain used to call it a default
+// (it re-derived the rule from the stanzas instead of asking the engine).
+func TestDecideOverrideOfAMap(t *testing.T) {
+	d := decisions(t, "../scenarios/gep-2649/field-types-map.yaml", ref.Ref{Kind: "HTTPRoute", Namespace: "appns", Name: "r"})
+	for _, f := range d.Fields {
+		if f.Field == "mapKey" && !strings.HasPrefix(f.Step, "override at HTTPRoute/appns/r") {
+			t.Errorf("mapKey: %+v, want an override at the route", f)
+		}
+	}
+}
+
+// GEP-713, Hierarchy: "defaults ... the more specific wins; overrides ...
+// the less specific wins". A policy targeting both a Gateway and a route on
+// the path is stacked twice; explain names the attachment whose rule
+// decided: the route for defaults, the Gateway for overrides.
+func TestDecideAttachmentThatDecided(t *testing.T) {
+	const objects = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: example}
+spec: {controllerName: example.com/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g1}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r1}
+spec:
+  parentRefs: [{name: g1}]
+  rules: [{backendRefs: [{name: b1, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b1}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: g1}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}
+`
+	for _, tc := range []struct{ stanza, at string }{
+		{"defaults", "Atomic defaults at HTTPRoute/default/r1"},
+		{"overrides", "Atomic overrides at Gateway/default/g1"},
+	} {
+		m, err := LoadFiles([]string{"-"}, strings.NewReader(objects+"  "+tc.stanza+": {color: red}\n"), Options{Profiles: []string{"color-inherited"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := m.Explain(m.RunDecisions(engine.StickyOverrides), ref.Ref{Kind: "Service", Namespace: "default", Name: "b1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x.Decisions) != 1 || len(x.Decisions[0].Fields) != 1 || x.Decisions[0].Fields[0].Step != tc.at {
+			t.Errorf("%s: %+v, want the step %q", tc.stanza, x.Decisions, tc.at)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/simulator/tree"
@@ -24,6 +26,11 @@ type reducer interface {
 	final(r *run, s *state, leaf topology.NodeID) *tree.Node
 	// title names how policy i merges, in the words of its spec.
 	title(r *run, i int32) string
+	// step says where and by which rule policy i set the field at path of
+	// a path's effective spec, given its least and most specific
+	// attachments on the path: overrides (and None's established policy)
+	// win from the least specific, defaults from the most specific.
+	step(r *run, i int32, path []string, least, most string) (at, step string)
 	// enforced returns the Enforced condition of a policy whose tally t
 	// has paths, when the family words it itself (ok false: GEP-713's
 	// wording).
@@ -115,6 +122,14 @@ func (strategyReducer) final(r *run, s *state, _ topology.NodeID) *tree.Node {
 
 func (strategyReducer) title(r *run, i int32) string { return r.policies[i].Intent.Strategy.Title() }
 
+func (strategyReducer) step(r *run, i int32, _ []string, least, most string) (string, string) {
+	at := most
+	if st := r.policies[i].Intent.Strategy; r.none || st == profile.AtomicOverrides || st == profile.PatchOverrides {
+		at = least
+	}
+	return at, r.policies[i].Intent.Strategy.Title() + " at " + at
+}
+
 func (strategyReducer) enforced(*run, *tally, string) (Condition, bool) { return Condition{}, false }
 
 func (strategyReducer) affected(*run, topology.NodeID, []string, map[topology.NodeID]map[int32]bool) (Condition, bool) {
@@ -158,6 +173,16 @@ func (fieldLevelReducer) title(r *run, i int32) string {
 	return "Defaults (GEP-2649, field by field)"
 }
 
+func (fieldLevelReducer) step(r *run, i int32, path []string, least, most string) (string, string) {
+	if int(i) >= len(r.policies) {
+		return "", "the object's own value: it beats every default (GEP-2649: \"the most specific value is the one inside the object\")"
+	}
+	if n, _ := r.fovr[i].Lookup(path); n != nil && n.Origin == tree.Origin(i) {
+		return least, "override at " + least + ": the least specific override wins (GEP-2649, Hierarchy)"
+	}
+	return most, "default at " + most + ": no override sets it and the object does not, so the most specific default wins (GEP-2649, Hierarchy)"
+}
+
 func (fieldLevelReducer) enforced(*run, *tally, string) (Condition, bool) { return Condition{}, false }
 
 func (fieldLevelReducer) affected(*run, topology.NodeID, []string, map[topology.NodeID]map[int32]bool) (Condition, bool) {
@@ -182,6 +207,23 @@ func (kuadrantReducer) final(r *run, s *state, leaf topology.NodeID) *tree.Node 
 }
 
 func (kuadrantReducer) title(r *run, i int32) string { return r.kuadrantTitle(i) }
+
+func (kuadrantReducer) step(r *run, i int32, path []string, least, most string) (string, string) {
+	id := r.renderPath(path)
+	for _, b := range r.policies[i].Intent.Blocks {
+		if _, ok := b.Rules[id]; ok {
+			kind, how, at := "defaults", "atomic", most
+			if b.Overrides {
+				kind, at = "overrides", least
+			}
+			if b.Merge {
+				how = "merge"
+			}
+			return at, fmt.Sprintf("%s (%s) at %s (Kuadrant RFC, Merge a %s block)", kind, how, at, kind)
+		}
+	}
+	return most, r.policies[i].Intent.Strategy.Title() + " at " + most
+}
 
 func (kuadrantReducer) enforced(r *run, t *tally, scope string) (Condition, bool) {
 	return r.kuadrantEnforced(t, scope), true

@@ -154,7 +154,7 @@ func (r *run) result() Result {
 		}
 		var dec *Decisions // the record of the group's paths, when asked
 		if r.in.Decisions {
-			dec = &Decisions{Beaten: []FieldBeat{}}
+			dec = &Decisions{Won: r.won(e.spec, stack), Beaten: []FieldBeat{}}
 		}
 		for _, s := range stack {
 			k := attachKey{s.origin, s.node}
@@ -242,6 +242,35 @@ func (r *run) result() Result {
 	}
 	sort.Slice(res.Targets, func(a, b int) bool { return res.Targets[a].Ref < res.Targets[b].Ref })
 	return res
+}
+
+// won records who set each field of spec, on a path whose stack is
+// stack (established first, least specific first), and by which rule
+// (reducer.step).
+func (r *run) won(spec *tree.Node, stack []*onPath) []FieldWin {
+	// Where each policy is attached on the path: a policy may be stacked
+	// at two elements (an object and its section, a GatewayClass and a
+	// Gateway); the family's rule says which attachment decided.
+	least, most := map[int32]string{}, map[int32]string{}
+	for _, s := range stack {
+		at := r.in.Graph.Nodes[s.node].Ref.String()
+		if _, ok := least[s.origin]; !ok {
+			least[s.origin] = at
+		}
+		most[s.origin] = at
+	}
+	out := []FieldWin{}
+	for _, l := range spec.Leaves() {
+		if len(l.Path) == 0 {
+			continue
+		}
+		o := int32(l.Value.Origin)
+		w := FieldWin{Field: r.renderPath(l.Path), By: r.ref(o)}
+		w.At, w.Step = r.family.step(r, o, l.Path, least[o], most[o])
+		out = append(out, w)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Field < out[b].Field })
+	return out
 }
 
 // sortByPath orders effective policies by path, element by element, as

@@ -126,9 +126,23 @@ type EffectivePolicy struct {
 // field of a stacked policy that is not in effect, the policy that beat it,
 // as PolicyStatus.Beaten counts it.
 type Decisions struct {
+	// Won says, for every field of the effective spec (as Provenance
+	// names them, sorted), who set it and by which rule.
+	Won []FieldWin
 	// Beaten is ordered as the stack (established first), then as each
 	// policy's leaves.
 	Beaten []FieldBeat
+}
+
+// FieldWin says that By (a policy, or the object itself) set Field of the
+// effective spec of a path, attached At an element of the path, by Step:
+// the rule of the policy kind's family that made it win, in the words of
+// its spec.
+type FieldWin struct {
+	Field string
+	By    string
+	At    string
+	Step  string
 }
 
 // FieldBeat says that Field of Policy is not in the effective policy of a
