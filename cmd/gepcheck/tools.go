@@ -5,13 +5,17 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
 func newTools(stdout, stderr io.Writer) *cobra.Command {
+	// The implementations at their pinned versions: their flags are not
+	// the command's.
 	var f impl.Flags
+	f.AddFlags(pflag.NewFlagSet("tools", pflag.ContinueOnError))
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "Build (once) and print the pinned etcd, kube-apiserver, kube-controller-manager, kubectl and the implementations' controllers",
@@ -41,7 +45,5 @@ func newTools(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	f.AddFlags(cmd.Flags())
-	_ = cmd.Flags().MarkHidden("impl")
 	return cmd
 }
