@@ -119,9 +119,12 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
 	}
-	r, err := differential.FuzzRun(im.Name(), fz, d, kind, seed, checks, outDir)
+	r, err := differential.FuzzRun(im.Name(), fz, d, kind, seed, checks)
 	if err != nil {
 		return inputError{err}
+	}
+	r.Write = func(r differential.Run, kind string, dis differential.Disagreement) (string, error) {
+		return reports.WriteFinding(outDir, r.Profile, r.Replay, kind, r.ProfileSource, dis)
 	}
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s\n", seed, fz.Describe(), r.Profile)
 	sum, err := differential.Fuzz(context.Background(), r, stdout)

@@ -24,12 +24,13 @@ type Run struct {
 	Checks   int
 	// Batch scenarios go to the implementation at once (100 when zero).
 	Batch int
-	// OutDir receives one findings file per kind of difference.
-	OutDir string
 	// Replay is the command that repeats the run; ProfileSource says whose
 	// description of the policy kind the profile follows. Both go into
 	// findings files.
 	Replay, ProfileSource string
+	// Write writes a finding, shrunk for one kind of difference, and
+	// returns where (reports.WriteFinding); nil: findings are not written.
+	Write func(r Run, kind string, d Disagreement) (string, error)
 }
 
 // Summary is what a Run found.
@@ -96,9 +97,11 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 				covered[k] = true
 			}
 			covered[kind] = true
-			file, err := WriteDisagreement(r.OutDir, r.Profile, r.Replay, kind, r.ProfileSource, small)
-			if err != nil {
-				return sum, err
+			var file string
+			if r.Write != nil {
+				if file, err = r.Write(r, kind, small); err != nil {
+					return sum, err
+				}
 			}
 			sum.Findings = append(sum.Findings, Finding{Kind: kind, Case: dis.Seed, File: file, Small: small})
 			fmt.Fprintf(log, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", kind, dis.Seed, len(small.Scenario.Policies), file, strings.Join(compare.Strings(small.Diff), "\n    "))

@@ -32,9 +32,9 @@ type FuzzKind struct {
 
 // FuzzRun is the batched differential run of policy kind kind ("" for
 // the first the implementation names) against d, from seed: scenario i is
-// drawn with seed+i in namespace case-i; findings go to outDir with the
-// command that replays the run.
-func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks int, outDir string) (Run, error) {
+// drawn with seed+i in namespace case-i; its findings carry the command that
+// replays the run.
+func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks int) (Run, error) {
 	kinds := fz.FuzzKinds()
 	if kind == "" {
 		kind = kinds[0].Kind
@@ -59,7 +59,7 @@ func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint6
 	}
 	replay := append([]string{"gepcheck", "fuzz", "--impl", impl, "--kind", k.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...)
 	return Run{
-		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks, OutDir: outDir,
+		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
 		Replay: strings.Join(replay, " "), ProfileSource: fz.ProfileSource(),
 	}, nil
 }

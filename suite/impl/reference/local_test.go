@@ -13,6 +13,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -176,8 +177,12 @@ func TestLocalReference(t *testing.T) {
 	t.Run("missing-crd", func(t *testing.T) {
 		im := everything{InCluster{}}
 		r := &incluster.Runner{Kube: k, Impl: im, Run: "crd", Opts: incluster.Options{StepTimeout: 3 * time.Second}}
-		res := runOne(t, r, plan(t, "../../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml", "crd", 0, im), 0)
-		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "BackendTrafficPolicy is not served by the cluster") {
+		file := filepath.Join(t.TempDir(), "uninstalled.yaml")
+		if err := os.WriteFile(file, []byte(uninstalledScenario), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := runOne(t, r, plan(t, file, "crd", 0, im), 0)
+		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "UninstalledPolicy is not served by the cluster") {
 			t.Errorf("got %s %v, want an error naming the kind without CRD", res.Outcome, res.Diff)
 		}
 	})
@@ -195,6 +200,33 @@ func TestLocalReference(t *testing.T) {
 		t.Errorf("namespaces not gone: %v", err)
 	}
 }
+
+// A built-in profile of a kind no CRD defines, for the missing-crd case.
+func init() {
+	profile.Register("test-uninstalled", []byte(`apiVersion: gepcheck.dev/v1alpha1
+kind: PolicyProfile
+metadata: {name: test-uninstalled}
+spec:
+  description: A policy kind whose CRD no cluster of these tests installs.
+  citation: "GEP-713, Merge strategy: None"
+  policy: {group: test.gepcheck.dev, kind: UninstalledPolicy}
+  targets: [{group: "", kind: Service}]
+  effectiveTargets: [{group: "", kind: Service}]
+  mergeStrategies: [None]
+`))
+}
+
+const uninstalledScenario = `apiVersion: v1
+kind: Service
+metadata: {name: b1, namespace: default}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: test.gepcheck.dev/v1
+kind: UninstalledPolicy
+metadata: {name: p1, namespace: default}
+spec:
+  targetRefs: [{group: "", kind: Service, name: b1}]
+`
 
 // everything is an implementation that claims every feature.
 type everything struct{ InCluster }
