@@ -4,6 +4,7 @@
 package simulator
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ type Options struct {
 	// profiles come from PolicyProfile documents in the input, the
 	// Scenario document, or the built-ins matching the policy kinds.
 	Profiles []string
+	// Limits bound the reading of the input (load.DefaultLimits when
+	// zero).
+	Limits load.Limits
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -72,7 +76,7 @@ type Output struct {
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
 func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
-	docs, err := load.Read(paths, stdin)
+	docs, err := load.ReadLimited(paths, stdin, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -458,6 +462,23 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 	}
 	pol.Intent = p.Interpret(spec)
 	return pol, true
+}
+
+// HasPolicies says, as an error, when there is nothing to simulate: an
+// input with no objects at all (an empty file, only "---", an empty
+// directory), or no policy of the kinds asked for.
+func (m *Model) HasPolicies() error {
+	var kinds []string
+	for _, k := range m.Kinds {
+		if len(k.Policies) > 0 {
+			return nil
+		}
+		kinds = append(kinds, k.Profile.Spec.Policy.Kind)
+	}
+	if len(m.Graph.Nodes) == 0 {
+		return errors.New("the input holds no objects")
+	}
+	return fmt.Errorf("the input has no %s to simulate", strings.Join(kinds, " or "))
 }
 
 // Run simulates every policy kind of the model; exclude, when not nil, names

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,9 @@ scenario names, and reports every difference from the expected outcome.`,
 			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}
+			}
+			if len(files) == 0 {
+				return inputError{fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
 			}
 			failed, passed := 0, 0
 			for _, f := range files {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -69,6 +70,7 @@ type common struct {
 	profiles  []string
 	semantics string
 	output    string
+	limits    load.Limits
 }
 
 func (c *common) flags(cmd *cobra.Command) {
@@ -76,6 +78,8 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
+	cmd.Flags().Int64Var(&c.limits.MaxBytes, "max-bytes", load.DefaultLimits.MaxBytes, "most bytes read from one file or from standard input")
+	cmd.Flags().IntVar(&c.limits.MaxDocuments, "max-documents", load.DefaultLimits.MaxDocuments, "most documents read in all")
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -89,12 +93,18 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles})
+	if c.limits.MaxBytes < 1 || c.limits.MaxDocuments < 1 {
+		return nil, "", inputError{errors.New("--max-bytes and --max-documents must be at least 1")}
+	}
+	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.limits})
 	if err != nil {
 		return nil, "", inputError{err}
 	}
 	if len(m.Kinds) == 0 {
 		return nil, "", inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
+	}
+	if err := m.HasPolicies(); err != nil {
+		return nil, "", inputError{err}
 	}
 	return m, sem, nil
 }

@@ -26,6 +26,11 @@ func TestBadInput(t *testing.T) {
 		{"bad-timestamp.yaml", []string{"--profile", "color-direct"}, []string{"bad-timestamp.yaml", "document 2", "metadata.creationTimestamp"}},
 		{"missing-kind.yaml", nil, []string{"missing-kind.yaml", "document 1", "kind"}},
 		{"bad-targetref.yaml", []string{"--profile", "color-direct"}, []string{"bad-targetref.yaml", "document 1", "spec.targetRefs[0].name"}},
+		// Nothing to simulate is an error, not empty tables.
+		{"../empty/empty.yaml", []string{"--profile", "color-direct"}, []string{"holds no objects"}},
+		{"../empty/only-separators.yaml", []string{"--profile", "color-direct"}, []string{"holds no objects"}},
+		{"no-targetrefs.yaml", []string{"--profile", "color-direct", "--max-bytes", "10"}, []string{"no-targetrefs.yaml", "limit of 10", "--max-bytes"}},
+		{"duplicate.yaml", []string{"--max-documents", "1"}, []string{"duplicate.yaml", "document 2", "more than 1 documents"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			args := append([]string{"simulate", "-f", "testdata/bad/" + tc.file}, tc.args...)
@@ -45,6 +50,8 @@ func TestBadInput(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
+		{"check", "testdata/empty-dir-does-not-exist"},
+		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--max-bytes", "0"},
 		{"simulate"},
 		{"simulate", "-f", "testdata/does-not-exist.yaml"},
 		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--semantics", "newest-wins"},
@@ -127,5 +134,13 @@ func TestExplain(t *testing.T) {
 	}
 	if p.IfDeleted[0].After != nil {
 		t.Errorf("after deleting p3, g2>r3>b1 = %v, want no effective policy", p.IfDeleted[0].After)
+	}
+}
+
+// check with no scenario files is bad input, not "0 passed, 0 failed".
+func TestCheckNothing(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", t.TempDir()}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "no scenario files") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming the missing scenario files", code, stderr.String(), exitBadInput)
 	}
 }

@@ -165,24 +165,60 @@ func (es Errors) Err() error {
 // Read reads the objects in paths. A path is a file, a directory (walked
 // recursively for files ending in .yaml, .yml or .json, in lexical order) or
 // "-" for stdin. Read returns every valid object, in order, and an Errors
-// holding every problem found, or a nil error.
+// holding every problem found, or a nil error. It reads within
+// DefaultLimits (ReadLimited).
 func Read(paths []string, stdin io.Reader) ([]*Doc, error) {
+	return ReadLimited(paths, stdin, DefaultLimits)
+}
+
+// Limits bound the work of reading input. A limit of 0 is its default.
+type Limits struct {
+	// MaxBytes is the most bytes read from one file or from standard
+	// input (--max-bytes).
+	MaxBytes int64
+	// MaxDocuments is the most documents read in all (--max-documents).
+	MaxDocuments int
+}
+
+// DefaultLimits are the limits when none are given: far above any real
+// manifest set, far below what exhausts a machine.
+var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDocuments: 200_000}
+
+func (l Limits) orDefault() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	if l.MaxDocuments <= 0 {
+		l.MaxDocuments = DefaultLimits.MaxDocuments
+	}
+	return l
+}
+
+// ReadLimited is Read within lim: only regular files, directories and
+// standard input are read (a device, a named pipe or a socket could block
+// or never end), each at most lim.MaxBytes, and at most lim.MaxDocuments
+// documents in all; past a limit the error names the file and the limit.
+func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
+	lim = lim.orDefault()
 	var (
 		docs []*Doc
 		errs Errors
 	)
+	add := func(file string, data []byte) {
+		docs = append(docs, parseFile(file, data, &errs)...)
+	}
 	for _, p := range paths {
 		if p == "-" {
 			if stdin == nil {
 				errs.Add(&Error{Source: Source{File: StdinName}, Msg: "no standard input"})
 				continue
 			}
-			data, err := io.ReadAll(stdin)
+			data, err := readAtMost(stdin, lim.MaxBytes)
 			if err != nil {
 				errs.Add(&Error{Source: Source{File: StdinName}, Msg: err.Error()})
 				continue
 			}
-			docs = append(docs, parseFile(StdinName, data, &errs)...)
+			add(StdinName, data)
 			continue
 		}
 		files, err := expand(p)
@@ -191,24 +227,81 @@ func Read(paths []string, stdin io.Reader) ([]*Doc, error) {
 			continue
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := readFile(f, lim.MaxBytes)
 			if err != nil {
-				errs.Add(&Error{Source: Source{File: f}, Msg: pathErrMsg(err)})
+				errs.Add(&Error{Source: Source{File: f}, Msg: err.Error()})
 				continue
 			}
-			docs = append(docs, parseFile(f, data, &errs)...)
+			add(f, data)
 		}
+		if len(docs) > lim.MaxDocuments {
+			break
+		}
+	}
+	if len(docs) > lim.MaxDocuments {
+		return nil, &Error{Source: docs[lim.MaxDocuments].Source, Msg: fmt.Sprintf("more than %d documents in all (the limit; --max-documents raises it)", lim.MaxDocuments)}
 	}
 	return docs, errs.Err()
 }
 
-// expand lists the files that path stands for.
+// readFile reads a regular file of at most max bytes.
+func readFile(path string, max int64) ([]byte, error) {
+	// Stat before opening: opening a named pipe blocks until a writer
+	// comes.
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, errors.New(pathErrMsg(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("is %d bytes, more than the limit of %d (--max-bytes raises it)", info.Size(), max)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.New(pathErrMsg(err))
+	}
+	defer f.Close()
+	return readAtMost(f, max)
+}
+
+// readAtMost reads r to its end, or fails past max bytes.
+func readAtMost(r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("more than the limit of %d bytes (--max-bytes raises it)", max)
+	}
+	return data, nil
+}
+
+// fileKind names what a file that is not regular is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
 func expand(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, errors.New(pathErrMsg(err))
 	}
 	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
+		}
 		return []string{path}, nil
 	}
 	var files []string

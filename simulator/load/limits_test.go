@@ -1,0 +1,92 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within runs f, failing the test if it does not return in time: reading
+// a device or a named pipe must be refused, not started.
+func within(t *testing.T, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("still reading after 10 s")
+		return nil
+	}
+}
+
+// Only regular files, directories and standard input are read, each within
+// MaxBytes, and at most MaxDocuments documents in all; every refusal names
+// the file and the limit.
+func TestReadLimits(t *testing.T) {
+	dir := t.TempDir()
+	obj := "apiVersion: v1\nkind: Service\nmetadata: {name: s%d}\n---\n"
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	big := write("big.yaml", strings.Repeat("# padding\n", 200))
+	var many strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&many, obj, i)
+	}
+	manyFile := write("many.yaml", many.String())
+	devDir := filepath.Join(dir, "dev")
+	if err := os.Mkdir(devDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(devDir, "zero.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		stdin string
+		lim   Limits
+		want  []string
+	}{
+		{"file over MaxBytes", []string{big}, "", Limits{MaxBytes: 1000}, []string{"big.yaml", "2000 bytes", "limit of 1000", "--max-bytes"}},
+		{"stdin over MaxBytes", []string{"-"}, strings.Repeat("#\n", 600), Limits{MaxBytes: 1000}, []string{StdinName, "limit of 1000 bytes"}},
+		{"documents over MaxDocuments", []string{manyFile}, "", Limits{MaxDocuments: 3}, []string{"many.yaml", "document 4", "more than 3 documents", "--max-documents"}},
+		{"a device in a directory", []string{devDir}, "", Limits{}, []string{"zero.yaml", "character device", "not a regular file"}},
+		{"a named pipe", []string{fifo}, "", Limits{}, []string{"pipe.yaml", "named pipe"}},
+		{"a named pipe in a directory", []string{dir}, "", Limits{MaxBytes: 1 << 20}, []string{"pipe.yaml", "named pipe"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := within(t, func() error {
+				_, err := ReadLimited(tc.paths, strings.NewReader(tc.stdin), tc.lim)
+				return err
+			})
+			if err == nil {
+				t.Fatal("read without an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not say %q: %v", w, err)
+				}
+			}
+		})
+	}
+	// Within the limits the same files read.
+	docs, err := ReadLimited([]string{manyFile}, nil, Limits{MaxDocuments: 5})
+	if err != nil || len(docs) != 5 {
+		t.Errorf("5 documents within a limit of 5: %d, %v", len(docs), err)
+	}
+}
