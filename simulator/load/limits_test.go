@@ -90,3 +90,39 @@ func TestReadLimits(t *testing.T) {
 		t.Errorf("5 documents within a limit of 5: %d, %v", len(docs), err)
 	}
 }
+
+// Every document is read, whatever the stream's shape: JSON values one
+// after another (kubectl reads them), YAML's document end "...", CRLF and
+// lone-CR line ends, a byte order mark. Each used to lose every document but
+// the first.
+func TestReadEveryDocument(t *testing.T) {
+	svc := func(name, nl string) string {
+		return "apiVersion: v1" + nl + "kind: Service" + nl + "metadata: {name: " + name + "}" + nl
+	}
+	for _, tc := range []struct {
+		name, data string
+		lines      []int
+	}{
+		{"JSON stream", `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"}}` + "\n\n" +
+			`{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "b"}}` + "\n", []int{1, 3}},
+		{"document end", svc("a", "\n") + "...\n" + svc("b", "\n"), []int{1, 5}},
+		{"CRLF", svc("a", "\r\n") + "---\r\n" + svc("b", "\r\n"), []int{1, 5}},
+		{"lone CR", svc("a", "\r") + "---\r" + svc("b", "\r"), []int{1, 5}},
+		{"byte order mark", "\xef\xbb\xbf" + svc("a", "\n") + "---\n" + svc("b", "\n"), []int{1, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := Read([]string{"-"}, strings.NewReader(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 2 || docs[0].Name != "a" || docs[1].Name != "b" {
+				t.Fatalf("read %d documents, want a and b", len(docs))
+			}
+			for i, d := range docs {
+				if d.Source.Doc != i+1 || d.Source.Line != tc.lines[i] {
+					t.Errorf("%s at %s, want document %d, line %d", d.Name, d.Source, i+1, tc.lines[i])
+				}
+			}
+		})
+	}
+}

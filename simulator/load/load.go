@@ -347,14 +347,18 @@ type chunk struct {
 	line      int // first line with content
 }
 
-// separator matches a document separator line: "---", then optionally spaces
-// and a comment.
-var separator = regexp.MustCompile(`^---[ \t]*(#.*)?$`)
+// separator matches a document separator line: "---" (a document start)
+// or "..." (a document end, after which a new document may begin without
+// "---"), then optionally spaces and a comment.
+var separator = regexp.MustCompile(`^(---|\.\.\.)[ \t]*(#.*)?$`)
 
 // split cuts data into documents on separator lines, dropping documents that
-// hold only blank lines and comments.
+// hold only blank lines and comments. Line ends may be LF, CRLF or a lone
+// CR (classic Mac); a document that is a stream of JSON values, as kubectl
+// accepts, is one document per value.
 func split(data []byte) []chunk {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	data = loneCRToLF(data)
 	var (
 		out   []chunk
 		cur   chunk
@@ -386,6 +390,70 @@ func split(data []byte) []chunk {
 		off = next
 	}
 	flush(len(data))
+	var docs []chunk
+	for _, c := range out {
+		docs = append(docs, jsonStream(c)...)
+	}
+	return docs
+}
+
+// loneCRToLF turns every CR not followed by LF into LF, so that lines
+// ended by a lone CR are lines.
+func loneCRToLF(data []byte) []byte {
+	i := bytes.IndexByte(data, '\r')
+	for i >= 0 && i+1 < len(data) && data[i+1] == '\n' {
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			return data
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		return data
+	}
+	out := make([]byte, len(data))
+	copy(out, data)
+	for k := i; k < len(out); k++ {
+		if out[k] == '\r' && (k+1 == len(out) || out[k+1] != '\n') {
+			out[k] = '\n'
+		}
+	}
+	return out
+}
+
+// jsonStream splits a document that is two or more JSON values one after
+// another into one chunk per value; anything else is returned as it is
+// (and a malformed value is the YAML parser's to report).
+func jsonStream(c chunk) []chunk {
+	t := bytes.TrimLeft(c.text, " \t\r\n")
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return []chunk{c}
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.text))
+	var ends []int
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err != io.EOF {
+				return []chunk{c}
+			}
+			break
+		}
+		ends = append(ends, int(dec.InputOffset()))
+	}
+	if len(ends) < 2 {
+		return []chunk{c}
+	}
+	var out []chunk
+	start := 0
+	for _, end := range ends {
+		text := c.text[start:end]
+		lead := len(text) - len(bytes.TrimLeft(text, " \t\r\n"))
+		first := c.firstLine + bytes.Count(c.text[:start], []byte("\n"))
+		line := first + bytes.Count(text[:lead], []byte("\n"))
+		out = append(out, chunk{text: text, firstLine: first, line: line})
+		start = end
+	}
 	return out
 }
 
