@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/suite/features"
@@ -195,5 +197,41 @@ func TestPlanBadScenario(t *testing.T) {
 	_, err := NewPlan(f, Target{Run: "r", Features: features.All})
 	if err == nil || !strings.Contains(err.Error(), "cross.yaml") {
 		t.Errorf("error %v, want one naming the file", err)
+	}
+}
+
+// orderNotes says when the stored creationTimestamps do not keep the
+// intended order (GEP-713, Conflict resolution rule 2): a wave meant to share
+// one that straddles two seconds, or a wave not newer than the one before.
+func TestOrderNotes(t *testing.T) {
+	pol := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"kind": "ColorPolicy", "metadata": map[string]any{"name": name, "namespace": "ns"}}}
+	}
+	at := func(u *unstructured.Unstructured, sec, ms int) *unstructured.Unstructured {
+		c := u.DeepCopy()
+		c.SetCreationTimestamp(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, sec, ms*1e6, time.UTC)))
+		return c
+	}
+	a, b, c := pol("a"), pol("b"), pol("c")
+	p := &Plan{PolicyWaves: [][]*unstructured.Unstructured{{a, b}, {c}}}
+	for _, tc := range []struct {
+		name   string
+		stored []*unstructured.Unstructured
+		want   []string
+	}{
+		{"kept", []*unstructured.Unstructured{at(a, 1, 0), at(b, 1, 0), at(c, 2, 0)}, nil},
+		{"a wave over two seconds", []*unstructured.Unstructured{at(a, 1, 0), at(b, 2, 0), at(c, 3, 0)}, []string{"meant to share a creationTimestamp"}},
+		{"a wave not newer", []*unstructured.Unstructured{at(a, 1, 0), at(b, 1, 0), at(c, 1, 0)}, []string{"c (2026-01-01T00:00:01Z) is not newer than b"}},
+	} {
+		notes := orderNotes(p, tc.stored)
+		if len(notes) != len(tc.want) {
+			t.Errorf("%s: notes %q, want %d", tc.name, notes, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(notes[i], w) {
+				t.Errorf("%s: note %q does not say %q", tc.name, notes[i], w)
+			}
+		}
 	}
 }

@@ -127,10 +127,20 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 	// the policies wave by wave.
 	waves := slices.Concat([][]*unstructured.Unstructured{p.NamespaceObjects, slices.Concat(p.Objects, p.Endpoints)}, p.PolicyWaves)
 	for wi, wave := range waves {
-		if wi >= 3 && len(wave) > 0 {
+		if wi >= 2 && len(wave) > 0 {
 			// GEP-713 Conflict resolution rule 2 orders by
-			// creationTimestamp, which the API server sets to the second.
-			next := lastCreated.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)
+			// creationTimestamp, which the API server sets to the second:
+			// a wave is created after the previous wave's second, and
+			// early in a second, so that the policies of one wave share
+			// their creationTimestamp (rule 3 then orders them by name)
+			// rather than straddle two seconds.
+			var next time.Time
+			if wi >= 3 {
+				next = lastCreated.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)
+			}
+			if now := time.Now(); now.After(next) && now.Sub(now.Truncate(time.Second)) > waveStart {
+				next = now.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)
+			}
 			select {
 			case <-time.After(time.Until(next)):
 			case <-ctx.Done():
@@ -166,6 +176,10 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 	a.Notes = orderNotes(p, a.Stored)
 	return a
 }
+
+// waveStart is how late in a second a wave of policies may still start:
+// one that starts later waits for the next second.
+const waveStart = 400 * time.Millisecond
 
 // Expect computes the reference engine's outcome from the stored objects.
 func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
@@ -362,6 +376,10 @@ func orderNotes(p *Plan, stored []*unstructured.Unstructured) []string {
 			if i == 0 || t.After(hi) {
 				hi = t
 			}
+		}
+		if !lo.Truncate(time.Second).Equal(hi.Truncate(time.Second)) {
+			notes = append(notes, p.Unmap(fmt.Sprintf("stored creationTimestamps do not keep the intended order: %s and the policies created with it were meant to share a creationTimestamp but got %s and %s; the expectation follows the stored order",
+				loName, lo.Format(time.RFC3339), hi.Format(time.RFC3339))))
 		}
 		if wi > 0 && !lo.After(prevMax) {
 			notes = append(notes, p.Unmap(fmt.Sprintf("stored creationTimestamps do not keep the intended order: %s (%s) is not newer than %s (%s); the expectation follows the stored order",
