@@ -51,6 +51,11 @@ skipped unless named with --property.`,
 			if checks < 1 {
 				return inputError{fmt.Errorf("--checks must be at least 1")}
 			}
+			if profileName != "" {
+				if err := (generators.Config{Profile: profileName}).Validate(); err != nil {
+					return inputError{fmt.Errorf("--profile: %w", err)}
+				}
+			}
 			var ps []suite.Property
 			if impls.Impl != "" {
 				// Differential: the implementation against the reference.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -51,6 +52,8 @@ func TestBadInput(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "testdata/empty-dir-does-not-exist"},
+		{"fuzz", "--profile", "nope", "--checks", "1"},
+		{"run", "--impl", "exec", "--exec-command", "./no-such-command", "../../scenarios/gep-713/example-1-direct.yaml"},
 		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--max-bytes", "0"},
 		{"simulate"},
 		{"simulate", "-f", "testdata/does-not-exist.yaml"},
@@ -142,5 +145,41 @@ func TestCheckNothing(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"check", t.TempDir()}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "no scenario files") {
 		t.Errorf("exit %d, stderr %q; want exit %d naming the missing scenario files", code, stderr.String(), exitBadInput)
+	}
+}
+
+// docs/output.md's example is the JSON simulate prints: it decodes strictly
+// (no field the output does not have) into simulate's type, and every
+// top-level field of the real output of GEP-713 Example 2 is in it.
+func TestOutputDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/output.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```json\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/output.md has no ```json example")
+	}
+	var documented simulator.Output
+	dec := json.NewDecoder(strings.NewReader(example))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&documented); err != nil {
+		t.Fatalf("docs/output.md's example is not simulate's JSON: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"simulate", "-f", "-", "-o", "json", "--profile", "color-inherited"}, strings.NewReader(example2Stdin(t)), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var real, doct map[string]any
+	_ = json.Unmarshal(stdout.Bytes(), &real)
+	_ = json.Unmarshal([]byte(example), &doct)
+	for k := range real {
+		if _, ok := doct[k]; !ok {
+			t.Errorf("simulate prints %q, which docs/output.md's example does not show", k)
+		}
+	}
+	if len(documented.Policies) == 0 || len(documented.Policies[0].Beaten) == 0 || documented.Policies[0].Beaten[0].Paths == 0 {
+		t.Errorf("the documented beaten entry does not decode into {field, by, paths, examples}: %+v", documented.Policies)
 	}
 }

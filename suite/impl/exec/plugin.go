@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	osexec "os/exec"
 	"time"
 
 	"github.com/google/shlex"
@@ -37,6 +38,9 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	args, err := shlex.Split(c.command)
 	if err != nil || len(args) == 0 {
 		return nil, fmt.Errorf("--impl exec needs --exec-command: %v", err)
+	}
+	if _, err := osexec.LookPath(args[0]); err != nil {
+		return nil, fmt.Errorf("--exec-command: %w", err)
 	}
 	return &Exec{Command: args, Timeout: c.timeout, Parallelism: 2}, nil
 }
