@@ -101,7 +101,14 @@ func ExplainTarget(out *Output, target ref.Ref) (*TargetExplanation, error) {
 	}
 	sort.Strings(x.AffectedBy)
 	if !known {
-		return x, fmt.Errorf("%s is on no path of any policy kind and no policy targets it", target)
+		var names []string
+		for _, e := range out.EffectivePolicies {
+			names = append(names, e.Path...)
+		}
+		for _, t := range out.Targets {
+			names = append(names, t.Ref)
+		}
+		return x, fmt.Errorf("%s is on no path of any policy kind and no policy targets it%s", target, didYouMean(target.String(), names))
 	}
 	return x, nil
 }
@@ -134,8 +141,10 @@ type Change struct {
 // ExplainPolicy explains policy under semantics sem.
 func (m *Model) ExplainPolicy(sem engine.Semantics, policy ref.Ref) (*PolicyExplanation, error) {
 	var full *ref.Ref
+	var names []string
 	for _, k := range m.Kinds {
 		for _, p := range k.Policies {
+			names = append(names, p.Ref.String())
 			if p.Ref.Kind == policy.Kind && p.Ref.Namespace == policy.Namespace && p.Ref.Name == policy.Name {
 				r := p.Ref
 				full = &r
@@ -143,7 +152,7 @@ func (m *Model) ExplainPolicy(sem engine.Semantics, policy ref.Ref) (*PolicyExpl
 		}
 	}
 	if full == nil {
-		return nil, fmt.Errorf("no policy %s in the input", policy)
+		return nil, fmt.Errorf("no policy %s in the input%s", policy, didYouMean(policy.String(), names))
 	}
 	before := m.run(sem, nil, full, false)
 	after := m.Run(sem, full)

@@ -311,7 +311,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		}
 		data, err := os.ReadFile(n)
 		if err != nil {
-			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v", n, strings.Join(profile.BuiltinNames(), ", "), err)
+			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
 			continue
 		}
 		p, err := profile.Parse(data, n)
