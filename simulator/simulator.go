@@ -88,6 +88,11 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
 func Build(docs []*load.Doc, opts Options) (*Model, error) {
 	b := &builder{m: &Model{Graph: &topology.Graph{}}, seen: map[string]load.Source{}}
 	b.run(docs, opts)
+	// Paths are counted before any is walked: a small input can describe
+	// a hierarchy with more paths than a machine can hold.
+	if max := opts.Limits.OrDefault().MaxPaths; b.m.Graph.Prefixes(max) > max {
+		b.fail(nil, "", "the hierarchy has more than %d path prefixes (the limit; --max-paths raises it): %d objects and their parent and child links multiply into more paths than a run should walk", max, len(b.m.Graph.Nodes))
+	}
 	if len(b.errs) > 0 {
 		return nil, b.errs
 	}

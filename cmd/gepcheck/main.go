@@ -80,6 +80,7 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	cmd.Flags().Int64Var(&c.limits.MaxBytes, "max-bytes", load.DefaultLimits.MaxBytes, "most bytes read from one file or from standard input")
 	cmd.Flags().IntVar(&c.limits.MaxDocuments, "max-documents", load.DefaultLimits.MaxDocuments, "most documents read in all")
+	cmd.Flags().Int64Var(&c.limits.MaxPaths, "max-paths", load.DefaultLimits.MaxPaths, "most path prefixes of the hierarchy, counted before any path is walked")
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -93,8 +94,8 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
-	if c.limits.MaxBytes < 1 || c.limits.MaxDocuments < 1 {
-		return nil, "", inputError{errors.New("--max-bytes and --max-documents must be at least 1")}
+	if c.limits.MaxBytes < 1 || c.limits.MaxDocuments < 1 || c.limits.MaxPaths < 1 {
+		return nil, "", inputError{errors.New("--max-bytes, --max-documents and --max-paths must be at least 1")}
 	}
 	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.limits})
 	if err != nil {

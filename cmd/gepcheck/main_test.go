@@ -32,6 +32,10 @@ func TestBadInput(t *testing.T) {
 		{"../empty/only-separators.yaml", []string{"--profile", "color-direct"}, []string{"holds no objects"}},
 		{"no-targetrefs.yaml", []string{"--profile", "color-direct", "--max-bytes", "10"}, []string{"no-targetrefs.yaml", "limit of 10", "--max-bytes"}},
 		{"duplicate.yaml", []string{"--max-documents", "1"}, []string{"duplicate.yaml", "document 2", "more than 1 documents"}},
+		// A generic Topology of 41 layers of two objects, every object
+		// linked to both of the next layer: 2^40 paths, refused before a
+		// walk (it used to run out of memory).
+		{"../limits/paths-2-40.yaml", nil, []string{"more than 5000000 path prefixes", "--max-paths"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			args := append([]string{"simulate", "-f", "testdata/bad/" + tc.file}, tc.args...)

@@ -171,25 +171,35 @@ func Read(paths []string, stdin io.Reader) ([]*Doc, error) {
 	return ReadLimited(paths, stdin, DefaultLimits)
 }
 
-// Limits bound the work of reading input. A limit of 0 is its default.
+// Limits bound the work of reading input and of simulating it. A limit of
+// 0 is its default.
 type Limits struct {
 	// MaxBytes is the most bytes read from one file or from standard
 	// input (--max-bytes).
 	MaxBytes int64
 	// MaxDocuments is the most documents read in all (--max-documents).
 	MaxDocuments int
+	// MaxPaths is the most path prefixes of the hierarchy, counted
+	// before any path is walked (--max-paths; topology.Graph.Prefixes).
+	MaxPaths int64
 }
 
 // DefaultLimits are the limits when none are given: far above any real
 // manifest set, far below what exhausts a machine.
-var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDocuments: 200_000}
+// (GEP-713's Example 2 has 12 path prefixes; 10,000 HTTPRoutes under 100
+// Gateways about 390,000.)
+var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDocuments: 200_000, MaxPaths: 5_000_000}
 
-func (l Limits) orDefault() Limits {
+// OrDefault is l with every zero limit set to its default.
+func (l Limits) OrDefault() Limits {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = DefaultLimits.MaxBytes
 	}
 	if l.MaxDocuments <= 0 {
 		l.MaxDocuments = DefaultLimits.MaxDocuments
+	}
+	if l.MaxPaths <= 0 {
+		l.MaxPaths = DefaultLimits.MaxPaths
 	}
 	return l
 }
@@ -199,7 +209,7 @@ func (l Limits) orDefault() Limits {
 // or never end), each at most lim.MaxBytes, and at most lim.MaxDocuments
 // documents in all; past a limit the error names the file and the limit.
 func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
-	lim = lim.orDefault()
+	lim = lim.OrDefault()
 	var (
 		docs []*Doc
 		errs Errors

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -163,5 +164,53 @@ spec:
 	err = load.DecodeStrict(docs[0], &top)
 	if err == nil || !strings.Contains(err.Error(), "Topology abstract: field spec.edges[1].weight: unknown field") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Prefixes counts, without walking them, the root-to-node paths of every
+// node: a chain of three has 3, a diamond 5 (its sink is reached twice), and
+// the count stops past the limit.
+func TestPrefixes(t *testing.T) {
+	build := func(edges [][2]string) *Graph {
+		g := &Graph{}
+		ids := map[string]NodeID{}
+		node := func(n string) NodeID {
+			if id, ok := ids[n]; ok {
+				return id
+			}
+			ids[n] = g.Add(ref.Ref{Group: "g", Kind: "K", Name: n})
+			return ids[n]
+		}
+		for _, e := range edges {
+			p, c := node(e[0]), node(e[1])
+			g.Nodes[p].Children = append(g.Nodes[p].Children, c)
+			g.Nodes[c].Parents = append(g.Nodes[c].Parents, p)
+		}
+		return g
+	}
+	chain := build([][2]string{{"a", "b"}, {"b", "c"}})
+	diamond := build([][2]string{{"a", "b"}, {"a", "c"}, {"b", "d"}, {"c", "d"}})
+	var layers [][2]string // 2^40 paths through 41 layers of two
+	for i := 0; i < 40; i++ {
+		for _, x := range []string{"a", "b"} {
+			for _, y := range []string{"a", "b"} {
+				layers = append(layers, [2]string{fmt.Sprint(i, x), fmt.Sprint(i+1, y)})
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		g     *Graph
+		limit int64
+		want  int64
+	}{
+		{"chain", chain, 100, 3},
+		{"diamond", diamond, 100, 5},
+		{"diamond over a limit of 4", diamond, 4, 5},
+		{"2^40 paths", build(layers), 1_000_000, 1_000_001},
+	} {
+		if got := tc.g.Prefixes(tc.limit); got != tc.want {
+			t.Errorf("%s: %d prefixes, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -143,3 +143,33 @@ func Less(a, b ref.Ref) bool {
 	}
 	return a.Group < b.Group
 }
+
+// Prefixes counts the paths from a root to each node, summed over the
+// nodes: how many path prefixes a walk of every path visits, an upper bound
+// of the paths (and of the engine's work) whatever a profile projects them
+// onto. The count stops at limit+1.
+func (g *Graph) Prefixes(limit int64) int64 {
+	to := make([]int64, len(g.Nodes)) // paths from a root to each node
+	done := make([]bool, len(g.Nodes))
+	var visit func(id NodeID) int64
+	visit = func(id NodeID) int64 {
+		if done[id] {
+			return to[id]
+		}
+		n := &g.Nodes[id]
+		var c int64
+		if len(n.Parents) == 0 {
+			c = 1
+		}
+		for _, p := range n.Parents {
+			c = min(c+visit(p), limit+1)
+		}
+		to[id], done[id] = c, true
+		return c
+	}
+	var total int64
+	for i := range g.Nodes {
+		total = min(total+visit(NodeID(i)), limit+1)
+	}
+	return total
+}
