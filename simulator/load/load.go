@@ -410,23 +410,20 @@ func split(data []byte) []chunk {
 // loneCRToLF turns every CR not followed by LF into LF, so that lines
 // ended by a lone CR are lines.
 func loneCRToLF(data []byte) []byte {
-	i := bytes.IndexByte(data, '\r')
-	for i >= 0 && i+1 < len(data) && data[i+1] == '\n' {
-		j := bytes.IndexByte(data[i+1:], '\r')
-		if j < 0 {
-			return data
-		}
-		i += 1 + j
-	}
-	if i < 0 {
+	if bytes.IndexByte(data, '\r') < 0 {
 		return data
 	}
-	out := make([]byte, len(data))
-	copy(out, data)
-	for k := i; k < len(out); k++ {
-		if out[k] == '\r' && (k+1 == len(out) || out[k+1] != '\n') {
-			out[k] = '\n'
+	var out []byte // a copy, made at the first lone CR
+	for i, c := range data {
+		if c == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			if out == nil {
+				out = bytes.Clone(data)
+			}
+			out[i] = '\n'
 		}
+	}
+	if out == nil {
+		return data
 	}
 	return out
 }

@@ -52,8 +52,6 @@ type Plan struct {
 	NamespaceObjects []*unstructured.Unstructured
 	Objects          []*unstructured.Unstructured
 	PolicyWaves      [][]*unstructured.Unstructured
-	// Policies names the policies ("Kind/namespace/name", cluster names).
-	Policies []string
 	// Endpoints are EndpointSlices giving each Service a ready endpoint,
 	// for implementations that program backends only when they have
 	// endpoints (Capabilities.Endpoints). Nothing serves them: no kubelet, no
@@ -176,7 +174,6 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		}
 		if isPolicy {
 			policies = append(policies, u)
-			p.Policies = append(p.Policies, d.Kind+"/"+u.GetNamespace()+"/"+d.Name)
 		} else {
 			others = append(others, u)
 		}
