@@ -6,12 +6,14 @@
 package layers
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,31 +90,57 @@ func imports(t *testing.T) map[string][]string {
 	return out
 }
 
-func TestDependencyRule(t *testing.T) {
-	for pkg, deps := range imports(t) {
+// violations lists the imports of imports that break the rule.
+func violations(imports map[string][]string) []string {
+	var out []string
+	for pkg, deps := range imports {
 		l := layerOf(pkg)
 		if l < 0 {
-			t.Errorf("package %s has no layer: add it to docs/architecture.md and to layers", pkg)
+			out = append(out, fmt.Sprintf("package %s has no layer: add it to docs/architecture.md and to layers", pkg))
 			continue
 		}
 		for _, d := range deps {
 			if ld := layerOf(d); ld > l {
-				t.Errorf("%s (layer %d) imports %s (layer %d): imports go to earlier layers only", pkg, l, d, ld)
+				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports go to earlier layers only", pkg, l, d, ld))
 			}
 			if strings.HasPrefix(d, "suite/impl/") && pkg != "cmd/gepcheck" && !strings.HasPrefix(pkg, "suite/impl/") {
-				t.Errorf("%s imports the implementation %s: only cmd/gepcheck links implementations", pkg, d)
+				out = append(out, fmt.Sprintf("%s imports the implementation %s: only cmd/gepcheck links implementations", pkg, d))
 			}
 		}
 	}
+	sort.Strings(out)
+	return out
 }
 
-// The rule can fail: a package that imports a later layer is caught.
-func TestDependencyRuleCatches(t *testing.T) {
-	if layerOf("simulator/engine") >= layerOf("suite/observe") || layerOf("suite/incluster") >= layerOf("suite/impl") {
-		t.Fatal("the layers are not in the documented order")
+func TestDependencyRule(t *testing.T) {
+	for _, v := range violations(imports(t)) {
+		t.Error(v)
 	}
-	if l := layerOf("suite/impl/envoygateway"); l != layerOf("suite/impl/reference") || l <= layerOf("suite/impl") {
-		t.Errorf("suite/impl/… is layer %d", l)
+}
+
+// The rule can fail: the engine importing the observation layer, the
+// in-cluster runner importing an implementation, and a package outside the
+// table are each caught.
+func TestDependencyRuleCatches(t *testing.T) {
+	got := violations(map[string][]string{
+		"simulator/engine": {"simulator/tree", "suite/observe"},
+		"suite/incluster":  {"suite/cluster", "suite/impl/exec"},
+		"suite/newthing":   nil,
+		"cmd/gepcheck":     {"suite/impl/envoygateway"},
+	})
+	want := []string{
+		"package suite/newthing has no layer",
+		"simulator/engine (layer 2) imports suite/observe (layer 6)",
+		"suite/incluster (layer 9) imports suite/impl/exec (layer 11)",
+		"suite/incluster imports the implementation suite/impl/exec",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("violations %q, want %d", got, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("violation %q, want one starting %q", got[i], w)
+		}
 	}
 }
 
