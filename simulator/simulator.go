@@ -37,6 +37,9 @@ type Options struct {
 	// Limits bound the reading of the input (load.DefaultLimits when
 	// zero).
 	Limits load.Limits
+	// CEL bounds the evaluation of CEL conditions (engine.CELLimits
+	// defaults when zero).
+	CEL engine.CELLimits
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -57,6 +60,9 @@ type Model struct {
 	Warnings  []string
 
 	mutant engine.Mutant // RunMutant
+	cel    engine.CELLimits
+	// sources locates each policy's document, by ref, for LimitErrors.
+	sources map[string]load.Source
 }
 
 // Kind is one policy kind, its profile and its policies.
@@ -72,6 +78,8 @@ type Output struct {
 	Policies          []engine.PolicyStatus    `json:"policies"`
 	Targets           []engine.TargetStatus    `json:"targets"`
 	Warnings          []string                 `json:"warnings,omitempty"`
+	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
+	LimitErrors []*engine.LimitError `json:"-"`
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
@@ -86,7 +94,7 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
 // Build classifies documents and builds the model. All problems found are
 // returned together, each naming its file, document and field.
 func Build(docs []*load.Doc, opts Options) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}}, seen: map[string]load.Source{}}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -397,6 +405,7 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 // policy reads a policy object through its profile.
 func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) {
 	pol := engine.Policy{Ref: ref.Ref{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
+	b.m.sources[pol.Ref.String()] = d.Source
 	meta, _ := d.Raw["metadata"].(map[string]any)
 	if ts, ok := meta["creationTimestamp"]; ok && ts != nil {
 		s, isString := ts.(string)
@@ -511,7 +520,8 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	out := &Output{Semantics: sem, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant})
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {
@@ -538,6 +548,17 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		out.Targets = []engine.TargetStatus{}
 	}
 	return out
+}
+
+// Limits returns the limits out's run went over as errors naming each
+// policy's file, document and field (docs/limits.md), or nil. The CLI
+// refuses such input; a controller writes the policy's status instead.
+func (m *Model) Limits(out *Output) error {
+	var errs load.Errors
+	for _, le := range out.LimitErrors {
+		errs.Add(&load.Error{Source: m.sources[le.Policy], Object: le.Policy, Field: le.Field, Msg: fmt.Sprintf("%s (raise with %s)", le.Msg, le.Limit)})
+	}
+	return errs.Err()
 }
 
 func fieldOf(err error) string {

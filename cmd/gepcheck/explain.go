@@ -37,7 +37,11 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				if err != nil {
 					return inputError{fmt.Errorf("--target: %w", err)}
 				}
-				x, err := m.Explain(m.RunDecisions(sem), r)
+				out := m.RunDecisions(sem)
+				if err := m.Limits(out); err != nil {
+					return inputError{err}
+				}
+				x, err := m.Explain(out, r)
 				if err != nil {
 					return inputError{err}
 				}
@@ -49,6 +53,9 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			r, err := ref.Parse(policy)
 			if err != nil || r.Section != "" {
 				return inputError{fmt.Errorf("--policy: want KIND/NAMESPACE/NAME: %v", err)}
+			}
+			if err := m.Limits(m.Run(sem, nil)); err != nil {
+				return inputError{err}
 			}
 			x, err := m.ExplainPolicy(sem, r)
 			if err != nil {

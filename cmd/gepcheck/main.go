@@ -71,6 +71,7 @@ type common struct {
 	semantics string
 	output    string
 	limits    load.Limits
+	cel       engine.CELLimits
 }
 
 func (c *common) flags(cmd *cobra.Command) {
@@ -81,6 +82,8 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().Int64Var(&c.limits.MaxBytes, "max-bytes", load.DefaultLimits.MaxBytes, "most bytes read from one file or from standard input")
 	cmd.Flags().IntVar(&c.limits.MaxDocuments, "max-documents", load.DefaultLimits.MaxDocuments, "most documents read in all")
 	cmd.Flags().Int64Var(&c.limits.MaxPaths, "max-paths", load.DefaultLimits.MaxPaths, "most path prefixes of the hierarchy, counted before any path is walked")
+	cmd.Flags().Uint64Var(&c.cel.MaxCost, "max-cel-cost", engine.DefaultCELMaxCost, "most cost of one CEL condition, estimated when compiled and counted when run (docs/limits.md)")
+	cmd.Flags().DurationVar(&c.cel.Timeout, "cel-timeout", engine.DefaultCELTimeout, "most wall-clock time of one CEL evaluation")
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -97,7 +100,10 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if c.limits.MaxBytes < 1 || c.limits.MaxDocuments < 1 || c.limits.MaxPaths < 1 {
 		return nil, "", inputError{errors.New("--max-bytes, --max-documents and --max-paths must be at least 1")}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.limits})
+	if c.cel.MaxCost < 1 || c.cel.Timeout <= 0 {
+		return nil, "", inputError{errors.New("--max-cel-cost and --cel-timeout must be positive")}
+	}
+	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.limits, CEL: c.cel})
 	if err != nil {
 		return nil, "", inputError{err}
 	}

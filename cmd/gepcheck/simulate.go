@@ -20,6 +20,9 @@ func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			out := m.Run(sem, nil)
+			if err := m.Limits(out); err != nil {
+				return inputError{err}
+			}
 			if c.output == "table" {
 				return render.Simulation(stdout, out)
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/google/cel-go/cel"
@@ -49,12 +50,15 @@ type run struct {
 	// Kuadrant kinds: each policy's rules by block kind, compiled when
 	// conditions, and why a policy is invalid (the profile's reading or a
 	// CEL error).
-	kRules    []map[bool]map[string]*tree.Node
-	celEnv    *cel.Env
-	cel       map[string]cel.Program
-	invalid   []string
-	nodeStr   []string   // rendered refs, by node
-	pathCache [][]string // rendered paths, by prefix
+	kRules  []map[bool]map[string]*tree.Node
+	celEnv  *cel.Env
+	cel     map[string]cel.Program
+	invalid []string
+	// limitErrors records, by policy, a CEL limit the policy's conditions
+	// went over (cellimits.go).
+	limitErrors []*LimitError
+	nodeStr     []string   // rendered refs, by node
+	pathCache   [][]string // rendered paths, by prefix
 }
 
 type prefix struct {
@@ -102,6 +106,40 @@ type emitted struct {
 // Run computes effective policies, statuses and provenance for one policy
 // kind.
 func Run(in Input) Result {
+	// A condition over a CEL limit when it runs makes its policy Invalid,
+	// as one over the estimated limit does when it is compiled: the result
+	// is computed again without it. Each round makes at least one more
+	// policy Invalid, so there are at most len(in.Policies)+1 rounds.
+	var hit []*LimitError
+	for {
+		r := newRun(in)
+		r.order()
+		r.walk()
+		res := r.result()
+		var again []*LimitError
+		for i, le := range r.limitErrors {
+			if le != nil && r.policies[i].Intent.Invalid == "" && r.invalid[i] == "" {
+				again = append(again, le)
+			}
+		}
+		if len(again) == 0 {
+			res.LimitErrors = append(hit, r.compileLimitErrors()...)
+			return res
+		}
+		hit = append(hit, again...)
+		in.Policies = slices.Clone(in.Policies)
+		for k := range in.Policies {
+			p := &in.Policies[k]
+			for _, le := range again {
+				if p.Ref.String() == le.Policy {
+					p.Intent.Invalid = le.Error()
+				}
+			}
+		}
+	}
+}
+
+func newRun(in Input) *run {
 	r := &run{
 		in:       &in,
 		attached: map[topology.NodeID][]int32{},
@@ -114,9 +152,19 @@ func Run(in Input) Result {
 	if in.Semantics == "" {
 		r.in.Semantics = StickyOverrides
 	}
-	r.order()
-	r.walk()
-	return r.result()
+	return r
+}
+
+// compileLimitErrors are the limit errors found when conditions were
+// compiled: those policies are Invalid already.
+func (r *run) compileLimitErrors() []*LimitError {
+	var out []*LimitError
+	for i, le := range r.limitErrors {
+		if le != nil && r.invalid[i] != "" && r.policies[i].Intent.Invalid == "" {
+			out = append(out, le)
+		}
+	}
+	return out
 }
 
 // order sorts the policies by GEP-713 conflict resolution rules 2 and 3 and
@@ -142,6 +190,7 @@ func (r *run) order() {
 	r.leaves = make([][]tree.Leaf, len(r.policies))
 	r.fields = make([][]string, len(r.policies))
 	r.invalid = make([]string, len(r.policies))
+	r.limitErrors = make([]*LimitError, len(r.policies))
 	r.kRules = make([]map[bool]map[string]*tree.Node, len(r.policies))
 	r.refs = make([]string, len(r.policies))
 	r.accepted = make([][]targetOutcome, len(r.policies))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
@@ -51,11 +53,14 @@ func (r *run) compileWhen(i int32) string {
 			continue
 		}
 		if _, err := r.celProgram(b.When); err != nil {
-			kind := "defaults"
-			if b.Overrides {
-				kind = "overrides"
+			field := whenField(b.Overrides)
+			var le *LimitError
+			if errors.As(err, &le) {
+				le.Policy, le.Field = r.refs[i], field
+				r.limitErrors[i] = le
+				return le.Error()
 			}
-			return fmt.Sprintf("spec.%s.when %q is not a valid CEL expression: %v", kind, b.When, err)
+			return fmt.Sprintf("%s %q is not a valid CEL expression: %v", field, b.When, err)
 		}
 	}
 	return ""
@@ -66,7 +71,7 @@ func (r *run) celProgram(expr string) (cel.Program, error) {
 		return p, nil
 	}
 	if r.celEnv == nil {
-		env, err := cel.NewEnv(cel.Variable("self", cel.DynType))
+		env, err := celEnvironment()
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +85,11 @@ func (r *run) celProgram(expr string) (cel.Program, error) {
 	if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
 		return nil, fmt.Errorf("evaluates to %s, not a bool", ast.OutputType())
 	}
-	prg, err := r.celEnv.Program(ast)
+	lim := r.in.CEL.OrDefault()
+	if err := estimate(r.celEnv, ast, lim); err != nil {
+		return nil, &LimitError{Limit: "--max-cel-cost", Msg: err.Error()}
+	}
+	prg, err := r.celEnv.Program(ast, cel.CostLimit(lim.MaxCost), cel.InterruptCheckFrequency(100))
 	if err != nil {
 		return nil, err
 	}
@@ -88,23 +97,32 @@ func (r *run) celProgram(expr string) (cel.Program, error) {
 	return prg, nil
 }
 
-// when evaluates a block's condition on the lower policy. An evaluation
-// error (e.g. a field the lower policy does not have) counts as "conditions
-// do not match".
-func (r *run) when(expr string, ep *kuadrantEP) bool {
-	if expr == "" || r.in.Mutant == MutantWhenIgnored {
+// whenField is the field path of a block's condition.
+func whenField(overrides bool) string {
+	if overrides {
+		return "spec.overrides.when"
+	}
+	return "spec.defaults.when"
+}
+
+// when evaluates a block's condition of policy i on the lower policy. An
+// evaluation error (e.g. a field the lower policy does not have) counts as
+// "conditions do not match"; a limit hit is recorded, and Run computes the
+// result again with the policy Invalid.
+func (r *run) when(i int32, b profile.Block, ep *kuadrantEP) bool {
+	if b.When == "" || r.in.Mutant == MutantWhenIgnored {
 		return true
 	}
-	prg, err := r.celProgram(expr)
+	prg, err := r.celProgram(b.When)
 	if err != nil {
 		return false
 	}
-	out, _, err := prg.Eval(map[string]any{"self": ep.tree().JSON()})
-	if err != nil {
-		return false
+	ok, le, err := evaluate(prg, ep.tree().JSON(), r.in.CEL.OrDefault())
+	if le != nil && r.limitErrors[i] == nil {
+		le.Policy, le.Field = r.refs[i], whenField(b.Overrides)
+		r.limitErrors[i] = le
 	}
-	b, ok := out.Value().(bool)
-	return ok && b
+	return err == nil && ok
 }
 
 // kuadrant reduces the stack of a path.
@@ -117,7 +135,7 @@ func (r *run) kuadrant(s *state, _ topology.NodeID) *tree.Node {
 		i := stack[k].origin
 		in := r.policies[i].Intent
 		for _, b := range in.Blocks {
-			if !r.when(b.When, ep) {
+			if !r.when(i, b, ep) {
 				continue
 			}
 			rules := r.kRules[i][b.Overrides]

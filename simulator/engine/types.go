@@ -90,6 +90,8 @@ type Input struct {
 	// the fields of a field-level kind (profile.FieldLevel): for defaults,
 	// "the most specific value is the one inside the object" (GEP-2649).
 	OwnFields map[string]map[string]any
+	// CEL bounds the evaluation of `when` conditions (cellimits.go).
+	CEL CELLimits
 }
 
 // Result is the outcome for one policy kind.
@@ -98,6 +100,10 @@ type Result struct {
 	EffectivePolicies []EffectivePolicy `json:"effectivePolicies"`
 	Policies          []PolicyStatus    `json:"policies"`
 	Targets           []TargetStatus    `json:"targets"`
+	// LimitErrors lists the policies made Invalid by a CEL limit, in the
+	// order met: the CLI refuses such input, a controller writes them as
+	// status (docs/limits.md).
+	LimitErrors []*LimitError `json:"-"`
 }
 
 // EffectivePolicy is the effective policy of one path from a root of the
