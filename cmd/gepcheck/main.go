@@ -14,7 +14,6 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -70,8 +69,7 @@ type common struct {
 	profiles  []string
 	semantics string
 	output    string
-	limits    load.Limits
-	cel       engine.CELLimits
+	opts      simulator.Options // the limits (docs/limits.md)
 }
 
 func (c *common) flags(cmd *cobra.Command) {
@@ -79,11 +77,7 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
-	cmd.Flags().Int64Var(&c.limits.MaxBytes, "max-bytes", load.DefaultLimits.MaxBytes, "most bytes read from one file or from standard input")
-	cmd.Flags().IntVar(&c.limits.MaxDocuments, "max-documents", load.DefaultLimits.MaxDocuments, "most documents read in all")
-	cmd.Flags().Int64Var(&c.limits.MaxPaths, "max-paths", load.DefaultLimits.MaxPaths, "most path prefixes of the hierarchy, counted before any path is walked")
-	cmd.Flags().Uint64Var(&c.cel.MaxCost, "max-cel-cost", engine.DefaultCELMaxCost, "most cost of one CEL condition, estimated when compiled and counted when run (docs/limits.md)")
-	cmd.Flags().DurationVar(&c.cel.Timeout, "cel-timeout", engine.DefaultCELTimeout, "most wall-clock time of one CEL evaluation")
+	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -97,13 +91,10 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
-	if c.limits.MaxBytes < 1 || c.limits.MaxDocuments < 1 || c.limits.MaxPaths < 1 {
-		return nil, "", inputError{errors.New("--max-bytes, --max-documents and --max-paths must be at least 1")}
+	if err := c.opts.CheckLimits(); err != nil {
+		return nil, "", inputError{err}
 	}
-	if c.cel.MaxCost < 1 || c.cel.Timeout <= 0 {
-		return nil, "", inputError{errors.New("--max-cel-cost and --cel-timeout must be positive")}
-	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.limits, CEL: c.cel})
+	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL})
 	if err != nil {
 		return nil, "", inputError{err}
 	}

@@ -126,3 +126,28 @@ func TestReadEveryDocument(t *testing.T) {
 		})
 	}
 }
+
+// A document nested deeper than MaxDepth is refused, naming the object and
+// the first field too deep; one exactly at the limit is read.
+func TestReadDepth(t *testing.T) {
+	// The Service mapping is level 1, spec 2, a 3, b 4, c 5: five levels.
+	doc := "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: ns}\nspec:\n  z: {}\n  a:\n    b:\n      c: [x]\n"
+	read := func(max int) ([]*Doc, error) {
+		return ReadLimited([]string{"-"}, strings.NewReader(doc), Limits{MaxDepth: max})
+	}
+	if docs, err := read(5); err != nil || len(docs) != 1 {
+		t.Fatalf("at the limit: %d documents, %v", len(docs), err)
+	}
+	_, err := read(4)
+	want := "<stdin>: document 1 (line 1): Service ns/s: field spec.a.b.c: nested more than 4 levels deep (the limit; --max-depth raises it)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("over the limit:\n got %v\nwant %s", err, want)
+	}
+	// Deeper than the goroutine's first stack, within the parser's own
+	// limit of 10,000.
+	deep := "a: " + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + "\n"
+	_, err = ReadLimited([]string{"-"}, strings.NewReader(deep), Limits{})
+	if err == nil || !strings.Contains(err.Error(), "nested more than 100 levels") {
+		t.Fatalf("9,000 levels: %v", err)
+	}
+}

@@ -182,13 +182,16 @@ type Limits struct {
 	// MaxPaths is the most path prefixes of the hierarchy, counted
 	// before any path is walked (--max-paths; topology.Graph.Prefixes).
 	MaxPaths int64
+	// MaxDepth is the most levels of nesting in one document
+	// (--max-depth; depth.go).
+	MaxDepth int
 }
 
 // DefaultLimits are the limits when none are given: far above any real
 // manifest set, far below what exhausts a machine.
 // (GEP-713's Example 2 has 12 path prefixes; 10,000 HTTPRoutes under 100
 // Gateways about 390,000.)
-var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDocuments: 200_000, MaxPaths: 5_000_000}
+var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDocuments: 200_000, MaxPaths: 5_000_000, MaxDepth: DefaultMaxDepth}
 
 // OrDefault is l with every zero limit set to its default.
 func (l Limits) OrDefault() Limits {
@@ -200,6 +203,9 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.MaxPaths <= 0 {
 		l.MaxPaths = DefaultLimits.MaxPaths
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
 	}
 	return l
 }
@@ -215,7 +221,7 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 		errs Errors
 	)
 	add := func(file string, data []byte) {
-		docs = append(docs, parseFile(file, data, &errs)...)
+		docs = append(docs, parseFile(file, data, lim.MaxDepth, &errs)...)
 	}
 	for _, p := range paths {
 		if p == "-" {
@@ -471,17 +477,17 @@ func hasContent(line []byte) bool {
 }
 
 // parseFile decodes the documents of one file.
-func parseFile(file string, data []byte, errs *Errors) []*Doc {
+func parseFile(file string, data []byte, maxDepth int, errs *Errors) []*Doc {
 	var docs []*Doc
 	for i, c := range split(data) {
 		src := Source{File: file, Doc: i + 1, Line: c.line}
-		docs = append(docs, parseChunk(src, c, errs)...)
+		docs = append(docs, parseChunk(src, c, maxDepth, errs)...)
 	}
 	return docs
 }
 
 // parseChunk decodes one document, expanding Lists.
-func parseChunk(src Source, c chunk, errs *Errors) []*Doc {
+func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 	if msg := checkStraySeparator(c); msg != "" {
 		errs.Add(&Error{Source: src, Msg: msg})
 		return nil
@@ -494,6 +500,10 @@ func parseChunk(src Source, c chunk, errs *Errors) []*Doc {
 	var v any
 	if err := json.Unmarshal(j, &v); err != nil {
 		errs.Add(&Error{Source: src, Msg: "invalid document: " + strings.TrimPrefix(err.Error(), "json: ")})
+		return nil
+	}
+	if path, over := overDepth(v, maxDepth); over {
+		errs.Add(depthError(src, v, path, maxDepth))
 		return nil
 	}
 	m, ok := v.(map[string]any)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -43,6 +44,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
@@ -115,6 +117,10 @@ type Controller struct {
 	Profiles []string
 	// Semantics of the engine (sticky-overrides when empty).
 	Semantics engine.Semantics
+	// Limits and CEL bound the work on what the cluster holds, as the CLI's
+	// flags do (docs/limits.md); zero fields take the defaults.
+	Limits load.Limits
+	CEL    engine.CELLimits
 	// Simulate, when set, computes a model instead of the reference
 	// engine (m.Run(sem, nil)): tests, and the hidden --mutant flag of
 	// gepcheck controller reference, put a deliberately broken engine here
@@ -372,21 +378,26 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	hasPolicy := false
 	byRef := map[string]*unstructured.Unstructured{}
 	for _, o := range g.objects {
-		if slices.ContainsFunc(c.policy, func(k schema.GroupVersionKind) bool { return k.GroupKind() == o.GroupVersionKind().GroupKind() }) {
-			hasPolicy = true
-		}
+		hasPolicy = hasPolicy || c.isPolicy(o)
 		byRef[refOf(o)] = o
-	}
-	data, err := cluster.SimulatorYAML(g.objects)
-	if err != nil {
-		return err
 	}
 	if !hasPolicy {
 		return nil
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles})
+	m, rejected, err := c.load(g)
 	if err != nil {
 		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
+	}
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	var errs []string
+	for _, r := range rejected {
+		if err := c.writePolicyStatus(ctx, r.object, engine.PolicyStatus{Ref: refOf(r.object), Conditions: []engine.Condition{{Type: engine.TypeAccepted, Status: "False", Reason: engine.ReasonInvalid, Message: r.msg}}}, now); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if m == nil {
+		// Logged by load; requeueing would meet the same error.
+		return errors.Join(toErrors(errs)...)
 	}
 	var out *simulator.Output
 	if c.Simulate != nil {
@@ -394,8 +405,6 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	} else {
 		out = m.Run(c.Semantics, nil)
 	}
-	now := metav1.NewTime(time.Now().Truncate(time.Second))
-	var errs []string
 	for _, ps := range out.Policies {
 		o := byRef[ps.Ref]
 		if o == nil {
@@ -433,6 +442,95 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// rejection is an object left out of the computation, and why.
+type rejection struct {
+	object *unstructured.Unstructured
+	msg    string
+}
+
+// load reads g's objects as the CLI reads files, within the same limits.
+// An object the loader refuses (over a limit, or invalid) is left out and,
+// when it is a policy, rejected with the loader's message; the rest is
+// loaded again, so one bad object never stops the others from being
+// reconciled (docs/limits.md). Each round leaves out at least one object:
+// at most len(g.objects)+1 rounds. An error that names no object (the
+// hierarchy has more paths than the limit) rejects every policy of g, and m
+// is nil.
+func (c *Controller) load(g *group) (m *simulator.Model, rejected []rejection, err error) {
+	objs := g.objects
+	for {
+		data, err := cluster.SimulatorYAML(objs)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL})
+		if err == nil {
+			return m, rejected, nil
+		}
+		var errs load.Errors
+		if !errors.As(err, &errs) {
+			return nil, rejected, err
+		}
+		bad := map[int][]string{}
+		for _, e := range errs {
+			if d := e.Source.Doc; d >= 1 && d <= len(objs) {
+				bad[d-1] = append(bad[d-1], withoutSource(e))
+			}
+		}
+		if len(bad) == 0 {
+			// Nothing to leave out: every policy carries the error.
+			for _, o := range objs {
+				if c.isPolicy(o) {
+					rejected = append(rejected, rejection{o, strings.Join(errorLines(errs), "; ")})
+				}
+			}
+			c.logf("namespaces %s: %v", strings.Join(g.namespaces(), ", "), err)
+			return nil, rejected, nil
+		}
+		var keep []*unstructured.Unstructured
+		for i, o := range objs {
+			msgs, ok := bad[i]
+			switch {
+			case !ok:
+				keep = append(keep, o)
+			case c.isPolicy(o):
+				rejected = append(rejected, rejection{o, strings.Join(msgs, "; ")})
+			default:
+				c.logf("%s left out: %s", refOf(o), strings.Join(msgs, "; "))
+			}
+		}
+		objs = keep
+	}
+}
+
+func (c *Controller) isPolicy(o *unstructured.Unstructured) bool {
+	return slices.ContainsFunc(c.policy, func(k schema.GroupVersionKind) bool { return k.GroupKind() == o.GroupVersionKind().GroupKind() })
+}
+
+// withoutSource is e without the file and document, which name the
+// controller's own rendering of the cluster's objects, not the user's.
+func withoutSource(e *load.Error) string {
+	e2 := *e
+	e2.Source, e2.Object = load.Source{}, ""
+	return e2.Error()
+}
+
+func errorLines(errs load.Errors) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, withoutSource(e))
+	}
+	return out
+}
+
+func toErrors(ss []string) []error {
+	out := make([]error, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, errors.New(s))
+	}
+	return out
 }
 
 // refOf names an object as the engine does: Kind/namespace/name.

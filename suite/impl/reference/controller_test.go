@@ -29,6 +29,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // namespaced lists the kinds the tests use with their scope.
@@ -711,51 +712,68 @@ func TestNamespaceProfiles(t *testing.T) {
 	checkExample1(w, "direct").report(t)
 }
 
-// TestPartitions: namespaces with the same profiles and the same
-// partition are computed together, so an object that does not load takes
-// the whole group down; gepcheck.dev/partition keeps another partition
-// computed (AnnotationPartition).
-func TestPartitions(t *testing.T) {
+// TestLeftOut: an object the loader refuses is left out, a policy among
+// them gets Accepted=False with the loader's message, and the rest of its
+// group is computed (docs/limits.md, "What going over a limit does").
+func TestLeftOut(t *testing.T) {
 	// An HTTPRoute that does not decode (a field HTTPRoute has not).
 	broken := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
 		"metadata": map[string]any{"name": "broken", "namespace": "a"},
 		"spec":     map[string]any{"parentRefs": []any{map[string]any{"name": "g1"}}, "bogus": true},
 	}}
-	objects := func(partitions bool) []*unstructured.Unstructured {
-		a := example1Objects(t, "a")
-		b := without(example1Objects(t, "b"), "GatewayClass")
-		a[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
-		b[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
-		if partitions {
-			a[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct", AnnotationPartition: "1"})
-			b[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct", AnnotationPartition: "2"})
-		}
-		return append(append(a, broken), b...)
+	a := example1Objects(t, "a")
+	b := without(example1Objects(t, "b"), "GatewayClass")
+	a[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
+	b[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct"})
+	w := newWorld(t, append(append(a, broken), b...), &Controller{})
+	w.reconcile()
+	if len(w.logs) != 1 || !strings.Contains(w.logs[0], "HTTPRoute/a/broken left out: field spec.bogus: unknown field") {
+		t.Errorf("logs %q, want one line naming the route left out and why", w.logs)
 	}
-	noStatus := func(w *world, ref string) {
-		t.Helper()
-		if st, ok := w.get(ref).Object["status"]; ok {
-			t.Errorf("%s got status %v from a group that does not load", ref, st)
-		}
+	checkExample1(w, "a").report(t)
+	checkExample1(w, "b").report(t)
+}
+
+// TestLimits: policies over a limit get Accepted=False naming the limit,
+// and every other policy is computed as if they were not there: Kuadrant
+// RFC Example E2 with gw-policy's condition over --max-cel-cost and
+// deep-policy over --max-depth leaves route-policy alone on the route.
+func TestLimits(t *testing.T) {
+	w := newWorld(t, scenario(t, "testdata/limits.yaml", "default"), &Controller{})
+	w.reconcile()
+	var p problems
+	for _, c := range []struct{ ref, msg string }{
+		{"RateLimitPolicy/default/gw-policy", "spec.overrides.when: estimated worst-case CEL cost"},
+		{"RateLimitPolicy/default/deep-policy", "nested more than 100 levels deep"},
+	} {
+		got, _, _ := unstructured.NestedSlice(w.get(c.ref).Object, "status", "conditions")
+		checkConditions(&p, c.ref, got, 1, cond{"Accepted", "False", "Invalid", c.msg})
+	}
+	got, _, _ := unstructured.NestedSlice(w.get("RateLimitPolicy/default/route-policy").Object, "status", "conditions")
+	checkConditions(&p, "route-policy", got, 1, cond{"Accepted", "True", "Accepted", ""}, cond{"Enforced", "True", "Enforced", ""})
+	p.report(t)
+	if len(w.logs) != 0 {
+		t.Errorf("logs %q: policies over a limit are status, not errors", w.logs)
 	}
 
-	t.Run("separate", func(t *testing.T) {
-		w := newWorld(t, objects(true), &Controller{})
-		if res := w.reconcileResult(); res.RequeueAfter == 0 || len(w.logs) != 1 || !strings.Contains(w.logs[0], "namespaces a ") {
-			t.Errorf("a group that does not load: requeue %v, logs %q; want a requeue and the error naming namespace a", res.RequeueAfter, w.logs)
-		}
-		noStatus(w, "ColorPolicy/a/p1")
-		checkExample1(w, "b").report(t)
-	})
-	t.Run("together", func(t *testing.T) {
-		w := newWorld(t, objects(false), &Controller{})
-		if res := w.reconcileResult(); res.RequeueAfter == 0 {
-			t.Errorf("a group that does not load: no requeue")
-		}
-		noStatus(w, "ColorPolicy/a/p1")
-		noStatus(w, "ColorPolicy/b/p1")
-	})
+	// A limit that names no object (the hierarchy's paths) rejects every
+	// policy of the group that goes over it, and only those: Example 1
+	// (under 20 path prefixes) in its own partition is computed.
+	ex2 := example2Objects(t, "big")
+	ex2[0].SetAnnotations(map[string]string{AnnotationPartition: "1"})
+	ex1 := without(example1Objects(t, "small"), "GatewayClass")
+	ex1[0].SetAnnotations(map[string]string{AnnotationProfiles: "color-direct", AnnotationPartition: "2"})
+	w = newWorld(t, append(ex2, ex1...), &Controller{Limits: load.Limits{MaxPaths: 20}})
+	w.reconcile()
+	p = nil
+	for _, n := range []string{"p1", "p2", "p3", "p4"} {
+		o := w.get("ColorPolicy/big/" + n)
+		got, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		checkConditions(&p, refOf(o), got, o.GetGeneration(), cond{"Accepted", "False", "Invalid", "--max-paths"})
+	}
+	p.report(t)
+	checkExample1(w, "small").report(t)
 }
 
 // TestOtherControllersGatewayClass: Gateways of a GatewayClass of another

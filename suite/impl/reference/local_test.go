@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
@@ -164,6 +166,73 @@ func TestLocalReference(t *testing.T) {
 				t.Errorf("%s against mutant %s: %s %v, want a failure", f, engine.MutantNewerWins, res.Outcome, res.Diff)
 			}
 		}
+	})
+
+	// Policies over a limit get a condition naming it in a real API server
+	// too, and the controller goes on computing the rest (TestLimits).
+	t.Run("limits", func(t *testing.T) {
+		_, stop := startReference(t, c, "")
+		defer stop()
+		objs := scenario(t, "testdata/limits.yaml", "limits")
+		var class *unstructured.Unstructured
+		defer func() {
+			for _, o := range []*unstructured.Unstructured{class, objs[0]} {
+				if o == nil {
+					continue
+				}
+				if r, err := k.Resource(o.GroupVersionKind(), ""); err == nil {
+					_ = r.Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+				}
+			}
+		}()
+		for _, o := range objs {
+			switch {
+			case o.GetKind() == "Namespace":
+				o.SetLabels(map[string]string{cluster.LabelManagedBy: cluster.ManagedBy})
+			case o.GetKind() == "GatewayClass":
+				o.SetName("gepcheck-limits")
+				class = o
+			case o.GetKind() == "Gateway":
+				_ = unstructured.SetNestedField(o.Object, "gepcheck-limits", "spec", "gatewayClassName")
+			}
+			if o.GetNamespace() != "" {
+				o.SetNamespace("limits")
+			}
+			o.SetUID("")
+			o.SetGeneration(0)
+			r, err := k.Resource(o.GroupVersionKind(), o.GetNamespace())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, o, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("%s: %v", refOf(o), err)
+			}
+		}
+		want := map[string]cond{
+			"RateLimitPolicy/limits/gw-policy":    {"Accepted", "False", "Invalid", "--max-cel-cost"},
+			"RateLimitPolicy/limits/deep-policy":  {"Accepted", "False", "Invalid", "--max-depth"},
+			"RateLimitPolicy/limits/route-policy": {"Accepted", "True", "Accepted", ""},
+		}
+		var p problems
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			p = nil
+			for ref, w := range want {
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(gvkOf("RateLimitPolicy"))
+				u.SetNamespace("limits")
+				u.SetName(strings.Split(ref, "/")[2])
+				o, err := k.Get(ctx, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+				checkConditions(&p, ref, got, o.GetGeneration(), w)
+			}
+			if len(p) == 0 || time.Now().After(deadline) {
+				break
+			}
+		}
+		p.report(t)
 	})
 
 	t.Run("no-controller", func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -42,6 +43,7 @@ func (config) InCluster(context.Context) (incluster.Implementation, error) { ret
 func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
 	var kubeconfig, kubeContext string
 	var profiles []string
+	var opts simulator.Options
 	cmd := &cobra.Command{
 		Use:   "reference [--kubeconfig FILE] [--context NAME] [--profiles a,b]",
 		Short: "Run gepcheck-reference: the built-in profiles' policy kinds served by the reference engine",
@@ -53,18 +55,22 @@ read-only) per affected object. A namespace annotated ` + AnnotationProfiles + `
 is computed with the profiles it names. See docs/cluster.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.CheckLimits(); err != nil {
+				return err
+			}
 			c, err := cluster.FromKubeconfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctl := &Controller{Config: c.Config, Profiles: profiles, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
+	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
 	return map[string][]*cobra.Command{"controller": {cmd}}
 }
