@@ -36,11 +36,14 @@ fmt-check:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./simulator/engine/
 
-## fuzz: a short run of each native fuzz target
+## fuzz: a run of each native fuzz target, FUZZTIME each (docs/fuzzing.md);
+## new inputs are minimized briefly, or minimizing takes the whole run
+FUZZTIME ?= 20s
+FUZZFLAGS = -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=100x -parallel=1
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzRead -fuzztime=20s ./simulator/load/
-	$(GO) test -run='^$$' -fuzz=FuzzMergePatch -fuzztime=20s ./simulator/tree/
-	$(GO) test -run='^$$' -fuzz=FuzzSimulate -fuzztime=20s ./simulator/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRead ./simulator/load/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzMergePatch ./simulator/tree/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzSimulate ./simulator/
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary, and every property

@@ -433,6 +433,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("--- # c\n{\"apiVersion\": \"v1\"}\n---\n42\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, err := Read([]string{"-"}, bytes.NewReader(data))
+		if err := checkCount(data, docs, err); err != nil {
+			t.Fatal(err)
+		}
 		if err != nil {
 			var es Errors
 			if !errors.As(err, &es) || len(es) == 0 {
