@@ -422,6 +422,7 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		return pol, false
 	}
 	refs, ok := spec["targetRefs"].([]any)
+	singleRef := false
 	if single, has := spec["targetRef"]; has {
 		// GEP-2649, Policy TargetRef API: "Each Policy resource MUST
 		// include a single targetRef field".
@@ -430,6 +431,7 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 			return pol, false
 		}
 		refs, ok = []any{single}, true
+		singleRef = true
 	}
 	if !ok || len(refs) == 0 {
 		// GEP-713: "Every policy MUST include a targetRefs stanza".
@@ -439,6 +441,9 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 	for i, r := range refs {
 		m, ok := r.(map[string]any)
 		field := fmt.Sprintf("spec.targetRefs[%d]", i)
+		if singleRef {
+			field = "spec.targetRef"
+		}
 		if !ok {
 			b.fail(d, field, "must be an object with group, kind and name")
 			return pol, false
@@ -469,6 +474,21 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 			case "group", "kind", "name", "namespace", "sectionName":
 			default:
 				b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
+				return pol, false
+			}
+		}
+		// A name no object can have names nothing, and would reach paths
+		// and messages (ref.NameErrors).
+		for _, f := range []struct {
+			name, value string
+			problems    []string
+		}{
+			{"name", tr.Name, ref.NameErrors(tr.Group, tr.Kind, tr.Name)},
+			{"namespace", tr.Namespace, nonEmpty(tr.Namespace, ref.NamespaceErrors)},
+			{"sectionName", tr.SectionName, nonEmpty(tr.SectionName, ref.SectionNameErrors)},
+		} {
+			if f.problems != nil {
+				b.fail(d, field+"."+f.name, "%s", ref.Invalid(f.value, f.problems))
 				return pol, false
 			}
 		}
@@ -559,6 +579,14 @@ func (m *Model) Limits(out *Output) error {
 		errs.Add(&load.Error{Source: m.sources[le.Policy], Object: le.Policy, Field: le.Field, Msg: fmt.Sprintf("%s (raise with %s)", le.Msg, le.Limit)})
 	}
 	return errs.Err()
+}
+
+// nonEmpty applies check to a set value.
+func nonEmpty(v string, check func(string) []string) []string {
+	if v == "" {
+		return nil
+	}
+	return check(v)
 }
 
 func fieldOf(err error) string {

@@ -26,6 +26,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // StdinName is the File of documents read from stdin.
@@ -117,7 +119,9 @@ func (e *Error) Error() string {
 	if e.Msg != "" {
 		parts = append(parts, e.Msg)
 	}
-	return strings.Join(parts, ": ")
+	// Names and fields come from the input: escaped, they cannot forge a
+	// line or drive the terminal.
+	return ref.Printable(strings.Join(parts, ": "))
 }
 
 // Errors is a list of problems; it is an error with one line per problem.
@@ -633,6 +637,7 @@ func newDoc(src Source, m map[string]any, errs *Errors) *Doc {
 		if d.Namespace, err = stringField(metaMap, "namespace", false); err != nil {
 			report("metadata.namespace", err.Error())
 		}
+		checkNames(d, report)
 	}
 	if len(bad) == 0 {
 		return d

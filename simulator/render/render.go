@@ -7,16 +7,14 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
-	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // Formats lists the output formats.
@@ -194,28 +192,8 @@ func path(p []string) string {
 // clean makes s safe in a table cell. Object names and field names reach
 // the tables as read, and a tab or a newline in one would split its cell
 // or its row; tabwriter also gives the byte 0xff (tabwriter.Escape) a
-// meaning. Control characters and invalid UTF-8 are written escaped, as in
-// a Go string literal; other strings are returned as they are.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case unicode.IsControl(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
+// meaning (ref.Printable escapes it).
+func clean(s string) string { return ref.Printable(s) }
 
 func compact(v any) string {
 	if v == nil {

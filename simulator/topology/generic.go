@@ -167,6 +167,22 @@ func parseNode(s, group string) (ref.Ref, error) {
 		return ref.Ref{}, err
 	}
 	r.Group = group
+	// Names as the API server validates them (ref.NameErrors); a
+	// generic node's kind is a custom resource's.
+	for _, c := range []struct {
+		v        string
+		problems func(string) []string
+	}{
+		{r.Name, func(n string) []string { return ref.NameErrors(group, r.Kind, n) }},
+		{r.Namespace, ref.NamespaceErrors},
+		{r.Section, ref.SectionNameErrors},
+	} {
+		if c.v != "" {
+			if p := c.problems(c.v); p != nil {
+				return ref.Ref{}, errors.New(ref.Invalid(c.v, p))
+			}
+		}
+	}
 	return r, nil
 }
 
