@@ -52,10 +52,19 @@ func countWith(data []byte, isJSON bool) (int, bool) {
 		switch m := v.(type) {
 		case nil:
 		case map[string]any:
+			// kubectl's reading: kind List, or a kind ending in List
+			// with an items array, holds its items (none when a List
+			// has no items).
 			kind, _ := m["kind"].(string)
-			if items, isList := m["items"].([]any); isList && strings.HasSuffix(kind, "List") {
+			items, isArray := m["items"].([]any)
+			switch {
+			case isArray && strings.HasSuffix(kind, "List"):
 				n += len(items)
-			} else {
+			case kind == "List":
+				if m["items"] != nil {
+					return 0, false // refused by the loader
+				}
+			default:
 				n++
 			}
 		default:
