@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
 )
 
@@ -21,6 +23,11 @@ import (
 func Check(file string) ([]string, error) {
 	m, err := simulator.LoadFiles([]string{file}, nil, simulator.Options{})
 	if err != nil {
+		// Say first that the file is not a scenario: its other errors
+		// could name flags of simulate that check has not.
+		if docs, rerr := load.Read([]string{file}, nil); rerr == nil && !slices.ContainsFunc(docs, isScenario) {
+			return nil, notScenario(file)
+		}
 		return nil, err
 	}
 	if m.FindingImplementation != "" {
@@ -33,7 +40,7 @@ func Check(file string) ([]string, error) {
 		return nil, nil
 	}
 	if m.Scenario == nil {
-		return nil, fmt.Errorf("%s: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario)", file)
+		return nil, notScenario(file)
 	}
 	sems, err := m.Scenario.SemanticsList()
 	if err != nil {
@@ -46,6 +53,14 @@ func Check(file string) ([]string, error) {
 		}
 	}
 	return diffs, nil
+}
+
+func isScenario(d *load.Doc) bool {
+	return d.Group == simulator.GepcheckGroup && (d.Kind == "Scenario" || d.Kind == "Finding")
+}
+
+func notScenario(file string) error {
+	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
 // Files lists the YAML files of args (files, and directories walked),

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -295,6 +296,38 @@ func (b *builder) checkRules(d *load.Doc, n int, name func(int) *gwv1.SectionNam
 	}
 }
 
+// profileFile reads every document of a --profile file as the input's
+// documents are read (the same limits, and errors naming file, document,
+// line and field): each must be a PolicyProfile, and each is used.
+func (b *builder) profileFile(file string, lim load.Limits) []*profile.Profile {
+	docs, err := load.ReadLimited([]string{file}, nil, lim)
+	if err != nil {
+		b.fail(nil, "", "--profile %v", err)
+		return nil
+	}
+	if len(docs) == 0 {
+		b.fail(nil, "", "--profile %s: holds no PolicyProfile", file)
+	}
+	var out []*profile.Profile
+	for _, d := range docs {
+		if d.Group != GepcheckGroup || d.Kind != "PolicyProfile" {
+			b.fail(d, "kind", "a --profile file holds PolicyProfile documents (apiVersion %s/v1alpha1), not %s", GepcheckGroup, d.Kind)
+			continue
+		}
+		var p profile.Profile
+		if !b.decode(d, &p) {
+			continue
+		}
+		p.Source = d.Source.String()
+		if err := p.Validate(); err != nil {
+			b.fail(d, fieldOf(err), "%v", msgOf(err))
+			continue
+		}
+		out = append(out, &p)
+	}
+	return out
+}
+
 // profiles resolves the profiles to use, in order of preference: --profile,
 // PolicyProfile documents, the Scenario's profiles, built-ins by kind.
 func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates []*load.Doc) []*profile.Profile {
@@ -322,17 +355,11 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		if found {
 			continue
 		}
-		data, err := os.ReadFile(n)
-		if err != nil {
+		if _, err := os.Stat(n); err != nil {
 			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
 			continue
 		}
-		p, err := profile.Parse(data, n)
-		if err != nil {
-			b.fail(nil, "", "%v", err)
-			continue
-		}
-		out = append(out, p)
+		out = append(out, b.profileFile(n, opts.Limits)...)
 	}
 	if len(named) == 0 {
 		out = append(out, inInput...)
@@ -557,6 +584,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	for _, t := range targets {
 		out.Targets = append(out.Targets, *t)
 	}
+	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}
@@ -579,6 +607,24 @@ func (m *Model) Limits(out *Output) error {
 		errs.Add(&load.Error{Source: m.sources[le.Policy], Object: le.Policy, Field: le.Field, Msg: fmt.Sprintf("%s (raise with %s)", le.Msg, le.Limit)})
 	}
 	return errs.Err()
+}
+
+// partlyAccepted warns of each target a policy names in vain while it is
+// accepted for others: a typo in one of several targetRefs would otherwise
+// show only in the policy's Accepted message and in explain.
+func partlyAccepted(ps []engine.PolicyStatus) []string {
+	var out []string
+	for _, p := range ps {
+		if c, ok := engine.FindCondition(p.Conditions, engine.TypeAccepted); !ok || c.Status != "True" {
+			continue
+		}
+		for _, t := range p.Targets {
+			if c, ok := engine.FindCondition(t.Conditions, engine.TypeAccepted); ok && c.Status == "False" {
+				out = append(out, fmt.Sprintf("%s: accepted, but not for %s (%s: %s)", p.Ref, t.Ref, c.Reason, c.Message))
+			}
+		}
+	}
+	return out
 }
 
 // nonEmpty applies check to a set value.

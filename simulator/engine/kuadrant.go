@@ -60,7 +60,11 @@ func (r *run) compileWhen(i int32) string {
 				r.limitErrors[i] = le
 				return le.Error()
 			}
-			return fmt.Sprintf("%s %q is not a valid CEL expression: %v", field, b.When, err)
+			expr := b.When
+			if len(expr) > 200 {
+				expr = expr[:200] + "…"
+			}
+			return fmt.Sprintf("%s %q is not a valid CEL expression: %v", field, expr, err)
 		}
 	}
 	return ""

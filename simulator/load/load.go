@@ -498,6 +498,10 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 	}
 	j, err := yaml.YAMLToJSONStrict(c.text)
 	if err != nil {
+		if path, line, v, ok := nonFinite(c.text); ok {
+			errs.Add(&Error{Source: src, Field: path, Msg: fmt.Sprintf("line %d: %s is a number JSON cannot hold, and Kubernetes objects are JSON (quote it for a string)", c.firstLine+line-1, v)})
+			return nil
+		}
 		errs.Add(&Error{Source: src, Msg: yamlErrMsg(err, c.firstLine)})
 		return nil
 	}
