@@ -23,7 +23,7 @@ func newClean(stdout io.Writer) *cobra.Command {
 			connect, _ := providers.Lookup("kubeconfig")
 			c, err := connect(ctx, cf.options(nil))
 			if err != nil {
-				return err
+				return environmentOr(err)
 			}
 			deleted, err := cluster.Clean(ctx, c, crds)
 			for _, d := range deleted {

@@ -68,7 +68,7 @@ skipped unless named with --property.`,
 					return inputError{fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
 				}
 				if err != nil {
-					return err
+					return environmentOr(err)
 				}
 				if fz, ok := cfg.(differential.Fuzzer); ok {
 					return fuzzBatched(stdout, im, fz, d, seed, checks, outDir, kind)

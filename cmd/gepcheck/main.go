@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -23,7 +26,8 @@ import (
 const (
 	exitOK       = 0
 	exitFailed   = 1 // a check found differences
-	exitBadInput = 2 // unusable input or flags
+	exitBadInput = 2 // unusable input or flags, a limit of docs/limits.md hit
+	exitInternal = 3 // could not finish: the environment (a cluster, a tool build) or a bug
 )
 
 // inputError marks errors caused by the user's input.
@@ -58,10 +62,51 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	fmt.Fprintln(stderr, "gepcheck: "+strings.ReplaceAll(err.Error(), "\n", "\ngepcheck: "))
 	var fe failedError
-	if errors.As(err, &fe) {
+	var ie inputError
+	switch {
+	case errors.As(err, &fe):
 		return exitFailed
+	case errors.As(err, &ie), usageError(err):
+		return exitBadInput
 	}
-	return exitBadInput
+	return exitInternal
+}
+
+// environmentOr classifies an error of a command that reads both the user's
+// files and the environment (a cluster): a file that does not exist or does
+// not load is bad input, anything else (a cluster that does not answer) is
+// the environment's.
+func environmentOr(err error) error {
+	var le load.Errors
+	var e1 *load.Error
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) || errors.As(err, &le) || errors.As(err, &e1) {
+		return inputError{err}
+	}
+	return err
+}
+
+// usageError reports the errors cobra returns for a command line it cannot
+// parse, before any RunE (flags are marked by the FlagErrorFunc and Args by
+// markArgs, in newRoot).
+func usageError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
+}
+
+// markArgs makes the argument checks of cmd and its subcommands report
+// input errors.
+func markArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return inputError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markArgs(sub)
+	}
 }
 
 type common struct {
@@ -131,5 +176,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 		}
 	}
 	root.AddCommand(newController(controllers))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError{err} })
+	markArgs(root)
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -185,5 +186,36 @@ func TestOutputDocExample(t *testing.T) {
 	}
 	if len(documented.Policies) == 0 || len(documented.Policies[0].Beaten) == 0 || documented.Policies[0].Beaten[0].Paths == 0 {
 		t.Errorf("the documented beaten entry does not decode into {field, by, paths, examples}: %+v", documented.Policies)
+	}
+}
+
+// Exit codes tell bad input (2) from a disagreement (1) and from a run that
+// could not finish (3): a cluster that does not answer is not the user's
+// input, a kubeconfig that does not exist is.
+func TestExitCodes(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: x}}]
+current-context: c
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"no-such-command"}, exitBadInput},
+		{[]string{"simulate", "--no-such-flag"}, exitBadInput},
+		{[]string{"simulate", "extra-argument"}, exitBadInput},
+		{[]string{"clean", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitBadInput},
+		{[]string{"clean", "--kubeconfig", kubeconfig}, exitInternal},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.want {
+			t.Errorf("%v: exit %d, want %d; stderr: %s", tc.args, code, tc.want, stderr.String())
+		}
 	}
 }

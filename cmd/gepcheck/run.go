@@ -54,7 +54,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return inputError{fmt.Errorf("--impl %s runs only in a cluster (--cluster)", im.Name())}
 			}
 			if err != nil {
-				return err
+				return environmentOr(err)
 			}
 			cases, err := offlineCases(files, profiles)
 			if err != nil {
@@ -111,7 +111,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		return inputError{fmt.Errorf("--impl %s does not run in a cluster", im.Name())}
 	}
 	if err != nil {
-		return err
+		return environmentOr(err)
 	}
 	connect, err := providers.Lookup(cf.cluster)
 	if err != nil {
@@ -132,7 +132,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
 	})
 	if err != nil {
-		return inputError{err}
+		return environmentOr(err)
 	}
 	reports.ClusterRun(stdout, sum)
 	if !sum.OK() {
