@@ -28,6 +28,10 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if (target == "") == (policy == "") {
 				return inputError{errors.New("pass exactly one of --target and --policy")}
 			}
+			if c.maxMemory < 1 || c.timeout < 0 {
+				return inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+			}
+			defer watch(cmd.ErrOrStderr(), c.maxMemory, c.timeout)()
 			m, sem, err := c.load(stdin)
 			if err != nil {
 				return err

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The watchdog turns a run over --max-memory or --timeout into exit 2 and
+// a message naming the limit and its flag (docs/limits.md); stopped, it
+// does nothing.
+func TestWatch(t *testing.T) {
+	codes := make(chan int, 1)
+	exit = func(code int) { codes <- code }
+	defer func() { exit = os.Exit }()
+	for _, tc := range []struct {
+		name    string
+		memory  int64
+		timeout time.Duration
+		want    string
+	}{
+		{"memory", 1, 0, "more than the limit of 0 MiB of memory (the limit; --max-memory raises it"},
+		{"time", 1 << 40, time.Millisecond, "took longer than the limit of 1ms (the limit; --timeout raises it)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr syncBuffer
+			stop := watch(&stderr, tc.memory, tc.timeout)
+			defer stop()
+			select {
+			case code := <-codes:
+				if code != exitBadInput || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitBadInput, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the watchdog did not fire")
+			}
+		})
+	}
+	var stderr syncBuffer
+	watch(&stderr, 1, time.Millisecond)()
+	select {
+	case code := <-codes:
+		t.Errorf("a stopped watchdog exited %d", code)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
