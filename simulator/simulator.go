@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,6 +116,7 @@ type builder struct {
 	m    *Model
 	errs load.Errors
 	seen map[string]load.Source
+	pre  map[*load.Doc]predecoded // decodeAll
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -123,7 +128,15 @@ func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
 }
 
 func (b *builder) decode(d *load.Doc, into any) bool {
-	if err := load.DecodeStrict(d, into); err != nil {
+	err := errNotDecoded
+	if pre, ok := b.pre[d]; ok && reflect.TypeOf(pre.v) == reflect.TypeOf(into) {
+		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(pre.v).Elem())
+		err = pre.err
+	}
+	if err == errNotDecoded {
+		err = load.DecodeStrict(d, into)
+	}
+	if err != nil {
 		if le, ok := err.(*load.Error); ok {
 			b.errs = append(b.errs, le)
 		} else {
@@ -134,7 +147,58 @@ func (b *builder) decode(d *load.Doc, into any) bool {
 	return true
 }
 
+// errNotDecoded marks a document decodeAll left to decode.
+var errNotDecoded = errors.New("not decoded")
+
+// predecoded is a document decoded ahead by decodeAll.
+type predecoded struct {
+	v   any
+	err error
+}
+
+// decodeAll decodes the documents of the Gateway API and core kinds on
+// every CPU, ahead of run's loop, which takes them in order (strict
+// decoding is most of the time spent building; docs/performance.md).
+func decodeAll(docs []*load.Doc) map[*load.Doc]predecoded {
+	typed := func(d *load.Doc) any {
+		switch {
+		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
+			return &gwv1.GatewayClass{}
+		case d.Group == GatewayGroup && d.Kind == "Gateway":
+			return &gwv1.Gateway{}
+		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
+			return &gwv1.HTTPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
+			return &gwv1.GRPCRoute{}
+		case d.Group == "" && d.Kind == "Service":
+			return &corev1.Service{}
+		}
+		return nil
+	}
+	out := make([]predecoded, len(docs))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				if v := typed(docs[i]); v != nil {
+					out[i] = predecoded{v, load.DecodeStrict(docs[i], v)}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	m := make(map[*load.Doc]predecoded, len(docs))
+	for i, p := range out {
+		if p.v != nil {
+			m[docs[i]] = p
+		}
+	}
+	return m
+}
+
 func (b *builder) run(docs []*load.Doc, opts Options) {
+	b.pre = decodeAll(docs)
 	var gw topology.GatewayAPI
 	var generic []*load.Doc
 	var candidates []*load.Doc

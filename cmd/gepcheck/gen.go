@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -15,6 +16,7 @@ import (
 // seed.
 func newGen(stdout io.Writer) *cobra.Command {
 	var o generators.PrintOptions
+	var workload int
 	cmd := &cobra.Command{
 		Use:   "gen --seed N [--profile P] [--generic] [--max-objects N] [--max-policies N]",
 		Short: "Print a random scenario drawn by gepcheck's generators",
@@ -28,6 +30,14 @@ DAG of abstract kinds (A > B > C > D) with a policy kind P instead of Gateway
 API objects.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if workload > 0 {
+				// docs/performance.md: the whole-pipeline workload.
+				w := bufio.NewWriter(stdout)
+				if err := generators.Workload(w, workload, uint64(o.Seed)); err != nil {
+					return err
+				}
+				return w.Flush()
+			}
 			data, err := generators.Print(o)
 			if err != nil {
 				return inputError{err}
@@ -37,6 +47,7 @@ API objects.`,
 		},
 	}
 	cmd.Flags().IntVar(&o.Seed, "seed", 0, "seed of the draw")
+	cmd.Flags().IntVar(&workload, "workload-routes", 0, "print the benchmark workload of docs/performance.md with this many HTTPRoutes instead")
 	cmd.Flags().StringVar(&o.Profile, "profile", "", "policy profile: "+strings.Join(append(slices.Clone(generators.ProfileNames), generators.DrawnProfiles()...), ", ")+" (default: drawn)")
 	cmd.Flags().BoolVar(&o.Generic, "generic", false, "draw a generic DAG of abstract kinds instead of Gateway API objects")
 	cmd.Flags().IntVar(&o.MaxObjects, "max-objects", 0, fmt.Sprintf("most objects (GatewayClasses, Gateways, routes, Services, grants; generic nodes) (default %d)", generators.DefaultMaxObjects))

@@ -21,9 +21,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/yaml"
 
@@ -482,12 +485,29 @@ func hasContent(line []byte) bool {
 
 // parseFile decodes the documents of one file.
 func parseFile(file string, data []byte, maxDepth int, errs *Errors) []*Doc {
-	var docs []*Doc
-	for i, c := range split(data) {
-		src := Source{File: file, Doc: i + 1, Line: c.line}
-		docs = append(docs, parseChunk(src, c, maxDepth, errs)...)
+	chunks := split(data)
+	docs := make([][]*Doc, len(chunks))
+	chunkErrs := make([]Errors, len(chunks))
+	// Documents are independent: decoded on every CPU, kept in order.
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
+				src := Source{File: file, Doc: i + 1, Line: chunks[i].line}
+				docs[i] = parseChunk(src, chunks[i], maxDepth, &chunkErrs[i])
+			}
+		})
 	}
-	return docs
+	wg.Wait()
+	var out []*Doc
+	for i := range chunks {
+		out = append(out, docs[i]...)
+		for _, e := range chunkErrs[i] {
+			errs.Add(e)
+		}
+	}
+	return out
 }
 
 // parseChunk decodes one document, expanding Lists.
@@ -496,19 +516,12 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 		errs.Add(&Error{Source: src, Msg: msg})
 		return nil
 	}
-	j, err := yaml.YAMLToJSONStrict(c.text)
-	if err != nil {
-		if path, line, v, ok := nonFinite(c.text); ok {
-			errs.Add(&Error{Source: src, Field: path, Msg: fmt.Sprintf("line %d: %s is a number JSON cannot hold, and Kubernetes objects are JSON (quote it for a string)", c.firstLine+line-1, v)})
+	v, ok := decodeYAML(c.text)
+	if !ok {
+		var msg string
+		if v, msg = slowDecode(c, src, errs); msg != "" {
 			return nil
 		}
-		errs.Add(&Error{Source: src, Msg: yamlErrMsg(err, c.firstLine)})
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(j, &v); err != nil {
-		errs.Add(&Error{Source: src, Msg: "invalid document: " + strings.TrimPrefix(err.Error(), "json: ")})
-		return nil
 	}
 	if path, over := overDepth(v, maxDepth); over {
 		errs.Add(depthError(src, v, path, maxDepth))
@@ -526,6 +539,29 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 		return []*Doc{d}
 	}
 	return nil
+}
+
+// slowDecode decodes a document the way decodeYAML does not take:
+// sigs.k8s.io/yaml's conversion to JSON, then encoding/json. It reports
+// the problem with the document, if any, and says so with a non-empty msg.
+func slowDecode(c chunk, src Source, errs *Errors) (v any, msg string) {
+	j, err := yaml.YAMLToJSONStrict(c.text)
+	if err != nil {
+		if path, line, val, ok := nonFinite(c.text); ok {
+			e := &Error{Source: src, Field: path, Msg: fmt.Sprintf("line %d: %s is a number JSON cannot hold, and Kubernetes objects are JSON (quote it for a string)", c.firstLine+line-1, val)}
+			errs.Add(e)
+			return nil, e.Msg
+		}
+		e := &Error{Source: src, Msg: yamlErrMsg(err, c.firstLine)}
+		errs.Add(e)
+		return nil, e.Msg
+	}
+	if err := json.Unmarshal(j, &v); err != nil {
+		e := &Error{Source: src, Msg: "invalid document: " + strings.TrimPrefix(err.Error(), "json: ")}
+		errs.Add(e)
+		return nil, e.Msg
+	}
+	return v, ""
 }
 
 // checkStraySeparator refuses "--- value" lines: YAML would read the text
