@@ -132,6 +132,7 @@ func (b *builder) decode(d *load.Doc, into any) bool {
 	if pre, ok := b.pre[d]; ok && reflect.TypeOf(pre.v) == reflect.TypeOf(into) {
 		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(pre.v).Elem())
 		err = pre.err
+		delete(b.pre, d)
 	}
 	if err == errNotDecoded {
 		err = load.DecodeStrict(d, into)

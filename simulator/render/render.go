@@ -24,6 +24,9 @@ var Formats = []string{"table", "yaml", "json"}
 func Data(w io.Writer, format string, v any) error {
 	switch format {
 	case "json":
+		if out, ok := v.(*simulator.Output); ok {
+			return outputJSON(w, out)
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
