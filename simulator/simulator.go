@@ -122,7 +122,7 @@ type builder struct {
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
 	e := &load.Error{Msg: fmt.Sprintf(format, a...), Field: field}
 	if d != nil {
-		e.Source, e.Object = d.Source, d.Object()
+		e.Source, e.Object = d.At(field), d.Object()
 	}
 	b.errs = append(b.errs, e)
 }

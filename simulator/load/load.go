@@ -76,6 +76,12 @@ type Doc struct {
 	// Raw is the whole object as decoded by sigs.k8s.io/yaml: map[string]any,
 	// []any, float64, string, bool and nil values.
 	Raw map[string]any
+
+	// text is the document as read (the whole List for a List item), and
+	// firstLine the line of its first byte in the file: At finds a field's
+	// line in it.
+	text      []byte
+	firstLine int
 }
 
 // Object describes d as "Kind namespace/name", or "Kind name" when d has no
@@ -533,9 +539,9 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 		return nil
 	}
 	if items, ok := listItems(m); ok {
-		return parseList(src, m, items, errs)
+		return parseList(src, c, m, items, errs)
 	}
-	if d := newDoc(src, m, errs); d != nil {
+	if d := newDoc(src, c, m, errs); d != nil {
 		return []*Doc{d}
 	}
 	return nil
@@ -618,7 +624,7 @@ func listItems(m map[string]any) ([]any, bool) {
 	return nil, false
 }
 
-func parseList(src Source, m map[string]any, items []any, errs *Errors) []*Doc {
+func parseList(src Source, c chunk, m map[string]any, items []any, errs *Errors) []*Doc {
 	kind, _ := m["kind"].(string)
 	if _, _, err := checkAPIVersion(m); err != nil {
 		errs.Add(&Error{Source: src, Object: kind, Field: "apiVersion", Msg: err.Error()})
@@ -640,7 +646,7 @@ func parseList(src Source, m map[string]any, items []any, errs *Errors) []*Doc {
 			errs.Add(&Error{Source: isrc, Field: "kind", Msg: "a List inside a List is not supported"})
 			continue
 		}
-		if d := newDoc(isrc, im, errs); d != nil {
+		if d := newDoc(isrc, c, im, errs); d != nil {
 			docs = append(docs, d)
 		}
 	}
@@ -649,11 +655,11 @@ func parseList(src Source, m map[string]any, items []any, errs *Errors) []*Doc {
 
 // newDoc checks the type and object metadata of m and builds its Doc, or
 // reports every problem found and returns nil.
-func newDoc(src Source, m map[string]any, errs *Errors) *Doc {
-	d := &Doc{Source: src, Raw: m}
+func newDoc(src Source, c chunk, m map[string]any, errs *Errors) *Doc {
+	d := &Doc{Source: src, Raw: m, text: c.text, firstLine: c.firstLine}
 	var bad Errors
 	report := func(field, msg string) {
-		bad.Add(&Error{Source: src, Field: field, Msg: msg})
+		bad.Add(&Error{Source: d.At(field), Field: field, Msg: msg})
 	}
 	var err error
 	d.APIVersion, _ = m["apiVersion"].(string)
@@ -760,7 +766,7 @@ func DecodeStrict(d *Doc, into any) error {
 		return &Error{Msg: "no document"}
 	}
 	fail := func(field, msg string) error {
-		return &Error{Source: d.Source, Object: d.Object(), Field: field, Msg: msg}
+		return &Error{Source: d.At(field), Object: d.Object(), Field: field, Msg: msg}
 	}
 	data, err := json.Marshal(d.Raw)
 	if err != nil {

@@ -189,16 +189,18 @@ metadata: {name: ok}
 	want := []e{
 		{1, 1, 0, "object a", "kind", "is required"},
 		{2, 4, 0, "Service b", "apiVersion", "is required"},
-		{3, 7, 0, "Service", "metadata.name", "is required"},
+		// A field's error names the field's line (metadata: {} is line 9;
+		// a missing field, the line of the mapping that lacks it).
+		{3, 9, 0, "Service", "metadata.name", "is required"},
 		{4, 11, 0, "", "", `document must be a mapping, got the string "just a string"`},
 		{5, 13, 0, "", "", "document must be a mapping, got a list"},
 		{6, 16, 0, "", "", "invalid YAML: line 19: did not find expected key"},
 		{7, 22, 0, "", "", "invalid YAML: line 24: key \"kind\" already set in map"},
 		{8, 27, 0, "object e", "apiVersion", `"a/b/c" is not group/version or version`},
-		{8, 27, 0, "object e", "kind", "must be a string, got the number 7"},
-		{8, 27, 0, "object e", "metadata.namespace", "must be a string, got a list"},
+		{8, 28, 0, "object e", "kind", "must be a string, got the number 7"},
+		{8, 29, 0, "object e", "metadata.namespace", "must be a string, got a list"},
 		{9, 31, 1, "", "", "list item must be a mapping, got the number 3"},
-		{9, 31, 2, "Service", "metadata.name", "is required"},
+		{9, 37, 2, "Service", "metadata.name", "is required"},
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("got %d errors, want %d:\n%v", len(errs), len(want), errs)

@@ -605,7 +605,7 @@ spec:
 	if err == nil || strings.ContainsAny(err.Error(), "\x1b\t") || len(strings.Split(err.Error(), "\n")) != 2 {
 		t.Fatalf("want two lines of error, names escaped; got %q", err)
 	}
-	for _, w := range []string{`document 3 (line 13): HTTPRoute r\n1: field metadata.name: "r\n1" is not a valid name`, `ColorPolicy p\x1b[31m1: field metadata.name`} {
+	for _, w := range []string{`document 3 (line 15): HTTPRoute r\n1: field metadata.name: "r\n1" is not a valid name`, `ColorPolicy p\x1b[31m1: field metadata.name`} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error does not say %q:\n%s", w, err)
 		}
