@@ -32,9 +32,10 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## bench: the engine benchmark of docs/performance.md
+## bench: the engine and whole-pipeline benchmarks of docs/performance.md
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./simulator/engine/
+	$(GO) test -run='^$$' -bench=Pipeline -benchmem -benchtime=1x ./simulator/render/
 
 ## fuzz: a run of each native fuzz target, FUZZTIME each (docs/fuzzing.md);
 ## new inputs are minimized briefly, or minimizing takes the whole run
