@@ -88,10 +88,12 @@ func environmentOr(err error) error {
 
 // usageError reports the errors cobra returns for a command line it cannot
 // parse, before any RunE (flags are marked by the FlagErrorFunc and Args by
-// markArgs, in newRoot).
+// markArgs, in newRoot), and errors that name a flag whose value is wrong.
 func usageError(err error) bool {
 	msg := err.Error()
-	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
+	// Flag values that plug-ins and runners check themselves are reported
+	// naming the flag first ("--egctl-build \"nope\": one of fast, stock").
+	return strings.HasPrefix(msg, "--") || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
 }
 
 // markArgs makes the argument checks of cmd and its subcommands report

@@ -212,6 +212,9 @@ current-context: c
 		{[]string{"simulate", "extra-argument"}, exitBadInput},
 		{[]string{"clean", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitBadInput},
 		{[]string{"clean", "--kubeconfig", kubeconfig}, exitInternal},
+		// Flag values checked by an implementation's plug-in.
+		{[]string{"egctl", "--egctl-build", "nope"}, exitBadInput},
+		{[]string{"run", "--impl", "exec", "../../scenarios/gep-713/example-1-direct.yaml"}, exitBadInput},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.want {
