@@ -92,7 +92,7 @@ func environmentOr(err error) error {
 func usageError(err error) bool {
 	msg := err.Error()
 	// Flag values that plug-ins and runners check themselves are reported
-	// naming the flag first ("--egctl-build \"nope\": one of fast, stock").
+	// naming the flag first ("--label-filter: ...", "--exec-command: ...").
 	return strings.HasPrefix(msg, "--") || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
 }
 

@@ -3,8 +3,10 @@
 // kind, it computes the effective policy of every path, the status of every
 // policy and affected object, and the provenance of every effective field.
 //
-// The engine is pure: no I/O, no clocks, no randomness. The same Input always
-// yields the same Result.
+// The engine is pure: no I/O, no randomness, and one clock only, the
+// wall-clock limit of a CEL evaluation (CELLimits), which can do nothing
+// but make a policy Invalid. The same Input yields the same Result whenever
+// no evaluation reaches that limit.
 package engine
 
 import (
