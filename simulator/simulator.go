@@ -93,13 +93,20 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(docs, opts)
+	return build(docs, opts, true)
 }
 
 // Build classifies documents and builds the model. All problems found are
 // returned together, each naming its file, document and field.
 func Build(docs []*load.Doc, opts Options) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}}
+	return build(docs, opts, false)
+}
+
+// build is Build; with own, the documents are the builder's alone, and the
+// raw form of an object decoded into its Go type is let go at once, so
+// that the two are not both held for every object (docs/performance.md).
+func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -117,6 +124,7 @@ type builder struct {
 	errs load.Errors
 	seen map[string]load.Source
 	pre  map[*load.Doc]predecoded // decodeAll
+	own  bool                     // build
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -160,7 +168,7 @@ type predecoded struct {
 // decodeAll decodes the documents of the Gateway API and core kinds on
 // every CPU, ahead of run's loop, which takes them in order (strict
 // decoding is most of the time spent building; docs/performance.md).
-func decodeAll(docs []*load.Doc) map[*load.Doc]predecoded {
+func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 	typed := func(d *load.Doc) any {
 		switch {
 		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
@@ -184,6 +192,9 @@ func decodeAll(docs []*load.Doc) map[*load.Doc]predecoded {
 			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				if v := typed(docs[i]); v != nil {
 					out[i] = predecoded{v, load.DecodeStrict(docs[i], v)}
+					if release && out[i].err == nil {
+						docs[i].Raw = nil
+					}
 				}
 			}
 		})
@@ -199,7 +210,7 @@ func decodeAll(docs []*load.Doc) map[*load.Doc]predecoded {
 }
 
 func (b *builder) run(docs []*load.Doc, opts Options) {
-	b.pre = decodeAll(docs)
+	b.pre = decodeAll(docs, b.own)
 	var gw topology.GatewayAPI
 	var generic []*load.Doc
 	var candidates []*load.Doc

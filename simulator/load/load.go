@@ -762,7 +762,7 @@ func truncate(s string) string {
 // fields that the type does not declare. A failure is an *Error that names
 // the offending field, e.g. "spec.listeners[0].prot".
 func DecodeStrict(d *Doc, into any) error {
-	if d == nil {
+	if d == nil || d.Raw == nil {
 		return &Error{Msg: "no document"}
 	}
 	fail := func(field, msg string) error {
