@@ -155,6 +155,9 @@ func (m *Model) ExplainPolicy(sem engine.Semantics, policy ref.Ref) (*PolicyExpl
 		return nil, fmt.Errorf("no policy %s in the input%s", policy, didYouMean(policy.String(), names))
 	}
 	before := m.run(sem, nil, full, false)
+	if err := m.Limits(before); err != nil {
+		return nil, err
+	}
 	after := m.Run(sem, full)
 	name := full.String()
 	x := &PolicyExplanation{Policy: name, InEffectOn: []engine.EffectivePolicy{}, IfDeleted: []Change{}}

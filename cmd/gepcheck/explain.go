@@ -58,9 +58,6 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if err != nil || r.Section != "" {
 				return inputError{fmt.Errorf("--policy: want KIND/NAMESPACE/NAME: %v", err)}
 			}
-			if err := m.Limits(m.Run(sem, nil)); err != nil {
-				return inputError{err}
-			}
 			x, err := m.ExplainPolicy(sem, r)
 			if err != nil {
 				return inputError{err}

@@ -12,8 +12,11 @@ import (
 // errors point at the field, not at the document's first line. The text is
 // parsed again only here, when there is an error to report.
 func (d *Doc) At(field string) Source {
+	if d == nil {
+		return Source{}
+	}
 	src := d.Source
-	if d == nil || field == "" || d.text == nil {
+	if field == "" || d.text == nil {
 		return src
 	}
 	if d.Source.Item > 0 {

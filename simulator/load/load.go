@@ -522,16 +522,19 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 		errs.Add(&Error{Source: src, Msg: msg})
 		return nil
 	}
-	v, ok := decodeYAML(c.text)
+	v, depth, ok := decodeYAML(c.text)
 	if !ok {
 		var msg string
 		if v, msg = slowDecode(c, src, errs); msg != "" {
 			return nil
 		}
+		depth = maxDepth + 1 // unknown: walked below
 	}
-	if path, over := overDepth(v, maxDepth); over {
-		errs.Add(depthError(src, v, path, maxDepth))
-		return nil
+	if depth > maxDepth {
+		if path, over := overDepth(v, maxDepth); over {
+			errs.Add(depthError(src, v, path, maxDepth))
+			return nil
+		}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

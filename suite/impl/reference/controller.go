@@ -397,7 +397,10 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	}
 	if m == nil {
 		// Logged by load; requeueing would meet the same error.
-		return errors.Join(toErrors(errs)...)
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return nil
 	}
 	var out *simulator.Output
 	if c.Simulate != nil {
@@ -521,14 +524,6 @@ func errorLines(errs load.Errors) []string {
 	out := make([]string, 0, len(errs))
 	for _, e := range errs {
 		out = append(out, withoutSource(e))
-	}
-	return out
-}
-
-func toErrors(ss []string) []error {
-	out := make([]error, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, errors.New(s))
 	}
 	return out
 }
