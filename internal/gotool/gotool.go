@@ -99,14 +99,7 @@ func (t Tool) Build(ctx context.Context, log func(string)) (string, error) {
 	}
 	// Tools of one module are built by one go build: they share most
 	// packages, and one invocation keeps both cores busy.
-	var batch []Tool
-	for _, o := range All {
-		if o.Module == t.Module && o.Version == t.Version {
-			if p, _ := o.Path(); o == t || !exists(p) {
-				batch = append(batch, o)
-			}
-		}
-	}
+	batch := batchOf(t)
 	var names, pkgs []string
 	for _, o := range batch {
 		names = append(names, o.Name)
@@ -135,6 +128,21 @@ func (t Tool) Build(ctx context.Context, log func(string)) (string, error) {
 		}
 	}
 	return bin, nil
+}
+
+// batchOf is t and the tools of All from t's module and version that are
+// not built yet. t itself need not be in All (an implementation's
+// controller is not).
+func batchOf(t Tool) []Tool {
+	batch := []Tool{t}
+	for _, o := range All {
+		if o != t && o.Module == t.Module && o.Version == t.Version {
+			if p, _ := o.Path(); !exists(p) {
+				batch = append(batch, o)
+			}
+		}
+	}
+	return batch
 }
 
 // exeName is the name go build gives the executable of pkg: its last
