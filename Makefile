@@ -43,6 +43,7 @@ FUZZTIME ?= 20s
 FUZZFLAGS = -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=100x -parallel=1
 fuzz:
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRead ./simulator/load/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzFastParse ./simulator/load/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzMergePatch ./simulator/tree/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzSimulate ./simulator/
 

@@ -522,7 +522,10 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 		errs.Add(&Error{Source: src, Msg: msg})
 		return nil
 	}
-	v, depth, ok := decodeYAML(c.text)
+	v, depth, ok := parsePlain(c.text)
+	if !ok {
+		v, depth, ok = decodeYAML(c.text)
+	}
 	if !ok {
 		var msg string
 		if v, msg = slowDecode(c, src, errs); msg != "" {
