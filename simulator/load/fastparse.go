@@ -564,6 +564,9 @@ func resolvePlain(s string) (v any, isString bool) {
 	case c == '.' || c == '<':
 		bail() // .inf, .nan, floats, the merge key "<<"
 	case c == '+' || c == '-' || ('0' <= c && c <= '9'):
+		if len(s) > 1 && s[1] == '.' {
+			bail() // +.inf, -.inf, -.5
+		}
 		if f, ok := decimal(s); ok {
 			return f, false
 		}

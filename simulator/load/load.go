@@ -378,8 +378,9 @@ type chunk struct {
 
 // separator matches a document separator line: "---" (a document start)
 // or "..." (a document end, after which a new document may begin without
-// "---"), then optionally spaces and a comment.
-var separator = regexp.MustCompile(`^(---|\.\.\.)[ \t]*(#.*)?$`)
+// "---"), then optionally spaces and a comment after them ("---#x" is no
+// separator to YAML: a comment follows a space).
+var separator = regexp.MustCompile(`^(---|\.\.\.)([ \t]+(#.*)?)?$`)
 
 // split cuts data into documents on separator lines, dropping documents that
 // hold only blank lines and comments. Line ends may be LF, CRLF or a lone
