@@ -19,16 +19,20 @@ import (
 // OfflineRun prints one line per case, its differences below, and the
 // count; it returns how many cases failed.
 func OfflineRun(w io.Writer, results []differential.CaseResult) int {
-	failed := 0
+	failed, skipped := 0, 0
 	for _, r := range results {
-		if len(r.Diff) == 0 {
+		switch {
+		case r.Skipped != "":
+			skipped++
+			fmt.Fprintf(w, "skip      %s (%s)\n", r.Name, r.Skipped)
+		case len(r.Diff) == 0:
 			fmt.Fprintf(w, "agree     %s\n", r.Name)
-			continue
+		default:
+			failed++
+			fmt.Fprintf(w, "DISAGREE  %s\n          %s\n", r.Name, strings.Join(compare.Strings(r.Diff), "\n          "))
 		}
-		failed++
-		fmt.Fprintf(w, "DISAGREE  %s\n          %s\n", r.Name, strings.Join(compare.Strings(r.Diff), "\n          "))
 	}
-	fmt.Fprintf(w, "%d passed, %d failed\n", len(results)-failed, failed)
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", len(results)-failed-skipped, failed, skipped)
 	return failed
 }
 

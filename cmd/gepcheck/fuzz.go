@@ -63,6 +63,12 @@ skipped unless named with --property.`,
 				if err != nil {
 					return inputError{err}
 				}
+				// --semantics is the implementation's claim, which
+				// the comparison follows.
+				sem, err := claim(cfg, semantics)
+				if err != nil {
+					return inputError{err}
+				}
 				d, err := cfg.Offline(context.Background())
 				if errors.Is(err, impl.ErrUnsupported) {
 					return inputError{fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
@@ -70,6 +76,7 @@ skipped unless named with --property.`,
 				if err != nil {
 					return environmentOr(err)
 				}
+				d = observe.Claiming(d, sem)
 				if fz, ok := cfg.(differential.Fuzzer); ok {
 					return fuzzBatched(stdout, im, fz, d, seed, checks, outDir, kind)
 				}
@@ -105,7 +112,7 @@ skipped unless named with --property.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&profileName, "profile", "", "profile for properties that accept any: color-direct, color-inherited, backendtlspolicy or all-levels")
-	f.StringVar(&semantics, "semantics", "", "only this path semantics (default: both, drawn at random)")
+	f.StringVar(&semantics, "semantics", "", "only this path semantics (default: both, drawn at random); with --impl, the semantics the implementation claims, which the comparison follows (default: its own)")
 	f.IntVar(&checks, "checks", 100, "random cases per property")
 	f.IntVar(&workers, "parallel", runtime.GOMAXPROCS(0), "properties checked at once")
 	f.Uint64Var(&seed, "seed", 0, "random seed (default: a new one, printed)")

@@ -215,10 +215,40 @@ current-context: c
 		// Flag values checked by an implementation's plug-in.
 		{[]string{"egctl", "--egctl-build", "nope"}, exitBadInput},
 		{[]string{"run", "--impl", "exec", "../../scenarios/gep-713/example-1-direct.yaml"}, exitBadInput},
+		{[]string{"run", "--impl", "reference", "--semantics", "nope", "../../scenarios/gep-713/"}, exitBadInput},
+		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "nope"}, exitBadInput},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.want {
 			t.Errorf("%v: exit %d, want %d; stderr: %s", tc.args, code, tc.want, stderr.String())
 		}
+	}
+}
+
+// run and fuzz judge an implementation by the semantics it claims
+// (--semantics): the reference claiming gep713 runs gep713-only scenarios
+// and skips sticky-overrides-only ones, and agrees with itself either way.
+func TestRunAndFuzzFollowTheClaim(t *testing.T) {
+	for _, tc := range []struct{ claim, ran, skipped string }{
+		{"", "overrides-three-levels-sticky-overrides.yaml", "overrides-three-levels-gep713.yaml (holds under gep713; reference claims sticky-overrides)"},
+		{"gep713", "overrides-three-levels-gep713.yaml", "overrides-three-levels-sticky-overrides.yaml (holds under sticky-overrides; reference claims gep713)"},
+	} {
+		args := []string{"run", "--impl", "reference", "../../scenarios/gep-713/"}
+		if tc.claim != "" {
+			args = append(args, "--semantics", tc.claim)
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s%s", args, code, stdout.String(), stderr.String())
+		}
+		out := stdout.String()
+		if !strings.Contains(out, "agree     ../../scenarios/gep-713/"+tc.ran) || !strings.Contains(out, "skip      ../../scenarios/gep-713/"+tc.skipped) {
+			t.Errorf("%v:\n%s", args, out)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "gep713", "--checks", "50", "--seed", "1", "--out", t.TempDir()}
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Errorf("%v: exit %d: %s%s", args, code, stdout.String(), stderr.String())
 	}
 }

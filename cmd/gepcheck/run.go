@@ -13,6 +13,7 @@ import (
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -26,6 +27,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	var cf clusterFlags
 	var rf runClusterFlags
 	var files, profiles []string
+	var semantics string
 	cmd := &cobra.Command{
 		Use:   "run --impl NAME [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
 		Short: "Run scenario files through an implementation (offline, or in a cluster) and compare with the reference engine",
@@ -46,8 +48,12 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
+			sem, err := claim(cfg, semantics)
+			if err != nil {
+				return inputError{err}
+			}
 			if cf.cluster != "" {
-				return runCluster(stdout, stderr, &cf, im, cfg, files, rf)
+				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem)
 			}
 			d, err := cfg.Offline(context.Background())
 			if errors.Is(err, impl.ErrUnsupported) {
@@ -56,6 +62,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return environmentOr(err)
 			}
+			d = observe.Claiming(d, sem)
 			cases, err := offlineCases(files, profiles)
 			if err != nil {
 				return inputError{err}
@@ -75,7 +82,25 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	rf.add(cmd)
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
+	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
 	return cmd
+}
+
+// claim parses --semantics, the semantics an implementation claims, and
+// tells a configuration that runs either (impl.Claimer) to run under it.
+// An empty flag is the implementation's own claim.
+func claim(cfg impl.Config, flag string) (engine.Semantics, error) {
+	if flag == "" {
+		return "", nil
+	}
+	sem, err := engine.ParseSemantics(flag)
+	if err != nil {
+		return "", fmt.Errorf("--semantics: %w", err)
+	}
+	if c, ok := cfg.(impl.Claimer); ok {
+		c.Claim(sem)
+	}
+	return sem, nil
 }
 
 // offlineCases reads scenario files as cases, each with its own profiles
@@ -96,8 +121,14 @@ func offlineCases(files, profiles []string) ([]observe.Case, error) {
 			return nil, err
 		}
 		c := observe.Case{Name: p, YAML: string(data), Profiles: profiles}
-		if len(c.Profiles) == 0 && m.Scenario != nil {
-			c.Profiles = m.Scenario.Spec.Profiles
+		if m.Scenario != nil {
+			if len(c.Profiles) == 0 {
+				c.Profiles = m.Scenario.Spec.Profiles
+			}
+			if len(m.Scenario.Spec.Semantics) > 0 {
+				// Checked by the load above.
+				c.Semantics, _ = m.Scenario.SemanticsList()
+			}
 		}
 		cases = append(cases, c)
 	}
@@ -105,7 +136,7 @@ func offlineCases(files, profiles []string) ([]observe.Case, error) {
 }
 
 // runCluster is `gepcheck run --cluster`.
-func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags) error {
+func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags, sem engine.Semantics) error {
 	ic, err := cfg.InCluster(context.Background())
 	if errors.Is(err, impl.ErrUnsupported) {
 		return inputError{fmt.Errorf("--impl %s does not run in a cluster", im.Name())}
@@ -113,6 +144,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	if err != nil {
 		return environmentOr(err)
 	}
+	ic = incluster.Claiming(ic, sem)
 	connect, err := providers.Lookup(cf.cluster)
 	if err != nil {
 		return inputError{err}

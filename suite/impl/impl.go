@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -44,6 +45,13 @@ type Config interface {
 	Offline(ctx context.Context) (observe.Observer, error)
 	// InCluster returns the implementation as a controller in a cluster.
 	InCluster(ctx context.Context) (incluster.Implementation, error)
+}
+
+// Claimer is implemented by configurations that run under the semantics
+// they are told to claim (the reference engine runs either): run and fuzz
+// pass it their --semantics before asking for Offline or InCluster.
+type Claimer interface {
+	Claim(sem engine.Semantics)
 }
 
 // ErrUnsupported says an implementation has no such capability.

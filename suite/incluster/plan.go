@@ -21,11 +21,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 // Plan is one scenario made ready for a cluster.
@@ -40,6 +42,8 @@ type Plan struct {
 	Profiles []string
 	// Skip, when set, says why the scenario does not apply.
 	Skip string
+	// Semantics the expectation is computed under (Target.Semantics).
+	Semantics engine.Semantics
 	// Namespaces maps the scenario's namespaces to the cluster's.
 	Namespaces map[string]string
 	// Names maps the scenario's cluster-scoped names (GatewayClasses,
@@ -71,6 +75,10 @@ type Target struct {
 	Features features.Set
 	// Endpoints asks for an EndpointSlice per Service (Plan.Endpoints).
 	Endpoints bool
+	// Semantics the implementation claims (observe.Capabilities.Claim):
+	// the expectation is computed under it, and a scenario whose
+	// expectations hold only under other semantics is skipped.
+	Semantics engine.Semantics
 	// Annotations returns the implementation's annotations for the
 	// scenario's namespaces (Implementation.NamespaceAnnotations).
 	Annotations func(profiles []string, partition string) map[string]string
@@ -109,6 +117,11 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			p.Name = n
 		}
 		p.Profiles = m.Scenario.Spec.Profiles
+	}
+	p.Semantics = observe.Capabilities{Semantics: t.Semantics}.Claim()
+	if m.Scenario != nil && len(m.Scenario.Spec.Semantics) > 0 && !slices.Contains(m.Scenario.Spec.Semantics, string(p.Semantics)) {
+		p.Skip = fmt.Sprintf("holds under %s; the implementation claims %s", strings.Join(m.Scenario.Spec.Semantics, ", "), p.Semantics)
+		return p, nil
 	}
 	for _, k := range m.Kinds {
 		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/features"
 )
 
@@ -232,6 +233,28 @@ func TestOrderNotes(t *testing.T) {
 			if !strings.Contains(notes[i], w) {
 				t.Errorf("%s: note %q does not say %q", tc.name, notes[i], w)
 			}
+		}
+	}
+}
+
+// A scenario whose expectations hold under one reading of GEP-713 only
+// (its semantics:) is skipped for an implementation that claims the
+// other, and planned, under the claim, for one that claims it.
+func TestPlanFollowsTheClaim(t *testing.T) {
+	const file = "../../scenarios/gep-713/overrides-three-levels-gep713.yaml"
+	for _, tc := range []struct {
+		claim engine.Semantics
+		skip  bool
+	}{{"", true}, {engine.StickyOverrides, true}, {engine.GEP713, false}} {
+		p, err := NewPlan(file, Target{Run: "r", Features: features.All, Semantics: tc.claim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if skipped := strings.Contains(p.Skip, "holds under gep713"); skipped != tc.skip {
+			t.Errorf("claim %q: skip %q", tc.claim, p.Skip)
+		}
+		if !tc.skip && p.Semantics != tc.claim {
+			t.Errorf("claim %q: planned under %q", tc.claim, p.Semantics)
 		}
 	}
 }

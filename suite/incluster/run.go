@@ -58,7 +58,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Claim()}
 }
 
 // Options configure a Runner.
@@ -181,7 +181,8 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 // one that starts later waits for the next second.
 const waveStart = 400 * time.Millisecond
 
-// Expect computes the reference engine's outcome from the stored objects.
+// Expect computes the reference engine's outcome from the stored objects,
+// under the semantics of the plan (the implementation's claim).
 func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	data, err := cluster.SimulatorYAML(a.Stored)
 	if err != nil {
@@ -191,7 +192,27 @@ func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the stored objects do not load: %w", err)
 	}
-	return m.Run(engine.StickyOverrides, nil), nil
+	return m.Run(observe.Capabilities{Semantics: a.Plan.Semantics}.Claim(), nil), nil
+}
+
+// Claiming is im claiming sem instead of its own semantics (run
+// --semantics); im is returned as it is when sem is empty.
+func Claiming(im Implementation, sem engine.Semantics) Implementation {
+	if sem == "" {
+		return im
+	}
+	return claiming{im, sem}
+}
+
+type claiming struct {
+	Implementation
+	sem engine.Semantics
+}
+
+func (c claiming) Capabilities() Capabilities {
+	caps := c.Implementation.Capabilities()
+	caps.Semantics = c.sem
+	return caps
 }
 
 // Verify waits for the implementation's status and compares it with the

@@ -26,6 +26,17 @@ type Case struct {
 	YAML string `json:"yaml"`
 	// Profiles names the built-in profiles the case uses, if any.
 	Profiles []string `json:"profiles,omitempty"`
+	// Semantics are the path semantics the case's expectations hold
+	// under (a scenario's semantics:), empty for any; a case is judged
+	// only against an implementation that claims one of them. Not sent to
+	// the implementation.
+	Semantics []engine.Semantics `json:"-"`
+}
+
+// Applies reports whether c holds under the semantics an implementation
+// claims.
+func (c Case) Applies(claim engine.Semantics) bool {
+	return len(c.Semantics) == 0 || slices.Contains(c.Semantics, claim)
 }
 
 // Observation is what an implementation did with one case.
@@ -79,6 +90,40 @@ type Capabilities struct {
 	// Conditions lists the policy condition types the implementation
 	// writes and gepcheck compares; nil: all of them.
 	Conditions []string
+	// Semantics is the reading of GEP-713 the implementation claims
+	// (docs/semantics.md), which every comparison follows; empty for
+	// sticky-overrides.
+	Semantics engine.Semantics
+}
+
+// Claim is the semantics the implementation claims: c.Semantics, or
+// sticky-overrides.
+func (c Capabilities) Claim() engine.Semantics {
+	if c.Semantics == "" {
+		return engine.StickyOverrides
+	}
+	return c.Semantics
+}
+
+// Claiming is d claiming sem instead of its own semantics (the
+// --semantics flag of run and fuzz); d is returned as it is when sem is
+// empty.
+func Claiming(d Observer, sem engine.Semantics) Observer {
+	if sem == "" {
+		return d
+	}
+	return claiming{d, sem}
+}
+
+type claiming struct {
+	Observer
+	sem engine.Semantics
+}
+
+func (c claiming) Capabilities() Capabilities {
+	caps := c.Observer.Capabilities()
+	caps.Semantics = c.sem
+	return caps
 }
 
 // Observer runs cases through an implementation offline.

@@ -13,14 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// InCluster is gepcheck-reference in a cluster, as the runner sees it.
-type InCluster struct{}
+// InCluster is gepcheck-reference in a cluster, as the runner sees it,
+// running the engine under Semantics (sticky-overrides when empty).
+type InCluster struct {
+	Semantics engine.Semantics
+}
 
 // Name implements incluster.Implementation.
 func (InCluster) Name() string { return "gepcheck-reference" }
@@ -31,12 +35,12 @@ func (InCluster) ControllerName() string { return ControllerName }
 // Capabilities implements incluster.Implementation: the kinds it serves
 // and ObjectFields; every condition; effective settings from the
 // EffectivePolicy objects it writes.
-func (InCluster) Capabilities() incluster.Capabilities {
+func (r InCluster) Capabilities() incluster.Capabilities {
 	fs := features.Set{features.ObjectFields}
 	for _, k := range Kinds() {
 		fs = append(fs, features.PolicyKind(k.Kind))
 	}
-	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: fs}, Effective: true}
+	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: fs, Semantics: r.Semantics}, Effective: true}
 }
 
 // CRDs implements incluster.Implementation.
@@ -51,12 +55,16 @@ func (InCluster) NamespaceAnnotations(profiles []string, partition string) map[s
 
 // Start implements incluster.Implementation: gepcheck controller reference,
 // run by the gepcheck binary that is running.
-func (InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, log func(string)) (func(), error) {
+func (r InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, log func(string)) (func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "controller", "reference", "--kubeconfig", c.Kubeconfig)
+	args := []string{"controller", "reference", "--kubeconfig", c.Kubeconfig}
+	if r.Semantics != "" {
+		args = append(args, "--semantics", string(r.Semantics))
+	}
+	cmd := exec.Command(self, args...)
 	p, err := cluster.Start("gepcheck-reference", cmd, filepath.Join(logDir, "gepcheck-reference.log"))
 	if err != nil {
 		return nil, err

@@ -17,8 +17,10 @@ type Offline struct {
 func (Offline) Name() string { return "reference" }
 
 // Capabilities implements observe.Observer: every feature, every
-// condition.
-func (Offline) Capabilities() observe.Capabilities { return observe.Capabilities{} }
+// condition, the semantics it runs.
+func (r Offline) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Semantics: r.Semantics}
+}
 
 // Observe implements observe.Observer.
 func (r Offline) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {

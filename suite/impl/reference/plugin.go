@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -31,17 +32,25 @@ func (plugin) Doc() string {
 	return "gepcheck's engine offline, gepcheck-reference in a cluster"
 }
 
-func (plugin) Configure(*pflag.FlagSet) impl.Config { return config{} }
+func (plugin) Configure(*pflag.FlagSet) impl.Config { return &config{} }
 
-type config struct{}
+// config is the reference under the semantics it is told to claim
+// (impl.Claimer; sticky-overrides by default).
+type config struct{ sem engine.Semantics }
 
-func (config) Offline(context.Context) (observe.Observer, error) { return Offline{}, nil }
+func (c *config) Claim(sem engine.Semantics) { c.sem = sem }
 
-func (config) InCluster(context.Context) (incluster.Implementation, error) { return InCluster{}, nil }
+func (c *config) Offline(context.Context) (observe.Observer, error) {
+	return Offline{Semantics: c.sem}, nil
+}
+
+func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
+	return InCluster{Semantics: c.sem}, nil
+}
 
 // Commands implements impl.Commander: gepcheck controller reference.
 func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
-	var kubeconfig, kubeContext string
+	var kubeconfig, kubeContext, semantics string
 	var profiles []string
 	var opts simulator.Options
 	cmd := &cobra.Command{
@@ -64,12 +73,17 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ctl := &Controller{Config: c.Config, Profiles: profiles, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			sem, err := engine.ParseSemantics(semantics)
+			if err != nil {
+				return fmt.Errorf("--semantics: %w", err)
+			}
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
+	cmd.Flags().StringVar(&semantics, "semantics", string(engine.StickyOverrides), "path semantics of the engine: sticky-overrides or gep713 (docs/semantics.md)")
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
 	return map[string][]*cobra.Command{"controller": {cmd}}

@@ -1,0 +1,98 @@
+package differential
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// literal is an implementation that follows GEP-713's process literally
+// (the reference under gep713) and claims claim.
+type literal struct{ claim engine.Semantics }
+
+func (literal) Name() string { return "literal" }
+
+func (l literal) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Semantics: l.claim}
+}
+
+func (literal) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	return observe.Reference(cases, engine.GEP713), nil
+}
+
+func scenarioCase(t *testing.T, file string) observe.Case {
+	t.Helper()
+	data, err := os.ReadFile("../../scenarios/gep-713/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return observe.Case{Name: file, YAML: string(data)}
+}
+
+// An implementation is judged by the semantics it claims (docs/semantics.md):
+// one that follows GEP-713's process literally passes when it claims
+// gep713 and fails on the scenario where the readings differ when it
+// claims sticky-overrides; a scenario whose expectations hold under one
+// reading only (its semantics:) is skipped for an implementation that
+// claims the other.
+func TestCasesFollowTheClaim(t *testing.T) {
+	differs := scenarioCase(t, "overrides-three-levels-gep713.yaml") // GEP-713 Example 2's overrides, three levels
+	differs.Semantics = nil                                          // judged whatever the claim
+	res, err := Cases(context.Background(), literal{engine.GEP713}, []observe.Case{differs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Diff) > 0 || res[0].Skipped != "" {
+		t.Errorf("claiming gep713, a literal implementation disagrees: %v %s", res[0].Diff, res[0].Skipped)
+	}
+	res, _ = Cases(context.Background(), literal{engine.StickyOverrides}, []observe.Case{differs})
+	if len(res[0].Diff) == 0 {
+		t.Error("claiming sticky-overrides, a literal implementation agrees on the scenario where the readings differ: the claim is not followed")
+	}
+
+	onlyGEP713 := scenarioCase(t, "overrides-three-levels-gep713.yaml")
+	onlyGEP713.Semantics = []engine.Semantics{engine.GEP713}
+	res, _ = Cases(context.Background(), literal{engine.StickyOverrides}, []observe.Case{onlyGEP713})
+	if !strings.Contains(res[0].Skipped, "holds under gep713") || len(res[0].Diff) > 0 {
+		t.Errorf("a gep713-only scenario against a sticky-overrides claim: skipped %q, diff %v", res[0].Skipped, res[0].Diff)
+	}
+	res, _ = Cases(context.Background(), literal{engine.GEP713}, []observe.Case{onlyGEP713})
+	if res[0].Skipped != "" || len(res[0].Diff) > 0 {
+		t.Errorf("a gep713-only scenario against a gep713 claim: skipped %q, diff %v", res[0].Skipped, res[0].Diff)
+	}
+}
+
+// The differential property and batched runs (fuzz --impl … --semantics)
+// compare with the reference under the claim: a literal implementation
+// claiming gep713 passes on inherited ColorPolicy scenarios; claiming
+// sticky-overrides it is caught.
+func TestPropertyAndBatchFollowTheClaim(t *testing.T) {
+	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", MaxPolicies: 6})
+	if out := suite.Run(Property(literal{engine.GEP713}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); !out.Passed {
+		t.Errorf("claiming gep713, a literal implementation fails the differential property: %s", out.Log)
+	}
+	if out := suite.Run(Property(literal{engine.StickyOverrides}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); out.Passed {
+		t.Error("claiming sticky-overrides, a literal implementation passes 200 cases (seed 3): the claim is not followed")
+	}
+	draw := func(i int) *generators.Scenario { return gen.Example(i) }
+	for _, tc := range []struct {
+		claim    engine.Semantics
+		disagree bool
+	}{{engine.GEP713, false}, {engine.StickyOverrides, true}} {
+		im := literal{tc.claim}
+		found, err := BatchRun(context.Background(), im, "color-inherited", draw, 200, 50, im.Capabilities(), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(found) > 0) != tc.disagree {
+			t.Errorf("batched, claiming %s: %d disagreements in 200 scenarios", tc.claim, len(found))
+		}
+	}
+}
