@@ -277,6 +277,31 @@ func atomicOneSpec() Property {
 	}
 }
 
+func loneStrategyIndependent() Property {
+	return Property{
+		Name:  "lone/strategy-independent",
+		Cite:  "GEP-713, Merge strategies: a merge combines an established and a challenger policy; a path with one policy has none to combine, so its effective spec proper is that policy's, nulls included, whatever its merge strategy",
+		Kills: []engine.Mutant{engine.MutantPatchOntoNothing},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			cfg := generators.Config{Profile: "all-levels", MaxPolicies: 1, NoInvalid: true,
+				Strategies: []profile.Strategy{profile.AtomicDefaults, profile.PatchDefaults, profile.AtomicOverrides, profile.PatchOverrides}}
+			_, model, sem := drawCase(t, c, generators.Scenarios(cfg))
+			res := run(t, model, sem, m)
+			pols, targets := policies(model), acceptedTargets(res)
+			for _, e := range res.EffectivePolicies {
+				stack := expectedStack(e.Path, pols, targets)
+				if len(stack) != 1 {
+					continue // one policy attached twice on the path
+				}
+				p := stack[0].p
+				if want, got := canonical(p.Intent.SpecProper), canonical(e.Spec); want != got {
+					Fail(t, c, "path %s: the lone %s policy %s has effective spec %s, want its spec proper %s", pathKey(e.Path), p.Intent.Strategy.Title(), p.Ref, got, want)
+				}
+			}
+		},
+	}
+}
+
 // dualProfile is a two-level hierarchy for merge-patch laws.
 const dualProfile = `apiVersion: gepcheck.dev/v1alpha1
 kind: PolicyProfile

@@ -93,6 +93,7 @@ func Properties() []Property {
 		noneAtMostOneAccepted(),
 		noneProfileRefused(),
 		atomicOneSpec(),
+		loneStrategyIndependent(),
 		rfc7386DefaultsOverridesDual(),
 		stickyFieldPrecedence(),
 		statusEnforcedFromProvenance(),

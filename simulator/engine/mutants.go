@@ -57,6 +57,10 @@ const (
 	MutantUnsetOverrides Mutant = "unset-overrides"
 	// MutantMergeAsAtomic applies Kuadrant merge blocks as atomic ones.
 	MutantMergeAsAtomic Mutant = "merge-as-atomic"
+	// MutantPatchOntoNothing applies the lowest Patch override of a path
+	// with no defaults as a merge patch onto nothing, which drops its
+	// null fields: a lone policy's spec would depend on its strategy.
+	MutantPatchOntoNothing Mutant = "patch-onto-nothing"
 )
 
 // Mutants lists every mutant.
@@ -64,7 +68,7 @@ var Mutants = []Mutant{
 	MutantNewerWins, MutantNameDescending, MutantInputOrder, MutantFlakyTies,
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
-	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic,
+	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
 }
 
 var flaky atomic.Uint64

@@ -112,9 +112,17 @@ func (strategyReducer) final(r *run, s *state, _ topology.NodeID) *tree.Node {
 	if s.locked != nil {
 		return s.locked
 	}
-	res := s.acc
+	res, o := s.acc, s.overrides
+	if res == nil && o != nil && r.in.Mutant != MutantPatchOntoNothing {
+		// No defaults beneath: the lowest override is taken as written,
+		// as a policy of any other strategy is when nothing challenges
+		// it (merging needs an established and a challenger, GEP-713,
+		// "Merge strategies"); a merge patch onto nothing would drop
+		// its null fields.
+		res, o = o.spec, o.prev
+	}
 	// Patch overrides, lowest first, so that higher ones win.
-	for o := s.overrides; o != nil; o = o.prev {
+	for ; o != nil; o = o.prev {
 		res = r.mergePatch(res, o.spec)
 	}
 	return res

@@ -23,6 +23,7 @@ var knownProperties = []string{
 	"kuadrant/unset-never-removes-override",
 	"kuadrant/when-false-changes-nothing",
 	"locality/adding-a-policy",
+	"lone/strategy-independent",
 	"none/at-most-one-accepted",
 	"none/profile-refused",
 	"ordering/input-order-independence",
