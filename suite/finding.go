@@ -129,6 +129,12 @@ func WriteFinding(dir, name string, out Outcome) (string, error) {
 // ReplayCommand is the one command that reruns a property exactly.
 func ReplayCommand(out Outcome) string {
 	var b strings.Builder
+	if out.Replay != "" {
+		// The flags that rebuilt the property, profile and semantics
+		// among them.
+		fmt.Fprintf(&b, "gepcheck fuzz %s --seed %d --checks %d", out.Replay, out.Seed, out.Checks)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "gepcheck fuzz --property %s --seed %d --checks %d", out.Property, out.Seed, out.Checks)
 	if out.Capture != nil {
 		if out.Capture.opts.Profile != "" {
@@ -164,10 +170,25 @@ func WriteCounterexample(dir string, out Outcome) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	name := strings.ReplaceAll(out.Property, "/", "-")
+	name := fileName(out.Property)
 	if out.Mutant != "" {
 		name += "-" + string(out.Mutant)
 	}
 	file := filepath.Join(dir, fmt.Sprintf("%s-seed%d.yaml", name, out.Seed))
 	return file, os.WriteFile(file, b.Bytes(), 0o644)
+}
+
+// fileName is s with every byte but letters, digits, '.', '_' and '-'
+// replaced by '-': a property named after a command ("differential/exec:
+// my-translator") makes a file name every system takes.
+func fileName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			b[i] = '-'
+		}
+	}
+	return string(b)
 }

@@ -42,10 +42,12 @@ func (o Options) shrinkTime() time.Duration {
 // Outcome is the result of checking one property.
 type Outcome struct {
 	Property string
-	Mutant   engine.Mutant
-	Seed     uint64
-	Checks   int
-	Passed   bool
+	// Replay is the property's Replay flags.
+	Replay string
+	Mutant engine.Mutant
+	Seed   uint64
+	Checks int
+	Passed bool
 	// Log is what rapid reported (the failing case's messages on failure).
 	Log string
 	// Capture holds the last scenario checked: the shrunk counterexample
@@ -162,7 +164,7 @@ func check(p Property, m engine.Mutant, seed uint64, checks int, opts Options) O
 		}()
 		rapid.Check(rec, func(t *rapid.T) { p.Check(t, m, c) })
 	}()
-	return Outcome{Property: p.Name, Mutant: m, Seed: seed, Checks: checks, Passed: !rec.Failed(),
+	return Outcome{Property: p.Name, Replay: p.Replay, Mutant: m, Seed: seed, Checks: checks, Passed: !rec.Failed(),
 		Log: rec.log.String(), Capture: c, Elapsed: time.Since(start)}
 }
 

@@ -36,6 +36,10 @@ type Property struct {
 	// engine: it looks for a disagreement between specs, and a
 	// counterexample is an output (scenarios/findings/), not a bug.
 	Finding bool
+	// Replay, for a property that is not in the registry (a differential
+	// property, built from --impl and its flags), is the fuzz flags that
+	// rebuild it; empty: --property Name.
+	Replay string
 }
 
 // Capture keeps the last scenario a property checked. rapid runs the

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/reports"
@@ -28,6 +31,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		kind                                   string
 		seed                                   uint64
 		properties                             []string
+		shrinkTime                             time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [--profile P] [--semantics S] [--checks N] [--seed S] [--property NAME]...",
@@ -40,7 +44,7 @@ Properties marked as findings look for disagreements between specs; they are
 skipped unless named with --property.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := suite.Options{Profile: profileName}
+			opts := suite.Options{Profile: profileName, ShrinkTime: shrinkTime}
 			if semantics != "" {
 				sem, err := engine.ParseSemantics(semantics)
 				if err != nil {
@@ -83,7 +87,9 @@ skipped unless named with --property.`,
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
 				}
-				ps = append(ps, differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName})))
+				p := differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
+				p.Replay = replayFlags(cmd.Flags(), "seed", "checks", "out", "parallel", "property", "shrink-time")
+				ps = append(ps, p)
 			}
 			if len(ps) == 0 || len(properties) > 0 {
 				more, err := suite.Select(properties)
@@ -118,6 +124,7 @@ skipped unless named with --property.`,
 	f.Uint64Var(&seed, "seed", 0, "random seed (default: a new one, printed)")
 	f.StringArrayVar(&properties, "property", nil, "property to run; repeatable (default: all but findings)")
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
+	f.DurationVar(&shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impls.AddFlags(f)
 	f.StringVar(&kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
@@ -152,4 +159,33 @@ func newSeed() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])>>1 | 1
+}
+
+// replayFlags are the flags set on the command line but those named in
+// skip, quoted for a shell: the flags a replay command repeats.
+func replayFlags(fs *pflag.FlagSet, skip ...string) string {
+	var out []string
+	fs.Visit(func(f *pflag.Flag) {
+		for _, s := range skip {
+			if f.Name == s {
+				return
+			}
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			out = append(out, "--"+f.Name+"="+shellQuote(v))
+		}
+	})
+	return strings.Join(out, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/shlex"
 
 	"github.com/gepcheck/gepcheck/simulator"
 )
@@ -250,5 +253,43 @@ func TestRunAndFuzzFollowTheClaim(t *testing.T) {
 	args := []string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "gep713", "--checks", "50", "--seed", "1", "--out", t.TempDir()}
 	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Errorf("%v: exit %d: %s%s", args, code, stdout.String(), stderr.String())
+	}
+}
+
+// A differential fuzz run against an exec implementation prints a replay
+// command that replays it (it once named a property no registry holds)
+// and writes its counterexample under a file name without a colon.
+func TestFuzzExecReplays(t *testing.T) {
+	if _, err := osexec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found: the example implementation is a Python script")
+	}
+	t.Setenv("GEPCHECK_EXAMPLE_BROKEN", "newest-wins")
+	fuzz := func(args []string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args = append(args, "--out", t.TempDir(), "--shrink-time", "2s")
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitFailed {
+			t.Fatalf("%v: exit %d, want %d: %s%s", args, code, exitFailed, stdout.String(), stderr.String())
+		}
+		return stdout.String()
+	}
+	out := fuzz([]string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--profile", "color-direct", "--checks", "30", "--seed", "3"})
+	var replay []string
+	for _, l := range strings.Split(out, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(l), "counterexample: "); ok && strings.Contains(filepath.Base(f), ":") {
+			t.Errorf("counterexample file name has a colon: %s", f)
+		}
+		if r, ok := strings.CutPrefix(strings.TrimSpace(l), "replay:"); ok {
+			var err error
+			if replay, err = shlex.Split(strings.TrimSpace(r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(replay) < 2 || replay[0] != "gepcheck" {
+		t.Fatalf("no replay command in:\n%s", out)
+	}
+	if again := fuzz(replay[1:]); !strings.Contains(again, "disagrees with the reference") {
+		t.Errorf("the replay %v did not show the disagreement:\n%s", replay, again)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -93,6 +94,50 @@ func TestPropertyAndBatchFollowTheClaim(t *testing.T) {
 		}
 		if (len(found) > 0) != tc.disagree {
 			t.Errorf("batched, claiming %s: %d disagreements in 200 scenarios", tc.claim, len(found))
+		}
+	}
+}
+
+// declared is the reference declaring only some features.
+type declared struct{ fs features.Set }
+
+func (declared) Name() string { return "declared" }
+
+func (d declared) Capabilities() observe.Capabilities { return observe.Capabilities{Features: d.fs} }
+
+func (declared) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	return observe.Reference(cases, ""), nil
+}
+
+// A case that needs a feature the implementation does not declare (a
+// policy kind it does not serve, ObjectFields) is skipped, naming the
+// feature, not failed (run --exec-features).
+func TestCasesSkipUndeclaredFeatures(t *testing.T) {
+	read := func(file string) observe.Case {
+		data, err := os.ReadFile("../../scenarios/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return observe.Case{Name: file, YAML: string(data)}
+	}
+	cases := []observe.Case{
+		read("gep-713/example-2-defaults-and-overrides.yaml"),
+		read("kuadrant/a1-default-replaced.yaml"),
+		read("gep-2649/cdncaching-object-fields.yaml"),
+	}
+	res, err := Cases(context.Background(), declared{features.Set{"ColorPolicy", "CDNCachingPolicy"}}, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"", "uses AuthPolicy", "uses ObjectFields"} {
+		if !strings.HasPrefix(res[i].Skipped, want) || (want == "") != (res[i].Skipped == "") || len(res[i].Diff) > 0 {
+			t.Errorf("%s: skipped %q, diff %v; want skipped %q", res[i].Name, res[i].Skipped, res[i].Diff, want)
+		}
+	}
+	res, _ = Cases(context.Background(), declared{features.All}, cases)
+	for _, r := range res {
+		if r.Skipped != "" {
+			t.Errorf("%s skipped with every feature declared: %s", r.Name, r.Skipped)
 		}
 	}
 }

@@ -60,6 +60,10 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 			out[i].Skipped = fmt.Sprintf("holds under %s; %s claims %s", joinSemantics(c.Semantics), d.Name(), claim)
 			continue
 		}
+		if f := caps.Unsupported(c); f != "" {
+			out[i].Skipped = fmt.Sprintf("uses %s, which %s does not declare", f, d.Name())
+			continue
+		}
 		run, at = append(run, c), append(at, i)
 	}
 	if len(run) == 0 {

@@ -96,6 +96,29 @@ type Capabilities struct {
 	Semantics engine.Semantics
 }
 
+// Unsupported names the first feature case c needs that c does not
+// declare (a policy kind, ObjectFields), or is "" when it needs none
+// other: such a case is skipped, not failed. A case that does not load
+// needs nothing (the comparison reports it).
+func (c Capabilities) Unsupported(cs Case) string {
+	if c.Features == nil {
+		return ""
+	}
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(cs.YAML), simulator.Options{Profiles: cs.Profiles})
+	if err != nil {
+		return ""
+	}
+	for _, k := range m.Kinds {
+		if kind := k.Profile.Spec.Policy.Kind; !c.Features.Has(features.PolicyKind(kind)) {
+			return kind
+		}
+	}
+	if len(m.OwnFields) > 0 && !c.Features.Has(features.ObjectFields) {
+		return string(features.ObjectFields)
+	}
+	return ""
+}
+
 // Claim is the semantics the implementation claims: c.Semantics, or
 // sticky-overrides.
 func (c Capabilities) Claim() engine.Semantics {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -91,9 +93,21 @@ func (e *Exec) observe(ctx context.Context, c observe.Case) observe.Observation 
 	if err != nil {
 		return observe.Observation{Name: c.Name, Error: "the case does not load: " + err.Error()}
 	}
-	raw := make([]any, len(docs))
-	for i, d := range docs {
-		raw[i] = d.Raw
+	// The command gets the objects, not the answer: a scenario file's
+	// Scenario (its expected outcome) and Finding documents stay here.
+	raw := []any{}
+	var stdin strings.Builder
+	for _, d := range docs {
+		if d.Group == "gepcheck.dev" && (d.Kind == "Scenario" || d.Kind == "Finding") {
+			continue
+		}
+		raw = append(raw, d.Raw)
+		y, err := yaml.Marshal(d.Raw)
+		if err != nil {
+			return observe.Observation{Name: c.Name, Error: err.Error()}
+		}
+		stdin.WriteString("---\n")
+		stdin.Write(y)
 	}
 	js, _ := json.Marshal(raw)
 	jsonFile := filepath.Join(dir, "case.json")
@@ -101,7 +115,7 @@ func (e *Exec) observe(ctx context.Context, c observe.Case) observe.Observation 
 		return observe.Observation{Name: c.Name, Error: err.Error()}
 	}
 	cmd := osexec.CommandContext(ctx, e.Command[0], e.Command[1:]...)
-	cmd.Stdin = strings.NewReader(c.YAML)
+	cmd.Stdin = strings.NewReader(stdin.String())
 	cmd.Env = append(os.Environ(), "GEPCHECK_CASE_JSON="+jsonFile, "GEPCHECK_CASE_NAME="+c.Name,
 		"GEPCHECK_PROFILES="+strings.Join(c.Profiles, ","))
 	cmd.Env = append(cmd.Env, e.Env...)

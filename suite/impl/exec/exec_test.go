@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -71,5 +72,28 @@ func TestExecFailures(t *testing.T) {
 				t.Errorf("a failed case compares equal to an empty observation")
 			}
 		})
+	}
+}
+
+// The command gets a scenario file's objects, not its answer: the Scenario
+// document with its expected outcome (and a Finding's) is not on stdin nor
+// in $GEPCHECK_CASE_JSON.
+func TestExecWithholdsTheAnswer(t *testing.T) {
+	data, err := os.ReadFile("../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := observe.Case{Name: "c", YAML: string(data)}
+	// Fails, naming what it saw, if the answer reaches it; else reports
+	// how many policies it was given.
+	script := `in=$(cat); js=$(cat "$GEPCHECK_CASE_JSON")
+for s in "$in" "$js"; do case "$s" in *Scenario*|*expect*) echo "saw the answer" >&2; exit 1;; esac; done
+n=$(printf '%s' "$in" | grep -c '^kind: ColorPolicy'); echo "$n policies" >&2; exit 1`
+	obs, err := (&Exec{Command: []string{"sh", "-c", script}}).Observe(context.Background(), []observe.Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(obs[0].Error, ": 4 policies") {
+		t.Errorf("the command saw: %s", obs[0].Error)
 	}
 }

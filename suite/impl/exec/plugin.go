@@ -9,6 +9,7 @@ import (
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -26,12 +27,14 @@ func (plugin) Configure(fs *pflag.FlagSet) impl.Config {
 	c := &config{}
 	fs.StringVar(&c.command, "exec-command", "", "command speaking docs/exec-protocol.md, for --impl exec")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit per case")
+	fs.StringSliceVar(&c.features, "exec-features", nil, "features the command supports, for --impl exec: policy kinds (ColorPolicy, …) and ObjectFields; cases needing another are skipped (default: all)")
 	return c
 }
 
 type config struct {
-	command string
-	timeout time.Duration
+	command  string
+	timeout  time.Duration
+	features []string
 }
 
 func (c *config) Offline(context.Context) (observe.Observer, error) {
@@ -42,7 +45,11 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	if _, err := osexec.LookPath(args[0]); err != nil {
 		return nil, fmt.Errorf("--exec-command: %w", err)
 	}
-	return &Exec{Command: args, Timeout: c.timeout, Parallelism: 2}, nil
+	var fs features.Set
+	for _, f := range c.features {
+		fs = append(fs, features.Name(f))
+	}
+	return &Exec{Command: args, Timeout: c.timeout, Parallelism: 2, Features: fs}, nil
 }
 
 func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
