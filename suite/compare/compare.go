@@ -72,7 +72,11 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {
-			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec})
+			d := Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec}
+			if listed(got.Effective, k) {
+				d.Got = map[string]any{} // reported, and empty: shown as {}
+			}
+			out = append(out, d)
 			continue
 		}
 		if !jsonEqual(wp.Spec, gp.Spec) {
@@ -105,6 +109,16 @@ func effective(ps []observe.Path) map[string]*observe.Path {
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
 
+// listed reports whether ps lists the path of key, whatever its spec.
+func listed(ps []observe.Path, key string) bool {
+	for _, p := range ps {
+		if pathKey(p.Path) == key {
+			return true
+		}
+	}
+	return false
+}
+
 // conditions compares the conditions of want's objects with got's.
 func conditions(kind Kind, want, got []observe.Status, types []string) []Difference {
 	type key struct{ ref, typ string }
@@ -120,7 +134,27 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 		return m
 	}
 	wc, gc := index(want), index(got)
-	keys := slices.SortedFunc(maps.Keys(wc), func(a, b key) int {
+	// Both ways: a condition the implementation writes where the
+	// reference writes none of that type (an Enforced on a rejected
+	// policy) differs too, for the types compared: those listed, else
+	// those the reference writes on some object, and GEP-713's policy
+	// conditions.
+	known := map[string]bool{}
+	if types == nil {
+		for k := range wc {
+			known[k.typ] = true
+		}
+		if kind == PolicyCondition {
+			known["Accepted"], known["Enforced"] = true, true
+		}
+	}
+	all := maps.Clone(wc)
+	for k := range gc {
+		if _, ok := wc[k]; !ok && (types != nil || known[k.typ]) {
+			all[k] = ""
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(all), func(a, b key) int {
 		return strings.Compare(a.ref+" "+a.typ, b.ref+" "+b.typ)
 	})
 	var out []Difference
@@ -176,11 +210,14 @@ func (d Difference) String() string {
 		if d.Kind == TargetCondition {
 			what = "target"
 		}
-		got := fmt.Sprint(d.Got)
+		want, got := fmt.Sprint(d.Want), fmt.Sprint(d.Got)
+		if want == "" {
+			want = "no such condition"
+		}
 		if got == "" {
 			got = "no such condition"
 		}
-		return fmt.Sprintf("%s %s %s: want %s, got %s", what, d.Ref, d.Condition, d.Want, got)
+		return fmt.Sprintf("%s %s %s: want %s, got %s", what, d.Ref, d.Condition, want, got)
 	}
 	return fmt.Sprintf("%s: want %v, got %v", d.Kind, d.Want, d.Got)
 }
@@ -205,7 +242,8 @@ func Strings(ds []Difference) []string {
 
 // Kinds names the kinds of difference in ds, sorted, for keeping one
 // finding of each: "conflicted" (a policy condition where either side says
-// Conflicted), "condition" (any other policy condition),
+// Conflicted), "extra-condition" (a policy condition the reference does
+// not write), "condition" (any other policy condition),
 // "target-condition", "error", and for effective settings one per spec
 // field that differs: "effective-setting-retry" where a path's value
 // differs, "extra-setting-retry" where the implementation sets it on a
@@ -215,9 +253,12 @@ func Kinds(ds []Difference) []string {
 	for _, d := range ds {
 		switch d.Kind {
 		case PolicyCondition:
-			if strings.HasSuffix(fmt.Sprint(d.Want), "/Conflicted") || strings.HasSuffix(fmt.Sprint(d.Got), "/Conflicted") {
+			switch {
+			case strings.HasSuffix(fmt.Sprint(d.Want), "/Conflicted") || strings.HasSuffix(fmt.Sprint(d.Got), "/Conflicted"):
 				kinds["conflicted"] = true
-			} else {
+			case d.Want == "":
+				kinds["extra-condition"] = true
+			default:
 				kinds["condition"] = true
 			}
 		case TargetCondition, Error:

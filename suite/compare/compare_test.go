@@ -34,8 +34,18 @@ func TestDiff(t *testing.T) {
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got no effective policy`,
 			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got no such condition`,
 		}},
+		{"empty", a, observe.Observation{Effective: []observe.Path{{Path: path, Spec: map[string]any{}}}, Policies: cond("True", "Accepted")}, observe.Capabilities{}, []string{
+			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {}`,
+		}},
 		{"extra", none, b, observe.Capabilities{}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want no effective policy, got {"color":"blue"}`,
+			`policy ColorPolicy/default/p1 Accepted: want no such condition, got False/Conflicted`,
+		}},
+		// Both ways: an Enforced condition on a rejected policy, which
+		// the reference does not write, differs; a type no spec the
+		// reference follows defines (Programmed) is not compared.
+		{"extra condition", rejected(), rejected(observe.Condition{Type: "Enforced", Status: "True", Reason: "Enforced"}, observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}), observe.Capabilities{}, []string{
+			`policy ColorPolicy/default/p1 Enforced: want no such condition, got True/Enforced`,
 		}},
 		{"conditions not compared", a, b, observe.Capabilities{Conditions: []string{"Enforced"}}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
@@ -48,6 +58,13 @@ func TestDiff(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.lines)
 		}
 	}
+}
+
+// rejected is an observation of policy p1 rejected as Invalid, with more
+// conditions.
+func rejected(more ...observe.Condition) observe.Observation {
+	cs := append([]observe.Condition{{Type: "Accepted", Status: "False", Reason: "Invalid"}}, more...)
+	return observe.Observation{Policies: []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: cs}}}
 }
 
 // Numbers compare by value, as JSON does, whatever their Go type (a YAML

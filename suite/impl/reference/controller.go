@@ -381,14 +381,15 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		hasPolicy = hasPolicy || c.isPolicy(o)
 		byRef[refOf(o)] = o
 	}
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	if !hasPolicy {
-		return nil
+		// The last policy is gone: no object is affected any more.
+		return c.clearAffected(ctx, byRef, nil, now, g.foreign)
 	}
 	m, rejected, err := c.load(g)
 	if err != nil {
 		return fmt.Errorf("namespaces %s (profiles %s): %v", strings.Join(g.namespaces(), ", "), strings.Join(g.profiles, ","), err)
 	}
-	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	var errs []string
 	for _, r := range rejected {
 		if err := c.writePolicyStatus(ctx, r.object, engine.PolicyStatus{Ref: refOf(r.object), Conditions: []engine.Condition{{Type: engine.TypeAccepted, Status: "False", Reason: engine.ReasonInvalid, Message: r.msg}}}, now); err != nil {
@@ -429,14 +430,19 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			errs = append(errs, err.Error())
 		}
 	}
+	affected := map[string]bool{}
 	for _, ts := range out.Targets {
 		o := byRef[ts.Ref]
 		if o == nil {
 			continue // sections: listener and route parent status have no place for it
 		}
+		affected[ts.Ref] = true
 		if err := c.writeTargetStatus(ctx, o, ts, now, g.foreign); err != nil {
 			errs = append(errs, err.Error())
 		}
+	}
+	if err := c.clearAffected(ctx, byRef, affected, now, g.foreign); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if err := c.writeEffective(ctx, g, out, byRef); err != nil {
 		errs = append(errs, err.Error())
@@ -624,6 +630,57 @@ func parentRef(ref string) map[string]any {
 	return r
 }
 
+// clearAffected removes this controller's <Kind>Affected conditions from
+// the objects of byRef that are not affected any more (GEP-713, Target
+// object status: the condition says a policy affects the object; one left
+// from an earlier state would say what is no longer true).
+func (c *Controller) clearAffected(ctx context.Context, byRef map[string]*unstructured.Unstructured, affected map[string]bool, now metav1.Time, foreign map[string]bool) error {
+	var errs []string
+	for _, ref := range slices.Sorted(maps.Keys(byRef)) {
+		o := byRef[ref]
+		if affected[ref] || foreign[ref] || c.isPolicy(o) || !c.hasAffected(o) {
+			continue
+		}
+		if err := c.writeTargetStatus(ctx, o, engine.TargetStatus{Ref: ref}, now, foreign); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ownsType reports whether a condition type is the <Kind>Affected of a
+// policy kind this controller serves.
+func (c *Controller) ownsType(t string) bool {
+	return slices.ContainsFunc(c.policy, func(k schema.GroupVersionKind) bool { return strings.HasSuffix(t, "/"+k.Kind+"Affected") })
+}
+
+// hasAffected reports whether o carries a condition of a type this
+// controller owns, in status.conditions or in its own route parent status.
+func (c *Controller) hasAffected(o *unstructured.Unstructured) bool {
+	var lists [][]any
+	if conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions"); conds != nil {
+		lists = append(lists, conds)
+	}
+	parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
+	for _, p := range parents {
+		if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName {
+			conds, _, _ := unstructured.NestedSlice(pm, "conditions")
+			lists = append(lists, conds)
+		}
+	}
+	for _, l := range lists {
+		for _, x := range l {
+			if m, ok := x.(map[string]any); ok && c.ownsType(fmt.Sprint(m["type"])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // writeTargetStatus merges this controller's <Kind>Affected conditions
 // into the target's status.conditions (routes: into the parent status of
 // each of its parents but other controllers' Gateways). Listener and rule
@@ -641,9 +698,11 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 		for _, cnd := range ts.Conditions {
 			mine[cnd.Type] = true
 		}
+		// Affected conditions of the kinds this controller serves that
+		// ts does not hold are stale: dropped.
 		var keep []any
 		for _, x := range old {
-			if m, ok := x.(map[string]any); ok && !mine[fmt.Sprint(m["type"])] {
+			if m, ok := x.(map[string]any); ok && !mine[fmt.Sprint(m["type"])] && !c.ownsType(fmt.Sprint(m["type"])) {
 				keep = append(keep, x)
 			}
 		}
@@ -652,7 +711,7 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 	if o.GetKind() == "HTTPRoute" || o.GetKind() == "GRPCRoute" {
 		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
 		refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
-		var out []any
+		out := []any{}
 		for _, p := range parents {
 			if pm, ok := p.(map[string]any); ok && pm["controllerName"] != ControllerName {
 				out = append(out, p)
@@ -669,7 +728,11 @@ func (c *Controller) writeTargetStatus(ctx context.Context, o *unstructured.Unst
 					old, _, _ = unstructured.NestedSlice(pm, "conditions")
 				}
 			}
-			out = append(out, map[string]any{"parentRef": rm, "controllerName": ControllerName, "conditions": merge(old)})
+			if conds := merge(old); len(conds) > 0 {
+				// A parent status holds at least one condition
+				// (Gateway API's RouteParentStatus).
+				out = append(out, map[string]any{"parentRef": rm, "controllerName": ControllerName, "conditions": conds})
+			}
 		}
 		status["parents"] = out
 	} else {

@@ -923,3 +923,49 @@ func kindsOf(gvks []schema.GroupVersionKind) []string {
 	}
 	return out
 }
+
+// An object no longer affected loses its Affected condition (GEP-713,
+// Target object status): a Gateway whose Patch default is beaten by an
+// Atomic override added below it, and every object once the policies are
+// deleted. The controller once left the condition of an earlier state.
+func TestStaleAffectedRemoved(t *testing.T) {
+	objs := scenario(t, "../../../scenarios/gep-713/patch-default-above-atomic-override-sticky-overrides.yaml", "default")
+	route := find(objs, "ColorPolicy/default/route-policy")
+	var first []*unstructured.Unstructured
+	for _, o := range objs {
+		if o != route {
+			first = append(first, o)
+		}
+	}
+	w := newWorld(t, first, &Controller{})
+	w.reconcile()
+	var p problems
+	checkAffected(&p, w, "Gateway/default/g1", []string{"ColorPolicy/default/gateway-policy"})
+	p.report(t)
+
+	if err := w.cl.Create(context.Background(), route); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	p = nil
+	checkNotAffected(&p, w, "Gateway/default/g1")
+	checkAffected(&p, w, "Service/default/b1", []string{"ColorPolicy/default/route-policy"}, "ColorPolicy/default/gateway-policy")
+	p.report(t)
+
+	for _, ref := range []string{"ColorPolicy/default/route-policy", "ColorPolicy/default/gateway-policy"} {
+		if err := w.cl.Delete(context.Background(), w.get(ref)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.reconcile()
+	p = nil
+	checkNotAffected(&p, w, "Service/default/b1")
+	checkNotAffected(&p, w, "Gateway/default/g1")
+	parents, _, _ := unstructured.NestedSlice(w.get("HTTPRoute/default/r1").Object, "status", "parents")
+	for _, x := range parents {
+		if x.(map[string]any)["controllerName"] == ControllerName {
+			p.add("HTTPRoute/default/r1: a parent status of ours is left: %v", x)
+		}
+	}
+	p.report(t)
+}
