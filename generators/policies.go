@@ -422,15 +422,30 @@ var (
 	hostnames = []string{"a.example.com", "b.example.com", "backend.internal"}
 
 	colorSpec = rapid.Custom(func(t *rapid.T) map[string]any {
-		switch x := rapid.IntRange(0, 9).Draw(t, "color spec"); {
+		switch x := rapid.IntRange(0, 11).Draw(t, "color spec"); {
 		case x < 6:
 			return map[string]any{"color": rapid.SampledFrom(colors).Draw(t, "color")}
 		case x < 8:
 			m := flatSpec.Draw(t, "flat spec")
 			m["color"] = rapid.SampledFrom(colors).Draw(t, "color")
 			return m
+		case x < 10:
+			// A list under a key every such spec shares, so that a
+			// merge patch meets a list (RFC 7386 replaces it whole).
+			m := map[string]any{"palette": palette.Draw(t, "palette")}
+			if rapid.Bool().Draw(t, "with color") {
+				m["color"] = rapid.SampledFrom(colors).Draw(t, "color")
+			}
+			return m
 		}
 		return jsonSpec.Draw(t, "json spec")
+	})
+	palette = rapid.Map(rapid.SliceOfN(rapid.SampledFrom(colors), 0, 3), func(l []string) any {
+		out := make([]any, len(l))
+		for i, c := range l {
+			out[i] = c
+		}
+		return out
 	})
 	tlsSpec = rapid.Custom(func(t *rapid.T) map[string]any {
 		v := map[string]any{"hostname": rapid.SampledFrom(hostnames).Draw(t, "hostname")}

@@ -61,6 +61,10 @@ const (
 	// with no defaults as a merge patch onto nothing, which drops its
 	// null fields: a lone policy's spec would depend on its strategy.
 	MutantPatchOntoNothing Mutant = "patch-onto-nothing"
+	// MutantListsMerged merges a list of a merge patch with the list it
+	// patches element by element (the patch's elements first, then the
+	// target's beyond them), where RFC 7386 replaces it whole.
+	MutantListsMerged Mutant = "lists-merged"
 )
 
 // Mutants lists every mutant.
@@ -69,6 +73,7 @@ var Mutants = []Mutant{
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
 	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
+	MutantListsMerged,
 }
 
 var flaky atomic.Uint64
@@ -100,7 +105,36 @@ func (r *run) mergePatch(target, patch *tree.Node) *tree.Node {
 	if r.in.Mutant == MutantNullKept {
 		return keepNulls(target, patch)
 	}
-	return tree.MergePatch(target, patch)
+	res := tree.MergePatch(target, patch)
+	if r.in.Mutant == MutantListsMerged {
+		res = mergeLists(target, patch, res)
+	}
+	return res
+}
+
+// mergeLists is MutantListsMerged: where patch and target hold lists at
+// the same place, res gets the patch's elements followed by the target's
+// beyond them.
+func mergeLists(target, patch, res *tree.Node) *tree.Node {
+	if target == nil || patch == nil || res == nil {
+		return res
+	}
+	if patch.IsObject() && target.IsObject() && res.IsObject() {
+		out := *res
+		out.Fields = map[string]*tree.Node{}
+		for k, v := range res.Fields {
+			out.Fields[k] = mergeLists(target.Fields[k], patch.Fields[k], v)
+		}
+		return &out
+	}
+	tl, ok1 := target.Value.([]any)
+	pl, ok2 := patch.Value.([]any)
+	if !ok1 || !ok2 || len(tl) <= len(pl) {
+		return res
+	}
+	out := *res
+	out.Value = append(append([]any{}, pl...), tl[len(pl):]...)
+	return &out
 }
 
 func keepNulls(target, patch *tree.Node) *tree.Node {

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -139,5 +141,37 @@ func TestCasesSkipUndeclaredFeatures(t *testing.T) {
 		if r.Skipped != "" {
 			t.Errorf("%s skipped with every feature declared: %s", r.Name, r.Skipped)
 		}
+	}
+}
+
+// mutated is the reference engine broken by a mutant: an implementation
+// with a known bug.
+type mutated struct{ m engine.Mutant }
+
+func (mutated) Name() string { return "mutated" }
+
+func (mutated) Capabilities() observe.Capabilities { return observe.Capabilities{} }
+
+func (d mutated) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	out := make([]observe.Observation, len(cases))
+	for i, c := range cases {
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
+		if err != nil {
+			out[i] = observe.Observation{Name: c.Name, Error: err.Error()}
+			continue
+		}
+		out[i] = observe.FromOutput(c.Name, m.RunMutant(engine.StickyOverrides, d.m))
+	}
+	return out, nil
+}
+
+// The inherited-policy generators draw what an implementation can get
+// wrong: one that merges lists in merge patches element by element is
+// caught on ColorPolicy scenarios (a list under a key the specs share).
+func TestDifferentialCatchesListsMerged(t *testing.T) {
+	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", Strategies: []profile.Strategy{profile.PatchDefaults, profile.PatchOverrides}})
+	out := suite.Run(Property(mutated{engine.MutantListsMerged}, "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
+	if out.Passed {
+		t.Fatal("an implementation merging lists element by element passes 300 color-inherited cases (seed 1)")
 	}
 }
