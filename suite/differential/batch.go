@@ -77,12 +77,13 @@ func run(ctx context.Context, d observe.Observer, profile string, scenarios []*g
 
 // Shrink makes a disagreeing scenario smaller while it still shows the
 // kind of difference target (one of Kinds): each round tries, in one batch,
-// every scenario with one policy removed and every one with one spec field
-// removed, and keeps, of those still showing target, the one with the
-// fewest kinds of difference, so that other behaviours fall away.
+// every scenario with one policy removed, one spec field removed, or one
+// object, section or reference removed (smallerObjects), and keeps, of
+// those still showing target, the one with the fewest kinds of difference,
+// so that other behaviours fall away, then the smallest.
 func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagreement, caps observe.Capabilities, target string) Disagreement {
 	cur := dis
-	for round := 0; round < 20; round++ {
+	for round := 0; round < 40; round++ {
 		var cands []*generators.Scenario
 		s := cur.Scenario
 		for i := range s.Policies {
@@ -100,6 +101,7 @@ func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagre
 				cands = append(cands, c)
 			}
 		}
+		cands = append(cands, smallerObjects(s)...)
 		for i := range cands {
 			cands[i] = cands[i].InNamespace(fmt.Sprintf("shrink-%d", i))
 		}
@@ -112,7 +114,9 @@ func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagre
 			if r.Got.Error != "" {
 				continue
 			}
-			if ks := compare.Kinds(r.Diff); slices.Contains(ks, target) && (best < 0 || len(ks) < bestKinds) {
+			// Fewest kinds of difference, then the smallest scenario.
+			if ks := compare.Kinds(r.Diff); slices.Contains(ks, target) &&
+				(best < 0 || len(ks) < bestKinds || (len(ks) == bestKinds && size(r.Scenario) < size(res[best].Scenario))) {
 				best, bestKinds = i, len(ks)
 			}
 		}
