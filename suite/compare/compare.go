@@ -72,11 +72,7 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {
-			d := Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec}
-			if listed(got.Effective, k) {
-				d.Got = map[string]any{} // reported, and empty: shown as {}
-			}
-			out = append(out, d)
+			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec})
 			continue
 		}
 		if !jsonEqual(wp.Spec, gp.Spec) {
@@ -109,15 +105,6 @@ func effective(ps []observe.Path) map[string]*observe.Path {
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
 
-// listed reports whether ps lists the path of key, whatever its spec.
-func listed(ps []observe.Path, key string) bool {
-	for _, p := range ps {
-		if pathKey(p.Path) == key {
-			return true
-		}
-	}
-	return false
-}
 
 // conditions compares the conditions of want's objects with got's.
 func conditions(kind Kind, want, got []observe.Status, types []string) []Difference {
