@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -52,6 +53,9 @@ type Difference struct {
 	// setting); for conditions "Status/Reason" ("": no such condition);
 	// for errors the error texts.
 	Want, Got any
+	// WantMessage is the message of the reference's condition: why it is
+	// Invalid, who won. Shown, never compared.
+	WantMessage string
 }
 
 // Diff lists how got differs from want: effective settings per path, and
@@ -105,10 +109,10 @@ func effective(ps []observe.Path) map[string]*observe.Path {
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
 
-
 // conditions compares the conditions of want's objects with got's.
 func conditions(kind Kind, want, got []observe.Status, types []string) []Difference {
 	type key struct{ ref, typ string }
+	messages := map[key]string{}
 	index := func(ss []observe.Status) map[key]string {
 		m := map[key]string{}
 		for _, s := range ss {
@@ -119,6 +123,11 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 			}
 		}
 		return m
+	}
+	for _, s := range want {
+		for _, c := range s.Conditions {
+			messages[key{s.Ref, c.Type}] = c.Message
+		}
 	}
 	wc, gc := index(want), index(got)
 	// Both ways: a condition the implementation writes where the
@@ -147,7 +156,7 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 	var out []Difference
 	for _, k := range keys {
 		if gc[k] != wc[k] {
-			out = append(out, Difference{Kind: kind, Ref: k.ref, Condition: k.typ, Want: wc[k], Got: gc[k]})
+			out = append(out, Difference{Kind: kind, Ref: k.ref, Condition: k.typ, Want: wc[k], Got: gc[k], WantMessage: messages[k]})
 		}
 	}
 	return out
@@ -204,9 +213,27 @@ func (d Difference) String() string {
 		if got == "" {
 			got = "no such condition"
 		}
-		return fmt.Sprintf("%s %s %s: want %s, got %s", what, d.Ref, d.Condition, want, got)
+		line := fmt.Sprintf("%s %s %s: want %s, got %s", what, d.Ref, d.Condition, want, got)
+		if d.WantMessage != "" {
+			line += " (reference: " + shorten(d.WantMessage) + ")"
+		}
+		return line
 	}
 	return fmt.Sprintf("%s: want %v, got %v", d.Kind, d.Want, d.Got)
+}
+
+// shorten keeps a message to one short line.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 160
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 func specText(v any) string {

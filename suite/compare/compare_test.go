@@ -53,6 +53,11 @@ func TestDiff(t *testing.T) {
 		{"conditions not compared", a, b, observe.Capabilities{Conditions: []string{"Enforced"}}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
 		}},
+		// The reference's reason is shown, not compared.
+		{"reason", observe.Observation{Policies: []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: []observe.Condition{{Type: "Accepted", Status: "False", Reason: "Conflicted", Message: "conflicts with\nColorPolicy/default/p0"}}}}},
+			rejected(), observe.Capabilities{}, []string{
+				`policy ColorPolicy/default/p1 Accepted: want False/Conflicted, got False/Invalid (reference: conflicts with ColorPolicy/default/p0)`,
+			}},
 		{"errors", observe.Observation{Error: "x"}, observe.Observation{Error: "y"}, observe.Capabilities{}, []string{
 			`error: want "x", got "y"`,
 		}},

@@ -359,6 +359,7 @@ func (p *Plan) UnmapAll(ds []compare.Difference) []compare.Difference {
 			}
 		}
 		d.Ref = p.Unmap(d.Ref)
+		d.WantMessage = p.Unmap(d.WantMessage)
 		out[i] = d
 	}
 	return out
