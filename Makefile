@@ -58,7 +58,9 @@ ci: build egctl tools
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
 	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
-	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
 

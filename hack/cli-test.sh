@@ -62,5 +62,10 @@ for args in "egctl --egctl-build nope" "fuzz --impl envoy-gateway --egctl-build 
   [ "$code" -eq 2 ] && grep -q 'one of fast, stock' "$tmp/err.txt" && ok || bad "gepcheck $args: exit $code, want 2: $(cat "$tmp/err.txt")"
 done
 
+# fuzz --coverage fails when a combination the implementation declares is
+# never drawn (two scenarios cannot draw the eighteen of BackendTrafficPolicy).
+"$BIN" fuzz --impl envoy-gateway --checks 2 --seed 1 --coverage --out "$tmp/cov" > "$tmp/cov.txt" 2>&1; code=$?
+[ "$code" -eq 1 ] && grep -q 'declared combination(s) never drawn' "$tmp/cov.txt" && ok || bad "fuzz --coverage with 2 checks: exit $code, want 1: $(tail -2 "$tmp/cov.txt")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -69,6 +69,17 @@ func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 	fmt.Fprintf(w, "%d agree, %d disagree (findings are evidence, not failures)\n", s.Checks-len(s.Disagree), len(s.Disagree))
 }
 
+// Coverage prints the coverage report of a batched fuzz run: each
+// combination declared or drawn, how often it was drawn and how often a
+// scenario drawing it disagreed; "!" marks a declared one never drawn, "+"
+// one drawn but not declared.
+func Coverage(w io.Writer, c *differential.Coverage) {
+	fmt.Fprintf(w, "coverage (field @ level / merge option):\n  %-60s %6s %6s\n", "COMBINATION", "DRAWN", "DISAGREED")
+	for _, r := range c.Rows() {
+		fmt.Fprintln(w, r.String())
+	}
+}
+
 // Property prints the outcome of one property of a fuzz run: ok with the
 // checks made, or the failure's note, the counterexample written to
 // outDir and the command that replays it. It reports whether the property

@@ -32,6 +32,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		seed                                   uint64
 		properties                             []string
 		shrinkTime                             time.Duration
+		coverage                               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [--profile P] [--semantics S] [--checks N] [--seed S] [--property NAME]...",
@@ -82,7 +83,7 @@ skipped unless named with --property.`,
 				}
 				d = observe.Claiming(d, sem)
 				if fz, ok := cfg.(differential.Fuzzer); ok {
-					return fuzzBatched(stdout, im, fz, d, seed, checks, outDir, kind)
+					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, sem, coverage})
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
@@ -125,6 +126,7 @@ skipped unless named with --property.`,
 	f.StringArrayVar(&properties, "property", nil, "property to run; repeatable (default: all but findings)")
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.DurationVar(&shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
+	f.BoolVar(&coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impls.AddFlags(f)
 	f.StringVar(&kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
@@ -132,15 +134,29 @@ skipped unless named with --property.`,
 	return cmd
 }
 
+// batchedFlags are fuzz's flags that a batched run reads.
+type batchedFlags struct {
+	seed     uint64
+	checks   int
+	outDir   string
+	kind     string
+	sem      engine.Semantics
+	coverage bool
+}
+
 // fuzzBatched is the batched differential run against an implementation
 // that names policy kinds to fuzz (differential.Fuzzer).
-func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, seed uint64, checks int, outDir, kind string) error {
+func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, f batchedFlags) error {
+	seed, checks, outDir := f.seed, f.checks, f.outDir
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
 	}
-	r, err := differential.FuzzRun(im.Name(), fz, d, kind, seed, checks)
+	r, err := differential.FuzzRun(im.Name(), fz, d, f.kind, seed, checks)
 	if err != nil {
 		return inputError{err}
+	}
+	if f.sem != "" {
+		r.Replay += " --semantics " + string(f.sem)
 	}
 	r.Write = func(r differential.Run, kind string, dis differential.Disagreement) (string, error) {
 		return reports.WriteFinding(outDir, r.Profile, r.Replay, kind, r.ProfileSource, dis)
@@ -151,6 +167,12 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 		return err
 	}
 	reports.Fuzz(stdout, im.Name(), sum)
+	if f.coverage {
+		reports.Coverage(stdout, sum.Coverage)
+		if missing := sum.Coverage.Missing(); len(missing) > 0 {
+			return failedError{fmt.Sprintf("%d declared combination(s) never drawn in %d scenarios: %s", len(missing), checks, strings.Join(missing, "; "))}
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package differential
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,28 @@ func TestDifferentialCatchesListsMerged(t *testing.T) {
 	out := suite.Run(Property(mutated{engine.MutantListsMerged}, "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
 	if out.Passed {
 		t.Fatal("an implementation merging lists element by element passes 300 color-inherited cases (seed 1)")
+	}
+}
+
+// The coverage report names each field at each level with each merge
+// option a scenario draws, counts disagreements, and lists the declared
+// combinations never drawn.
+func TestCoverage(t *testing.T) {
+	s := &generators.Scenario{Policies: []generators.Policy{
+		{Targets: []generators.Target{{Kind: "HTTPRoute", Name: "r", Section: "rule-1"}}, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}, "mergeType": "JSONMerge"}},
+		{Targets: []generators.Target{{Kind: "Gateway", Name: "gw"}, {Kind: "Gateway", Name: "gw", Section: "http"}}, Spec: map[string]any{"cors": map[string]any{"allowOrigins": []any{"a"}}}},
+	}}
+	want := []string{"cors.allowOrigins @ Gateway / none", "cors.allowOrigins @ Gateway listener / none", "retry.numRetries @ HTTPRoute rule / JSONMerge"}
+	if got := Combinations(s); !slices.Equal(got, want) {
+		t.Errorf("Combinations = %q, want %q", got, want)
+	}
+	declared := DeclaredCombinations([]string{"retry.numRetries"}, map[string][]string{"HTTPRoute rule": {"none", "JSONMerge"}})
+	c := newCoverage(declared)
+	c.add(s, true)
+	if got := c.Missing(); !slices.Equal(got, []string{"retry.numRetries @ HTTPRoute rule / none"}) {
+		t.Errorf("Missing = %q", got)
+	}
+	if c.Drawn[want[2]] != 1 || c.Disagreed[want[2]] != 1 {
+		t.Errorf("counts: drawn %d, disagreed %d", c.Drawn[want[2]], c.Disagreed[want[2]])
 	}
 }

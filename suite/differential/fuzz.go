@@ -31,6 +31,9 @@ type Run struct {
 	// Write writes a finding, shrunk for one kind of difference, and
 	// returns where (reports.WriteFinding); nil: findings are not written.
 	Write func(r Run, kind string, d Disagreement) (string, error)
+	// Declared are the combinations the coverage report expects drawn
+	// (FuzzKind.Combinations).
+	Declared []string
 }
 
 // Summary is what a Run found.
@@ -42,6 +45,8 @@ type Summary struct {
 	// Extra counts the policy conditions the implementation wrote that
 	// GEP-713 does not define, by "Type=Status/Reason".
 	Extra map[string]int
+	// Coverage counts what the scenarios drew (Combinations).
+	Coverage *Coverage
 }
 
 // Finding is a disagreement shrunk for one kind of difference and written.
@@ -59,7 +64,7 @@ type Finding struct {
 func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	start := time.Now()
 	caps := r.Observer.Capabilities()
-	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}}
+	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}, Coverage: newCoverage(r.Declared)}
 	progress := func(done, disagree int) {
 		fmt.Fprintf(log, "  %d/%d scenarios, %d disagree (%s)\n", done, r.Checks, disagree, time.Since(start).Round(time.Second))
 	}
@@ -79,6 +84,13 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	found, err := BatchRun(ctx, r.Observer, r.Profile, r.Generate, r.Checks, batch, caps, progress, observed)
 	if err != nil {
 		return nil, err
+	}
+	disagree := map[int]bool{}
+	for _, d := range found {
+		disagree[d.Seed] = true
+	}
+	for i := 0; i < r.Checks; i++ {
+		sum.Coverage.add(r.Generate(i), disagree[i])
 	}
 	sum.Disagree, sum.Elapsed = found, time.Since(start)
 	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", r.Checks, sum.Elapsed.Round(time.Millisecond), float64(r.Checks)/sum.Elapsed.Seconds(), len(found))

@@ -28,6 +28,11 @@ type Fuzzer interface {
 // how the implementation documents it.
 type FuzzKind struct {
 	Kind, Profile string
+	// Combinations are the field, level and merge option combinations
+	// the implementation accepts and its driver reads
+	// (DeclaredCombinations): fuzz --coverage reports how often each was
+	// drawn and fails when one never is.
+	Combinations []string
 }
 
 // FuzzRun is the batched differential run of policy kind kind ("" for
@@ -61,5 +66,6 @@ func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint6
 	return Run{
 		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
 		Replay: strings.Join(replay, " "), ProfileSource: fz.ProfileSource(),
+		Declared: k.Combinations,
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -51,10 +52,26 @@ func (c *plugConfig) InCluster(context.Context) (incluster.Implementation, error
 // FuzzKinds implements differential.Fuzzer: each policy kind with the profile of
 // Envoy Gateway's documentation.
 func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
+	var btp []string
+	for _, f := range BTPFields {
+		btp = append(btp, strings.Join(f.Path, "."))
+	}
 	return []differential.FuzzKind{
-		{Kind: "BackendTrafficPolicy", Profile: "envoy-gateway-backendtrafficpolicy"},
-		{Kind: "ClientTrafficPolicy", Profile: "envoy-gateway-clienttrafficpolicy"},
-		{Kind: "SecurityPolicy", Profile: "envoy-gateway-securitypolicy"},
+		{Kind: "BackendTrafficPolicy", Profile: "envoy-gateway-backendtrafficpolicy",
+			// mergeType is honoured on route-level policies; StrategicMerge,
+			// which the CRD also offers, is not modelled by the profile yet.
+			Combinations: differential.DeclaredCombinations(btp, map[string][]string{
+				"Gateway": {"none"}, "Gateway listener": {"none"},
+				"HTTPRoute": {"none", "JSONMerge"}, "HTTPRoute rule": {"none", "JSONMerge"},
+			})},
+		{Kind: "ClientTrafficPolicy", Profile: "envoy-gateway-clienttrafficpolicy",
+			Combinations: differential.DeclaredCombinations([]string{"connection.connectionLimit.value"}, map[string][]string{
+				"Gateway": {"none"}, "Gateway listener": {"none"},
+			})},
+		{Kind: "SecurityPolicy", Profile: "envoy-gateway-securitypolicy",
+			Combinations: differential.DeclaredCombinations([]string{"cors.allowOrigins"}, map[string][]string{
+				"Gateway": {"none"}, "HTTPRoute": {"none"}, "HTTPRoute rule": {"none"},
+			})},
 	}
 }
 
