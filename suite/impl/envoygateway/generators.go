@@ -54,14 +54,15 @@ func BackendTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*gener
 		used := map[string]bool{}
 		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
 		for i := 0; i < n; i++ {
-			tg := rapid.SampledFrom(targets).Draw(t, "target")
+			tgs := drawTargets(t, targets)
+			tg := tgs[0]
 			created := generators.BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
 			p := generators.Policy{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy", Namespace: ns, Name: generators.DrawName(t, used), Created: &created,
-				Targets: []generators.Target{tg}, Spec: map[string]any{}}
+				Targets: tgs, Spec: map[string]any{}}
 			for _, f := range rapid.SliceOfNDistinct(rapid.IntRange(0, len(BTPFields)-1), 1, len(BTPFields), rapid.ID[int]).Draw(t, "fields") {
 				setPath(p.Spec, BTPFields[f].Path, rapid.SampledFrom(BTPFields[f].Values).Draw(t, "value"))
 			}
-			if tg.Kind == "HTTPRoute" && rapid.IntRange(0, 2).Draw(t, "merge") == 0 {
+			if tg.Kind == "HTTPRoute" && len(tgs) == 1 && rapid.IntRange(0, 2).Draw(t, "merge") == 0 {
 				p.Spec["mergeType"] = "JSONMerge"
 			}
 			s.Policies = append(s.Policies, p)
@@ -107,11 +108,37 @@ func SecurityScenarios(ns string, maxPolicies int) *rapid.Generator[*generators.
 		for i := 0; i < n; i++ {
 			created := generators.BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
 			s.Policies = append(s.Policies, generators.Policy{Group: "gateway.envoyproxy.io", Kind: "SecurityPolicy", Namespace: ns, Name: generators.DrawName(t, used), Created: &created,
-				Targets: []generators.Target{rapid.SampledFrom(targets).Draw(t, "target")},
+				Targets: drawTargets(t, targets),
 				Spec:    map[string]any{"cors": map[string]any{"allowOrigins": []any{rapid.SampledFrom(origins).Draw(t, "origin")}}}})
 		}
 		return s
 	})
+}
+
+// missingRoute is a targetRef to an HTTPRoute no scenario has: a policy
+// may target something that does not exist beside what does (GEP-713,
+// TargetNotFound).
+var missingRoute = generators.Target{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-missing"}
+
+// drawTargets draws a policy's targetRefs: mostly one of targets, one time
+// in four two distinct ones, one time in ten with the missing route
+// instead or beside.
+func drawTargets(t *rapid.T, targets []generators.Target) []generators.Target {
+	out := []generators.Target{rapid.SampledFrom(targets).Draw(t, "target")}
+	if rapid.IntRange(0, 3).Draw(t, "two targets") == 0 {
+		second := rapid.SampledFrom(targets).Draw(t, "second target")
+		if second != out[0] {
+			out = append(out, second)
+		}
+	}
+	if rapid.IntRange(0, 9).Draw(t, "missing target") == 0 {
+		if rapid.Bool().Draw(t, "beside") {
+			out = append(out, missingRoute)
+		} else {
+			out[0] = missingRoute
+		}
+	}
+	return out
 }
 
 func setPath(m map[string]any, path []string, v any) {
