@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,6 +80,11 @@ type Runner struct {
 	Impl Implementation
 	Run  string
 	Opts Options
+
+	// sawStatus: the implementation has given some policy of this run
+	// status for its generation, so it is running; from then on a policy
+	// it leaves without status is a difference, not a run that failed.
+	sawStatus atomic.Bool
 }
 
 // Outcome of a scenario.
@@ -245,8 +251,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	if settle == 0 {
 		settle = cluster.Timeouts.Settle
 	}
-	var last []compare.Difference
+	var last, lastOK []compare.Difference
 	var lastErr, statusErr error
+	haveOK := false
 	stableSince := time.Now()
 	for {
 		got, err := r.Impl.Observe(ctx, r.Kube, p)
@@ -258,9 +265,13 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			diff = compare.Diff(want, got, caps.Capabilities)
 			res.Got = got
 			if len(diff) == 0 {
+				if len(want.Policies) > 0 {
+					r.sawStatus.Store(true) // it wrote the conditions expected
+				}
 				res.Outcome = Pass
 				return res
 			}
+			lastOK, haveOK = diff, true
 		}
 		if !reflect.DeepEqual(diff, last) || (err == nil) != (lastErr == nil) {
 			stableSince = time.Now()
@@ -280,11 +291,19 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 		select {
 		case <-ctx.Done():
 			res.Outcome = Error
-			if err == nil && statusErr == nil {
+			if (err == nil && statusErr == nil) || haveOK {
 				// Say which policies lack status, if any.
 				sctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
 				_, statusErr = r.statusCurrent(sctx, p)
 				cancel()
+			}
+			var none *noStatusError
+			if haveOK && errors.As(statusErr, &none) && (r.sawStatus.Load() || r.classAccepted(p)) {
+				// A policy a running implementation never gave status
+				// to within the step's time is a difference of its own
+				// (GEP-713, Policy status), not a run that failed.
+				res.Outcome, res.Reason, res.Diff = Fail, p.Unmap(statusErr.Error()), p.UnmapAll(lastOK)
+				return res
 			}
 			switch {
 			case err != nil:
@@ -313,12 +332,49 @@ func (r *Runner) statusCurrent(ctx context.Context, p *Plan) (bool, error) {
 		}
 		if !observed(got) {
 			missing = append(missing, u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName())
+		} else {
+			r.sawStatus.Store(true)
 		}
 	}
 	if len(missing) > 0 {
-		return false, fmt.Errorf("no status for the current generation from %s on %s", r.Impl.Name(), strings.Join(missing, ", "))
+		return false, &noStatusError{impl: r.Impl.Name(), missing: missing}
 	}
 	return true, nil
+}
+
+// classAccepted reports whether the implementation has decided on a
+// GatewayClass or Gateway of p (a condition True or False, not the API
+// server's default Unknown): it is running and serving the scenario.
+func (r *Runner) classAccepted(p *Plan) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
+	defer cancel()
+	for _, u := range p.Objects {
+		if u.GetKind() != "GatewayClass" && u.GetKind() != "Gateway" {
+			continue
+		}
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			continue
+		}
+		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+		for _, c := range conds {
+			if cm, ok := c.(map[string]any); ok && (cm["status"] == "True" || cm["status"] == "False") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noStatusError names the policies without status for their current
+// generation.
+type noStatusError struct {
+	impl    string
+	missing []string
+}
+
+func (e *noStatusError) Error() string {
+	return fmt.Sprintf("no status for the current generation from %s on %s", e.impl, strings.Join(e.missing, ", "))
 }
 
 // observed: the object has conditions, all for its current generation,
