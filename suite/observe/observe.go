@@ -96,10 +96,10 @@ type Capabilities struct {
 	Semantics engine.Semantics
 }
 
-// Unsupported names the first feature case c needs that c does not
-// declare (a policy kind, ObjectFields), or is "" when it needs none
-// other: such a case is skipped, not failed. A case that does not load
-// needs nothing (the comparison reports it).
+// Unsupported names the first feature case cs needs that the
+// implementation does not declare (a policy kind, ObjectFields), or is ""
+// when it needs none other: such a case is skipped, not failed. A case
+// that does not load needs nothing (the comparison reports it).
 func (c Capabilities) Unsupported(cs Case) string {
 	if c.Features == nil {
 		return ""
