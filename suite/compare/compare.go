@@ -34,6 +34,10 @@ const (
 	// TargetCondition: a condition on an affected object differs, or is
 	// missing (GEP-713, "Target object status").
 	TargetCondition Kind = "target-condition"
+	// StatusRule: a policy's status breaks a rule of the specs, whatever
+	// its conditions say (incluster.StatusRules); Condition names the
+	// rule, Got what breaks it.
+	StatusRule Kind = "status-rule"
 )
 
 // Difference is one way an observation differs from the expected one.
@@ -201,6 +205,8 @@ func (d Difference) String() string {
 		return fmt.Sprintf("path %s: want %s, got %s", pathKey(d.Path), specText(d.Want), specText(d.Got))
 	case ExtraEffective:
 		return fmt.Sprintf("path %s: want no effective policy, got %s", pathKey(d.Path), specText(d.Got))
+	case StatusRule:
+		return fmt.Sprintf("status of %s breaks %s: %v", d.Ref, d.Condition, d.Got)
 	case PolicyCondition, TargetCondition:
 		what := "policy"
 		if d.Kind == TargetCondition {
@@ -277,6 +283,8 @@ func Kinds(ds []Difference) []string {
 			}
 		case TargetCondition, Error:
 			kinds[string(d.Kind)] = true
+		case StatusRule:
+			kinds["status-rule-"+d.Condition] = true
 		case ExtraEffective:
 			for _, f := range d.Fields {
 				kinds["extra-setting-"+f] = true

@@ -268,6 +268,12 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				if len(want.Policies) > 0 {
 					r.sawStatus.Store(true) // it wrote the conditions expected
 				}
+				if broken := r.statusRuleDiffs(ctx, p); len(broken) > 0 {
+					// The conditions agree; the status they are
+					// written in breaks a rule of the specs.
+					res.Outcome, res.Diff = Fail, broken
+					return res
+				}
 				res.Outcome = Pass
 				return res
 			}
@@ -284,7 +290,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			current, serr := r.statusCurrent(ctx, p)
 			statusErr = serr
 			if current {
-				res.Outcome, res.Diff = Fail, p.UnmapAll(diff)
+				res.Outcome, res.Diff = Fail, append(p.UnmapAll(diff), r.statusRuleDiffs(ctx, p)...)
 				return res
 			}
 		}

@@ -1,0 +1,143 @@
+package incluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
+)
+
+// A StatusRule is one rule of the specs a policy's status must keep,
+// judged on the object as stored, whatever the conditions say.
+type StatusRule struct {
+	// Name is stable: differences and docs cite it.
+	Name string
+	// Cite is the statement the rule comes from.
+	Cite string
+	// check returns what breaks the rule in one ancestor entry of the
+	// implementation's (or "" when it holds).
+	check func(entry map[string]any, generation int64) string
+}
+
+// acceptedReasons are the reasons Gateway API's Go spec defines for a
+// policy's Accepted condition (PolicyConditionReason).
+var acceptedReasons = []string{"Accepted", "Conflicted", "Invalid", "TargetNotFound"}
+
+// StatusRules are the rules checked on every policy of a scenario in a
+// cluster, in the order they are reported.
+var StatusRules = []StatusRule{
+	{
+		Name: "conditions-are-conditions",
+		Cite: "Gateway API PolicyAncestorStatus.Conditions: []metav1.Condition (type, status True|False|Unknown, reason, lastTransitionTime required)",
+		check: func(e map[string]any, _ int64) string {
+			for _, c := range conditionsOf(e) {
+				switch {
+				case str(c["type"]) == "":
+					return "a condition without type"
+				case !slices.Contains([]string{"True", "False", "Unknown"}, str(c["status"])):
+					return fmt.Sprintf("%s with status %q", str(c["type"]), str(c["status"]))
+				case str(c["reason"]) == "":
+					return str(c["type"]) + " without reason"
+				case str(c["lastTransitionTime"]) == "":
+					return str(c["type"]) + " without lastTransitionTime"
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name: "observed-generation",
+		Cite: "metav1.Condition.ObservedGeneration: the .metadata.generation the condition was set on; a controller that has read the current spec says so (GEP-713, Policy status)",
+		check: func(e map[string]any, gen int64) string {
+			for _, c := range conditionsOf(e) {
+				if g := toInt(c["observedGeneration"]); g != gen {
+					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, gen)
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name: "accepted-reason",
+		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound)",
+		check: func(e map[string]any, _ int64) string {
+			for _, c := range conditionsOf(e) {
+				if str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, str(c["reason"])) {
+					return "Accepted with reason " + str(c["reason"])
+				}
+			}
+			return ""
+		},
+	},
+}
+
+// checkStatusRules judges the ancestor entries controller wrote on each
+// policy: a difference of kind compare.StatusRule per rule broken, and one
+// when an ancestor appears twice for the same controller (Gateway API
+// PolicyStatus.Ancestors: one entry per ancestor and controller).
+func checkStatusRules(policies []*unstructured.Unstructured, controller string) []compare.Difference {
+	var out []compare.Difference
+	for _, p := range policies {
+		ref := p.GetKind() + "/" + p.GetNamespace() + "/" + p.GetName()
+		ancestors, _, _ := unstructured.NestedSlice(p.Object, "status", "ancestors")
+		seen := map[string]bool{}
+		broken := map[string]string{}
+		for _, a := range ancestors {
+			e, _ := a.(map[string]any)
+			if str(e["controllerName"]) != controller {
+				continue
+			}
+			key := fmt.Sprint(e["ancestorRef"])
+			if seen[key] {
+				broken["one-entry-per-ancestor"] = "ancestor " + key + " twice"
+			}
+			seen[key] = true
+			for _, r := range StatusRules {
+				if _, done := broken[r.Name]; done {
+					continue
+				}
+				if msg := r.check(e, p.GetGeneration()); msg != "" {
+					broken[r.Name] = msg
+				}
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(broken)) {
+			out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: ref, Condition: name, Got: broken[name]})
+		}
+	}
+	return out
+}
+
+func conditionsOf(e map[string]any) []map[string]any {
+	var out []map[string]any
+	cs, _ := e["conditions"].([]any)
+	for _, c := range cs {
+		if m, ok := c.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// statusRuleDiffs reads the plan's policies as stored and judges their
+// status by StatusRules, with the scenario's names.
+func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan) []compare.Difference {
+	var stored []*unstructured.Unstructured
+	for _, u := range p.PolicyObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			return nil // the comparison reports what cannot be read
+		}
+		stored = append(stored, got)
+	}
+	return p.UnmapAll(checkStatusRules(stored, r.Impl.ControllerName()))
+}

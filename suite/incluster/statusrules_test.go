@@ -1,0 +1,69 @@
+package incluster
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
+)
+
+// policyWithStatus is a policy at generation 2 with the given ancestor
+// entries.
+func policyWithStatus(entries ...map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.io/v1", "kind": "P", "metadata": map[string]any{"name": "p", "namespace": "ns", "generation": int64(2)}}}
+	var as []any
+	for _, e := range entries {
+		as = append(as, e)
+	}
+	_ = unstructured.SetNestedSlice(u.Object, as, "status", "ancestors")
+	return u
+}
+
+func entry(ancestor, controller string, conds ...map[string]any) map[string]any {
+	var cs []any
+	for _, c := range conds {
+		cs = append(cs, c)
+	}
+	return map[string]any{"ancestorRef": map[string]any{"name": ancestor}, "controllerName": controller, "conditions": cs}
+}
+
+func cond(typ, status, reason string, gen int64) map[string]any {
+	return map[string]any{"type": typ, "status": status, "reason": reason, "observedGeneration": gen, "lastTransitionTime": "2026-01-01T00:00:00Z", "message": "m"}
+}
+
+// Each status rule holds on a well-formed status and is broken by the
+// status that breaks it, and only the implementation's own entries are
+// judged (GEP-713: implementations populate the ancestors they are
+// responsible for).
+func TestStatusRules(t *testing.T) {
+	const me = "example.com/me"
+	good := cond("Accepted", "True", "Accepted", 2)
+	noLTT := cond("Accepted", "True", "Accepted", 2)
+	delete(noLTT, "lastTransitionTime")
+	for _, tc := range []struct {
+		name   string
+		policy *unstructured.Unstructured
+		want   []string
+	}{
+		{"well-formed", policyWithStatus(entry("gw", me, good, cond("Enforced", "False", "Overridden", 2))), nil},
+		{"another controller's entry", policyWithStatus(entry("gw", me, good), entry("gw", "other.io/x", cond("Accepted", "Yes", "Whatever", 1))), nil},
+		{"stale generation", policyWithStatus(entry("gw", me, cond("Accepted", "True", "Accepted", 1))), []string{"observed-generation"}},
+		{"reason outside the Go spec", policyWithStatus(entry("gw", me, cond("Accepted", "False", "NoStatus", 2))), []string{"accepted-reason"}},
+		{"not a condition", policyWithStatus(entry("gw", me, noLTT)), []string{"conditions-are-conditions"}},
+		{"status not True/False/Unknown", policyWithStatus(entry("gw", me, cond("Accepted", "Yes", "Accepted", 2))), []string{"conditions-are-conditions"}},
+		{"ancestor twice", policyWithStatus(entry("gw", me, good), entry("gw", me, good)), []string{"one-entry-per-ancestor"}},
+	} {
+		var got []string
+		for _, d := range checkStatusRules([]*unstructured.Unstructured{tc.policy}, me) {
+			if d.Kind != compare.StatusRule || d.Ref != "P/ns/p" {
+				t.Errorf("%s: difference %+v", tc.name, d)
+			}
+			got = append(got, d.Condition)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: broken %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
