@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
@@ -139,5 +141,62 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan) []compare.Differe
 		}
 		stored = append(stored, got)
 	}
-	return p.UnmapAll(checkStatusRules(stored, r.Impl.ControllerName()))
+	var kinds []string
+	for _, u := range stored {
+		if !slices.Contains(kinds, u.GetKind()) {
+			kinds = append(kinds, u.GetKind())
+		}
+	}
+	var objects []*unstructured.Unstructured
+	for _, u := range p.Objects {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			return nil
+		}
+		objects = append(objects, got)
+	}
+	out := checkStatusRules(stored, r.Impl.ControllerName())
+	out = append(out, checkAffectedNames(objects, r.Impl.ControllerName(), kinds)...)
+	return p.UnmapAll(out)
+}
+
+// checkAffectedNames judges the <Kind>Affected conditions on the scenario's
+// objects (status.conditions, and the implementation's own route parent
+// status): GEP-713, Target object status, says such a condition "MUST be
+// named according to the pattern <metaresource-kind>Affected" and "MUST be
+// namespaced by the implementation's domain"; GEP-2649 names
+// gateway.networking.k8s.io/BackendTLSPolicyAffected as the model. A
+// condition whose type ends in Affected must be DOMAIN/KINDAffected with
+// a DNS subdomain and one of the scenario's policy kinds.
+func checkAffectedNames(objects []*unstructured.Unstructured, controller string, policyKinds []string) []compare.Difference {
+	var out []compare.Difference
+	for _, o := range objects {
+		ref := o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
+		if o.GetNamespace() == "" {
+			ref = o.GetKind() + "/" + o.GetName()
+		}
+		var conds []map[string]any
+		top, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		conds = append(conds, conditionsOf(map[string]any{"conditions": top})...)
+		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
+		for _, p := range parents {
+			if pm, ok := p.(map[string]any); ok && str(pm["controllerName"]) == controller {
+				conds = append(conds, conditionsOf(pm)...)
+			}
+		}
+		for _, c := range conds {
+			typ := str(c["type"])
+			if !strings.HasSuffix(typ, "Affected") {
+				continue
+			}
+			domain, name, ok := strings.Cut(typ, "/")
+			kind := strings.TrimSuffix(name, "Affected")
+			if !ok || len(validation.IsDNS1123Subdomain(domain)) > 0 || !slices.Contains(policyKinds, kind) {
+				out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: ref, Condition: "affected-condition-name",
+					Got: fmt.Sprintf("condition %q, want DOMAIN/KINDAffected with KIND one of %s", typ, strings.Join(policyKinds, ", "))})
+				break
+			}
+		}
+	}
+	return out
 }

@@ -67,3 +67,40 @@ func TestStatusRules(t *testing.T) {
 		}
 	}
 }
+
+// Affected conditions follow GEP-713's naming: DOMAIN/KINDAffected with a
+// policy kind of the scenario; others' route parent entries are not
+// judged.
+func TestAffectedNames(t *testing.T) {
+	const me = "example.com/me"
+	withConds := func(kind string, types ...string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"kind": kind, "metadata": map[string]any{"name": "o", "namespace": "ns"}}}
+		var cs []any
+		for _, typ := range types {
+			cs = append(cs, cond(typ, "True", "Affected", 1))
+		}
+		_ = unstructured.SetNestedSlice(u.Object, cs, "status", "conditions")
+		return u
+	}
+	route := withConds("HTTPRoute")
+	_ = unstructured.SetNestedSlice(route.Object, []any{
+		map[string]any{"controllerName": me, "conditions": []any{cond("ColorPolicyAffected", "True", "Affected", 1)}},
+		map[string]any{"controllerName": "other.io/x", "conditions": []any{cond("Whatever Affected", "True", "Affected", 1)}},
+	}, "status", "parents")
+	for _, tc := range []struct {
+		name string
+		o    *unstructured.Unstructured
+		bad  bool
+	}{
+		{"pattern", withConds("Service", "policies.controller.io/ColorPolicyAffected", "Ready"), false},
+		{"no domain", withConds("Service", "ColorPolicyAffected"), true},
+		{"bad domain", withConds("Service", "Policies_IO/ColorPolicyAffected"), true},
+		{"another kind", withConds("Service", "policies.controller.io/RetryPolicyAffected"), true},
+		{"own route parent entry", route, true},
+	} {
+		got := checkAffectedNames([]*unstructured.Unstructured{tc.o}, me, []string{"ColorPolicy"})
+		if (len(got) > 0) != tc.bad {
+			t.Errorf("%s: %v, want broken %v", tc.name, got, tc.bad)
+		}
+	}
+}
