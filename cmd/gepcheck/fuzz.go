@@ -62,6 +62,9 @@ skipped unless named with --property.`,
 				}
 			}
 			var ps []suite.Property
+			if coverage && impls.Impl == "" {
+				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
+			}
 			if impls.Impl != "" {
 				// Differential: the implementation against the reference.
 				im, cfg, err := impls.Selected()
@@ -84,6 +87,9 @@ skipped unless named with --property.`,
 				d = observe.Claiming(d, sem)
 				if fz, ok := cfg.(differential.Fuzzer); ok {
 					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, sem, coverage})
+				}
+				if coverage {
+					return inputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}

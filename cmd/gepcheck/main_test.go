@@ -220,6 +220,8 @@ current-context: c
 		{[]string{"run", "--impl", "exec", "../../scenarios/gep-713/example-1-direct.yaml"}, exitBadInput},
 		{[]string{"run", "--impl", "reference", "--semantics", "nope", "../../scenarios/gep-713/"}, exitBadInput},
 		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "nope"}, exitBadInput},
+		{[]string{"fuzz", "--coverage", "--checks", "1"}, exitBadInput},
+		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--coverage", "--checks", "1"}, exitBadInput},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.want {
