@@ -76,7 +76,14 @@ func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 func Coverage(w io.Writer, c *differential.Coverage) {
 	fmt.Fprintf(w, "coverage (field @ level / merge option):\n  %-60s %6s %6s\n", "COMBINATION", "DRAWN", "DISAGREED")
 	for _, r := range c.Rows() {
-		fmt.Fprintln(w, r.String())
+		mark := " "
+		switch {
+		case r.Declared && r.Drawn == 0:
+			mark = "!"
+		case !r.Declared:
+			mark = "+"
+		}
+		fmt.Fprintf(w, "%s %-60s %6d %6d\n", mark, r.Combination, r.Drawn, r.Disagreed)
 	}
 }
 

@@ -86,7 +86,7 @@ skipped unless named with --property.`,
 				}
 				d = observe.Claiming(d, sem)
 				if fz, ok := cfg.(differential.Fuzzer); ok {
-					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, sem, coverage})
+					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage})
 				}
 				if coverage {
 					return inputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
@@ -146,7 +146,6 @@ type batchedFlags struct {
 	checks   int
 	outDir   string
 	kind     string
-	sem      engine.Semantics
 	coverage bool
 }
 
@@ -160,9 +159,6 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 	r, err := differential.FuzzRun(im.Name(), fz, d, f.kind, seed, checks)
 	if err != nil {
 		return inputError{err}
-	}
-	if f.sem != "" {
-		r.Replay += " --semantics " + string(f.sem)
 	}
 	r.Write = func(r differential.Run, kind string, dis differential.Disagreement) (string, error) {
 		return reports.WriteFinding(outDir, r.Profile, r.Replay, kind, r.ProfileSource, dis)

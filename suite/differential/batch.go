@@ -28,8 +28,9 @@ type Disagreement struct {
 
 // BatchRun draws n scenarios (gen(i) for i in [0, n)) and compares
 // implementation d with the reference, batch scenarios per call, on what
-// caps says d reports.
-func BatchRun(ctx context.Context, d observe.Observer, profile string, gen func(i int) *generators.Scenario, n, batch int, caps observe.Capabilities, progress func(done, disagree int), observed func(observe.Observation)) ([]Disagreement, error) {
+// caps says d reports. observed, when set, gets every scenario's
+// comparison, agreeing or not (coverage, conditions counted).
+func BatchRun(ctx context.Context, d observe.Observer, profile string, gen func(i int) *generators.Scenario, n, batch int, caps observe.Capabilities, progress func(done, disagree int), observed func(Disagreement)) ([]Disagreement, error) {
 	var out []Disagreement
 	for start := 0; start < n; start += batch {
 		end := min(n, start+batch)
@@ -43,7 +44,7 @@ func BatchRun(ctx context.Context, d observe.Observer, profile string, gen func(
 		}
 		for k, r := range res {
 			if observed != nil {
-				observed(r.Got)
+				observed(r) // every scenario, agreeing or not
 			}
 			if len(r.Diff) > 0 {
 				r.Seed = start + k

@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -123,15 +122,4 @@ func DeclaredCombinations(fields []string, merges map[string][]string) []string 
 	}
 	sort.Strings(out)
 	return out
-}
-
-// String renders a row for the coverage table.
-func (r CoverageRow) String() string {
-	mark := " "
-	if r.Declared && r.Drawn == 0 {
-		mark = "!"
-	} else if !r.Declared {
-		mark = "+"
-	}
-	return fmt.Sprintf("%s %-60s %6d %6d", mark, r.Combination, r.Drawn, r.Disagreed)
 }

@@ -68,8 +68,9 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	progress := func(done, disagree int) {
 		fmt.Fprintf(log, "  %d/%d scenarios, %d disagree (%s)\n", done, r.Checks, disagree, time.Since(start).Round(time.Second))
 	}
-	observed := func(o observe.Observation) {
-		for _, p := range o.Policies {
+	observed := func(r Disagreement) {
+		sum.Coverage.add(r.Scenario, len(r.Diff) > 0)
+		for _, p := range r.Got.Policies {
 			for _, c := range p.Conditions {
 				if c.Type != "Accepted" && c.Type != "Enforced" {
 					sum.Extra[c.Type+"="+c.Status+"/"+c.Reason]++
@@ -84,13 +85,6 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	found, err := BatchRun(ctx, r.Observer, r.Profile, r.Generate, r.Checks, batch, caps, progress, observed)
 	if err != nil {
 		return nil, err
-	}
-	disagree := map[int]bool{}
-	for _, d := range found {
-		disagree[d.Seed] = true
-	}
-	for i := 0; i < r.Checks; i++ {
-		sum.Coverage.add(r.Generate(i), disagree[i])
 	}
 	sum.Disagree, sum.Elapsed = found, time.Since(start)
 	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", r.Checks, sum.Elapsed.Round(time.Millisecond), float64(r.Checks)/sum.Elapsed.Seconds(), len(found))

@@ -63,6 +63,9 @@ func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint6
 		return g.Example(int(seed) + i)
 	}
 	replay := append([]string{"gepcheck", "fuzz", "--impl", impl, "--kind", k.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...)
+	if sem := d.Capabilities().Semantics; sem != "" {
+		replay = append(replay, "--semantics", string(sem)) // the claim the run compared under
+	}
 	return Run{
 		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
 		Replay: strings.Join(replay, " "), ProfileSource: fz.ProfileSource(),
