@@ -126,8 +126,9 @@ func offlineCases(files, profiles []string) ([]observe.Case, error) {
 				c.Profiles = m.Scenario.Spec.Profiles
 			}
 			if len(m.Scenario.Spec.Semantics) > 0 {
-				// Checked by the load above.
-				c.Semantics, _ = m.Scenario.SemanticsList()
+				if c.Semantics, err = m.Scenario.SemanticsList(); err != nil {
+					return nil, err // names file, document and field
+				}
 			}
 		}
 		cases = append(cases, c)

@@ -56,8 +56,8 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 	var at []int
 	for i, c := range cases {
 		out[i].Name = c.Name
-		if !c.Applies(claim) {
-			out[i].Skipped = fmt.Sprintf("holds under %s; %s claims %s", joinSemantics(c.Semantics), d.Name(), claim)
+		if why := observe.Unclaimed(c.Semantics, claim, d.Name()); why != "" {
+			out[i].Skipped = why
 			continue
 		}
 		if f := caps.Unsupported(c); f != "" {
@@ -78,14 +78,6 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 		out[i].Diff = compare.Diff(want[k], got[k], caps)
 	}
 	return out, nil
-}
-
-func joinSemantics(ss []engine.Semantics) string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, string(s))
-	}
-	return strings.Join(out, ", ")
 }
 
 // CaseResult is one case compared.

@@ -119,9 +119,14 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		p.Profiles = m.Scenario.Spec.Profiles
 	}
 	p.Semantics = observe.Capabilities{Semantics: t.Semantics}.Claim()
-	if m.Scenario != nil && len(m.Scenario.Spec.Semantics) > 0 && !slices.Contains(m.Scenario.Spec.Semantics, string(p.Semantics)) {
-		p.Skip = fmt.Sprintf("holds under %s; the implementation claims %s", strings.Join(m.Scenario.Spec.Semantics, ", "), p.Semantics)
-		return p, nil
+	if m.Scenario != nil && len(m.Scenario.Spec.Semantics) > 0 {
+		holds, err := m.Scenario.SemanticsList()
+		if err != nil {
+			return nil, err // names file, document and field
+		}
+		if p.Skip = observe.Unclaimed(holds, p.Semantics, "the implementation"); p.Skip != "" {
+			return p, nil
+		}
 	}
 	for _, k := range m.Kinds {
 		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {

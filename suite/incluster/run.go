@@ -59,7 +59,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Claim()}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics}
 }
 
 // Options configure a Runner.
@@ -198,7 +198,7 @@ func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the stored objects do not load: %w", err)
 	}
-	return m.Run(observe.Capabilities{Semantics: a.Plan.Semantics}.Claim(), nil), nil
+	return m.Run(a.Plan.Semantics, nil), nil
 }
 
 // Claiming is im claiming sem instead of its own semantics (run

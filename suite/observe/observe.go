@@ -8,6 +8,7 @@ package observe
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -33,10 +34,19 @@ type Case struct {
 	Semantics []engine.Semantics `json:"-"`
 }
 
-// Applies reports whether c holds under the semantics an implementation
-// claims.
-func (c Case) Applies(claim engine.Semantics) bool {
-	return len(c.Semantics) == 0 || slices.Contains(c.Semantics, claim)
+// Unclaimed says why expectations that hold under holds (any semantics
+// when empty) do not apply to implementation who, which claims claim, or
+// is "" when they apply: such a scenario is skipped, offline and in a
+// cluster.
+func Unclaimed(holds []engine.Semantics, claim engine.Semantics, who string) string {
+	if len(holds) == 0 || slices.Contains(holds, claim) {
+		return ""
+	}
+	names := make([]string, len(holds))
+	for i, s := range holds {
+		names[i] = string(s)
+	}
+	return fmt.Sprintf("holds under %s; %s claims %s", strings.Join(names, ", "), who, claim)
 }
 
 // Observation is what an implementation did with one case.
