@@ -245,7 +245,7 @@ func (p *fastParser) keyAhead() bool {
 		return false
 	}
 	if r[0] == '"' || r[0] == '\'' {
-		_, n := quoted(r, false)
+		_, n := quoted(r)
 		return n > 0 && n <= maxSimpleKey && n < len(r) && r[n] == ':' && (n+1 == len(r) || r[n+1] == ' ')
 	}
 	_, n := plainKey(r)
@@ -260,7 +260,7 @@ func (p *fastParser) key() string {
 		n int
 	)
 	if len(r) > 0 && (r[0] == '"' || r[0] == '\'') {
-		k, n = quoted(r, false)
+		k, n = quoted(r)
 		if n == 0 || n > maxSimpleKey || n == len(r) || r[n] != ':' || (n+1 < len(r) && r[n+1] != ' ') {
 			bail()
 		}
@@ -326,7 +326,7 @@ func (p *fastParser) inlineValue(level int) (v any, depth int) {
 	case '[', '{':
 		v, depth, n = flow(r, level)
 	case '"', '\'':
-		v, n = quoted(r, false)
+		v, n = quoted(r)
 	default:
 		if startsIndicator(r) {
 			bail()
@@ -409,7 +409,7 @@ func flow(r []byte, level int) (v any, depth, n int) {
 		case '[', '{':
 			e, d, en = flow(r[j:], level+1)
 		case '"', '\'':
-			e, en = quoted(r[j:], true)
+			e, en = quoted(r[j:])
 		default:
 			var s string
 			s, en = flowPlain(r[j:])
@@ -459,7 +459,7 @@ func flowScalarKey(r []byte) (string, int) {
 		bail()
 	}
 	if r[0] == '"' || r[0] == '\'' {
-		k, n := quoted(r, true)
+		k, n := quoted(r)
 		if n == 0 {
 			bail()
 		}
@@ -506,9 +506,9 @@ func flowPlain(r []byte) (string, int) {
 
 // quoted reads a single- or double-quoted scalar that ends on the line;
 // n is 0 when it does not (or uses an escape parsePlain leaves to the
-// library). In a flow collection (inFlow) what may follow differs, which
-// the caller checks.
-func quoted(r []byte, inFlow bool) (s string, n int) {
+// library). What may follow it, which differs in a flow collection, the
+// caller checks.
+func quoted(r []byte) (s string, n int) {
 	q := r[0]
 	var b []byte
 	for j := 1; j < len(r); j++ {

@@ -268,7 +268,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				if len(want.Policies) > 0 {
 					r.sawStatus.Store(true) // it wrote the conditions expected
 				}
-				if broken := r.statusRuleDiffs(ctx, p); len(broken) > 0 {
+				if broken := r.statusRuleDiffs(ctx, p, nil); len(broken) > 0 {
 					// The conditions agree; the status they are
 					// written in breaks a rule of the specs.
 					res.Outcome, res.Diff = Fail, broken
@@ -287,10 +287,10 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 		// policy has status for its generation (read only then: it costs
 		// a read of each policy).
 		if err == nil && time.Since(stableSince) >= settle {
-			current, serr := r.statusCurrent(ctx, p)
+			current, stored, serr := r.statusCurrent(ctx, p)
 			statusErr = serr
 			if current {
-				res.Outcome, res.Diff = Fail, append(p.UnmapAll(diff), r.statusRuleDiffs(ctx, p)...)
+				res.Outcome, res.Diff = Fail, append(p.UnmapAll(diff), r.statusRuleDiffs(ctx, p, stored)...)
 				return res
 			}
 		}
@@ -300,11 +300,11 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			if (err == nil && statusErr == nil) || haveOK {
 				// Say which policies lack status, if any.
 				sctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
-				_, statusErr = r.statusCurrent(sctx, p)
+				_, _, statusErr = r.statusCurrent(sctx, p)
 				cancel()
 			}
 			var none *noStatusError
-			if haveOK && errors.As(statusErr, &none) && (r.sawStatus.Load() || r.classAccepted(p)) {
+			if haveOK && errors.As(statusErr, &none) && (r.sawStatus.Load() || r.serving(p)) {
 				// A policy a running implementation never gave status
 				// to within the step's time is a difference of its own
 				// (GEP-713, Policy status), not a run that failed.
@@ -329,29 +329,43 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 // statusCurrent reports whether every policy has status written for its
 // current generation (observedGeneration on every condition); the error
 // names the policies without.
-func (r *Runner) statusCurrent(ctx context.Context, p *Plan) (bool, error) {
+// It returns the policies as read, for the status rules.
+func (r *Runner) statusCurrent(ctx context.Context, p *Plan) (bool, []*unstructured.Unstructured, error) {
+	stored, err := r.storedPolicies(ctx, p)
+	if err != nil {
+		return false, nil, err
+	}
 	var missing []string
-	for _, u := range p.PolicyObjects() {
-		got, err := r.Kube.Get(ctx, u)
-		if err != nil {
-			return false, err
-		}
+	for _, got := range stored {
 		if !observed(got) {
-			missing = append(missing, u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName())
+			missing = append(missing, got.GetKind()+"/"+objName(got))
 		} else {
 			r.sawStatus.Store(true)
 		}
 	}
 	if len(missing) > 0 {
-		return false, &noStatusError{impl: r.Impl.Name(), missing: missing}
+		return false, stored, &noStatusError{impl: r.Impl.Name(), missing: missing}
 	}
-	return true, nil
+	return true, stored, nil
 }
 
-// classAccepted reports whether the implementation has decided on a
+// storedPolicies reads the plan's policies as stored.
+func (r *Runner) storedPolicies(ctx context.Context, p *Plan) ([]*unstructured.Unstructured, error) {
+	var stored []*unstructured.Unstructured
+	for _, u := range p.PolicyObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		stored = append(stored, got)
+	}
+	return stored, nil
+}
+
+// serving reports whether the implementation has decided on a
 // GatewayClass or Gateway of p (a condition True or False, not the API
 // server's default Unknown): it is running and serving the scenario.
-func (r *Runner) classAccepted(p *Plan) bool {
+func (r *Runner) serving(p *Plan) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
 	defer cancel()
 	for _, u := range p.Objects {

@@ -84,7 +84,7 @@ var StatusRules = []StatusRule{
 func checkStatusRules(policies []*unstructured.Unstructured, controller string) []compare.Difference {
 	var out []compare.Difference
 	for _, p := range policies {
-		ref := p.GetKind() + "/" + p.GetNamespace() + "/" + p.GetName()
+		ref := p.GetKind() + "/" + objName(p)
 		ancestors, _, _ := unstructured.NestedSlice(p.Object, "status", "ancestors")
 		seen := map[string]bool{}
 		broken := map[string]string{}
@@ -130,16 +130,15 @@ func str(v any) string {
 	return s
 }
 
-// statusRuleDiffs reads the plan's policies as stored and judges their
-// status by StatusRules, with the scenario's names.
-func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan) []compare.Difference {
-	var stored []*unstructured.Unstructured
-	for _, u := range p.PolicyObjects() {
-		got, err := r.Kube.Get(ctx, u)
-		if err != nil {
+// statusRuleDiffs judges the status of the plan's policies as stored
+// (read here when stored is nil) and the Affected conditions of its
+// objects, with the scenario's names.
+func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan, stored []*unstructured.Unstructured) []compare.Difference {
+	if stored == nil {
+		var err error
+		if stored, err = r.storedPolicies(ctx, p); err != nil {
 			return nil // the comparison reports what cannot be read
 		}
-		stored = append(stored, got)
 	}
 	var kinds []string
 	for _, u := range stored {
@@ -171,10 +170,7 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan) []compare.Differe
 func checkAffectedNames(objects []*unstructured.Unstructured, controller string, policyKinds []string) []compare.Difference {
 	var out []compare.Difference
 	for _, o := range objects {
-		ref := o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
-		if o.GetNamespace() == "" {
-			ref = o.GetKind() + "/" + o.GetName()
-		}
+		ref := o.GetKind() + "/" + objName(o)
 		var conds []map[string]any
 		top, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
 		conds = append(conds, conditionsOf(map[string]any{"conditions": top})...)
