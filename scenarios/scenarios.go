@@ -16,20 +16,25 @@ import (
 	"github.com/gepcheck/gepcheck/suite"
 )
 
-// Check runs one scenario file under each of its semantics and lists how
-// the outcome differs from the one it expects. A finding about an
+// Check runs one scenario file under each of its semantics, at each of its
+// steps, and lists how the outcome differs from the one it expects. A finding about an
 // implementation is not checked here (gepcheck fuzz --impl replays it); a
 // finding about the two semantics holds while they still disagree on it.
 func Check(file string) ([]string, error) {
-	m, err := simulator.LoadFiles([]string{file}, nil, simulator.Options{})
+	docs, err := load.Read([]string{file}, nil)
+	if err != nil {
+		return nil, err
+	}
+	states, models, err := simulator.StateModels(docs, simulator.Options{})
 	if err != nil {
 		// Say first that the file is not a scenario: its other errors
 		// could name flags of simulate that check has not.
-		if docs, rerr := load.Read([]string{file}, nil); rerr == nil && !slices.ContainsFunc(docs, isScenario) {
+		if !slices.ContainsFunc(docs, isScenario) {
 			return nil, notScenario(file)
 		}
 		return nil, err
 	}
+	m := models[0]
 	if m.FindingImplementation != "" {
 		return nil, nil
 	}
@@ -48,8 +53,14 @@ func Check(file string) ([]string, error) {
 	}
 	var diffs []string
 	for _, sem := range sems {
-		for _, d := range m.Scenario.Check(m.Run(sem, nil)) {
-			diffs = append(diffs, fmt.Sprintf("[%s] %s", sem, d))
+		for i, st := range states {
+			at := st.Label(len(states) - 1)
+			if at != "" {
+				at += ": "
+			}
+			for _, d := range st.Expect.Check(models[i].Run(sem, nil)) {
+				diffs = append(diffs, fmt.Sprintf("[%s] %s%s", sem, at, d))
+			}
 		}
 	}
 	return diffs, nil

@@ -40,6 +40,9 @@ type ScenarioSpec struct {
 	// Semantics under which Expect holds; both when empty.
 	Semantics []string `json:"semantics,omitempty"`
 	Expect    Expect   `json:"expect"`
+	// Steps change the objects over time; each states the outcome after
+	// it (States).
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // Expect is the outcome the spec states. Every list is checked as written:
@@ -82,9 +85,14 @@ type ExpectedTarget struct {
 	AffectedBy []string `json:"affectedBy"`
 }
 
+// Check compares an output with the outcome the scenario expects of its
+// objects as written (step 0) and describes every difference. An empty
+// result means the scenario holds.
+func (s *Scenario) Check(out *Output) []string { return s.Spec.Expect.Check(out) }
+
 // Check compares an output with the expected outcome and describes every
-// difference. An empty result means the scenario holds.
-func (s *Scenario) Check(out *Output) []string {
+// difference. An empty result means the outcome is the expected one.
+func (exp *Expect) Check(out *Output) []string {
 	var diffs []string
 	add := func(format string, a ...any) { diffs = append(diffs, fmt.Sprintf(format, a...)) }
 	got := map[string]engine.EffectivePolicy{}
@@ -92,7 +100,7 @@ func (s *Scenario) Check(out *Output) []string {
 		got[pathKey(e.Path)] = e
 	}
 	want := map[string]bool{}
-	for _, w := range s.Spec.Expect.EffectivePolicies {
+	for _, w := range exp.EffectivePolicies {
 		k := pathKey(w.Path)
 		want[k] = true
 		e, ok := got[k]
@@ -116,7 +124,7 @@ func (s *Scenario) Check(out *Output) []string {
 	for _, p := range out.Policies {
 		policies[p.Ref] = p
 	}
-	for _, w := range s.Spec.Expect.Policies {
+	for _, w := range exp.Policies {
 		p, ok := policies[w.Ref]
 		if !ok {
 			add("policy %s: not in the output", w.Ref)
@@ -138,7 +146,7 @@ func (s *Scenario) Check(out *Output) []string {
 	for _, t := range out.Targets {
 		targets[t.Ref] = t
 	}
-	for _, w := range s.Spec.Expect.Targets {
+	for _, w := range exp.Targets {
 		t := targets[w.Ref]
 		g := append([]string(nil), t.AffectedBy...)
 		e := append([]string(nil), w.AffectedBy...)

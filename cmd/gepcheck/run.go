@@ -14,6 +14,7 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -104,7 +105,9 @@ func claim(cfg impl.Config, flag string) (engine.Semantics, error) {
 }
 
 // offlineCases reads scenario files as cases, each with its own profiles
-// unless profiles are given.
+// unless profiles are given; a scenario with steps is one case per step,
+// holding the objects as they are at that step (simulator.States): a
+// translator is given the full state of each step.
 func offlineCases(files, profiles []string) ([]observe.Case, error) {
 	paths, err := scenarios.Files(files)
 	if err != nil {
@@ -112,7 +115,11 @@ func offlineCases(files, profiles []string) ([]observe.Case, error) {
 	}
 	var cases []observe.Case
 	for _, p := range paths {
-		m, err := simulator.LoadFiles([]string{p}, nil, simulator.Options{Profiles: profiles})
+		docs, err := load.Read([]string{p}, nil)
+		if err != nil {
+			return nil, err
+		}
+		states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
 		if err != nil {
 			return nil, err
 		}
@@ -121,17 +128,28 @@ func offlineCases(files, profiles []string) ([]observe.Case, error) {
 			return nil, err
 		}
 		c := observe.Case{Name: p, YAML: string(data), Profiles: profiles}
-		if m.Scenario != nil {
+		if sc := models[0].Scenario; sc != nil {
 			if len(c.Profiles) == 0 {
-				c.Profiles = m.Scenario.Spec.Profiles
+				c.Profiles = sc.Spec.Profiles
 			}
-			if len(m.Scenario.Spec.Semantics) > 0 {
-				if c.Semantics, err = m.Scenario.SemanticsList(); err != nil {
+			if len(sc.Spec.Semantics) > 0 {
+				if c.Semantics, err = sc.SemanticsList(); err != nil {
 					return nil, err // names file, document and field
 				}
 			}
 		}
-		cases = append(cases, c)
+		if len(states) == 1 {
+			cases = append(cases, c)
+			continue
+		}
+		for _, st := range states {
+			sc := c
+			sc.Name = p + " " + st.Label(len(states)-1)
+			if sc.YAML, err = load.Marshal(st.Docs); err != nil {
+				return nil, err
+			}
+			cases = append(cases, sc)
+		}
 	}
 	return cases, nil
 }

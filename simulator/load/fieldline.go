@@ -19,13 +19,23 @@ func (d *Doc) At(field string) Source {
 	if field == "" || d.text == nil {
 		return src
 	}
-	if d.Source.Item > 0 {
-		field = "items[" + strconv.Itoa(d.Source.Item-1) + "]." + field
-	}
+	field = d.field(field)
 	if line := fieldLine(d.text, field); line > 0 {
 		src.Line = d.firstLine + line - 1
 	}
 	return src
+}
+
+// field is the path of field in d's text: inside the List item, or the
+// embedding field, d was read from.
+func (d *Doc) field(field string) string {
+	switch {
+	case d.within != "":
+		return d.within + "." + field
+	case d.Source.Item > 0:
+		return "items[" + strconv.Itoa(d.Source.Item-1) + "]." + field
+	}
+	return field
 }
 
 // fieldLine returns the 1-based line, within text, of the key (or list

@@ -82,6 +82,9 @@ type Doc struct {
 	// line in it.
 	text      []byte
 	firstLine int
+	// within is the field of the document text that holds this object,
+	// for an object embedded in another (Embedded); "" otherwise.
+	within string
 }
 
 // Object describes d as "Kind namespace/name", or "Kind name" when d has no
@@ -703,6 +706,37 @@ func newDoc(src Source, c chunk, m map[string]any, errs *Errors) *Doc {
 	return nil
 }
 
+// Embedded reads m, an object written inside document parent at field
+// (a scenario step's spec.steps[i].apply[j]), as a document of its own:
+// errors about it name the lines of parent's text. It reports the
+// problems newDoc reports and returns nil when there are any.
+func Embedded(parent *Doc, field string, m map[string]any, errs *Errors) *Doc {
+	src := parent.At(field)
+	c := chunk{text: parent.text, firstLine: parent.firstLine}
+	d := &Doc{Source: src, text: c.text, firstLine: c.firstLine, within: parent.field(field)}
+	var bad Errors
+	if nd := newDoc(src, c, m, &bad); nd != nil {
+		nd.within = d.within
+		return nd
+	}
+	// Point each error at its field inside the embedding document.
+	for _, e := range bad {
+		if e.Field != "" {
+			e.Source = d.At(e.Field)
+		}
+		errs.Add(e)
+	}
+	return nil
+}
+
+// WithRaw is d holding raw instead of its object (a scenario step's state
+// with a creationTimestamp set): the source and text stay d's.
+func (d *Doc) WithRaw(raw map[string]any) *Doc {
+	c := *d
+	c.Raw = raw
+	return &c
+}
+
 // checkAPIVersion splits apiVersion into group and version.
 func checkAPIVersion(m map[string]any) (group, version string, err error) {
 	av, err := stringField(m, "apiVersion", true)
@@ -1074,4 +1108,20 @@ func numberFits(t reflect.Type, v float64) bool {
 		return v == math.Trunc(v) && v >= 0 && v < 2*two63 && !reflect.Zero(t).OverflowUint(uint64(v))
 	}
 	return false
+}
+
+// Marshal renders docs' objects as multi-document YAML, which Read reads
+// back as the same objects (keys sorted: the same objects give the same
+// bytes).
+func Marshal(docs []*Doc) (string, error) {
+	var b strings.Builder
+	for _, d := range docs {
+		data, err := yaml.Marshal(d.Raw)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", d.Source, err)
+		}
+		b.WriteString("---\n")
+		b.Write(data)
+	}
+	return b.String(), nil
 }
