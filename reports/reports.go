@@ -49,6 +49,9 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 		if r.Reason != "" {
 			lines = append([]string{r.Reason}, lines...)
 		}
+		if r.Step != "" {
+			lines = append([]string{"at " + r.Step}, lines...)
+		}
 		for _, d := range lines {
 			fmt.Fprintf(w, "               %s\n", d)
 		}

@@ -62,6 +62,21 @@ type Plan struct {
 	// traffic. They are applied with the other objects and are not
 	// scenario objects.
 	Endpoints []*unstructured.Unstructured
+	// Steps change the objects over time (a scenario's spec.steps;
+	// simulator.States), applied one after the other once the objects
+	// above are verified. A step's State is a plan of the objects after
+	// it, with the names of this one.
+	Steps []*Step
+}
+
+// Step is one change of a plan's objects over time.
+type Step struct {
+	// Label is "step N (name)".
+	Label string
+	// Delete are the objects the step deletes, as applied before; Apply
+	// the objects it creates or replaces, as in State.
+	Delete, Apply []*unstructured.Unstructured
+	State         *Plan
 }
 
 // Target is what a plan is made for.
@@ -136,6 +151,72 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		}
 	}
 	p.Labels = append(p.Labels, specLabel(file))
+	if p.fill(docs, t); p.Skip != "" {
+		return p, nil
+	}
+	states, err := simulator.States(docs, m.Scenario)
+	if err != nil {
+		return nil, err // names file, document and field
+	}
+	prev := p
+	for _, st := range states[1:] {
+		step := p.step(prev, st, t)
+		if step.State.Skip != "" {
+			p.Skip = st.Label(len(states)-1) + ": " + step.State.Skip
+			return p, nil
+		}
+		p.Steps = append(p.Steps, step)
+		prev = step.State
+	}
+	return p, nil
+}
+
+// step is the plan of state st, made from prev's.
+func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
+	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Namespaces: p.Namespaces, Names: p.Names}
+	sp.fill(st.Docs, t)
+	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), State: sp}
+	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {
+		key := p.key(d)
+		for _, u := range objs {
+			if u.GetKind() == d.Kind && u.GetNamespace()+"/"+u.GetName() == key {
+				return u
+			}
+		}
+		return nil
+	}
+	for _, d := range st.Deleted {
+		if u := in(prev.ScenarioObjects(), d); u != nil {
+			step.Delete = append(step.Delete, u)
+		}
+	}
+	for _, d := range st.Applied {
+		if u := in(sp.ScenarioObjects(), d); u != nil {
+			step.Apply = append(step.Apply, u)
+		}
+	}
+	return step
+}
+
+// key is "namespace/name" of d's object in the cluster ("/name" when it
+// is cluster-scoped).
+func (p *Plan) key(d *load.Doc) string {
+	switch {
+	case d.Kind == "Namespace":
+		return "/" + p.Namespaces[d.Name]
+	case clusterScoped[d.Kind]:
+		return "/" + p.Names[d.Kind+"/"+d.Name]
+	}
+	ns := d.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return p.Namespaces[ns] + "/" + d.Name
+}
+
+// fill makes the cluster's objects of docs, in creation order, or sets
+// p.Skip.
+func (p *Plan) fill(docs []*load.Doc, t Target) {
 	prefix := fmt.Sprintf("gc-%s-%d-", t.Run, t.Index)
 	mapNS := func(ns string) string {
 		if ns == "" {
@@ -162,14 +243,14 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			p.Skip = "uses ObjectFields, which the implementation does not read"
 		}
 		if p.Skip != "" {
-			return p, nil
+			return
 		}
 		u := &unstructured.Unstructured{Object: deepCopy(d.Raw)}
 		isPolicy := policyKinds()[d.Group+"/"+d.Kind]
 		if isPolicy {
 			if !t.Features.Has(features.PolicyKind(d.Kind)) {
 				p.Skip = "uses " + d.Kind + ", which the implementation does not serve"
-				return p, nil
+				return
 			}
 			if !slices.Contains(p.Labels, d.Kind) {
 				p.Labels = append(p.Labels, d.Kind)
@@ -257,7 +338,6 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		p.PolicyWaves[len(p.PolicyWaves)-1] = append(p.PolicyWaves[len(p.PolicyWaves)-1], u)
 		last = ts
 	}
-	return p, nil
 }
 
 // endpointSlice gives Service u one ready endpoint on each of its ports,

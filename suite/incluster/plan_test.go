@@ -258,3 +258,49 @@ func TestPlanFollowsTheClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSteps: a scenario's steps become plans of the state after each
+// (the names of the first plan), with the objects each step deletes as
+// applied before and the ones it applies as in its state.
+func TestPlanSteps(t *testing.T) {
+	p, err := NewPlan("../../scenarios/gep-713/steps-direct-conflict-over-time.yaml", Target{Run: "r", Index: 2, Features: features.All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 6 {
+		t.Fatalf("%d steps, want 6", len(p.Steps))
+	}
+	ns := p.Namespaces["default"]
+	names := func(us []*unstructured.Unstructured) string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName())
+		}
+		return strings.Join(out, ",")
+	}
+	for i, want := range []struct{ label, del, apply string }{
+		{"step 1 (add-challenger)", "", "ColorPolicy/" + ns + "/p2"},
+		{"step 3 (delete-established)", "ColorPolicy/" + ns + "/p1", ""},
+		{"step 5 (delete-target)", "Service/" + ns + "/b2", ""},
+		{"step 6 (recreate-target)", "", "Service/" + ns + "/b2"},
+	} {
+		st := p.Steps[[]int{0, 2, 4, 5}[i]]
+		if st.Label != want.label || names(st.Delete) != want.del || names(st.Apply) != want.apply {
+			t.Errorf("%s: delete [%s] apply [%s], want %s: delete [%s] apply [%s]", st.Label, names(st.Delete), names(st.Apply), want.label, want.del, want.apply)
+		}
+	}
+	// The state after delete-target has no b2; its policies carry the
+	// run's labels, so that cleanup finds them.
+	last := p.Steps[4].State
+	for _, u := range last.ScenarioObjects() {
+		if u.GetKind() == "Service" && u.GetName() == "b2" {
+			t.Errorf("b2 is in the state after it was deleted")
+		}
+		if u.GetLabels()["gepcheck.dev/run"] != "r" {
+			t.Errorf("%s/%s is not labelled with the run", u.GetKind(), u.GetName())
+		}
+	}
+	if n := len(last.PolicyObjects()); n != 1 {
+		t.Errorf("%d policies after delete-target, want 1 (p2)", n)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -109,7 +110,10 @@ type Result struct {
 	Want, Got observe.Observation
 	// Notes say what else was seen (stored creation order differing from
 	// the intended one).
-	Notes    []string
+	Notes []string
+	// Step is the step the outcome is of, for a scenario with steps: the
+	// first that did not pass, or the last.
+	Step     string
 	Duration time.Duration
 }
 
@@ -119,6 +123,9 @@ type Applied struct {
 	Stored []*unstructured.Unstructured
 	Notes  []string
 	Err    error
+	// Step labels a state after a step (ApplyStep); "" for the objects
+	// as first created.
+	Step string
 }
 
 // Apply creates the plan's objects with server-side apply, group by group,
@@ -225,7 +232,7 @@ func (c claiming) Capabilities() Capabilities {
 // expectation computed from the stored objects.
 func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	p := a.Plan
-	res := Result{Plan: p, Notes: a.Notes}
+	res := Result{Plan: p, Notes: a.Notes, Step: a.Step}
 	if p.Skip != "" {
 		res.Outcome, res.Reason = Skip, p.Skip
 		return res
@@ -255,6 +262,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	var lastErr, statusErr error
 	haveOK := false
 	stableSince := time.Now()
+	var agreeSince time.Time
 	for {
 		got, err := r.Impl.Observe(ctx, r.Kube, p)
 		var diff []compare.Difference
@@ -264,7 +272,26 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			}
 			diff = compare.Diff(want, got, caps.Capabilities)
 			res.Got = got
-			if len(diff) == 0 {
+			if len(diff) > 0 {
+				agreeSince = time.Time{}
+			} else if agreeSince.IsZero() {
+				agreeSince = time.Now()
+			}
+			stepDone := true
+			if len(diff) == 0 && a.Step != "" {
+				// After a step the previous state's status may still
+				// agree: the agreement must hold for settle, with status
+				// written for every policy's current generation.
+				stepDone = false
+				if time.Since(agreeSince) >= settle {
+					current, _, serr := r.statusCurrent(ctx, p)
+					stepDone, statusErr = current, serr
+					if !current {
+						lastOK, haveOK = nil, true
+					}
+				}
+			}
+			if len(diff) == 0 && stepDone {
 				if len(want.Policies) > 0 {
 					r.sawStatus.Store(true) // it wrote the conditions expected
 				}
@@ -277,7 +304,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				res.Outcome = Pass
 				return res
 			}
-			lastOK, haveOK = diff, true
+			if len(diff) > 0 {
+				lastOK, haveOK = diff, true
+			}
 		}
 		if !reflect.DeepEqual(diff, last) || (err == nil) != (lastErr == nil) {
 			stableSince = time.Now()
@@ -286,7 +315,7 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 		// A disagreement that held still for settle is final once every
 		// policy has status for its generation (read only then: it costs
 		// a read of each policy).
-		if err == nil && time.Since(stableSince) >= settle {
+		if err == nil && len(diff) > 0 && time.Since(stableSince) >= settle {
 			current, stored, serr := r.statusCurrent(ctx, p)
 			statusErr = serr
 			if current {
@@ -539,4 +568,114 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 		return &Applied{Plan: pl.Plans[i], Err: errors.New("not started")}
 	}
 	return <-ch
+}
+
+// VerifySteps verifies a plan applied, then each of its steps, applied one
+// after the other while the one before passes (Verify, ApplyStep): the
+// result is that of the first step that did not pass, or of the last.
+func (r *Runner) VerifySteps(ctx context.Context, a *Applied) Result {
+	res := r.Verify(ctx, a)
+	prev := a.Plan
+	for _, st := range a.Plan.Steps {
+		if res.Outcome != Pass {
+			break
+		}
+		res = r.Verify(ctx, r.ApplyStep(ctx, prev, st))
+		prev = st.State
+	}
+	return res
+}
+
+// ApplyStep applies step st to the objects of prev, its previous state:
+// the objects it deletes are deleted (and their deletion awaited), then
+// the namespaces and EndpointSlices the new state adds, then the objects
+// it applies; a policy it creates is created in a later second than every
+// object before it (GEP-713, Conflict resolution rule 2). The objects of
+// the new state are read back as stored.
+func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
+	next := st.State
+	a := &Applied{Plan: next, Step: st.Label}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	gone := slices.Clone(st.Delete)
+	for _, e := range prev.Endpoints {
+		if !slices.ContainsFunc(next.Endpoints, func(u *unstructured.Unstructured) bool { return sameObject(u, e) }) {
+			gone = append(gone, e)
+		}
+	}
+	for _, u := range gone {
+		if err := r.deleteAndWait(ctx, u); err != nil {
+			a.Err = fmt.Errorf("%s: delete %s %s: %w", st.Label, u.GetKind(), objName(u), err)
+			return a
+		}
+	}
+	var created []*unstructured.Unstructured
+	for _, u := range next.NamespaceObjects {
+		if !slices.ContainsFunc(prev.NamespaceObjects, func(o *unstructured.Unstructured) bool { return sameObject(u, o) }) {
+			created = append(created, u)
+		}
+	}
+	newPolicy := false
+	for _, u := range st.Apply {
+		if policyKinds()[u.GroupVersionKind().Group+"/"+u.GetKind()] && !slices.ContainsFunc(prev.PolicyObjects(), func(o *unstructured.Unstructured) bool { return sameObject(u, o) }) {
+			newPolicy = true
+		}
+	}
+	for wi, wave := range [][]*unstructured.Unstructured{created, next.Endpoints, st.Apply} {
+		if wi == 2 && newPolicy {
+			// Every object before was created in an earlier second.
+			select {
+			case <-time.After(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond))):
+			case <-ctx.Done():
+				a.Err = ctx.Err()
+				return a
+			}
+		}
+		for _, u := range wave {
+			res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+			if err != nil {
+				a.Err = err
+				return a
+			}
+			if _, err := res.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: cluster.ManagedBy, Force: true}); err != nil {
+				a.Err = fmt.Errorf("%s: apply %s %s: %w", st.Label, u.GetKind(), objName(u), err)
+				return a
+			}
+		}
+	}
+	for _, u := range next.ScenarioObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			a.Err = fmt.Errorf("%s: read back %s %s: %w", st.Label, u.GetKind(), objName(u), err)
+			return a
+		}
+		a.Stored = append(a.Stored, got)
+	}
+	return a
+}
+
+// deleteAndWait deletes u and waits until it is gone (finalizers run), so
+// that the step's state is the cluster's.
+func (r *Runner) deleteAndWait(ctx context.Context, u *unstructured.Unstructured) error {
+	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+	if err != nil {
+		return err
+	}
+	if err := res.Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	for {
+		if _, err := res.Get(ctx, u.GetName(), metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not gone: %w", ctx.Err())
+		case <-time.After(cluster.Timeouts.Poll):
+		}
+	}
+}
+
+func sameObject(a, b *unstructured.Unstructured) bool {
+	return a.GetKind() == b.GetKind() && a.GetNamespace() == b.GetNamespace() && a.GetName() == b.GetName()
 }

@@ -69,7 +69,7 @@ func (s *Suite) Run(description string) (bool, error) {
 						}
 					}, ginkgo.NodeTimeout(time.Minute))
 				}
-				res := s.Runner.Verify(ctx, a)
+				res := s.Runner.VerifySteps(ctx, a)
 				res.Duration = time.Since(start)
 				s.mu.Lock()
 				s.Results = append(s.Results, res)
@@ -81,9 +81,9 @@ func (s *Suite) Run(description string) (bool, error) {
 				case Skip:
 					ginkgo.Skip(res.Reason)
 				case Error:
-					ginkgo.Fail("error: " + strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
+					ginkgo.Fail(at(res) + "error: " + strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
 				case Fail:
-					ginkgo.Fail(s.Runner.Impl.Name() + " disagrees with the reference engine (expectation computed from the stored objects):\n  " + strings.Join(compare.Strings(res.Diff), "\n  "))
+					ginkgo.Fail(at(res) + s.Runner.Impl.Name() + " disagrees with the reference engine (expectation computed from the stored objects):\n  " + strings.Join(compare.Strings(res.Diff), "\n  "))
 				}
 			}, ginkgo.NodeTimeout(3*s.Runner.timeout()+time.Minute))
 		}
@@ -98,4 +98,12 @@ func (s *Suite) Run(description string) (bool, error) {
 	ok := ginkgo.RunSpecs(f, description, suiteCfg, reporterCfg)
 	cancelApply()
 	return ok && !f.failed, nil
+}
+
+// at names the step of a result, if any: "step 2 (name): ".
+func at(r Result) string {
+	if r.Step == "" {
+		return ""
+	}
+	return r.Step + ": "
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,12 +55,19 @@ func startLocal(t *testing.T) *cluster.Cluster {
 // startReference runs gepcheck-reference in this process until the test
 // (or stop) ends it.
 func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl *Controller, stop func()) {
+	var simulate func(m *simulator.Model, sem engine.Semantics) *simulator.Output
+	if mutant != "" {
+		simulate = func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, mutant) }
+	}
+	return startSimulating(t, c, simulate)
+}
+
+// startSimulating starts gepcheck-reference computing with simulate (the
+// reference engine when nil).
+func startSimulating(t *testing.T, c *cluster.Cluster, simulate func(*simulator.Model, engine.Semantics) *simulator.Output) (ctl *Controller, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ctl = &Controller{Config: c.Config}
-	if mutant != "" {
-		ctl.Simulate = func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, mutant) }
-	}
+	ctl = &Controller{Config: c.Config, Simulate: simulate}
 	go func() {
 		defer close(done)
 		if err := ctl.Run(ctx); err != nil {
@@ -87,7 +95,7 @@ func runOne(t *testing.T, r *incluster.Runner, p *incluster.Plan, i int) inclust
 	if p.Skip == "" {
 		a = r.Apply(ctx, p)
 	}
-	res := r.Verify(ctx, a)
+	res := r.VerifySteps(ctx, a)
 	if err := r.Delete(ctx, p, i); err != nil {
 		t.Error(err)
 	}
@@ -165,6 +173,46 @@ func TestLocalReference(t *testing.T) {
 			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
 				t.Errorf("%s against mutant %s: %s %v, want a failure", f, engine.MutantNewerWins, res.Outcome, res.Diff)
 			}
+		}
+	})
+
+	// A controller that is right about every state it starts from but
+	// keeps a rejection once made (a policy once Conflicted stays so after
+	// the established policy is gone) passes every scenario without steps
+	// and fails the one that removes the established policy: steps judge
+	// behaviour over time (GEP-713, Merge strategy: None).
+	t.Run("stateful-mutant", func(t *testing.T) {
+		var mu sync.Mutex
+		rejected := map[string]engine.Condition{}
+		_, stop := startSimulating(t, c, func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+			mu.Lock()
+			defer mu.Unlock()
+			out := m.Run(sem, nil)
+			for i, p := range out.Policies {
+				c, ok := engine.FindCondition(p.Conditions, engine.TypeAccepted)
+				if ok && c.Reason == engine.ReasonConflicted {
+					rejected[p.Ref] = c
+					continue
+				}
+				if was, ok := rejected[p.Ref]; ok {
+					out.Policies[i].Conditions = []engine.Condition{was}
+					for j := range p.Targets {
+						out.Policies[i].Targets[j].Conditions = []engine.Condition{was}
+					}
+				}
+			}
+			return out
+		})
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "sta", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		f := "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
+		res := runOne(t, r, plan(t, f, "sta", 0, InCluster{}), 0)
+		if res.Outcome != incluster.Fail || res.Step != "step 3 (delete-established)" {
+			t.Errorf("%s against a controller that keeps rejections: %s at %q %v, want a failure at step 3 (delete-established)", f, res.Outcome, res.Step, res.Diff)
+		}
+		p := plan(t, "../../../scenarios/gep-713/example-1-direct.yaml", "sta", 1, InCluster{})
+		if res := runOne(t, r, p, 1); res.Outcome != incluster.Pass {
+			t.Errorf("example-1-direct against a controller that keeps rejections: %s %v, want a pass (no step removes the rejection)", res.Outcome, res.Diff)
 		}
 	})
 
