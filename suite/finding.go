@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // Finding is the header document of a findings file: a minimal scenario on
@@ -30,6 +32,30 @@ type FindingSpec struct {
 	Explanation string         `json:"explanation"`
 	Replay      string         `json:"replay"`
 	Differences []Disagreement `json:"differences"`
+	Triage      *Triage        `json:"triage"`
+}
+
+// ImplementationFinding is the header document of a findings file of a
+// differential run (reports.WriteFinding): a shrunk scenario on which an
+// implementation and gepcheck's reference disagree.
+type ImplementationFinding struct {
+	APIVersion string                    `json:"apiVersion"`
+	Kind       string                    `json:"kind"`
+	Metadata   simulator.ScenarioMeta    `json:"metadata"`
+	Spec       ImplementationFindingSpec `json:"spec"`
+}
+
+// ImplementationFindingSpec holds both outcomes and their differences.
+type ImplementationFindingSpec struct {
+	Implementation string   `json:"implementation"`
+	Replay         string   `json:"replay"`
+	Differences    []string `json:"differences"`
+	// Expected and Observed are observe.Observations: the reference's and
+	// the implementation's.
+	Expected    any     `json:"expected"`
+	Observed    any     `json:"observed"`
+	Explanation string  `json:"explanation"`
+	Triage      *Triage `json:"triage"`
 }
 
 // Disagreement is one path where the semantics differ.
@@ -55,6 +81,13 @@ precedence in its entirety. Each difference below lists the path's stack
 (established first) with the strategy each policy selected, and the outcome
 and provenance under both semantics. docs/semantics.md explains why gepcheck
 defaults to sticky-overrides.`
+
+// stickyVsGEP713Triage: the finding is about the specs, read two ways.
+var stickyVsGEP713Triage = Triage{Verdict: UndefinedBySpecs,
+	Note: "GEP-713's abstract process read literally (flowchart step H) and GEP-2649's " +
+		"Hierarchy (an override is never beaten from below) give different effective policies " +
+		"here, and neither spec says which reading wins. docs/semantics.md says why gepcheck " +
+		"defaults to sticky-overrides."}
 
 // Disagreements runs a scenario under both semantics and lists the paths
 // where the effective policies differ.
@@ -106,7 +139,8 @@ func WriteFinding(dir, name string, out Outcome) (string, error) {
 	f := Finding{APIVersion: "gepcheck.dev/v1alpha1", Kind: "Finding", Metadata: simulator.ScenarioMeta{Name: name},
 		Spec: FindingSpec{Property: p.Name, Cite: p.Cite, Explanation: stickyVsGEP713,
 			Replay:      ReplayCommand(out),
-			Differences: Disagreements(m)}}
+			Differences: Disagreements(m),
+			Triage:      &stickyVsGEP713Triage}}
 	if len(f.Spec.Differences) == 0 {
 		return "", fmt.Errorf("the recorded scenario shows no disagreement")
 	}
@@ -191,4 +225,67 @@ func fileName(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// FindingFile is a findings file as `gepcheck findings` lists it: its
+// Finding document, of either form, and its triage.
+type FindingFile struct {
+	File           string `json:"file"`
+	Name           string `json:"name"`
+	Implementation string `json:"implementation,omitempty"`
+	Property       string `json:"property,omitempty"`
+	// Kind is the kind of difference the file was shrunk for (its name
+	// after the implementation's, reports.WriteFinding), or the property.
+	Kind        string   `json:"kind"`
+	Differences []string `json:"differences"`
+	Triage      Triage   `json:"triage"`
+}
+
+// ReadFinding reads the Finding document of a findings file strictly and
+// checks its triage (Triage.Check); an error names the file, the document
+// and the field.
+func ReadFinding(file string) (FindingFile, error) {
+	docs, err := load.Read([]string{file}, nil)
+	if err != nil {
+		return FindingFile{}, err
+	}
+	i := slices.IndexFunc(docs, func(d *load.Doc) bool { return d.Group == simulator.GepcheckGroup && d.Kind == "Finding" })
+	if i < 0 {
+		return FindingFile{}, fmt.Errorf("%s: not a finding: no Finding document (apiVersion gepcheck.dev/v1alpha1, kind Finding)", file)
+	}
+	d := docs[i]
+	out := FindingFile{File: file, Name: d.Name}
+	var triage *Triage
+	if spec, _ := d.Raw["spec"].(map[string]any); spec["implementation"] != nil {
+		var f ImplementationFinding
+		if err := load.DecodeStrict(d, &f); err != nil {
+			return FindingFile{}, err
+		}
+		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		out.Implementation, out.Differences, triage = f.Spec.Implementation, f.Spec.Differences, f.Spec.Triage
+		out.Kind = strings.TrimPrefix(base, f.Spec.Implementation+"-")
+	} else {
+		var f Finding
+		if err := load.DecodeStrict(d, &f); err != nil {
+			return FindingFile{}, err
+		}
+		out.Property, out.Kind, triage = f.Spec.Property, f.Spec.Property, f.Spec.Triage
+		for _, dis := range f.Spec.Differences {
+			out.Differences = append(out.Differences, "path "+strings.Join(dis.Path, " > "))
+		}
+	}
+	if triage == nil {
+		return FindingFile{}, &load.Error{Source: d.At("spec"), Object: d.Object(), Field: "spec.triage",
+			Msg: "missing: say whether the finding contradicts a MUST or SHOULD (quoted), is undefined by the specs or a profile gap, or verdict: untriaged"}
+	}
+	var errs load.Errors
+	for _, p := range triage.Check() {
+		field := "spec.triage." + p.Field
+		errs.Add(&load.Error{Source: d.At(field), Object: d.Object(), Field: field, Msg: p.Msg})
+	}
+	if err := errs.Err(); err != nil {
+		return FindingFile{}, err
+	}
+	out.Triage = *triage
+	return out, nil
 }
