@@ -155,19 +155,27 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan, stored []*unstruc
 		objects = append(objects, got)
 	}
 	out := checkStatusRules(stored, r.Impl.ControllerName())
-	out = append(out, checkAffectedNames(objects, r.Impl.ControllerName(), kinds)...)
+	out = append(out, checkAffected(objects, r.Impl.ControllerName(), kinds)...)
 	return p.UnmapAll(out)
 }
 
-// checkAffectedNames judges the <Kind>Affected conditions on the scenario's
+// checkAffected judges the <Kind>Affected conditions on the scenario's
 // objects (status.conditions, and the implementation's own route parent
-// status): GEP-713, Target object status, says such a condition "MUST be
-// named according to the pattern <metaresource-kind>Affected" and "MUST be
-// namespaced by the implementation's domain"; GEP-2649 names
+// status).
+//
+// affected-condition-name: GEP-713, Target object status, says such a
+// condition "MUST be named according to the pattern
+// <metaresource-kind>Affected" and "MUST be namespaced by the
+// implementation's domain"; GEP-2649 names
 // gateway.networking.k8s.io/BackendTLSPolicyAffected as the model. A
 // condition whose type ends in Affected must be DOMAIN/KINDAffected with
 // a DNS subdomain and one of the scenario's policy kinds.
-func checkAffectedNames(objects []*unstructured.Unstructured, controller string, policyKinds []string) []compare.Difference {
+//
+// affected-observed-generation: GEP-2649, On targeted resources: the
+// condition MUST "have the optional observedGeneration field kept up to
+// date when the spec of the Policy-attached object changes" (GEP-713: it
+// SHOULD be there). One that is there must equal the object's generation.
+func checkAffected(objects []*unstructured.Unstructured, controller string, policyKinds []string) []compare.Difference {
 	var out []compare.Difference
 	for _, o := range objects {
 		ref := o.GetKind() + "/" + objName(o)
@@ -180,6 +188,7 @@ func checkAffectedNames(objects []*unstructured.Unstructured, controller string,
 				conds = append(conds, conditionsOf(pm)...)
 			}
 		}
+		broken := map[string]string{}
 		for _, c := range conds {
 			typ := str(c["type"])
 			if !strings.HasSuffix(typ, "Affected") {
@@ -188,10 +197,14 @@ func checkAffectedNames(objects []*unstructured.Unstructured, controller string,
 			domain, name, ok := strings.Cut(typ, "/")
 			kind := strings.TrimSuffix(name, "Affected")
 			if !ok || len(validation.IsDNS1123Subdomain(domain)) > 0 || !slices.Contains(policyKinds, kind) {
-				out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: ref, Condition: "affected-condition-name",
-					Got: fmt.Sprintf("condition %q, want DOMAIN/KINDAffected with KIND one of %s", typ, strings.Join(policyKinds, ", "))})
-				break
+				broken["affected-condition-name"] = fmt.Sprintf("condition %q, want DOMAIN/KINDAffected with KIND one of %s", typ, strings.Join(policyKinds, ", "))
 			}
+			if g, set := c["observedGeneration"]; set && toInt(g) != o.GetGeneration() {
+				broken["affected-observed-generation"] = fmt.Sprintf("%s with observedGeneration %d, the object's generation is %d", typ, toInt(g), o.GetGeneration())
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(broken)) {
+			out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: ref, Condition: name, Got: broken[name]})
 		}
 	}
 	return out

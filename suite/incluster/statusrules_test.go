@@ -74,7 +74,7 @@ func TestStatusRules(t *testing.T) {
 func TestAffectedNames(t *testing.T) {
 	const me = "example.com/me"
 	withConds := func(kind string, types ...string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"kind": kind, "metadata": map[string]any{"name": "o", "namespace": "ns"}}}
+		u := &unstructured.Unstructured{Object: map[string]any{"kind": kind, "metadata": map[string]any{"name": "o", "namespace": "ns", "generation": int64(1)}}}
 		var cs []any
 		for _, typ := range types {
 			cs = append(cs, cond(typ, "True", "Affected", 1))
@@ -98,9 +98,25 @@ func TestAffectedNames(t *testing.T) {
 		{"another kind", withConds("Service", "policies.controller.io/RetryPolicyAffected"), true},
 		{"own route parent entry", route, true},
 	} {
-		got := checkAffectedNames([]*unstructured.Unstructured{tc.o}, me, []string{"ColorPolicy"})
-		if (len(got) > 0) != tc.bad {
+		got := checkAffected([]*unstructured.Unstructured{tc.o}, me, []string{"ColorPolicy"})
+		if (len(got) > 0) != tc.bad || tc.bad && got[0].Condition != "affected-condition-name" {
 			t.Errorf("%s: %v, want broken %v", tc.name, got, tc.bad)
 		}
+	}
+	// affected-observed-generation: the object's spec changed (generation
+	// 2) and the condition still says 1; a condition without it is let be
+	// (GEP-713: it SHOULD be there).
+	stale := withConds("Service", "policies.controller.io/ColorPolicyAffected")
+	stale.SetGeneration(2)
+	if got := checkAffected([]*unstructured.Unstructured{stale}, me, []string{"ColorPolicy"}); len(got) != 1 || got[0].Condition != "affected-observed-generation" {
+		t.Errorf("stale observedGeneration: %v, want affected-observed-generation", got)
+	}
+	without := withConds("Service", "policies.controller.io/ColorPolicyAffected")
+	conds, _, _ := unstructured.NestedSlice(without.Object, "status", "conditions")
+	delete(conds[0].(map[string]any), "observedGeneration")
+	_ = unstructured.SetNestedSlice(without.Object, conds, "status", "conditions")
+	without.SetGeneration(2)
+	if got := checkAffected([]*unstructured.Unstructured{without}, me, []string{"ColorPolicy"}); len(got) != 0 {
+		t.Errorf("no observedGeneration: %v, want none broken", got)
 	}
 }
