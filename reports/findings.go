@@ -3,8 +3,11 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
 
@@ -52,4 +55,52 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 	}
 	file := filepath.Join(dir, fmt.Sprintf("%s-%s.yaml", impl, kind))
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
+}
+
+// Findings prints one line per findings file (gepcheck findings): file,
+// implementation (or - for a finding of a property), kind of difference,
+// verdict, requirement and upstream issues as owner/repo#N; then the count
+// per verdict.
+func Findings(w io.Writer, files []suite.FindingFile) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tIMPLEMENTATION\tKIND/DIFFERENCE\tVERDICT\tREQUIREMENT\tUPSTREAM")
+	count := map[suite.Verdict]int{}
+	for _, f := range files {
+		count[f.Triage.Verdict]++
+		up := make([]string, len(f.Triage.Upstream))
+		for i, u := range f.Triage.Upstream {
+			up[i] = shortIssue(u)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.File, orDash(f.Implementation), f.Kind, f.Triage.Verdict,
+			orDash(f.Triage.Requirement), orDash(strings.Join(up, ", ")))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var parts []string
+	for _, v := range suite.Verdicts {
+		if count[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d findings: %s\n", len(files), strings.Join(parts, ", "))
+	return err
+}
+
+// shortIssue writes a GitHub issue or pull request URL as owner/repo#N,
+// any other URL as it is.
+func shortIssue(u string) string {
+	rest, ok := strings.CutPrefix(u, "https://github.com/")
+	p := strings.Split(rest, "/")
+	if !ok || len(p) != 4 || (p[2] != "issues" && p[2] != "pull") {
+		return u
+	}
+	return p[0] + "/" + p[1] + "#" + p[3]
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// keptFindings lists the findings files of the repository.
+func keptFindings(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, g := range []string{"../../scenarios/findings/*.yaml", "../../scenarios/findings/*/*.yaml"} {
+		fs, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no findings kept")
+	}
+	return files
+}
+
+// The table lists every kept finding, sorted by file relative to the
+// directory, with its verdict, requirement and upstream issues, and the
+// count; without arguments it reads scenarios/findings.
+func TestFindingsTable(t *testing.T) {
+	files := keptFindings(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"findings", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != len(files)+2 || !strings.HasPrefix(lines[0], "FILE") || !strings.Contains(lines[0], "UPSTREAM") {
+		t.Fatalf("want a header, %d rows and a count:\n%s", len(files), stdout.String())
+	}
+	rows := lines[1 : len(lines)-1]
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1] > rows[i] {
+			t.Errorf("rows not sorted by file:\n%s\n%s", rows[i-1], rows[i])
+		}
+	}
+	for _, want := range []string{
+		"envoy-gateway/envoy-gateway-backendtrafficpolicy-effective-setting-retry.yaml envoy-gateway-backendtrafficpolicy effective-setting-retry contradicts-must GEP-713-019 -",
+		"envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml envoy-gateway-backendtrafficpolicy condition contradicts-must GEP-2649-023 envoyproxy/gateway#8926, envoyproxy/gateway#9416, kubernetes-sigs/gateway-api#2755",
+		"gep713-vs-sticky.yaml - findings/gep713-vs-sticky undefined - -",
+	} {
+		found := false
+		for _, r := range rows {
+			found = found || strings.Join(strings.Fields(r), " ") == want
+		}
+		if !found {
+			t.Errorf("no row %q:\n%s", want, stdout.String())
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, fmt.Sprintf("%d findings: ", len(files))) {
+		t.Errorf("last line %q: want the count of %d findings", last, len(files))
+	}
+
+	t.Chdir("../..")
+	var dflt bytes.Buffer
+	if code := run([]string{"findings"}, strings.NewReader(""), &dflt, &stderr); code != exitOK || dflt.String() != stdout.String() {
+		t.Errorf("without arguments: exit %d, output\n%s\nwant the table of scenarios/findings", code, dflt.String())
+	}
+}
+
+// -o json prints every finding in full, with the path it was read from.
+func TestFindingsJSON(t *testing.T) {
+	files := keptFindings(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"findings", "-o", "json", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got []findingOut
+	dec := json.NewDecoder(&stdout)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(files) {
+		t.Fatalf("%d findings, want %d", len(got), len(files))
+	}
+	for _, f := range got {
+		if _, err := os.Stat(f.Path); err != nil || f.Triage.Verdict == "" || f.Triage.Note == "" || len(f.Differences) == 0 {
+			t.Errorf("%s: want a path that exists, a verdict, a note and differences: %+v", f.File, f)
+		}
+	}
+}
+
+// A file that is not a finding, a finding whose triage is invalid, and a
+// directory without findings are bad input, named with file and field.
+func TestFindingsBadInput(t *testing.T) {
+	good, err := os.ReadFile("../../scenarios/findings/envoy-gateway/envoy-gateway-securitypolicy-conflicted.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badVerdict := write("bad-verdict.yaml", strings.Replace(string(good), "    verdict: contradicts-must\n", "    verdict: contradicts-may\n", 1))
+	badQuote := write("bad-quote.yaml", strings.Replace(string(good), "requirement: GEP-713-029", "requirement: GEP-713-019", 1))
+	scenario := write("scenario.yaml", mustRead(t, "../../scenarios/gep-713/example-1-direct.yaml"))
+	if string(good) == mustRead(t, badVerdict) || string(good) == mustRead(t, badQuote) {
+		t.Fatal("the broken files are not broken")
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{badVerdict}, []string{badVerdict, "document 1", "field spec.triage.verdict", "contradicts-may"}},
+		{[]string{badQuote}, []string{badQuote, "field spec.triage.quote", "not in GEP-713-019"}},
+		{[]string{scenario}, []string{scenario, "not a finding"}},
+		// Every bad file of a directory is named, not only the first.
+		{[]string{dir}, []string{badVerdict, badQuote, scenario}},
+		{[]string{t.TempDir()}, []string{"no findings files"}},
+		{[]string{filepath.Join(dir, "missing.yaml")}, []string{"missing.yaml"}},
+		{[]string{"-o", "xml", "../../scenarios/findings"}, []string{"--output"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"findings"}, tc.args...), strings.NewReader(""), &stdout, &stderr)
+		if code != exitBadInput {
+			t.Errorf("%v: exit %d, want %d; stderr: %s", tc.args, code, exitBadInput, stderr.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%v: stderr does not name %q:\n%s", tc.args, w, stderr.String())
+			}
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	s, err := readFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
