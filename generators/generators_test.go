@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 )
 
@@ -580,4 +582,62 @@ func BenchmarkScenario(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestStepped: a drawn scenario with steps holds the same objects as the
+// draw without steps (the steps are drawn after it), and every step is one
+// simulator.States accepts (what it deletes exists, what it applies is a
+// valid object without creationTimestamp).
+func TestStepped(t *testing.T) {
+	withSteps := 0
+	for seed := 1; seed <= 60; seed++ {
+		plain, err := Print(PrintOptions{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stepped, err := Print(PrintOptions{Seed: seed, Steps: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, err := load.Read([]string{"-"}, bytes.NewReader(stepped))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		m, err := simulator.Build(docs, simulator.Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		states, err := simulator.States(docs, m.Scenario)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, stepped)
+		}
+		if len(states) > 1 {
+			withSteps++
+		}
+		if len(states) > 6 {
+			t.Errorf("seed %d: %d steps, want at most 5", seed, len(states)-1)
+		}
+		// Apart from the Scenario document, the objects are the plain
+		// draw's.
+		pd, _ := load.Read([]string{"-"}, bytes.NewReader(plain))
+		if a, b := objectsOf(pd), objectsOf(docs); a != b {
+			t.Errorf("seed %d: the objects differ from the draw without steps:\n%s\nvs\n%s", seed, a, b)
+		}
+	}
+	if withSteps < 40 {
+		t.Errorf("%d of 60 draws have steps, want most", withSteps)
+	}
+}
+
+func objectsOf(docs []*load.Doc) string {
+	var b strings.Builder
+	for _, d := range docs {
+		if d.Kind == "Scenario" {
+			continue
+		}
+		out, _ := json.Marshal(d.Raw)
+		b.Write(out)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package generators
 import (
 	"bytes"
 	"fmt"
+	"pgregory.net/rapid"
 	"strings"
 )
 
@@ -15,15 +16,34 @@ type PrintOptions struct {
 	Generic bool
 	// MaxObjects and MaxPolicies bound the draw (0: the defaults).
 	MaxObjects, MaxPolicies int
+	// Steps, when set, draws up to this many changes over time after the
+	// scenario (Stepped; not with Generic).
+	Steps int
 }
 
 // Print draws the scenario o names and prints it as multi-document YAML,
 // its first line the gepcheck gen command that prints the same bytes.
 func Print(o PrintOptions) ([]byte, error) {
 	var out bytes.Buffer
+	if o.Steps < 0 || o.Steps > MaxDrawnSteps {
+		return nil, fmt.Errorf("--steps %d: from 0 to %d", o.Steps, MaxDrawnSteps)
+	}
+	if o.Steps > 0 && o.Generic {
+		return nil, fmt.Errorf("--steps and --generic do not go together: generic scenarios have no cluster objects to change")
+	}
+	steps := ""
+	if o.Steps > 0 {
+		steps = fmt.Sprintf(" --steps %d", o.Steps)
+	}
+	draw := func(g *rapid.Generator[*Scenario]) []byte {
+		if o.Steps > 0 {
+			return Stepped(g, o.Steps).Example(o.Seed)
+		}
+		return g.Example(o.Seed).YAML()
+	}
 	if g, ok := For(o.Profile, "default", o.MaxPolicies); ok && !o.Generic {
-		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s\n", o.Seed, o.Profile)
-		out.Write(g.Example(o.Seed).YAML())
+		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s%s\n", o.Seed, o.Profile, steps)
+		out.Write(draw(g))
 		return out.Bytes(), nil
 	}
 	cfg := Config{Profile: o.Profile, MaxObjects: o.MaxObjects, MaxPolicies: o.MaxPolicies}
@@ -41,6 +61,11 @@ func Print(o PrintOptions) ([]byte, error) {
 			return nil, fmt.Errorf("%w (--profile: %s)", err, strings.Join(ProfileNames, ", "))
 		}
 		s = Scenarios(cfg).Example(o.Seed)
+		if o.Steps > 0 {
+			// The profile drawn is fixed for the draw with steps, which
+			// then draws the same scenario.
+			cfg.Profile = s.ProfileName()
+		}
 	}
 	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
 	if o.Generic {
@@ -54,7 +79,11 @@ func Print(o PrintOptions) ([]byte, error) {
 	if cfg.MaxPolicies != 0 {
 		line += fmt.Sprintf(" --max-policies %d", cfg.MaxPolicies)
 	}
-	fmt.Fprintln(&out, line)
-	out.Write(s.YAML())
+	fmt.Fprintln(&out, line+steps)
+	if o.Steps > 0 {
+		out.Write(draw(Scenarios(cfg)))
+	} else {
+		out.Write(s.YAML())
+	}
 	return out.Bytes(), nil
 }

@@ -162,3 +162,26 @@ func TestStatesErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestOneEntryPerTarget: two targetRefs naming one Gateway give one target
+// in the policy's status, whether the Gateway exists or not (Gateway API
+// PolicyStatus.Ancestors: one entry per ancestor). Found by random steps
+// deleting such a Gateway on the local control plane.
+func TestOneEntryPerTarget(t *testing.T) {
+	for _, gw := range []string{"g1", "missing"} {
+		docs := joinDocs(example2[0], example2[1], `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: twice}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: `+gw+`}
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: `+gw+`}
+  color: red`)
+		out := simulate(t, docs, Options{Profiles: []string{"color-inherited"}})
+		for _, p := range out.Policies {
+			if p.Ref == "ColorPolicy/default/twice" && len(p.Targets) != 1 {
+				t.Errorf("Gateway %s named twice: targets %v, want one", gw, p.Targets)
+			}
+		}
+	}
+}

@@ -51,6 +51,7 @@ API objects.`,
 	cmd.Flags().StringVar(&o.Profile, "profile", "", "policy profile: "+strings.Join(append(slices.Clone(generators.ProfileNames), generators.DrawnProfiles()...), ", ")+" (default: drawn)")
 	cmd.Flags().BoolVar(&o.Generic, "generic", false, "draw a generic DAG of abstract kinds instead of Gateway API objects")
 	cmd.Flags().IntVar(&o.MaxObjects, "max-objects", 0, fmt.Sprintf("most objects (GatewayClasses, Gateways, routes, Services, grants; generic nodes) (default %d)", generators.DefaultMaxObjects))
+	cmd.Flags().IntVar(&o.Steps, "steps", 0, fmt.Sprintf("also draw up to N changes over time (spec.steps: policies deleted, re-created, given another spec or targets; targets deleted and re-created), at most %d", generators.MaxDrawnSteps))
 	cmd.Flags().IntVar(&o.MaxPolicies, "max-policies", 0, fmt.Sprintf("most policies (default %d)", generators.DefaultMaxPolicies))
 	return cmd
 }

@@ -178,7 +178,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
 			return connect(ctx, cf.options(logf))
 		},
-		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom,
+		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps,
 		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
 		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
 	})
@@ -196,6 +196,7 @@ type runClusterFlags struct {
 	random          int
 	seed            int64
 	randomProfile   string
+	randomSteps     int
 	startController bool
 	parallel        int
 	stepTimeout     time.Duration
@@ -214,5 +215,6 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "in a cluster, verbose Ginkgo output")
 	cmd.Flags().IntVar(&f.random, "random", 0, "in a cluster, also run N random scenarios drawn by gepcheck gen")
 	cmd.Flags().Int64Var(&f.seed, "seed", 0, "in a cluster, seed of the first random scenario (default: from the clock, printed)")
+	cmd.Flags().IntVar(&f.randomSteps, "random-steps", 0, "in a cluster, give each random scenario up to N changes over time, applied one after the other (gepcheck gen --steps; scenarios/README.md, Steps)")
 	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
 }

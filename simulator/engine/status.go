@@ -368,9 +368,16 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	var problems []string
 	accepted, conflicted := 0, 0
 	reasons := map[string]bool{}
+	reported := map[string]bool{}
 	for _, o := range r.accepted[i] {
 		pt := PolicyTarget{Ref: o.ref.String()}
 		if !o.ok {
+			// Gateway API PolicyStatus.Ancestors: one entry per ancestor,
+			// also for two targetRefs naming one missing target.
+			if reported[pt.Ref] {
+				continue
+			}
+			reported[pt.Ref] = true
 			pt.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: o.reason, Message: o.msg}}
 			problems = append(problems, o.msg)
 			reasons[o.reason] = true

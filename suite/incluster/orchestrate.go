@@ -33,6 +33,9 @@ type Config struct {
 	Seed                 int64
 	RandomProfile        string
 	DefaultRandomProfile string
+	// RandomSteps, when set, gives each random scenario up to this many
+	// changes over time (gepcheck gen --steps).
+	RandomSteps int
 	// StartController runs the implementation's controller as a local
 	// process (Implementation.Start).
 	StartController bool
@@ -217,7 +220,7 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 	}
 	for i := range cfg.Random {
 		seed := cfg.Seed + int64(i)
-		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof})
+		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps})
 		if err != nil {
 			return "", fmt.Errorf("--random-profile %s: %w", prof, err)
 		}
@@ -226,7 +229,11 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 			return "", err
 		}
 	}
-	logf(fmt.Sprintf("%d random cases, --seed %d --random-profile %s (replay: the same flags; one case: gepcheck gen --seed N --profile %s)", cfg.Random, cfg.Seed, prof, prof))
+	steps := ""
+	if cfg.RandomSteps > 0 {
+		steps = fmt.Sprintf(" --steps %d", cfg.RandomSteps)
+	}
+	logf(fmt.Sprintf("%d random cases, --seed %d --random-profile %s%s (replay: the same flags; one case: gepcheck gen --seed N --profile %s%s)", cfg.Random, cfg.Seed, prof, strings.Replace(steps, "steps", "random-steps", 1), prof, steps))
 	return dir, nil
 }
 

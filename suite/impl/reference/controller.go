@@ -383,8 +383,12 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	}
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	if !hasPolicy {
-		// The last policy is gone: no object is affected any more.
-		return c.clearAffected(ctx, byRef, nil, now, g.foreign)
+		// The last policy is gone: no object is affected any more, and
+		// no path has an effective policy.
+		if err := c.clearAffected(ctx, byRef, nil, now, g.foreign); err != nil {
+			return err
+		}
+		return c.writeEffective(ctx, g, &simulator.Output{}, byRef)
 	}
 	m, rejected, err := c.load(g)
 	if err != nil {
