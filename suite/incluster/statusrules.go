@@ -29,6 +29,13 @@ type StatusRule struct {
 // policy's Accepted condition (PolicyConditionReason).
 var acceptedReasons = []string{"Accepted", "Conflicted", "Invalid", "TargetNotFound"}
 
+// apiStrategyNames are names of merge strategies in implementations' APIs
+// that are not GEP-713's (Envoy Gateway's mergeType values): a status
+// message naming one of them names a strategy by another name than the
+// GEP's. Only names known from an implementation's API are listed; a
+// message that names no strategy is let be.
+var apiStrategyNames = []string{"JSONMerge", "StrategicMerge"}
+
 // StatusRules are the rules checked on every policy of a scenario in a
 // cluster, in the order they are reported.
 var StatusRules = []StatusRule{
@@ -58,6 +65,21 @@ var StatusRules = []StatusRule{
 			for _, c := range conditionsOf(e) {
 				if g := toInt(c["observedGeneration"]); g != gen {
 					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, gen)
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name: "strategy-names",
+		Cite: "GEP-713, Reflecting the applied merge strategy in the status stanza of the policy: \"Merge strategies referred in the status message MUST use the same name of strategy as defined in this GEP\" (None, Atomic defaults, Atomic overrides, Patch defaults, Patch overrides, Custom)",
+		check: func(e map[string]any, _ int64) string {
+			for _, c := range conditionsOf(e) {
+				msg := strings.ToLower(str(c["message"]))
+				for _, api := range apiStrategyNames {
+					if strings.Contains(msg, strings.ToLower(api)) {
+						return fmt.Sprintf("%s message %q names the strategy %q, not GEP-713's name", str(c["type"]), str(c["message"]), api)
+					}
 				}
 			}
 			return ""

@@ -54,6 +54,8 @@ func TestStatusRules(t *testing.T) {
 		{"not a condition", policyWithStatus(entry("gw", me, noLTT)), []string{"conditions-are-conditions"}},
 		{"status not True/False/Unknown", policyWithStatus(entry("gw", me, cond("Accepted", "Yes", "Accepted", 2))), []string{"conditions-are-conditions"}},
 		{"ancestor twice", policyWithStatus(entry("gw", me, good), entry("gw", me, good)), []string{"one-entry-per-ancestor"}},
+		{"strategy by its API name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "merged with p1 (JSONMerge)"))), []string{"strategy-names"}},
+		{"strategy by GEP-713's name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "Patch defaults: merged with p1"))), nil},
 	} {
 		var got []string
 		for _, d := range checkStatusRules([]*unstructured.Unstructured{tc.policy}, me) {
@@ -119,4 +121,9 @@ func TestAffectedNames(t *testing.T) {
 	if got := checkAffected([]*unstructured.Unstructured{without}, me, []string{"ColorPolicy"}); len(got) != 0 {
 		t.Errorf("no observedGeneration: %v, want none broken", got)
 	}
+}
+
+func withMessage(c map[string]any, msg string) map[string]any {
+	c["message"] = msg
+	return c
 }
