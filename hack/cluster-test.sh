@@ -84,6 +84,9 @@ grep -q '^deleted namespace gc-' "$tmp/clean.txt" && ok || bad "clean output: $(
 # control plane.
 "$BIN" run --cluster local --impl reference --random 30 --seed 1 > "$tmp/random.txt" 2>&1 && ok || bad "random run exited $?: $(tail -5 "$tmp/random.txt")"
 grep -q 'gepcheck-reference on local: 30 passed, 0 failed, 0 errors, 0 skipped' "$tmp/random.txt" && ok || bad "random run summary: $(tail -2 "$tmp/random.txt")"
+# Random changes over time (gepcheck gen --steps), applied step by step.
+"$BIN" run --cluster local --impl reference --random 12 --random-steps 4 --seed 1 > "$tmp/steps.txt" 2>&1 && ok || bad "random steps run exited $?: $(tail -5 "$tmp/steps.txt")"
+grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' "$tmp/steps.txt" && ok || bad "random steps summary: $(tail -2 "$tmp/steps.txt")"
 
 # Bad flags: exit 2, never a panic.
 "$BIN" run --cluster nowhere --impl reference scenarios/ > "$tmp/bad1.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--cluster nowhere: $(cat "$tmp/bad1.txt")"
