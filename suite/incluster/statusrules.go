@@ -22,19 +22,21 @@ type StatusRule struct {
 	Cite string
 	// check returns what breaks the rule in one ancestor entry of the
 	// implementation's (or "" when it holds).
-	check func(entry map[string]any, generation int64) string
+	check func(entry map[string]any, on ruleContext) string
+}
+
+// ruleContext is what a rule knows besides the entry.
+type ruleContext struct {
+	// generation is the policy's metadata.generation.
+	generation int64
+	// apiStrategyNames are the implementation's own names of merge
+	// strategies (observe.Capabilities.StrategyNames).
+	apiStrategyNames []string
 }
 
 // acceptedReasons are the reasons Gateway API's Go spec defines for a
 // policy's Accepted condition (PolicyConditionReason).
 var acceptedReasons = []string{"Accepted", "Conflicted", "Invalid", "TargetNotFound"}
-
-// apiStrategyNames are names of merge strategies in implementations' APIs
-// that are not GEP-713's (Envoy Gateway's mergeType values): a status
-// message naming one of them names a strategy by another name than the
-// GEP's. Only names known from an implementation's API are listed; a
-// message that names no strategy is let be.
-var apiStrategyNames = []string{"JSONMerge", "StrategicMerge"}
 
 // StatusRules are the rules checked on every policy of a scenario in a
 // cluster, in the order they are reported.
@@ -42,7 +44,7 @@ var StatusRules = []StatusRule{
 	{
 		Name: "conditions-are-conditions",
 		Cite: "Gateway API PolicyAncestorStatus.Conditions: []metav1.Condition (type, status True|False|Unknown, reason, lastTransitionTime required)",
-		check: func(e map[string]any, _ int64) string {
+		check: func(e map[string]any, _ ruleContext) string {
 			for _, c := range conditionsOf(e) {
 				switch {
 				case str(c["type"]) == "":
@@ -61,10 +63,10 @@ var StatusRules = []StatusRule{
 	{
 		Name: "observed-generation",
 		Cite: "metav1.Condition.ObservedGeneration: the .metadata.generation the condition was set on; a controller that has read the current spec says so (GEP-713, Policy status)",
-		check: func(e map[string]any, gen int64) string {
+		check: func(e map[string]any, on ruleContext) string {
 			for _, c := range conditionsOf(e) {
-				if g := toInt(c["observedGeneration"]); g != gen {
-					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, gen)
+				if g := toInt(c["observedGeneration"]); g != on.generation {
+					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, on.generation)
 				}
 			}
 			return ""
@@ -73,10 +75,12 @@ var StatusRules = []StatusRule{
 	{
 		Name: "strategy-names",
 		Cite: "GEP-713, Reflecting the applied merge strategy in the status stanza of the policy: \"Merge strategies referred in the status message MUST use the same name of strategy as defined in this GEP\" (None, Atomic defaults, Atomic overrides, Patch defaults, Patch overrides, Custom)",
-		check: func(e map[string]any, _ int64) string {
+		check: func(e map[string]any, on ruleContext) string {
+			// Only the names the implementation's API gives strategies
+			// are looked for; a message naming none is let be.
 			for _, c := range conditionsOf(e) {
 				msg := strings.ToLower(str(c["message"]))
-				for _, api := range apiStrategyNames {
+				for _, api := range on.apiStrategyNames {
 					if strings.Contains(msg, strings.ToLower(api)) {
 						return fmt.Sprintf("%s message %q names the strategy %q, not GEP-713's name", str(c["type"]), str(c["message"]), api)
 					}
@@ -88,7 +92,7 @@ var StatusRules = []StatusRule{
 	{
 		Name: "accepted-reason",
 		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound)",
-		check: func(e map[string]any, _ int64) string {
+		check: func(e map[string]any, _ ruleContext) string {
 			for _, c := range conditionsOf(e) {
 				if str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, str(c["reason"])) {
 					return "Accepted with reason " + str(c["reason"])
@@ -103,7 +107,7 @@ var StatusRules = []StatusRule{
 // policy: a difference of kind compare.StatusRule per rule broken, and one
 // when an ancestor appears twice for the same controller (Gateway API
 // PolicyStatus.Ancestors: one entry per ancestor and controller).
-func checkStatusRules(policies []*unstructured.Unstructured, controller string) []compare.Difference {
+func checkStatusRules(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string) []compare.Difference {
 	var out []compare.Difference
 	for _, p := range policies {
 		ref := p.GetKind() + "/" + objName(p)
@@ -124,7 +128,7 @@ func checkStatusRules(policies []*unstructured.Unstructured, controller string) 
 				if _, done := broken[r.Name]; done {
 					continue
 				}
-				if msg := r.check(e, p.GetGeneration()); msg != "" {
+				if msg := r.check(e, ruleContext{generation: p.GetGeneration(), apiStrategyNames: apiStrategyNames}); msg != "" {
 					broken[r.Name] = msg
 				}
 			}
@@ -176,7 +180,7 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan, stored []*unstruc
 		}
 		objects = append(objects, got)
 	}
-	out := checkStatusRules(stored, r.Impl.ControllerName())
+	out := checkStatusRules(stored, r.Impl.ControllerName(), r.Impl.Capabilities().StrategyNames)
 	out = append(out, checkAffected(objects, r.Impl.ControllerName(), kinds)...)
 	return p.UnmapAll(out)
 }

@@ -58,7 +58,7 @@ func TestStatusRules(t *testing.T) {
 		{"strategy by GEP-713's name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "Patch defaults: merged with p1"))), nil},
 	} {
 		var got []string
-		for _, d := range checkStatusRules([]*unstructured.Unstructured{tc.policy}, me) {
+		for _, d := range checkStatusRules([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}) {
 			if d.Kind != compare.StatusRule || d.Ref != "P/ns/p" {
 				t.Errorf("%s: difference %+v", tc.name, d)
 			}

@@ -100,6 +100,11 @@ type Capabilities struct {
 	// Conditions lists the policy condition types the implementation
 	// writes and gepcheck compares; nil: all of them.
 	Conditions []string
+	// StrategyNames are the names the implementation's API gives merge
+	// strategies where they are not GEP-713's (a merge-type field's
+	// values): a status message must not name a strategy by one of them
+	// (status rule strategy-names).
+	StrategyNames []string
 	// Semantics is the reading of GEP-713 the implementation claims
 	// (docs/semantics.md), which every comparison follows; empty for
 	// sticky-overrides.

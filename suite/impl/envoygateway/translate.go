@@ -46,7 +46,7 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}}
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}}
 }
 
 // Observe implements observe.Observer.
