@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
@@ -183,5 +184,32 @@ spec:
 				t.Errorf("Gateway %s named twice: targets %v, want one", gw, p.Targets)
 			}
 		}
+	}
+}
+
+// TestEmptyObjectBeatenAtomically: under Atomic defaults the established
+// spec is replaced "in its entirety" and "MUST NOT be enforced in the
+// scope of the HTTPRoute" (GEP-713, Merge strategy: Atomic defaults), also
+// when its only field is an empty object the challenger has too; under
+// Patch defaults the two empty objects merge and the established field
+// stays (docs/semantics.md, An empty object beaten atomically).
+func TestEmptyObjectBeatenAtomically(t *testing.T) {
+	for _, c := range []struct{ strategy, reason string }{
+		{"", engine.ReasonOverridden},
+		{"\n  strategy: patch", engine.ReasonEnforced},
+	} {
+		docs := joinDocs(example2[0], example2[1], example2[3], example2[7], `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: gp}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g1}]
+  shade: {}`+c.strategy, `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: rp}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}]
+  shade: {}`)
+		out := simulate(t, docs, Options{Profiles: []string{"color-inherited"}})
+		checkCondition(t, out, "ColorPolicy/default/gp", "", engine.TypeEnforced, map[bool]string{true: "True", false: "False"}[c.reason == engine.ReasonEnforced], c.reason, "")
 	}
 }

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 
@@ -54,6 +56,8 @@ type run struct {
 	celEnv  *cel.Env
 	cel     map[string]cel.Program
 	invalid []string
+	// conflicted: rejected whole by a None kind with NoneRejects Policy.
+	conflicted []string
 	// limitErrors records, by policy, a CEL limit the policy's conditions
 	// went over (cellimits.go).
 	limitErrors []*LimitError
@@ -116,6 +120,11 @@ func Run(in Input) Result {
 		r.order()
 		r.walk()
 		res := r.result()
+		if r.none && in.Profile.Spec.NoneRejects == profile.NoneRejectsPolicy && in.rejected == nil {
+			if in.rejected = r.wholeRejections(res); len(in.rejected) > 0 {
+				continue
+			}
+		}
 		var again []*LimitError
 		for i, le := range r.limitErrors {
 			if le != nil && r.policies[i].Intent.Invalid == "" && r.invalid[i] == "" {
@@ -167,6 +176,52 @@ func (r *run) compileLimitErrors() []*LimitError {
 	return out
 }
 
+// wholeRejections reads GEP-713's None rule as rejecting challengers as
+// policy resources: in precedence order (rules 2 and 3), a policy is
+// accepted unless it shares a path with a policy accepted before it, in
+// which case it is rejected on every target. It returns the rejected
+// policies, by ref, with the reason, from res, a round in which every
+// policy took part.
+func (r *run) wholeRejections(res Result) map[string]string {
+	index := map[string]int{}
+	for i, ref := range r.refs {
+		index[ref] = i
+	}
+	shares := map[[2]int]string{} // pairs of policies on one path, and a path they share
+	for _, e := range res.EffectivePolicies {
+		for a := range e.Policies {
+			for b := a + 1; b < len(e.Policies); b++ {
+				i, j := index[e.Policies[a]], index[e.Policies[b]]
+				if i > j {
+					i, j = j, i
+				}
+				if _, seen := shares[[2]int{i, j}]; !seen {
+					shares[[2]int{i, j}] = strings.Join(e.Path, " > ")
+				}
+			}
+		}
+	}
+	out := map[string]string{}
+	var accepted []int
+	for i := range r.refs {
+		if r.invalid[i] != "" {
+			continue
+		}
+		lost := false
+		for _, j := range accepted {
+			if path, ok := shares[[2]int{j, i}]; ok {
+				out[r.refs[i]] = fmt.Sprintf("conflicts with %s on %s: %s; the whole policy is rejected (profile noneRejects: Policy)", r.refs[j], path, noneRule)
+				lost = true
+				break
+			}
+		}
+		if !lost {
+			accepted = append(accepted, i)
+		}
+	}
+	return out
+}
+
 // order sorts the policies by GEP-713 conflict resolution rules 2 and 3 and
 // resolves their targets. Rule 1 (higher level is established) is applied by
 // walking each path from its root.
@@ -194,9 +249,17 @@ func (r *run) order() {
 	r.kRules = make([]map[bool]map[string]*tree.Node, len(r.policies))
 	r.refs = make([]string, len(r.policies))
 	r.accepted = make([][]targetOutcome, len(r.policies))
+	r.conflicted = make([]string, len(r.policies))
 	for i, p := range r.policies {
 		r.refs[i] = p.Ref.String()
 		r.invalid[i] = p.Intent.Invalid
+		if msg := r.in.rejected[r.refs[i]]; msg != "" && r.invalid[i] == "" {
+			// Rejected whole (NoneRejects Policy): on no path, Conflicted
+			// on every target.
+			r.conflicted[i] = msg
+			r.accepted[i] = resolve(r.in, p)
+			continue
+		}
 		if r.invalid[i] == "" {
 			r.specs[i], r.invalid[i] = r.family.prepare(r, int32(i))
 		}

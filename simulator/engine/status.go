@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
@@ -156,6 +157,15 @@ func (r *run) result() Result {
 		if r.in.Decisions {
 			dec = &Decisions{Won: r.won(e.spec, stack), Beaten: []FieldBeat{}}
 		}
+		// An empty object survives another's object only where specs were
+		// merged (Patch); under Atomic strategies the beaten spec is gone
+		// "in its entirety" (GEP-713, Merge strategy: Atomic defaults).
+		patched := false
+		for _, s := range stack {
+			if st := r.strategy(s.origin); st == profile.PatchDefaults || st == profile.PatchOverrides {
+				patched = true
+			}
+		}
 		for _, s := range stack {
 			k := attachKey{s.origin, s.node}
 			t := tallies[k]
@@ -187,7 +197,7 @@ func (r *run) result() Result {
 				kept := 0
 				for li, l := range r.leaves[s.origin] {
 					found, because := e.spec.Lookup(l.Path)
-					if survived(l, found, because, s.origin) {
+					if survived(l, found, because, s.origin, patched) {
 						kept++
 						continue
 					}
@@ -315,14 +325,14 @@ func (r *run) nodeName(n topology.NodeID) string {
 
 // survived reports whether a field of policy origin made it into the
 // effective spec: the value found there is the policy's own, or the policy's
-// null removed it.
-func survived(l tree.Leaf, found *tree.Node, because tree.Origin, origin int32) bool {
+// null removed it, or (patched: specs on the path were merged) the policy's
+// empty object was merged with another's object.
+func survived(l tree.Leaf, found *tree.Node, because tree.Origin, origin int32, patched bool) bool {
 	if found != nil {
 		if found.Origin == tree.Origin(origin) {
 			return true
 		}
-		// An empty object of the policy merged with another's object.
-		return l.Value.IsObject() && found.IsObject()
+		return patched && l.Value.IsObject() && found.IsObject()
 	}
 	return !l.Value.IsObject() && l.Value.Value == nil && because == tree.Origin(origin)
 }
@@ -364,6 +374,19 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 		return ps
 	}
 	ps.Strategy = r.strategyTitle(i)
+	if msg := r.conflicted[i]; msg != "" {
+		// GEP-713, Merge strategy None: "All challenger specs (policy
+		// resources) MUST be rejected", read as the whole resource.
+		for _, o := range r.accepted[i] {
+			reason, m := ReasonConflicted, msg
+			if !o.ok {
+				reason, m = o.reason, o.msg
+			}
+			ps.Targets = append(ps.Targets, PolicyTarget{Ref: o.ref.String(), Conditions: []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: m}}})
+		}
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: msg}}
+		return ps
+	}
 	total := tally{policy: i}
 	var problems []string
 	accepted, conflicted := 0, 0

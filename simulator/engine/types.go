@@ -94,6 +94,10 @@ type Input struct {
 	OwnFields map[string]map[string]any
 	// CEL bounds the evaluation of `when` conditions (cellimits.go).
 	CEL CELLimits
+
+	// rejected are the policies a None kind with NoneRejects Policy
+	// rejects whole, by ref, with the reason (Run's second round).
+	rejected map[string]string
 }
 
 // Result is the outcome for one policy kind.

@@ -131,10 +131,24 @@ type Spec struct {
 	// Overrides" flowcharts describe: blocks of named rules with an
 	// atomic|merge strategy, when conditions in CEL, and unset.
 	Kuadrant *Kuadrant `json:"kuadrant,omitempty"`
+	// NoneRejects says what a None kind's challenger loses, where GEP-713
+	// can be read two ways (docs/semantics.md, A None policy that loses on
+	// one target): Target (the default) rejects it on the targets where
+	// an established policy beats it, as Gateway API's per-ancestor status
+	// reports; Policy rejects the whole policy resource ("All challenger
+	// specs (policy resources) MUST be rejected", GEP-713, Merge strategy:
+	// None), on every target.
+	NoneRejects string `json:"noneRejects,omitempty"`
 	// ConditionDomain prefixes the <Kind>Affected condition on targets
 	// (GEP-713, "Target object status"); the policy group when empty.
 	ConditionDomain string `json:"conditionDomain,omitempty"`
 }
+
+// NoneRejects values (Spec.NoneRejects).
+const (
+	NoneRejectsTarget = "Target"
+	NoneRejectsPolicy = "Policy"
+)
 
 // GroupKind names a kind.
 type GroupKind struct {
@@ -322,6 +336,14 @@ func (p *Profile) Validate() error {
 	s := &p.Spec
 	if s.Policy.Kind == "" {
 		return fe("spec.policy.kind", "is required")
+	}
+	switch s.NoneRejects {
+	case "", NoneRejectsTarget, NoneRejectsPolicy:
+	default:
+		return fe("spec.noneRejects", "must be %s or %s, not %q", NoneRejectsTarget, NoneRejectsPolicy, s.NoneRejects)
+	}
+	if s.NoneRejects != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
+		return fe("spec.noneRejects", "applies to a kind whose only merge strategy is None (GEP-713: None \"MUST NOT be implemented in combination with any other merge strategy\")")
 	}
 	if len(s.Targets) == 0 {
 		return fe("spec.targets", "must list at least one target kind")

@@ -49,6 +49,19 @@ func TestValidate(t *testing.T) {
 	}{
 		{name: "valid", mutate: func(*profile.Profile) {}},
 		{
+			name:   "noneRejects not Target or Policy",
+			mutate: func(p *profile.Profile) { p.Spec.NoneRejects = "Path" },
+			field:  "spec.noneRejects",
+			msg:    []string{"Target", "Policy", `"Path"`},
+		},
+		{
+			// The choice is about None's challengers only.
+			name:   "noneRejects on a kind with other strategies",
+			mutate: func(p *profile.Profile) { p.Spec.NoneRejects = "Policy" },
+			field:  "spec.noneRejects",
+			msg:    []string{"only merge strategy is None"},
+		},
+		{
 			// GEP-713, Merge strategy: None: "The None merge strategy MUST
 			// NOT be implemented in combination with any other merge
 			// strategy".
