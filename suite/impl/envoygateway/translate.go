@@ -146,13 +146,22 @@ func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 				}
 				classes[d.Name] = true
 			}
-			if d.Namespace != "" {
-				if j, ok := caseOf[d.Namespace]; ok && j != i {
-					return nil, nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, d.Namespace)
-				}
-				caseOf[d.Namespace] = i
+			raw := d.Raw
+			ns := d.Namespace
+			if ns == "" && d.Kind != "GatewayClass" && d.Kind != "Namespace" {
+				// A namespaced object written without a namespace is in
+				// default, as kubectl applies it; egctl is told so, and
+				// the case is found by it.
+				ns = "default"
+				raw = withNamespace(raw, ns)
 			}
-			b, err := yaml.Marshal(d.Raw)
+			if ns != "" {
+				if j, ok := caseOf[ns]; ok && j != i {
+					return nil, nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, ns)
+				}
+				caseOf[ns] = i
+			}
+			b, err := yaml.Marshal(raw)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -398,4 +407,21 @@ func list(v any) []any {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// withNamespace is raw with metadata.namespace ns (a copy).
+func withNamespace(raw map[string]any, ns string) map[string]any {
+	out := make(map[string]any, len(raw))
+	for k, v := range raw {
+		out[k] = v
+	}
+	md := map[string]any{}
+	if m, ok := raw["metadata"].(map[string]any); ok {
+		for k, v := range m {
+			md[k] = v
+		}
+	}
+	md["namespace"] = ns
+	out["metadata"] = md
+	return out
 }

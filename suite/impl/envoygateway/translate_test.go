@@ -159,3 +159,31 @@ func TestReadable(t *testing.T) {
 		t.Errorf("Readable(nil) = %v, want empty", got)
 	}
 }
+
+// TestEgctlInputDefaultNamespace: objects written without a namespace are
+// in default, as kubectl applies them; egctl is told so and the case is
+// found by it (a scenario without namespaces got no observation).
+func TestEgctlInputDefaultNamespace(t *testing.T) {
+	yaml := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+`
+	in, caseOf, err := egctlInput([]observe.Case{{Name: "c", YAML: yaml}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := caseOf["default"]; !ok || i != 0 {
+		t.Errorf("namespace default is not case 0's: %v", caseOf)
+	}
+	if strings.Count(string(in), "namespace: default") != 1 {
+		t.Errorf("the Gateway (only) should be sent in namespace default:\n%s", in)
+	}
+}
