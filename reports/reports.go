@@ -52,6 +52,9 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 		if r.Step != "" {
 			lines = append([]string{"at " + r.Step}, lines...)
 		}
+		if r.Offline != "" {
+			lines = append(lines, r.Offline)
+		}
 		for _, d := range lines {
 			fmt.Fprintf(w, "               %s\n", d)
 		}

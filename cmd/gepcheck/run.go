@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/reports"
-	"github.com/gepcheck/gepcheck/scenarios"
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -64,7 +60,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return environmentOr(err)
 			}
 			d = observe.Claiming(d, sem)
-			cases, err := offlineCases(files, profiles)
+			cases, err := observe.ScenarioCases(files, profiles)
 			if err != nil {
 				return inputError{err}
 			}
@@ -104,56 +100,6 @@ func claim(cfg impl.Config, flag string) (engine.Semantics, error) {
 	return sem, nil
 }
 
-// offlineCases reads scenario files as cases, each with its own profiles
-// unless profiles are given; a scenario with steps is one case per step,
-// holding the objects as they are at that step (simulator.States): a
-// translator is given the full state of each step.
-func offlineCases(files, profiles []string) ([]observe.Case, error) {
-	paths, err := scenarios.Files(files)
-	if err != nil {
-		return nil, err
-	}
-	var cases []observe.Case
-	for _, p := range paths {
-		docs, err := load.Read([]string{p}, nil)
-		if err != nil {
-			return nil, err
-		}
-		states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
-		if err != nil {
-			return nil, err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		c := observe.Case{Name: p, YAML: string(data), Profiles: profiles}
-		if sc := models[0].Scenario; sc != nil {
-			if len(c.Profiles) == 0 {
-				c.Profiles = sc.Spec.Profiles
-			}
-			if len(sc.Spec.Semantics) > 0 {
-				if c.Semantics, err = sc.SemanticsList(); err != nil {
-					return nil, err // names file, document and field
-				}
-			}
-		}
-		if len(states) == 1 {
-			cases = append(cases, c)
-			continue
-		}
-		for _, st := range states {
-			sc := c
-			sc.Name = p + " " + st.Label(len(states)-1)
-			if sc.YAML, err = load.Marshal(st.Docs); err != nil {
-				return nil, err
-			}
-			cases = append(cases, sc)
-		}
-	}
-	return cases, nil
-}
-
 // runCluster is `gepcheck run --cluster`.
 func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags, sem engine.Semantics) error {
 	ic, err := cfg.InCluster(context.Background())
@@ -169,6 +115,17 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		return inputError{err}
 	}
 	logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
+	// Failures are replayed offline, where the implementation has an
+	// offline form: the translator's or the controller's.
+	offline, err := cfg.Offline(context.Background())
+	if err != nil {
+		if !errors.Is(err, impl.ErrUnsupported) {
+			logf("failures are not replayed offline: " + err.Error())
+		}
+		offline = nil
+	} else {
+		offline = observe.Claiming(offline, sem)
+	}
 	defaultRandom := ""
 	if fz, ok := cfg.(differential.Fuzzer); ok {
 		defaultRandom = fz.FuzzKinds()[0].Profile
@@ -178,7 +135,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
 			return connect(ctx, cf.options(logf))
 		},
-		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps,
+		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Offline: offline,
 		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
 		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 // Config is one conformance run in a cluster.
@@ -36,6 +37,9 @@ type Config struct {
 	// RandomSteps, when set, gives each random scenario up to this many
 	// changes over time (gepcheck gen --steps).
 	RandomSteps int
+	// Offline, when set, is the implementation's offline form: each
+	// failure is replayed through it (Replay).
+	Offline observe.Observer
 	// StartController runs the implementation's controller as a local
 	// process (Implementation.Start).
 	StartController bool
@@ -181,6 +185,18 @@ func Run(cfg Config) (*Summary, error) {
 	passed, err := s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name))
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Offline != nil {
+		for i, r := range s.Results {
+			if r.Outcome != Fail {
+				continue
+			}
+			note, err := Replay(context.Background(), cfg.Offline, r)
+			if err != nil {
+				note = "offline replay failed: " + err.Error()
+			}
+			s.Results[i].Offline = note
+		}
 	}
 	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed}
 	ok = sum.OK()

@@ -113,7 +113,10 @@ type Result struct {
 	Notes []string
 	// Step is the step the outcome is of, for a scenario with steps: the
 	// first that did not pass, or the last.
-	Step     string
+	Step string
+	// Offline says, for a failure, what the implementation's offline form
+	// does with the same case (Replay): whose the difference is.
+	Offline  string
 	Duration time.Duration
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -185,5 +186,25 @@ spec:
 	}
 	if strings.Count(string(in), "namespace: default") != 1 {
 		t.Errorf("the Gateway (only) should be sent in namespace default:\n%s", in)
+	}
+}
+
+// TestCatalogue: the scenarios in Envoy Gateway's kinds
+// (scenarios/envoy-gateway/) hold in the reference engine under the
+// profiles this plug-in registers, at every step; TestEnvoyGateway…
+// and cluster-test run them against Envoy Gateway itself.
+func TestCatalogue(t *testing.T) {
+	files, err := scenarios.Files([]string{"../../../scenarios/envoy-gateway"})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no catalogue: %v", err)
+	}
+	for _, f := range files {
+		diffs, err := scenarios.Check(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, d := range diffs {
+			t.Errorf("%s: %s", f, d)
+		}
 	}
 }
