@@ -21,6 +21,22 @@ type PrintOptions struct {
 	Steps int
 }
 
+// Draw returns the scenario Print prints for o, as a value (without steps;
+// not Generic): what shrinking edits.
+func Draw(o PrintOptions) (*Scenario, error) {
+	if o.Generic || o.Steps > 0 {
+		return nil, fmt.Errorf("only a scenario without steps, not generic, is drawn as a value")
+	}
+	if g, ok := For(o.Profile, "default", o.MaxPolicies); ok {
+		return g.Example(o.Seed), nil
+	}
+	cfg := Config{Profile: o.Profile, MaxObjects: o.MaxObjects, MaxPolicies: o.MaxPolicies}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w (--profile: %s)", err, strings.Join(ProfileNames, ", "))
+	}
+	return Scenarios(cfg).Example(o.Seed), nil
+}
+
 // Print draws the scenario o names and prints it as multi-document YAML,
 // its first line the gepcheck gen command that prints the same bytes.
 func Print(o PrintOptions) ([]byte, error) {

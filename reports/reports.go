@@ -7,6 +7,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,14 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 		}
 		for _, d := range lines {
 			fmt.Fprintf(w, "               %s\n", d)
+		}
+	}
+	for _, sh := range s.Shrunk {
+		fmt.Fprintf(w, "shrunk in the cluster for %s: %s (%d rounds, %d candidates applied; %s)\n", sh.Kind, sh.File, sh.Rounds, sh.Tried, sh.Stopped)
+		for _, d := range slices.Concat([]string{sh.Result.Reason}, compare.Strings(sh.Result.Diff), []string{sh.Result.Offline}) {
+			if d != "" {
+				fmt.Fprintf(w, "               %s\n", d)
+			}
 		}
 	}
 	fmt.Fprintf(w, "%s on %s: %d passed, %d failed, %d errors, %d skipped (of %d scenarios; %d filtered out)\n",

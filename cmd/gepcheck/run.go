@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,12 +136,25 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
 			return connect(ctx, cf.options(logf))
 		},
-		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Offline: offline,
+		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Offline: offline, ShrinkTime: rf.shrinkTime,
 		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
 		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
 	})
 	if err != nil {
 		return environmentOr(err)
+	}
+	dir := rf.out
+	for i, sh := range sum.Shrunk {
+		if dir == "" {
+			dir = filepath.Dir(sh.From) // the random cases' directory, kept
+		}
+		replay := fmt.Sprintf("gepcheck run --cluster %s --impl %s FILE", cf.cluster, im.Name())
+		file, err := reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
+			differential.Disagreement{Scenario: sh.Scenario, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
+		if err != nil {
+			return err
+		}
+		sum.Shrunk[i].File = file
 	}
 	reports.ClusterRun(stdout, sum)
 	if !sum.OK() {
@@ -154,6 +168,8 @@ type runClusterFlags struct {
 	seed            int64
 	randomProfile   string
 	randomSteps     int
+	shrinkTime      time.Duration
+	out             string
 	startController bool
 	parallel        int
 	stepTimeout     time.Duration
@@ -173,5 +189,7 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.random, "random", 0, "in a cluster, also run N random scenarios drawn by gepcheck gen")
 	cmd.Flags().Int64Var(&f.seed, "seed", 0, "in a cluster, seed of the first random scenario (default: from the clock, printed)")
 	cmd.Flags().IntVar(&f.randomSteps, "random-steps", 0, "in a cluster, give each random scenario up to N changes over time, applied one after the other (gepcheck gen --steps; scenarios/README.md, Steps)")
+	cmd.Flags().DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "in a cluster, time to shrink each failed random case there, one per kind of difference (0: not shrunk; random cases with steps are not)")
+	cmd.Flags().StringVar(&f.out, "out", "", "in a cluster, directory for the shrunk random cases, written as findings (default: the random cases' directory)")
 	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
 }

@@ -79,30 +79,13 @@ func run(ctx context.Context, d observe.Observer, profile string, scenarios []*g
 // Shrink makes a disagreeing scenario smaller while it still shows the
 // kind of difference target (one of Kinds): each round tries, in one batch,
 // every scenario with one policy removed, one spec field removed, or one
-// object, section or reference removed (smallerObjects), and keeps, of
+// object, section or reference removed (generators.Smaller), and keeps, of
 // those still showing target, the one with the fewest kinds of difference,
 // so that other behaviours fall away, then the smallest.
 func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagreement, caps observe.Capabilities, target string) Disagreement {
 	cur := dis
 	for round := 0; round < 40; round++ {
-		var cands []*generators.Scenario
-		s := cur.Scenario
-		for i := range s.Policies {
-			c := s.Clone()
-			c.Policies = append(c.Policies[:i:i], c.Policies[i+1:]...)
-			if len(c.Policies) > 0 {
-				cands = append(cands, c)
-			}
-		}
-		for i, p := range s.Policies {
-			for _, f := range leafPaths(p.Spec, nil) {
-				c := s.Clone()
-				c.Policies[i].Spec = generators.CloneJSON(p.Spec).(map[string]any)
-				deletePath(c.Policies[i].Spec, f)
-				cands = append(cands, c)
-			}
-		}
-		cands = append(cands, smallerObjects(s)...)
+		cands := generators.Smaller(cur.Scenario)
 		for i := range cands {
 			cands[i] = cands[i].InNamespace(fmt.Sprintf("shrink-%d", i))
 		}
@@ -117,7 +100,7 @@ func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagre
 			}
 			// Fewest kinds of difference, then the smallest scenario.
 			if ks := compare.Kinds(r.Diff); slices.Contains(ks, target) &&
-				(best < 0 || len(ks) < bestKinds || (len(ks) == bestKinds && size(r.Scenario) < size(res[best].Scenario))) {
+				(best < 0 || len(ks) < bestKinds || (len(ks) == bestKinds && generators.Size(r.Scenario) < generators.Size(res[best].Scenario))) {
 				best, bestKinds = i, len(ks)
 			}
 		}
@@ -134,32 +117,4 @@ func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagre
 		return res[0]
 	}
 	return cur
-}
-
-func leafPaths(m map[string]any, prefix []string) [][]string {
-	var out [][]string
-	for k, v := range m {
-		p := append(append([]string(nil), prefix...), k)
-		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
-			out = append(out, leafPaths(sub, p)...)
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-func deletePath(m map[string]any, path []string) {
-	if len(path) == 1 {
-		delete(m, path[0])
-		return
-	}
-	sub, ok := m[path[0]].(map[string]any)
-	if !ok {
-		return
-	}
-	deletePath(sub, path[1:])
-	if len(sub) == 0 {
-		delete(m, path[0])
-	}
 }

@@ -23,7 +23,7 @@ func Combinations(s *generators.Scenario) []string {
 		}
 		spec := maps.Clone(p.Spec)
 		delete(spec, "mergeType")
-		for _, f := range leafPaths(spec, nil) {
+		for _, f := range generators.LeafPaths(spec, nil) {
 			for _, t := range p.Targets {
 				seen[Combination(strings.Join(f, "."), level(t), merge)] = true
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -40,6 +42,12 @@ type Config struct {
 	// Offline, when set, is the implementation's offline form: each
 	// failure is replayed through it (Replay).
 	Offline observe.Observer
+	// ShrinkTime, when set, bounds shrinking the failed random cases in
+	// the cluster, one per kind of difference (Runner.Shrink); random
+	// cases with steps are not shrunk.
+	ShrinkTime time.Duration
+
+	seeds map[string]int64 // random case file → seed
 	// StartController runs the implementation's controller as a local
 	// process (Implementation.Start).
 	StartController bool
@@ -58,6 +66,11 @@ type Summary struct {
 	Results       []Result
 	// Passed: every spec passed or was skipped.
 	Passed bool
+	// Shrunk are the random cases shrunk in the cluster, one per kind of
+	// difference (Config.ShrinkTime).
+	Shrunk []Shrunk
+	// RandomProfile is the profile of the random cases.
+	RandomProfile string
 }
 
 // Count returns how many results had outcome o.
@@ -186,21 +199,64 @@ func Run(cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile()}
+	if cfg.ShrinkTime > 0 && randomDir != "" && cfg.RandomSteps == 0 {
+		// Ginkgo no longer handles signals: an interrupt ends shrinking,
+		// and the deferred cleanup runs.
+		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		sum.Shrunk = shrinkRandom(sctx, runner, &cfg, s.Results, randomDir, logf)
+		stop()
+	}
 	if cfg.Offline != nil {
-		for i, r := range s.Results {
+		replay := func(r *Result) {
 			if r.Outcome != Fail {
-				continue
+				return
 			}
-			note, err := Replay(context.Background(), cfg.Offline, r)
+			note, err := Replay(context.Background(), cfg.Offline, *r)
 			if err != nil {
 				note = "offline replay failed: " + err.Error()
 			}
-			s.Results[i].Offline = note
+			r.Offline = note
+		}
+		for i := range sum.Results {
+			replay(&sum.Results[i])
+		}
+		for i := range sum.Shrunk {
+			replay(&sum.Shrunk[i].Result)
 		}
 	}
-	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed}
 	ok = sum.OK()
 	return sum, nil
+}
+
+// shrinkRandom shrinks the failed random cases in the cluster, the first
+// failing with each kind of difference (compare.Kinds), within
+// cfg.ShrinkTime each.
+func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result, dir string, logf func(string)) []Shrunk {
+	var out []Shrunk
+	done := map[string]bool{}
+	for _, res := range results {
+		seed, ok := cfg.seeds[res.Plan.File]
+		if !ok || res.Outcome != Fail || ctx.Err() != nil {
+			continue
+		}
+		kinds := compare.Kinds(res.Diff)
+		k := slices.IndexFunc(kinds, func(k string) bool { return !done[k] })
+		if k < 0 {
+			continue
+		}
+		s, err := generators.Draw(generators.PrintOptions{Seed: int(seed), Profile: cfg.randomProfile()})
+		if err != nil {
+			logf("shrinking " + res.Plan.File + ": " + err.Error())
+			continue
+		}
+		done[kinds[k]] = true
+		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), kinds[k], cfg.ShrinkTime))
+		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, cfg.ShrinkTime)
+		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
+		out = append(out, sh)
+	}
+	return out
 }
 
 // InstallCRDs installs Gateway API's CRDs and those im needs, where
@@ -217,16 +273,22 @@ func InstallCRDs(ctx context.Context, c *cluster.Cluster, im Implementation) err
 	return c.InstallCRDs(ctx, append(crds, own...))
 }
 
+// randomProfile is the profile of the random cases.
+func (cfg *Config) randomProfile() string {
+	switch {
+	case cfg.RandomProfile != "":
+		return cfg.RandomProfile
+	case cfg.DefaultRandomProfile != "":
+		return cfg.DefaultRandomProfile
+	}
+	return "color-inherited"
+}
+
 // randomCases draws cfg.Random scenarios (seeds cfg.Seed, cfg.Seed+1, …)
 // into a new directory, each file what gepcheck gen prints for its seed.
 func randomCases(cfg *Config, logf func(string)) (string, error) {
-	prof := cfg.RandomProfile
-	if prof == "" {
-		prof = cfg.DefaultRandomProfile
-	}
-	if prof == "" {
-		prof = "color-inherited"
-	}
+	prof := cfg.randomProfile()
+	cfg.seeds = map[string]int64{}
 	if cfg.Seed == 0 {
 		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
@@ -240,10 +302,11 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("--random-profile %s: %w", prof, err)
 		}
-		name := fmt.Sprintf("random-%s-%d.yaml", prof, seed)
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		name := filepath.Join(dir, fmt.Sprintf("random-%s-%d.yaml", prof, seed))
+		if err := os.WriteFile(name, data, 0o644); err != nil {
 			return "", err
 		}
+		cfg.seeds[name] = seed
 	}
 	steps := ""
 	if cfg.RandomSteps > 0 {

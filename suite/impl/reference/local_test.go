@@ -1,9 +1,11 @@
 package reference
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -281,6 +284,54 @@ func TestLocalReference(t *testing.T) {
 			}
 		}
 		p.report(t)
+	})
+
+	// A random case that fails against a broken controller is shrunk in
+	// the cluster: smaller, and still failing with the kind of difference
+	// it was shrunk for (issue 14, shrinking in a cluster).
+	t.Run("shrink", func(t *testing.T) {
+		_, stop := startReference(t, c, engine.MutantNewerWins)
+		defer stop()
+		// The smallest drawn case (of a few objects at least) the
+		// mutation changes (offline check).
+		var s *generators.Scenario
+		for seed := 1; seed < 100; seed++ {
+			cand, err := generators.Draw(generators.PrintOptions{Seed: seed, Profile: "color-inherited"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := simulator.LoadFiles([]string{"-"}, bytes.NewReader(cand.YAML()), simulator.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := observe.FromOutput("", m.Run(engine.StickyOverrides, nil)), observe.FromOutput("", m.RunMutant(engine.StickyOverrides, engine.MutantNewerWins))
+			n := generators.Size(cand)
+			if len(compare.Diff(want, got, observe.Capabilities{})) > 0 && n >= 8 && (s == nil || n < generators.Size(s)) {
+				s = cand
+			}
+		}
+		if s == nil {
+			t.Fatal("no drawn case shows the mutation")
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "case.yaml")
+		if err := os.WriteFile(file, s.YAML(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shr", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		first := runOne(t, r, plan(t, file, "shr", 0, InCluster{}), 0)
+		if first.Outcome != incluster.Fail {
+			t.Fatalf("the drawn case %s against the mutant, want a failure", first.Outcome)
+		}
+		kind := compare.Kinds(first.Diff)[0]
+		sh := r.Shrink(ctx, s, first, kind, dir, 4, time.Minute)
+		if sh.Result.Outcome != incluster.Fail || !slices.Contains(compare.Kinds(sh.Result.Diff), kind) {
+			t.Errorf("shrunk case: %s %v, want a failure of kind %s", sh.Result.Outcome, sh.Result.Diff, kind)
+		}
+		if generators.Size(sh.Scenario) >= generators.Size(s) {
+			t.Errorf("size %d → %d, want smaller (%s)", generators.Size(s), generators.Size(sh.Scenario), sh.Stopped)
+		}
+		t.Logf("size %d → %d in %d rounds, %d candidates; %s", generators.Size(s), generators.Size(sh.Scenario), sh.Rounds, sh.Tried, sh.Stopped)
 	})
 
 	t.Run("no-controller", func(t *testing.T) {

@@ -1,0 +1,151 @@
+package generators
+
+import (
+	"maps"
+	"slices"
+)
+
+// smallerObjects lists the scenarios one removal smaller than s in its
+// Gateway API objects: one route, Gateway, Service or ReferenceGrant gone,
+// one listener, parent, rule or backend of several, one targetRef of a
+// policy with several. References to what is removed stay (a policy then
+// targets nothing, a route has no parent), which the reference reads as it
+// would in a cluster; a candidate is kept only if it still shows the
+// difference (Shrink).
+func smallerObjects(s *Scenario) []*Scenario {
+	if s.Generic != nil {
+		return nil
+	}
+	var out []*Scenario
+	with := func(edit func(c *Scenario)) {
+		c := s.Clone()
+		edit(c)
+		out = append(out, c)
+	}
+	for i := range s.Routes {
+		with(func(c *Scenario) { c.Routes = slices.Delete(c.Routes, i, i+1) })
+	}
+	for i := range s.Services {
+		with(func(c *Scenario) { c.Services = slices.Delete(c.Services, i, i+1) })
+	}
+	for i := range s.Grants {
+		with(func(c *Scenario) { c.Grants = slices.Delete(c.Grants, i, i+1) })
+	}
+	if len(s.Gateways) > 1 {
+		for i := range s.Gateways {
+			with(func(c *Scenario) { c.Gateways = slices.Delete(c.Gateways, i, i+1) })
+		}
+	}
+	for i, g := range s.Gateways {
+		if len(g.Listeners) > 1 {
+			for j := range g.Listeners {
+				with(func(c *Scenario) {
+					c.Gateways[i].Listeners = slices.Delete(c.Gateways[i].Listeners, j, j+1)
+				})
+			}
+		}
+	}
+	for i, r := range s.Routes {
+		if len(r.Parents) > 1 {
+			for j := range r.Parents {
+				with(func(c *Scenario) { c.Routes[i].Parents = slices.Delete(c.Routes[i].Parents, j, j+1) })
+			}
+		}
+		if len(r.Rules) > 1 {
+			for j := range r.Rules {
+				with(func(c *Scenario) { c.Routes[i].Rules = slices.Delete(c.Routes[i].Rules, j, j+1) })
+			}
+		}
+		for j, rule := range r.Rules {
+			if len(rule.Backends) > 1 {
+				for k := range rule.Backends {
+					with(func(c *Scenario) {
+						c.Routes[i].Rules[j].Backends = slices.Delete(c.Routes[i].Rules[j].Backends, k, k+1)
+					})
+				}
+			}
+		}
+	}
+	for i, p := range s.Policies {
+		if len(p.Targets) > 1 {
+			for j := range p.Targets {
+				with(func(c *Scenario) { c.Policies[i].Targets = slices.Delete(c.Policies[i].Targets, j, j+1) })
+			}
+		}
+	}
+	return out
+}
+
+// Size counts what a reader of a counterexample reads: objects, their
+// sections and references, and policies with their targetRefs.
+func Size(s *Scenario) int {
+	n := len(s.Gateways) + len(s.Services) + len(s.Grants) + len(s.Routes)
+	for _, g := range s.Gateways {
+		n += len(g.Listeners)
+	}
+	for _, r := range s.Routes {
+		n += len(r.Parents) + len(r.Rules)
+		for _, rule := range r.Rules {
+			n += len(rule.Backends)
+		}
+	}
+	for _, p := range s.Policies {
+		n += 1 + len(p.Targets)
+	}
+	return n
+}
+
+// Smaller lists the scenarios one step smaller than s that shrinking tries
+// (offline and in a cluster): one policy removed (of several), one spec
+// field removed, one object, section or reference removed
+// (smallerObjects).
+func Smaller(s *Scenario) []*Scenario {
+	var cands []*Scenario
+	for i := range s.Policies {
+		c := s.Clone()
+		c.Policies = append(c.Policies[:i:i], c.Policies[i+1:]...)
+		if len(c.Policies) > 0 {
+			cands = append(cands, c)
+		}
+	}
+	for i, p := range s.Policies {
+		for _, f := range LeafPaths(p.Spec, nil) {
+			c := s.Clone()
+			c.Policies[i].Spec = CloneJSON(p.Spec).(map[string]any)
+			deletePath(c.Policies[i].Spec, f)
+			cands = append(cands, c)
+		}
+	}
+	return append(cands, smallerObjects(s)...)
+}
+
+// LeafPaths lists the paths of the leaves of m (scalars, lists, empty
+// objects), each after prefix, in key order (shrinking is deterministic).
+func LeafPaths(m map[string]any, prefix []string) [][]string {
+	var out [][]string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		p := append(append([]string(nil), prefix...), k)
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			out = append(out, LeafPaths(sub, p)...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func deletePath(m map[string]any, path []string) {
+	if len(path) == 1 {
+		delete(m, path[0])
+		return
+	}
+	sub, ok := m[path[0]].(map[string]any)
+	if !ok {
+		return
+	}
+	deletePath(sub, path[1:])
+	if len(sub) == 0 {
+		delete(m, path[0])
+	}
+}
