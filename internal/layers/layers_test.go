@@ -32,7 +32,7 @@ var layers = [][]string{
 	{"suite", "scenarios"},
 	{"suite/observe"},
 	{"suite/compare"},
-	{"suite/differential", "suite/cluster"},
+	{"suite/differential", "suite/cluster", "suite/statusrules"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster"},
 	{"suite/impl"},
 	{"suite/impl/…"},

@@ -19,6 +19,9 @@ func TestOutputJSON(t *testing.T) {
 	var outs []*simulator.Output
 	files, _ := filepath.Glob("../../scenarios/*/*.yaml")
 	for _, f := range files {
+		if strings.Contains(f, "/envoy-gateway/") {
+			continue // its profiles come with its plug-in, not linked here
+		}
 		m, err := simulator.LoadFiles([]string{f}, nil, simulator.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)

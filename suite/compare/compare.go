@@ -35,7 +35,7 @@ const (
 	// missing (GEP-713, "Target object status").
 	TargetCondition Kind = "target-condition"
 	// StatusRule: a policy's status breaks a rule of the specs, whatever
-	// its conditions say (incluster.StatusRules); Condition names the
+	// its conditions say (statusrules.Rules); Condition names the
 	// rule, Got what breaks it.
 	StatusRule Kind = "status-rule"
 )
@@ -65,9 +65,10 @@ type Difference struct {
 // Diff lists how got differs from want: effective settings per path, and
 // the conditions of policies (and of targets, when got reports them) by
 // type, status and reason (messages are not compared), keeping only the
-// condition types caps.Conditions lists (all when nil). Paths whose
-// effective spec is empty count as having none. The differences come in a
-// stable order: errors, paths, policy conditions, target conditions.
+// condition types caps.Conditions lists (all when nil), and the status
+// rules got breaks (Observation.Broken). Paths whose effective spec is
+// empty count as having none. The differences come in a stable order:
+// errors, paths, policy conditions, target conditions, status rules.
 func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference {
 	var out []Difference
 	if want.Error != "" || got.Error != "" {
@@ -96,6 +97,11 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	out = append(out, conditions(PolicyCondition, want.Policies, got.Policies, caps.Conditions)...)
 	if got.Targets != nil {
 		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
+	}
+	// The reference keeps every status rule: what the implementation
+	// breaks is a difference whatever its conditions say.
+	for _, b := range got.Broken {
+		out = append(out, Difference{Kind: StatusRule, Ref: b.Ref, Condition: b.Rule, Got: b.Got})
 	}
 	return out
 }

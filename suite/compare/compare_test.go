@@ -30,6 +30,15 @@ func TestDiff(t *testing.T) {
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
 			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got False/Conflicted`,
 		}},
+		// A status rule the implementation's own status breaks is a
+		// difference, whatever its conditions say.
+		{"status rule", a, func() observe.Observation {
+			o := a
+			o.Broken = []observe.RuleBreak{{Ref: "ColorPolicy/default/p1", Rule: "one-entry-per-ancestor", Got: "ancestor gw twice"}}
+			return o
+		}(), observe.Capabilities{}, []string{
+			`status of ColorPolicy/default/p1 breaks one-entry-per-ancestor: ancestor gw twice`,
+		}},
 		{"missing", a, none, observe.Capabilities{}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got no effective policy`,
 			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got no such condition`,

@@ -20,6 +20,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
 
 // Implementation is an implementation of policy attachment running in a
@@ -449,23 +450,11 @@ func observed(u *unstructured.Unstructured) bool {
 	for _, c := range conds {
 		cm, _ := c.(map[string]any)
 		g, ok, _ := unstructured.NestedFieldNoCopy(cm, "observedGeneration")
-		if !ok || toInt(g) < u.GetGeneration() {
+		if !ok || statusrules.Int(g) < u.GetGeneration() {
 			return false
 		}
 	}
 	return true
-}
-
-func toInt(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return -1
 }
 
 // Delete removes the scenario's objects: its namespaces (and everything

@@ -60,9 +60,20 @@ type Observation struct {
 	Targets []Status `json:"targets,omitempty"`
 	// Rejected lists objects the implementation refused, and why.
 	Rejected []Rejection `json:"rejected,omitempty"`
+	// Broken lists the rules of the specs the implementation's own status
+	// breaks, where an offline translator prints status it can be judged
+	// on (package statusrules); each is a difference of its own.
+	Broken []RuleBreak `json:"broken,omitempty"`
 	// Error, when set, says the implementation failed on this case; the
 	// rest of the observation is then empty.
 	Error string `json:"error,omitempty"`
+}
+
+// RuleBreak is a status rule (statusrules.Rules) broken on an object.
+type RuleBreak struct {
+	Ref  string `json:"ref"`
+	Rule string `json:"rule"`
+	Got  string `json:"got"`
 }
 
 // Path is the effective setting of one path.

@@ -11,12 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
 
 // Translator observes cases with Envoy Gateway's own translator, offline:
@@ -113,9 +115,26 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 		}
 		return nil
 	}
-	readPolicies(doc, "backendTrafficPolicies", "BackendTrafficPolicy", at)
-	readPolicies(doc, "clientTrafficPolicies", "ClientTrafficPolicy", at)
-	readPolicies(doc, "securityPolicies", "SecurityPolicy", at)
+	printed := make([][]*unstructured.Unstructured, len(obs)) // each case's policies, as egctl prints them
+	for _, k := range [][2]string{{"backendTrafficPolicies", "BackendTrafficPolicy"}, {"clientTrafficPolicies", "ClientTrafficPolicy"}, {"securityPolicies", "SecurityPolicy"}} {
+		key, kind := k[0], k[1]
+		readPolicies(doc, key, kind, at)
+		for _, p := range list(doc[key]) {
+			if i, ok := caseOf[str(obj(obj(p)["metadata"])["namespace"])]; ok {
+				u := &unstructured.Unstructured{Object: obj(p)}
+				u.SetKind(kind)
+				printed[i] = append(printed[i], u)
+			}
+		}
+	}
+	// The status rules that do not need an object stored by an API server
+	// (statusrules.Rule.Stored), on the status egctl prints.
+	names := (&Translator{}).Capabilities().StrategyNames
+	for i, ps := range printed {
+		for _, d := range statusrules.Policies(ps, ControllerName, names, false) {
+			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
+		}
+	}
 	readRoutes(doc, at)
 	readListeners(doc, at)
 	for i := range obs {

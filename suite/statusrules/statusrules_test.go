@@ -1,4 +1,4 @@
-package incluster
+package statusrules
 
 import (
 	"slices"
@@ -58,7 +58,7 @@ func TestStatusRules(t *testing.T) {
 		{"strategy by GEP-713's name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "Patch defaults: merged with p1"))), nil},
 	} {
 		var got []string
-		for _, d := range checkStatusRules([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}) {
+		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}, true) {
 			if d.Kind != compare.StatusRule || d.Ref != "P/ns/p" {
 				t.Errorf("%s: difference %+v", tc.name, d)
 			}
@@ -100,7 +100,7 @@ func TestAffectedNames(t *testing.T) {
 		{"another kind", withConds("Service", "policies.controller.io/RetryPolicyAffected"), true},
 		{"own route parent entry", route, true},
 	} {
-		got := checkAffected([]*unstructured.Unstructured{tc.o}, me, []string{"ColorPolicy"})
+		got := Affected([]*unstructured.Unstructured{tc.o}, me, []string{"ColorPolicy"})
 		if (len(got) > 0) != tc.bad || tc.bad && got[0].Condition != "affected-condition-name" {
 			t.Errorf("%s: %v, want broken %v", tc.name, got, tc.bad)
 		}
@@ -110,7 +110,7 @@ func TestAffectedNames(t *testing.T) {
 	// (GEP-713: it SHOULD be there).
 	stale := withConds("Service", "policies.controller.io/ColorPolicyAffected")
 	stale.SetGeneration(2)
-	if got := checkAffected([]*unstructured.Unstructured{stale}, me, []string{"ColorPolicy"}); len(got) != 1 || got[0].Condition != "affected-observed-generation" {
+	if got := Affected([]*unstructured.Unstructured{stale}, me, []string{"ColorPolicy"}); len(got) != 1 || got[0].Condition != "affected-observed-generation" {
 		t.Errorf("stale observedGeneration: %v, want affected-observed-generation", got)
 	}
 	without := withConds("Service", "policies.controller.io/ColorPolicyAffected")
@@ -118,7 +118,7 @@ func TestAffectedNames(t *testing.T) {
 	delete(conds[0].(map[string]any), "observedGeneration")
 	_ = unstructured.SetNestedSlice(without.Object, conds, "status", "conditions")
 	without.SetGeneration(2)
-	if got := checkAffected([]*unstructured.Unstructured{without}, me, []string{"ColorPolicy"}); len(got) != 0 {
+	if got := Affected([]*unstructured.Unstructured{without}, me, []string{"ColorPolicy"}); len(got) != 0 {
 		t.Errorf("no observedGeneration: %v, want none broken", got)
 	}
 }
@@ -126,4 +126,24 @@ func TestAffectedNames(t *testing.T) {
 func withMessage(c map[string]any, msg string) map[string]any {
 	c["message"] = msg
 	return c
+}
+
+// TestOfflineRules: on an offline translator's output (not stored by an
+// API server: no lastTransitionTime, no observedGeneration) only the rules
+// that do not need a stored object are judged.
+func TestOfflineRules(t *testing.T) {
+	const me = "example.com/me"
+	printed := cond("Accepted", "True", "Accepted", 0)
+	delete(printed, "lastTransitionTime")
+	delete(printed, "observedGeneration")
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, false); len(got) != 0 {
+		t.Errorf("printed status: %v, want no rule broken", got)
+	}
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, true); len(got) == 0 {
+		t.Errorf("the same status stored: no rule broken, want conditions-are-conditions and observed-generation")
+	}
+	twice := policyWithStatus(entry("gw", me, printed), entry("gw", me, printed))
+	if got := Policies([]*unstructured.Unstructured{twice}, me, nil, false); len(got) != 1 || got[0].Condition != "one-entry-per-ancestor" {
+		t.Errorf("printed status with an ancestor twice: %v, want one-entry-per-ancestor", got)
+	}
 }

@@ -1,0 +1,243 @@
+// Package statusrules holds the rules of the specs a policy's status and
+// an affected object's conditions must keep, whatever the conditions say
+// (docs/cluster.md): each a named check with the statement it comes from,
+// judged on objects as an implementation wrote them, in a cluster or as
+// an offline translator prints them.
+package statusrules
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
+)
+
+// A Rule is one rule of the specs a policy's status must keep, judged on
+// the object as written, whatever the conditions say.
+type Rule struct {
+	// Name is stable: differences and docs cite it.
+	Name string
+	// Cite is the statement the rule comes from.
+	Cite string
+	// Stored: the rule judges what only an object stored by an API server
+	// has (observedGeneration, lastTransitionTime), not what an offline
+	// translator prints.
+	Stored bool
+	// check returns what breaks the rule in one ancestor entry of the
+	// implementation's (or "" when it holds).
+	check func(entry map[string]any, on ruleContext) string
+}
+
+// ruleContext is what a rule knows besides the entry.
+type ruleContext struct {
+	// generation is the policy's metadata.generation.
+	generation int64
+	// apiStrategyNames are the implementation's own names of merge
+	// strategies (observe.Capabilities.StrategyNames).
+	apiStrategyNames []string
+}
+
+// acceptedReasons are the reasons Gateway API's Go spec defines for a
+// policy's Accepted condition (PolicyConditionReason).
+var acceptedReasons = []string{"Accepted", "Conflicted", "Invalid", "TargetNotFound"}
+
+// Rules are the rules checked on every policy, in the order they are
+// reported.
+var Rules = []Rule{
+	{
+		Name:   "conditions-are-conditions",
+		Stored: true,
+		Cite:   "Gateway API PolicyAncestorStatus.Conditions: []metav1.Condition (type, status True|False|Unknown, reason, lastTransitionTime required)",
+		check: func(e map[string]any, _ ruleContext) string {
+			for _, c := range conditionsOf(e) {
+				switch {
+				case str(c["type"]) == "":
+					return "a condition without type"
+				case !slices.Contains([]string{"True", "False", "Unknown"}, str(c["status"])):
+					return fmt.Sprintf("%s with status %q", str(c["type"]), str(c["status"]))
+				case str(c["reason"]) == "":
+					return str(c["type"]) + " without reason"
+				case str(c["lastTransitionTime"]) == "":
+					return str(c["type"]) + " without lastTransitionTime"
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name:   "observed-generation",
+		Stored: true,
+		Cite:   "metav1.Condition.ObservedGeneration: the .metadata.generation the condition was set on; a controller that has read the current spec says so (GEP-713, Policy status)",
+		check: func(e map[string]any, on ruleContext) string {
+			for _, c := range conditionsOf(e) {
+				if g := Int(c["observedGeneration"]); g != on.generation {
+					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, on.generation)
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name: "strategy-names",
+		Cite: "GEP-713, Reflecting the applied merge strategy in the status stanza of the policy: \"Merge strategies referred in the status message MUST use the same name of strategy as defined in this GEP\" (None, Atomic defaults, Atomic overrides, Patch defaults, Patch overrides, Custom)",
+		check: func(e map[string]any, on ruleContext) string {
+			// Only the names the implementation's API gives strategies
+			// are looked for; a message naming none is let be.
+			for _, c := range conditionsOf(e) {
+				msg := strings.ToLower(str(c["message"]))
+				for _, api := range on.apiStrategyNames {
+					if strings.Contains(msg, strings.ToLower(api)) {
+						return fmt.Sprintf("%s message %q names the strategy %q, not GEP-713's name", str(c["type"]), str(c["message"]), api)
+					}
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name: "accepted-reason",
+		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound)",
+		check: func(e map[string]any, _ ruleContext) string {
+			for _, c := range conditionsOf(e) {
+				if str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, str(c["reason"])) {
+					return "Accepted with reason " + str(c["reason"])
+				}
+			}
+			return ""
+		},
+	},
+}
+
+// Policies judges the ancestor entries controller wrote on each
+// policy: a difference of kind compare.StatusRule per rule broken, and one
+// when an ancestor appears twice for the same controller (Gateway API
+// PolicyStatus.Ancestors: one entry per ancestor and controller).
+//
+// stored says the policies are as an API server stores them; otherwise
+// (an offline translator's output) the Stored rules are not judged.
+func Policies(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string, stored bool) []compare.Difference {
+	var out []compare.Difference
+	for _, p := range policies {
+		at := ref(p)
+		ancestors, _, _ := unstructured.NestedSlice(p.Object, "status", "ancestors")
+		seen := map[string]bool{}
+		broken := map[string]string{}
+		for _, a := range ancestors {
+			e, _ := a.(map[string]any)
+			if str(e["controllerName"]) != controller {
+				continue
+			}
+			key := fmt.Sprint(e["ancestorRef"])
+			if seen[key] {
+				broken["one-entry-per-ancestor"] = "ancestor " + key + " twice"
+			}
+			seen[key] = true
+			for _, r := range Rules {
+				if _, done := broken[r.Name]; done || r.Stored && !stored {
+					continue
+				}
+				if msg := r.check(e, ruleContext{generation: p.GetGeneration(), apiStrategyNames: apiStrategyNames}); msg != "" {
+					broken[r.Name] = msg
+				}
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(broken)) {
+			out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: at, Condition: name, Got: broken[name]})
+		}
+	}
+	return out
+}
+
+func conditionsOf(e map[string]any) []map[string]any {
+	var out []map[string]any
+	cs, _ := e["conditions"].([]any)
+	for _, c := range cs {
+		if m, ok := c.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// Affected judges the <Kind>Affected conditions on the scenario's
+// objects (status.conditions, and the implementation's own route parent
+// status).
+//
+// affected-condition-name: GEP-713, Target object status, says such a
+// condition "MUST be named according to the pattern
+// <metaresource-kind>Affected" and "MUST be namespaced by the
+// implementation's domain"; GEP-2649 names
+// gateway.networking.k8s.io/BackendTLSPolicyAffected as the model. A
+// condition whose type ends in Affected must be DOMAIN/KINDAffected with
+// a DNS subdomain and one of the scenario's policy kinds.
+//
+// affected-observed-generation: GEP-2649, On targeted resources: the
+// condition MUST "have the optional observedGeneration field kept up to
+// date when the spec of the Policy-attached object changes" (GEP-713: it
+// SHOULD be there). One that is there must equal the object's generation.
+func Affected(objects []*unstructured.Unstructured, controller string, policyKinds []string) []compare.Difference {
+	var out []compare.Difference
+	for _, o := range objects {
+		at := ref(o)
+		var conds []map[string]any
+		top, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		conds = append(conds, conditionsOf(map[string]any{"conditions": top})...)
+		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
+		for _, p := range parents {
+			if pm, ok := p.(map[string]any); ok && str(pm["controllerName"]) == controller {
+				conds = append(conds, conditionsOf(pm)...)
+			}
+		}
+		broken := map[string]string{}
+		for _, c := range conds {
+			typ := str(c["type"])
+			if !strings.HasSuffix(typ, "Affected") {
+				continue
+			}
+			domain, name, ok := strings.Cut(typ, "/")
+			kind := strings.TrimSuffix(name, "Affected")
+			if !ok || len(validation.IsDNS1123Subdomain(domain)) > 0 || !slices.Contains(policyKinds, kind) {
+				broken["affected-condition-name"] = fmt.Sprintf("condition %q, want DOMAIN/KINDAffected with KIND one of %s", typ, strings.Join(policyKinds, ", "))
+			}
+			if g, set := c["observedGeneration"]; set && Int(g) != o.GetGeneration() {
+				broken["affected-observed-generation"] = fmt.Sprintf("%s with observedGeneration %d, the object's generation is %d", typ, Int(g), o.GetGeneration())
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(broken)) {
+			out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: at, Condition: name, Got: broken[name]})
+		}
+	}
+	return out
+}
+
+// Int reads a JSON number as decoded into an unstructured object (an
+// observedGeneration); -1 for anything else.
+func Int(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return -1
+}
+
+// ref is Kind/namespace/name of u (Kind/name when cluster-scoped).
+func ref(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetKind() + "/" + u.GetName()
+	}
+	return u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
+}
