@@ -7,6 +7,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -76,9 +77,21 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 // implementation writes that GEP-713 does not define, and the counts.
 func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 	if len(s.Extra) > 0 {
-		fmt.Fprintf(w, "conditions %s writes that GEP-713 does not define (policies):\n", impl)
+		fmt.Fprintf(w, "conditions %s writes beside Accepted and Enforced (policies), with the reference's Enforced on the same policies:\n", impl)
 		for _, k := range s.ExtraConditions() {
-			fmt.Fprintf(w, "  %-50s %d\n", k, s.Extra[k])
+			var refs []string
+			for _, r := range slices.Sorted(maps.Keys(s.ExtraVsReference[k])) {
+				refs = append(refs, fmt.Sprintf("%s %d", r, s.ExtraVsReference[k][r]))
+			}
+			fmt.Fprintf(w, "  %-50s %d  (reference: %s)\n", k, s.Extra[k], strings.Join(refs, ", "))
+			switch m, defined, contradicts := s.Meaning(k); {
+			case !defined:
+				fmt.Fprintf(w, "      no spec defines it\n")
+			case contradicts > 0:
+				fmt.Fprintf(w, "      contradicts GEP-713 on %d of %d: %q holds only where the reference has Enforced=%s\n", contradicts, s.Extra[k], m.Quote, strings.Join(m.Holds, ", "))
+			default:
+				fmt.Fprintf(w, "      agrees with GEP-713's meaning: %q\n", m.Quote)
+			}
 		}
 	}
 	fmt.Fprintf(w, "%d agree, %d disagree (findings are evidence, not failures)\n", s.Checks-len(s.Disagree), len(s.Disagree))

@@ -199,3 +199,33 @@ func TestCoverage(t *testing.T) {
 		t.Errorf("counts: drawn %d, disagreed %d", c.Drawn[want[2]], c.Disagreed[want[2]])
 	}
 }
+
+// TestExtraMeaning: a condition an implementation writes that GEP-713
+// names as a basic status condition ("Overridden: the policy's spec is
+// known to have been fully overridden by other specs") contradicts it
+// where the reference has the policy still enforced; one no spec names is
+// only counted.
+func TestExtraMeaning(t *testing.T) {
+	s := &Summary{Extra: map[string]int{}, ExtraVsReference: map[string]map[string]int{}}
+	obs := func(ref string, cs ...observe.Condition) observe.Observation {
+		return observe.Observation{Policies: []observe.Status{{Ref: ref, Conditions: cs}}}
+	}
+	overridden := observe.Condition{Type: "Overridden", Status: "True", Reason: "Overridden"}
+	merged := observe.Condition{Type: "Merged", Status: "True", Reason: "Merged"}
+	for _, c := range []struct{ enforced string }{{"True/PartiallyEnforced"}, {"False/Overridden"}, {"True/Enforced"}} {
+		status, reason, _ := strings.Cut(c.enforced, "/")
+		s.countExtra(Disagreement{
+			Want: obs("P/ns/p", observe.Condition{Type: "Enforced", Status: status, Reason: reason}),
+			Got:  obs("P/ns/p", observe.Condition{Type: "Accepted", Status: "True", Reason: "Accepted"}, overridden, merged),
+		})
+	}
+	if _, defined, contradicts := s.Meaning("Overridden=True/Overridden"); !defined || contradicts != 2 {
+		t.Errorf("Overridden: defined %v, contradicts %d; want defined, 2 of 3 (the reference has the policy enforced)", defined, contradicts)
+	}
+	if _, defined, _ := s.Meaning("Merged=True/Merged"); defined {
+		t.Errorf("Merged: defined by GEP-713, want not")
+	}
+	if s.Extra["Merged=True/Merged"] != 3 || s.Extra["Accepted=True/Accepted"] != 0 {
+		t.Errorf("counts %v, want Merged 3 and no Accepted", s.Extra)
+	}
+}

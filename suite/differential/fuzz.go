@@ -45,6 +45,10 @@ type Summary struct {
 	// Extra counts the policy conditions the implementation wrote that
 	// GEP-713 does not define, by "Type=Status/Reason".
 	Extra map[string]int
+	// ExtraVsReference counts, for each of Extra, the reference's Enforced
+	// condition on the same policy ("Status/Reason", "none"): what the
+	// policy's state is where the implementation wrote it (Meaning).
+	ExtraVsReference map[string]map[string]int
 	// Coverage counts what the scenarios drew (Combinations).
 	Coverage *Coverage
 }
@@ -64,19 +68,13 @@ type Finding struct {
 func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	start := time.Now()
 	caps := r.Observer.Capabilities()
-	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}, Coverage: newCoverage(r.Declared)}
+	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}, ExtraVsReference: map[string]map[string]int{}, Coverage: newCoverage(r.Declared)}
 	progress := func(done, disagree int) {
 		fmt.Fprintf(log, "  %d/%d scenarios, %d disagree (%s)\n", done, r.Checks, disagree, time.Since(start).Round(time.Second))
 	}
 	observed := func(r Disagreement) {
 		sum.Coverage.add(r.Scenario, len(r.Diff) > 0)
-		for _, p := range r.Got.Policies {
-			for _, c := range p.Conditions {
-				if c.Type != "Accepted" && c.Type != "Enforced" {
-					sum.Extra[c.Type+"="+c.Status+"/"+c.Reason]++
-				}
-			}
-		}
+		sum.countExtra(r)
 	}
 	batch := r.Batch
 	if batch == 0 {
@@ -114,6 +112,71 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// countExtra counts the conditions r's implementation wrote that GEP-713
+// does not define as the reference writes them, with the reference's
+// Enforced condition on the same policy.
+func (s *Summary) countExtra(r Disagreement) {
+	enforced := map[string]string{}
+	for _, p := range r.Want.Policies {
+		for _, c := range p.Conditions {
+			if c.Type == "Enforced" {
+				enforced[p.Ref] = c.Status + "/" + c.Reason
+			}
+		}
+	}
+	for _, p := range r.Got.Policies {
+		for _, c := range p.Conditions {
+			if c.Type == "Accepted" || c.Type == "Enforced" {
+				continue
+			}
+			k := c.Type + "=" + c.Status + "/" + c.Reason
+			s.Extra[k]++
+			ref := enforced[p.Ref]
+			if ref == "" {
+				ref = "none"
+			}
+			if s.ExtraVsReference[k] == nil {
+				s.ExtraVsReference[k] = map[string]int{}
+			}
+			s.ExtraVsReference[k][ref]++
+		}
+	}
+}
+
+// A Meaning is what GEP-713 says a condition an implementation writes
+// means, where it names it (Policy status: "The basic status conditions
+// are: Accepted, Enforced, PartiallyEnforced, Overridden"), and the
+// reference's Enforced conditions under which that holds.
+type Meaning struct {
+	Quote string
+	// Holds lists the reference's Enforced "Status/Reason" that agree.
+	Holds []string
+}
+
+// Meanings are GEP-713's basic status conditions other than Accepted and
+// Enforced, which the reference writes as reasons of Enforced.
+var Meanings = map[string]Meaning{
+	"PartiallyEnforced": {Quote: "PartiallyEnforced: parts of the policy's spec is guaranteed to be enforced, while other parts are known to have been superseded by other specs", Holds: []string{"True/PartiallyEnforced"}},
+	"Overridden":        {Quote: "Overridden: the policy's spec is known to have been fully overridden by other specs", Holds: []string{"False/Overridden"}},
+}
+
+// Meaning says, for an extra condition k ("Type=Status/Reason") written as
+// True, whether GEP-713 defines its type and, if so, how often the
+// reference's state of the same policies contradicts it.
+func (s *Summary) Meaning(k string) (m Meaning, defined bool, contradicts int) {
+	typ, rest, _ := strings.Cut(k, "=")
+	m, defined = Meanings[typ]
+	if !defined || !strings.HasPrefix(rest, "True/") {
+		return m, defined, 0
+	}
+	for ref, n := range s.ExtraVsReference[k] {
+		if !slices.Contains(m.Holds, ref) {
+			contradicts += n
+		}
+	}
+	return m, true, contradicts
 }
 
 // ExtraConditions lists Extra, sorted.
