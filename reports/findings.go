@@ -57,6 +57,29 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
 }
 
+// WriteStepsFinding writes a case with steps shrunk in a cluster (its
+// file, from) as a findings file named after the kind of difference, with
+// comments saying the step that fails, the differences and the replay
+// command: the Scenario document keeps its steps, so that the file replays
+// as it is.
+func WriteStepsFinding(dir, impl, replay, kind, from, step string, diffs []string) (string, error) {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", impl, step, replay)
+	for _, d := range diffs {
+		fmt.Fprintf(&out, "#   %s\n", strings.ReplaceAll(d, "\n", " "))
+	}
+	out.Write(data)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s-steps.yaml", impl, kind))
+	return file, os.WriteFile(file, out.Bytes(), 0o644)
+}
+
 // Findings prints one line per findings file (gepcheck findings): file,
 // implementation (or - for a finding of a property), kind of difference,
 // verdict, requirement and upstream issues as owner/repo#N; then the count

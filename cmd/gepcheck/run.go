@@ -14,6 +14,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -149,8 +150,15 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 			dir = filepath.Dir(sh.From) // the random cases' directory, kept
 		}
 		replay := fmt.Sprintf("gepcheck run --cluster %s --impl %s FILE", cf.cluster, im.Name())
-		file, err := reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
-			differential.Disagreement{Scenario: sh.Scenario, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
+		var file string
+		var err error
+		if sh.Scenario == nil {
+			// A case with steps, shrunk as it is written.
+			file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, sh.File, sh.Result.Step, compare.Strings(sh.Result.Diff))
+		} else {
+			file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
+				differential.Disagreement{Scenario: sh.Scenario, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
+		}
 		if err != nil {
 			return err
 		}

@@ -43,8 +43,8 @@ type Config struct {
 	// failure is replayed through it (Replay).
 	Offline observe.Observer
 	// ShrinkTime, when set, bounds shrinking the failed random cases in
-	// the cluster, one per kind of difference (Runner.Shrink); random
-	// cases with steps are not shrunk.
+	// the cluster, one per kind of difference (Runner.Shrink; cases with
+	// steps: Runner.ShrinkSteps).
 	ShrinkTime time.Duration
 
 	seeds map[string]int64 // random case file → seed
@@ -200,7 +200,7 @@ func Run(cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile()}
-	if cfg.ShrinkTime > 0 && randomDir != "" && cfg.RandomSteps == 0 {
+	if cfg.ShrinkTime > 0 && randomDir != "" {
 		// Ginkgo no longer handles signals: an interrupt ends shrinking,
 		// and the deferred cleanup runs.
 		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -245,13 +245,19 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		if k < 0 {
 			continue
 		}
+		done[kinds[k]] = true
+		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), kinds[k], cfg.ShrinkTime))
+		if cfg.RandomSteps > 0 {
+			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], dir, cfg.Parallel, cfg.ShrinkTime)
+			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.Stopped))
+			out = append(out, sh)
+			continue
+		}
 		s, err := generators.Draw(generators.PrintOptions{Seed: int(seed), Profile: cfg.randomProfile()})
 		if err != nil {
 			logf("shrinking " + res.Plan.File + ": " + err.Error())
 			continue
 		}
-		done[kinds[k]] = true
-		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), kinds[k], cfg.ShrinkTime))
 		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, cfg.ShrinkTime)
 		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
 		out = append(out, sh)

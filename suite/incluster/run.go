@@ -87,6 +87,8 @@ type Runner struct {
 	// status for its generation, so it is running; from then on a policy
 	// it leaves without status is a difference, not a run that failed.
 	sawStatus atomic.Bool
+	// candidates counts the shrinking candidates applied (tryCandidate).
+	candidates atomic.Int64
 }
 
 // Outcome of a scenario.
@@ -567,6 +569,9 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 // result is that of the first step that did not pass, or of the last.
 func (r *Runner) VerifySteps(ctx context.Context, a *Applied) Result {
 	res := r.Verify(ctx, a)
+	if len(a.Plan.Steps) > 0 && res.Step == "" {
+		res.Step = "step 0 (create)" // as simulator.State.Label names it
+	}
 	prev := a.Plan
 	for _, st := range a.Plan.Steps {
 		if res.Outcome != Pass {

@@ -65,6 +65,33 @@ func startReference(t *testing.T, c *cluster.Cluster, mutant engine.Mutant) (ctl
 	return startSimulating(t, c, simulate)
 }
 
+// keepsRejections is a broken engine that is right about every state it
+// starts from but keeps a rejection once made: a policy once Conflicted
+// stays so.
+func keepsRejections() func(*simulator.Model, engine.Semantics) *simulator.Output {
+	var mu sync.Mutex
+	rejected := map[string]engine.Condition{}
+	return func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+		mu.Lock()
+		defer mu.Unlock()
+		out := m.Run(sem, nil)
+		for i, p := range out.Policies {
+			c, ok := engine.FindCondition(p.Conditions, engine.TypeAccepted)
+			if ok && c.Reason == engine.ReasonConflicted {
+				rejected[p.Ref] = c
+				continue
+			}
+			if was, ok := rejected[p.Ref]; ok {
+				out.Policies[i].Conditions = []engine.Condition{was}
+				for j := range p.Targets {
+					out.Policies[i].Targets[j].Conditions = []engine.Condition{was}
+				}
+			}
+		}
+		return out
+	}
+}
+
 // startSimulating starts gepcheck-reference computing with simulate (the
 // reference engine when nil).
 func startSimulating(t *testing.T, c *cluster.Cluster, simulate func(*simulator.Model, engine.Semantics) *simulator.Output) (ctl *Controller, stop func()) {
@@ -188,27 +215,7 @@ func TestLocalReference(t *testing.T) {
 	// and fails the one that removes the established policy: steps judge
 	// behaviour over time (GEP-713, Merge strategy: None).
 	t.Run("stateful-mutant", func(t *testing.T) {
-		var mu sync.Mutex
-		rejected := map[string]engine.Condition{}
-		_, stop := startSimulating(t, c, func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
-			mu.Lock()
-			defer mu.Unlock()
-			out := m.Run(sem, nil)
-			for i, p := range out.Policies {
-				c, ok := engine.FindCondition(p.Conditions, engine.TypeAccepted)
-				if ok && c.Reason == engine.ReasonConflicted {
-					rejected[p.Ref] = c
-					continue
-				}
-				if was, ok := rejected[p.Ref]; ok {
-					out.Policies[i].Conditions = []engine.Condition{was}
-					for j := range p.Targets {
-						out.Policies[i].Targets[j].Conditions = []engine.Condition{was}
-					}
-				}
-			}
-			return out
-		})
+		_, stop := startSimulating(t, c, keepsRejections())
 		defer stop()
 		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "sta", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
 		f := "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
@@ -335,6 +342,27 @@ func TestLocalReference(t *testing.T) {
 			t.Errorf("size %d → %d, want smaller (%s)", generators.Size(s), generators.Size(sh.Scenario), sh.Stopped)
 		}
 		t.Logf("size %d → %d in %d rounds, %d candidates; %s", generators.Size(s), generators.Size(sh.Scenario), sh.Rounds, sh.Tried, sh.Stopped)
+	})
+
+	// A case with steps that fails against that broken controller at a
+	// step is shrunk to the fewest steps that still fail there: the steps
+	// after it go, and of those before it only the one that made the
+	// rejection stays.
+	t.Run("shrink-steps", func(t *testing.T) {
+		_, stop := startSimulating(t, c, keepsRejections())
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shs", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		f := "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
+		first := runOne(t, r, plan(t, f, "shs", 0, InCluster{}), 0)
+		if first.Outcome != incluster.Fail {
+			t.Fatalf("%s against a controller that keeps rejections: %s, want a failure", f, first.Outcome)
+		}
+		kind := compare.Kinds(first.Diff)[0]
+		sh := r.ShrinkSteps(ctx, f, first, kind, t.TempDir(), 4, 2*time.Minute)
+		if sh.Result.Outcome != incluster.Fail || sh.StepsFrom != 6 || sh.Steps != 2 {
+			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Step)
+		}
+		t.Logf("steps %d → %d in %d rounds, %d candidates; %s", sh.StepsFrom, sh.Steps, sh.Rounds, sh.Tried, sh.Stopped)
 	})
 
 	t.Run("no-controller", func(t *testing.T) {
