@@ -36,8 +36,8 @@ var BTPFields = []BTPField{
 // ns: a GatewayClass with Envoy Gateway's controllerName, a generators.Gateway with two
 // listeners, two HTTPRoutes with named rules (one attached to the generators.Gateway,
 // one to a listener), a generators.Service, and BackendTrafficPolicies on the generators.Gateway,
-// a listener, the routes and a rule, with mergeType JSONMerge on some
-// route-level ones; creationTimestamps and names drawn to make conflicts.
+// a listener, the routes and a rule, with mergeType JSONMerge or
+// StrategicMerge on some route-level ones; creationTimestamps and names drawn to make conflicts.
 func BackendTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*generators.Scenario] {
 	if maxPolicies <= 0 {
 		maxPolicies = 4
@@ -63,13 +63,16 @@ func BackendTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*gener
 				setPath(p.Spec, BTPFields[f].Path, rapid.SampledFrom(BTPFields[f].Values).Draw(t, "value"))
 			}
 			if tg.Kind == "HTTPRoute" && len(tgs) == 1 && rapid.IntRange(0, 2).Draw(t, "merge") == 0 {
-				p.Spec["mergeType"] = "JSONMerge"
+				p.Spec["mergeType"] = rapid.SampledFrom(mergeTypes).Draw(t, "mergeType")
 			}
 			s.Policies = append(s.Policies, p)
 		}
 		return s
 	})
 }
+
+// mergeTypes are the values of BackendTrafficPolicy's mergeType.
+var mergeTypes = []string{"JSONMerge", "StrategicMerge"}
 
 // egTopology is the generators.Gateway API part of Envoy-Gateway-shaped scenarios.
 func egTopology(profile, ns string) *generators.Scenario {

@@ -58,11 +58,11 @@ func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
 	}
 	return []differential.FuzzKind{
 		{Kind: "BackendTrafficPolicy", Profile: "envoy-gateway-backendtrafficpolicy",
-			// mergeType is honoured on route-level policies; StrategicMerge,
-			// which the CRD also offers, is not modelled by the profile yet.
+			// mergeType is honoured on route-level policies, with both
+			// values the CRD offers.
 			Combinations: differential.DeclaredCombinations(btp, map[string][]string{
 				"Gateway": {"none"}, "Gateway listener": {"none"},
-				"HTTPRoute": {"none", "JSONMerge"}, "HTTPRoute rule": {"none", "JSONMerge"},
+				"HTTPRoute": {"none", "JSONMerge", "StrategicMerge"}, "HTTPRoute rule": {"none", "JSONMerge", "StrategicMerge"},
 			})},
 		{Kind: "ClientTrafficPolicy", Profile: "envoy-gateway-clienttrafficpolicy",
 			Combinations: differential.DeclaredCombinations([]string{"connection.connectionLimit.value"}, map[string][]string{
