@@ -240,16 +240,23 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		if !ok || res.Outcome != Fail || ctx.Err() != nil {
 			continue
 		}
+		// A difference first seen after a change is a finding of its own
+		// (a step finding), apart from the same kind seen at creation.
+		after := ""
+		if stepNumber(res.Step) > 0 {
+			after = "-after-step"
+		}
 		kinds := compare.Kinds(res.Diff)
-		k := slices.IndexFunc(kinds, func(k string) bool { return !done[k] })
+		k := slices.IndexFunc(kinds, func(k string) bool { return !done[k+after] })
 		if k < 0 {
 			continue
 		}
-		done[kinds[k]] = true
-		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), kinds[k], cfg.ShrinkTime))
+		done[kinds[k]+after] = true
+		logf(fmt.Sprintf("shrinking %s in the cluster for %s%s (at most %s)", filepath.Base(res.Plan.File), kinds[k], after, cfg.ShrinkTime))
 		if cfg.RandomSteps > 0 {
-			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], dir, cfg.Parallel, cfg.ShrinkTime)
-			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.Stopped))
+			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], after != "", dir, cfg.Parallel, cfg.ShrinkTime)
+			sh.Kind += after
+			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
 			out = append(out, sh)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,9 +32,10 @@ type Shrunk struct {
 	Scenario *generators.Scenario
 	File     string
 	Result   Result
-	// Steps are the case's steps before and after shrinking (cases with
-	// steps).
-	StepsFrom, Steps int
+	// Steps and Objects count the case's steps and objects before and
+	// after shrinking (cases with steps).
+	StepsFrom, Steps     int
+	ObjectsFrom, Objects int
 	// Rounds and Tried count the rounds and the candidates applied;
 	// Stopped says why shrinking ended.
 	Rounds, Tried int
@@ -133,12 +135,16 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 }
 
 // ShrinkSteps makes a case with steps that failed in the cluster at a step
-// with a difference of kind target smaller there, fewest steps first: the
-// steps after the failing one go, then, round after round, the earlier
-// step whose removal keeps the failure (candidates whose steps no longer
-// apply, a deletion of what is not there, are not tried). Its objects are
-// not shrunk.
-func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target, dir string, parallel int, budget time.Duration) Shrunk {
+// with a difference of kind target smaller there, fewest steps first, then
+// fewest objects: each round tries the steps after the failing one gone,
+// each earlier step gone, and each object gone with the steps that name it
+// (candidates whose steps no longer apply, a deletion of what is not
+// there, are not tried), and keeps the one that still fails with target
+// with the fewest steps, then objects.
+//
+// afterStep keeps the difference after a change: a candidate that fails
+// at creation does not count.
+func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget time.Duration) Shrunk {
 	out := Shrunk{From: file, Kind: target, Result: first, File: file}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -151,6 +157,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		return out
 	}
 	out.StepsFrom, out.Steps = len(cur.steps), len(cur.steps)
+	out.ObjectsFrom, out.Objects = cur.objects(), cur.objects()
 	deadline := time.Now().Add(budget)
 	for round := 0; ; round++ {
 		if time.Now().After(deadline) {
@@ -158,25 +165,37 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 			return out
 		}
 		failing := stepNumber(out.Result.Step) // 1-based; 0: at creation
-		var cands [][]byte
-		var counts []int
-		if failing < len(cur.steps) {
-			cands, counts = append(cands, cur.with(cur.steps[:failing])), append(counts, failing)
+		// Fewest steps first: the steps after the failing one, or one
+		// before it; then fewest objects: one object gone, with the
+		// steps that name it.
+		type cand struct {
+			data           []byte
+			steps, objects int
 		}
-		for i := 0; i < failing-1; i++ {
-			keep := slices.Concat(cur.steps[:i], cur.steps[i+1:failing])
-			cands, counts = append(cands, cur.with(keep)), append(counts, len(keep))
-		}
-		var valid [][]byte
-		var validCounts []int
-		for i, c := range cands {
-			if c != nil && stepsApply(c) {
-				valid, validCounts = append(valid, c), append(validCounts, counts[i])
+		var cands []cand
+		add := func(c stepped) {
+			if data := c.with(c.steps); data != nil && stepsApply(data) {
+				cands = append(cands, cand{data, len(c.steps), c.objects()})
 			}
 		}
-		if len(valid) == 0 {
-			out.Stopped = "no step can go"
+		if failing < len(cur.steps) {
+			add(stepped{docs: cur.docs, steps: cur.steps[:failing]})
+		}
+		for i := 0; i < failing-1; i++ {
+			add(stepped{docs: cur.docs, steps: slices.Concat(cur.steps[:i], cur.steps[i+1:failing])})
+		}
+		for i := range cur.docs {
+			if c, ok := cur.without(i); ok {
+				add(c)
+			}
+		}
+		if len(cands) == 0 {
+			out.Stopped = "nothing left to remove"
 			return out
+		}
+		valid := make([][]byte, len(cands))
+		for i, c := range cands {
+			valid[i] = c.data
 		}
 		results := make([]Result, len(valid))
 		files := make([]string, len(valid))
@@ -195,12 +214,15 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
 		best := -1
 		for i, res := range results {
-			if res.Outcome == Fail && slices.Contains(compare.Kinds(res.Diff), target) && (best < 0 || validCounts[i] < validCounts[best]) {
+			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target) || afterStep && stepNumber(res.Step) == 0 {
+				continue
+			}
+			if c, b := cands[i], best; b < 0 || c.steps < cands[b].steps || c.steps == cands[b].steps && c.objects < cands[b].objects {
 				best = i
 			}
 		}
 		if best < 0 {
-			out.Stopped = "no step can go and keep the difference"
+			out.Stopped = "no smaller case keeps the difference"
 			return out
 		}
 		next, err := splitSteps(valid[best])
@@ -208,7 +230,8 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 			out.Stopped = err.Error()
 			return out
 		}
-		cur, out.Result, out.File, out.Steps = next, results[best], files[best], validCounts[best]
+		cur, out.Result, out.File, out.Steps = next, results[best], files[best], cands[best].steps
+		out.Objects = cands[best].objects
 	}
 }
 
@@ -232,6 +255,50 @@ func splitSteps(data []byte) (stepped, error) {
 		}
 	}
 	return s, nil
+}
+
+// objects counts the documents other than the Scenario's.
+func (s stepped) objects() int {
+	n := 0
+	for _, d := range s.docs {
+		if d["kind"] != "Scenario" {
+			n++
+		}
+	}
+	return n
+}
+
+// without is s without document i and the steps that delete or apply
+// the object it holds; false for the Scenario document.
+func (s stepped) without(i int) (stepped, bool) {
+	d := s.docs[i]
+	if d["kind"] == "Scenario" {
+		return stepped{}, false
+	}
+	u := &unstructured.Unstructured{Object: d}
+	names := func(st map[string]any) bool {
+		dels, _, _ := unstructured.NestedStringSlice(st, "delete")
+		for _, r := range dels {
+			if parts := strings.Split(r, "/"); parts[0] == u.GetKind() && parts[len(parts)-1] == u.GetName() {
+				return true
+			}
+		}
+		applies, _, _ := unstructured.NestedSlice(st, "apply")
+		for _, a := range applies {
+			o := &unstructured.Unstructured{Object: a.(map[string]any)}
+			if o.GetKind() == u.GetKind() && o.GetName() == u.GetName() && o.GetNamespace() == u.GetNamespace() {
+				return true
+			}
+		}
+		return false
+	}
+	out := stepped{docs: slices.Concat(s.docs[:i:i], s.docs[i+1:])}
+	for _, st := range s.steps {
+		if m, ok := st.(map[string]any); ok && !names(m) {
+			out.steps = append(out.steps, st)
+		}
+	}
+	return out, true
 }
 
 // with is the file with steps instead of its own.

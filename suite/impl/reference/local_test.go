@@ -345,9 +345,9 @@ func TestLocalReference(t *testing.T) {
 	})
 
 	// A case with steps that fails against that broken controller at a
-	// step is shrunk to the fewest steps that still fail there: the steps
+	// step is shrunk to the fewest steps that still fail there (the steps
 	// after it go, and of those before it only the one that made the
-	// rejection stays.
+	// rejection stays), then to the fewest objects.
 	t.Run("shrink-steps", func(t *testing.T) {
 		_, stop := startSimulating(t, c, keepsRejections())
 		defer stop()
@@ -358,11 +358,15 @@ func TestLocalReference(t *testing.T) {
 			t.Fatalf("%s against a controller that keeps rejections: %s, want a failure", f, first.Outcome)
 		}
 		kind := compare.Kinds(first.Diff)[0]
-		sh := r.ShrinkSteps(ctx, f, first, kind, t.TempDir(), 4, 2*time.Minute)
+		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, 2*time.Minute)
 		if sh.Result.Outcome != incluster.Fail || sh.StepsFrom != 6 || sh.Steps != 2 {
 			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Step)
 		}
-		t.Logf("steps %d → %d in %d rounds, %d candidates; %s", sh.StepsFrom, sh.Steps, sh.Rounds, sh.Tried, sh.Stopped)
+		// Then fewest objects: only Service b1 and p1 matter.
+		if sh.Objects != 2 {
+			t.Errorf("objects %d → %d (%s), want 2 (Service b1, ColorPolicy p1)", sh.ObjectsFrom, sh.Objects, sh.Stopped)
+		}
+		t.Logf("steps %d → %d, objects %d → %d in %d rounds, %d candidates; %s", sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Rounds, sh.Tried, sh.Stopped)
 	})
 
 	t.Run("no-controller", func(t *testing.T) {
