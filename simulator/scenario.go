@@ -85,11 +85,6 @@ type ExpectedTarget struct {
 	AffectedBy []string `json:"affectedBy"`
 }
 
-// Check compares an output with the outcome the scenario expects of its
-// objects as written (step 0) and describes every difference. An empty
-// result means the scenario holds.
-func (s *Scenario) Check(out *Output) []string { return s.Spec.Expect.Check(out) }
-
 // Check compares an output with the expected outcome and describes every
 // difference. An empty result means the outcome is the expected one.
 func (exp *Expect) Check(out *Output) []string {

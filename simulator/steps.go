@@ -138,7 +138,7 @@ func States(docs []*load.Doc, sc *Scenario) ([]State, error) {
 			if d == nil {
 				continue
 			}
-			if _, ok := writtenTime(raw); ok || hasKey(raw, "metadata", "creationTimestamp") {
+			if hasKey(raw, "metadata", "creationTimestamp") {
 				fail(field+".metadata.creationTimestamp", "is set by the step that creates the object (an object a step creates is newer than every object before it); leave it out")
 				continue
 			}

@@ -168,14 +168,9 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 			}
 		}
 		for _, u := range wave {
-			res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+			got, err := r.apply(ctx, u)
 			if err != nil {
 				a.Err = err
-				return a
-			}
-			got, err := res.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: cluster.ManagedBy, Force: true})
-			if err != nil {
-				a.Err = fmt.Errorf("apply %s %s: %w", u.GetKind(), objName(u), err)
 				return a
 			}
 			if t := got.GetCreationTimestamp().Time; t.After(lastCreated) {
@@ -184,16 +179,36 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 		}
 	}
 	// Read back, as stored: real creationTimestamps, defaults applied.
+	if a.Stored, a.Err = r.readBack(ctx, p); a.Err == nil {
+		a.Notes = orderNotes(p, a.Stored)
+	}
+	return a
+}
+
+// apply creates or replaces u with server-side apply, as gepcheck.
+func (r *Runner) apply(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	got, err := res.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: cluster.ManagedBy, Force: true})
+	if err != nil {
+		return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), objName(u), err)
+	}
+	return got, nil
+}
+
+// readBack reads p's scenario objects as stored.
+func (r *Runner) readBack(ctx context.Context, p *Plan) ([]*unstructured.Unstructured, error) {
+	var stored []*unstructured.Unstructured
 	for _, u := range p.ScenarioObjects() {
 		got, err := r.Kube.Get(ctx, u)
 		if err != nil {
-			a.Err = fmt.Errorf("read back %s %s: %w", u.GetKind(), objName(u), err)
-			return a
+			return nil, fmt.Errorf("read back %s %s: %w", u.GetKind(), objName(u), err)
 		}
-		a.Stored = append(a.Stored, got)
+		stored = append(stored, got)
 	}
-	a.Notes = orderNotes(p, a.Stored)
-	return a
+	return stored, nil
 }
 
 // waveStart is how late in a second a wave of policies may still start:
@@ -629,24 +644,14 @@ func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
 			}
 		}
 		for _, u := range wave {
-			res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
-			if err != nil {
-				a.Err = err
-				return a
-			}
-			if _, err := res.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: cluster.ManagedBy, Force: true}); err != nil {
-				a.Err = fmt.Errorf("%s: apply %s %s: %w", st.Label, u.GetKind(), objName(u), err)
+			if _, err := r.apply(ctx, u); err != nil {
+				a.Err = fmt.Errorf("%s: %w", st.Label, err)
 				return a
 			}
 		}
 	}
-	for _, u := range next.ScenarioObjects() {
-		got, err := r.Kube.Get(ctx, u)
-		if err != nil {
-			a.Err = fmt.Errorf("%s: read back %s %s: %w", st.Label, u.GetKind(), objName(u), err)
-			return a
-		}
-		a.Stored = append(a.Stored, got)
+	if a.Stored, a.Err = r.readBack(ctx, next); a.Err != nil {
+		a.Err = fmt.Errorf("%s: %w", st.Label, a.Err)
 	}
 	return a
 }

@@ -58,7 +58,6 @@ const shrinkBase = 100_000
 func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target, dir string, parallel int, budget time.Duration) Shrunk {
 	out := Shrunk{From: first.Plan.File, Kind: target, Scenario: s, Result: first, File: first.Plan.File}
 	deadline := time.Now().Add(budget)
-	parallel = max(parallel, 1)
 	for round := 0; ; round++ {
 		if time.Now().After(deadline) {
 			out.Stopped = fmt.Sprintf("the shrink budget (%s) is spent", budget)
@@ -69,24 +68,11 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 			out.Stopped = "nothing left to remove"
 			return out
 		}
-		results := make([]Result, len(cands))
-		files := make([]string, len(cands))
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for w := 0; w < parallel; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					files[i], results[i] = r.tryCandidate(ctx, cands[i].YAML(), dir, deadline)
-				}
-			}()
+		data := make([][]byte, len(cands))
+		for i, c := range cands {
+			data[i] = c.YAML()
 		}
-		for i := range cands {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
+		files, results := r.tryAll(ctx, data, dir, parallel, deadline)
 		out.Rounds, out.Tried = round+1, out.Tried+len(cands)
 		best, bestKinds := -1, 0
 		for i, res := range results {
@@ -105,6 +91,24 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 		}
 		out.Scenario, out.Result, out.File = cands[best], results[best], files[best]
 	}
+}
+
+// tryAll judges candidates, parallel at a time (tryCandidate).
+func (r *Runner) tryAll(ctx context.Context, cands [][]byte, dir string, parallel int, deadline time.Time) ([]string, []Result) {
+	files, results := make([]string, len(cands)), make([]Result, len(cands))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(parallel, 1))
+	for i := range cands {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i], results[i] = r.tryCandidate(ctx, cands[i], dir, deadline)
+		}()
+	}
+	wg.Wait()
+	return files, results
 }
 
 // tryCandidate writes c in dir, applies it as a scenario of its own (an
@@ -197,20 +201,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		for i, c := range cands {
 			valid[i] = c.data
 		}
-		results := make([]Result, len(valid))
-		files := make([]string, len(valid))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, max(parallel, 1))
-		for i := range valid {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				files[i], results[i] = r.tryCandidate(ctx, valid[i], dir, deadline)
-			}()
-		}
-		wg.Wait()
+		files, results := r.tryAll(ctx, valid, dir, parallel, deadline)
 		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
 		best := -1
 		for i, res := range results {

@@ -118,9 +118,9 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	printed := make([][]*unstructured.Unstructured, len(obs)) // each case's policies, as egctl prints them
 	for _, k := range [][2]string{{"backendTrafficPolicies", "BackendTrafficPolicy"}, {"clientTrafficPolicies", "ClientTrafficPolicy"}, {"securityPolicies", "SecurityPolicy"}} {
 		key, kind := k[0], k[1]
-		readPolicies(doc, key, kind, at)
 		for _, p := range list(doc[key]) {
 			if i, ok := caseOf[str(obj(obj(p)["metadata"])["namespace"])]; ok {
+				obs[i].Policies = append(obs[i].Policies, PolicyStatus(kind, obj(p)))
 				u := &unstructured.Unstructured{Object: obj(p)}
 				u.SetKind(kind)
 				printed[i] = append(printed[i], u)
@@ -211,18 +211,6 @@ func (e *Translator) run(ctx context.Context, in []byte) ([]byte, error) {
 		return nil, fmt.Errorf("egctl failed: %v: %s", err, gotool.Tail(stderr.String(), 1))
 	}
 	return stdout.Bytes(), nil
-}
-
-// readPolicies aggregates each BackendTrafficPolicy's Accepted condition
-// over its status ancestors: True if accepted on any, else the first
-// reason.
-func readPolicies(doc map[string]any, key, kind string, at func(string) *observe.Observation) {
-	for _, p := range list(doc[key]) {
-		meta := obj(obj(p)["metadata"])
-		if o := at(str(meta["namespace"])); o != nil {
-			o.Policies = append(o.Policies, PolicyStatus(kind, obj(p)))
-		}
-	}
 }
 
 // PolicyStatus reads the conditions of one Envoy Gateway
