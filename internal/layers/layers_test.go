@@ -34,7 +34,7 @@ var layers = [][]string{
 	{"suite/compare"},
 	{"suite/differential", "suite/cluster", "suite/statusrules"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster"},
-	{"suite/impl"},
+	{"suite/impl", "suite/cluster/local/localtest"},
 	{"suite/impl/…"},
 	{"reports"},
 	{"cmd/gepcheck"},

@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
+	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/impl/reference"
 	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
@@ -87,29 +86,12 @@ spec:
 // controllerName, every Affected condition under a domain, and a change
 // one implementation acts on leaves the other's status in place.
 func TestLocalTwoImplementations(t *testing.T) {
-	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager, ControllerTool("")} {
-		p, _ := tool.Path()
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is not built (make tools)", tool.Name)
-		}
-	}
 	ctx := context.Background()
-	c, err := local.Start(ctx, local.Options{Log: func(s string) { t.Log(s) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	gw, err := cluster.GatewayAPICRDs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	eg, err := CRDs(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.InstallCRDs(ctx, append(append(gw, reference.CRDs()...), eg...)); err != nil {
-		t.Fatal(err)
-	}
+	c := localtest.Start(t, append(reference.CRDs(), eg...), gotool.KubeControllerManager, ControllerTool(""))
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

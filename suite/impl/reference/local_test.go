@@ -21,7 +21,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
+	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -33,26 +33,7 @@ import (
 // them and runs these tests).
 func startLocal(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager} {
-		p, _ := tool.Path()
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is not built (make tools)", tool.Name)
-		}
-	}
-	ctx := context.Background()
-	c, err := local.Start(ctx, local.Options{Log: func(s string) { t.Log(s) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	gw, err := cluster.GatewayAPICRDs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.InstallCRDs(ctx, append(gw, CRDs()...)); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return localtest.Start(t, CRDs(), gotool.KubeControllerManager)
 }
 
 // startReference runs gepcheck-reference in this process until the test
