@@ -38,8 +38,10 @@ type Block struct {
 }
 
 // Interpret reads the spec of a policy object of this kind. It never fails:
-// a spec a controller would reject yields an Intent with Invalid set.
+// a spec a controller would reject yields an Intent with Invalid set. The
+// spec is read as stored (Store).
 func (p *Profile) Interpret(spec map[string]any) Intent {
+	spec = p.Store(spec)
 	strategies := p.Strategies()
 	if len(strategies) == 1 && p.Spec.Selection == nil {
 		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}

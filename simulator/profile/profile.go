@@ -142,6 +142,28 @@ type Spec struct {
 	// ConditionDomain prefixes the <Kind>Affected condition on targets
 	// (GEP-713, "Target object status"); the policy group when empty.
 	ConditionDomain string `json:"conditionDomain,omitempty"`
+	// Stored, when set, says what an API server does to a policy's spec
+	// as it stores it, for kinds served from a CustomResourceDefinition
+	// with a structural schema: the reference merges the stored spec, as
+	// a controller reads it.
+	Stored *Stored `json:"stored,omitempty"`
+}
+
+// Stored is the part of a CRD's structural schema that changes a spec as
+// it is stored (Kubernetes, "Defaulting and Nullable" for custom resources;
+// KEP-575): nulls of fields that are not nullable are pruned, then each
+// default is set where its field is missing and its parent object is
+// present.
+type Stored struct {
+	// PruneNulls removes null values from objects: "Null values for fields
+	// that either don't specify the nullable flag, or set it to false, will
+	// be pruned before defaulting happens. If a default is present, it will
+	// be applied." Gateway API's and most implementations' CRDs mark no
+	// field nullable.
+	PruneNulls bool `json:"pruneNulls,omitempty"`
+	// Defaults maps dotted fields of the spec (in objects, not lists) to
+	// their schema default (+kubebuilder:default).
+	Defaults map[string]any `json:"defaults,omitempty"`
 }
 
 // NoneRejects values (Spec.NoneRejects).
@@ -344,6 +366,16 @@ func (p *Profile) Validate() error {
 	}
 	if s.NoneRejects != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
 		return fe("spec.noneRejects", "applies to a kind whose only merge strategy is None (GEP-713: None \"MUST NOT be implemented in combination with any other merge strategy\")")
+	}
+	if s.Stored != nil {
+		for _, f := range slices.Sorted(maps.Keys(s.Stored.Defaults)) {
+			if slices.Contains(strings.Split(f, "."), "") {
+				return fe("spec.stored.defaults", "%q is not a dotted field name", f)
+			}
+			if s.Stored.Defaults[f] == nil {
+				return fe("spec.stored.defaults."+f, "a default of null sets nothing")
+			}
+		}
 	}
 	if len(s.Targets) == 0 {
 		return fe("spec.targets", "must list at least one target kind")

@@ -111,6 +111,22 @@ var policyKinds = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
+// prunedNulls are the policy kinds whose built-in profile says the API
+// server prunes nulls (spec.stored.pruneNulls). A server-side apply of a
+// null to such a field is refused ("must be of type object"), where a
+// create stores the object without it (Kubernetes, Defaulting and
+// Nullable): the runner sends what a create would store.
+var prunedNulls = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	bs, _ := profile.Builtins()
+	for _, p := range bs {
+		if p.Spec.Stored != nil && p.Spec.Stored.PruneNulls {
+			m[p.Spec.Policy.Group+"/"+p.Spec.Policy.Kind] = true
+		}
+	}
+	return m
+})
+
 // clusterScoped kinds gepcheck renames per scenario.
 var clusterScoped = map[string]bool{"GatewayClass": true, "ObjectFields": true, "Namespace": true}
 
@@ -257,6 +273,9 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 			}
 			if ts := u.GetCreationTimestamp(); !ts.IsZero() {
 				intended[u] = ts.Time
+			}
+			if prunedNulls()[d.Group+"/"+d.Kind] {
+				profile.PruneNulls(u.Object["spec"])
 			}
 		}
 		strip(u)
