@@ -641,3 +641,44 @@ func objectsOf(docs []*load.Doc) string {
 	}
 	return b.String()
 }
+
+// TestSmallerKeepsBackendsResolved: no shrink candidate leaves a
+// backendRef to a Service it removed (an implementation serves such a rule
+// with a 500, not with its policies), and a Service removed from a rule
+// with another backend leaves that rule in place.
+func TestSmallerKeepsBackendsResolved(t *testing.T) {
+	s := &Scenario{
+		Namespaces: []string{"ns"},
+		Services:   []Service{{Namespace: "ns", Name: "a"}, {Namespace: "ns", Name: "b"}},
+		Routes: []Route{
+			{Namespace: "ns", Name: "r1", Rules: []Rule{{Name: "one", Backends: []BackendRef{{Name: "a"}}}, {Name: "two", Backends: []BackendRef{{Name: "a"}, {Name: "b"}}}}},
+			{Namespace: "ns", Name: "r2", Rules: []Rule{{Name: "one", Backends: []BackendRef{{Name: "a"}}}}},
+		},
+		Policies: []Policy{{Kind: "P", Namespace: "ns", Name: "p", Targets: []Target{{Kind: "HTTPRoute", Name: "r1"}}, Spec: map[string]any{"x": 1.0}}},
+	}
+	var sawA bool
+	for _, c := range Smaller(s) {
+		has := map[string]bool{}
+		for _, v := range c.Services {
+			has[v.Name] = true
+		}
+		for _, r := range c.Routes {
+			for _, rule := range r.Rules {
+				for _, b := range rule.Backends {
+					if !has[b.Name] {
+						t.Errorf("candidate keeps %s/%s's backendRef to Service %s it removed", r.Name, rule.Name, b.Name)
+					}
+				}
+			}
+		}
+		if !has["a"] && len(c.Services) == 1 {
+			sawA = true
+			if len(c.Routes) != 1 || c.Routes[0].Name != "r1" || len(c.Routes[0].Rules) != 1 || c.Routes[0].Rules[0].Name != "two" {
+				t.Errorf("without Service a, want r1 with rule two only, got %+v", c.Routes)
+			}
+		}
+	}
+	if !sawA {
+		t.Error("no candidate removes Service a")
+	}
+}

@@ -11,7 +11,12 @@ import (
 // policy with several. References to what is removed stay (a policy then
 // targets nothing, a route has no parent), which the reference reads as it
 // would in a cluster; a candidate is kept only if it still shows the
-// difference (Shrink).
+// difference (Shrink). Backends are the exception: a Service goes with
+// the backendRefs to it, and a rule left without backends with them,
+// since an implementation serves a rule whose backends do not resolve
+// with an error, not with its policies (Gateway API, HTTPRouteRule
+// BackendRefs: "If *all* entries in BackendRefs are invalid ... *all*
+// traffic which matches this rule MUST receive a 500 status code").
 func smallerObjects(s *Scenario) []*Scenario {
 	if s.Generic != nil {
 		return nil
@@ -26,7 +31,11 @@ func smallerObjects(s *Scenario) []*Scenario {
 		with(func(c *Scenario) { c.Routes = slices.Delete(c.Routes, i, i+1) })
 	}
 	for i := range s.Services {
-		with(func(c *Scenario) { c.Services = slices.Delete(c.Services, i, i+1) })
+		with(func(c *Scenario) {
+			gone := c.Services[i]
+			c.Services = slices.Delete(c.Services, i, i+1)
+			c.dropBackends(gone)
+		})
 	}
 	for i := range s.Grants {
 		with(func(c *Scenario) { c.Grants = slices.Delete(c.Grants, i, i+1) })
@@ -74,6 +83,33 @@ func smallerObjects(s *Scenario) []*Scenario {
 		}
 	}
 	return out
+}
+
+// dropBackends removes the backendRefs to svc, the rules left without
+// backends, and the routes left without rules.
+func (s *Scenario) dropBackends(svc Service) {
+	routes := s.Routes[:0]
+	for _, r := range s.Routes {
+		rules := r.Rules[:0]
+		for _, rule := range r.Rules {
+			had := len(rule.Backends)
+			rule.Backends = slices.DeleteFunc(rule.Backends, func(b BackendRef) bool {
+				ns := b.Namespace
+				if ns == "" {
+					ns = r.Namespace
+				}
+				return ns == svc.Namespace && b.Name == svc.Name
+			})
+			if had == 0 || len(rule.Backends) > 0 {
+				rules = append(rules, rule)
+			}
+		}
+		r.Rules = rules
+		if len(r.Rules) > 0 {
+			routes = append(routes, r)
+		}
+	}
+	s.Routes = routes
 }
 
 // Size counts what a reader of a counterexample reads: objects, their

@@ -66,8 +66,9 @@ type Difference struct {
 // the conditions of policies (and of targets, when got reports them) by
 // type, status and reason (messages are not compared), keeping only the
 // condition types caps.Conditions lists (all when nil), and the status
-// rules got breaks (Observation.Broken). Paths whose effective spec is
-// empty count as having none. The differences come in a stable order:
+// rules got breaks (Observation.Broken). want's effective specs are
+// projected with caps.Readable; paths whose effective spec is empty count
+// as having none. The differences come in a stable order:
 // errors, paths, policy conditions, target conditions, status rules.
 func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference {
 	var out []Difference
@@ -77,7 +78,7 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		}
 		return out
 	}
-	w, g := effective(want.Effective), effective(got.Effective)
+	w, g := effective(want.Effective, caps.Readable), effective(got.Effective, nil)
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {
@@ -106,12 +107,16 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	return out
 }
 
-// effective indexes the paths that have an effective setting.
-func effective(ps []observe.Path) map[string]*observe.Path {
+// effective indexes the paths that have an effective setting, projected
+// with readable when not nil.
+func effective(ps []observe.Path, readable func(map[string]any) map[string]any) map[string]*observe.Path {
 	m := map[string]*observe.Path{}
-	for i := range ps {
-		if len(ps[i].Spec) > 0 {
-			m[pathKey(ps[i].Path)] = &ps[i]
+	for _, p := range ps {
+		if readable != nil {
+			p.Spec = readable(p.Spec)
+		}
+		if len(p.Spec) > 0 {
+			m[pathKey(p.Path)] = &p
 		}
 	}
 	return m

@@ -178,16 +178,37 @@ func TestDifferentialCatchesListsMerged(t *testing.T) {
 }
 
 // The coverage report names each field at each level with each merge
-// option a scenario draws, counts disagreements, and lists the declared
-// combinations never drawn.
+// option a scenario draws, the values that matter to merge patches, the
+// shapes of targetRefs and the orders of creationTimestamps; it counts
+// disagreements and lists the declared combinations never drawn.
 func TestCoverage(t *testing.T) {
-	s := &generators.Scenario{Policies: []generators.Policy{
-		{Targets: []generators.Target{{Kind: "HTTPRoute", Name: "r", Section: "rule-1"}}, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}, "mergeType": "JSONMerge"}},
-		{Targets: []generators.Target{{Kind: "Gateway", Name: "gw"}, {Kind: "Gateway", Name: "gw", Section: "http"}}, Spec: map[string]any{"cors": map[string]any{"allowOrigins": []any{"a"}}}},
-	}}
-	want := []string{"cors.allowOrigins @ Gateway / none", "cors.allowOrigins @ Gateway listener / none", "retry.numRetries @ HTTPRoute rule / JSONMerge"}
+	at := func(sec int) *time.Time { c := generators.BaseTime.Add(time.Duration(sec) * time.Second); return &c }
+	s := &generators.Scenario{
+		Gateways: []generators.Gateway{{Namespace: "ns", Name: "gw"}},
+		Routes:   []generators.Route{{Namespace: "ns", Name: "r"}},
+		Policies: []generators.Policy{
+			{Kind: "P", Namespace: "ns", Name: "p-a", Created: at(1), Targets: []generators.Target{{Kind: "HTTPRoute", Name: "r", Section: "rule-1"}},
+				Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": nil, "mergeType": "JSONMerge"}},
+			{Kind: "P", Namespace: "ns", Name: "p-b", Created: at(0), Targets: []generators.Target{{Kind: "Gateway", Name: "gw"}, {Kind: "Gateway", Name: "gw", Section: "http"}},
+				Spec: map[string]any{"cors": map[string]any{"allowOrigins": []any{"a"}}}},
+			{Kind: "P", Namespace: "ns", Name: "p-c", Created: at(1), Targets: []generators.Target{{Kind: "HTTPRoute", Name: "gone"}, {Kind: "Gateway", Name: "gw"}},
+				Spec: map[string]any{"retry": map[string]any{}, "codes": []any{}}},
+		}}
+	want := []string{
+		"codes @ Gateway / none", "codes @ HTTPRoute / none",
+		"cors.allowOrigins @ Gateway / none", "cors.allowOrigins @ Gateway listener / none",
+		// p-a and p-c: equal; p-b is older than both, with a later name
+		// than p-a's and an earlier one than p-c's.
+		"creationTimestamp: equal", "creationTimestamp: older has the earlier name", "creationTimestamp: older has the later name",
+		"retry.numRetries @ HTTPRoute rule / JSONMerge",
+		"targetRefs: missing HTTPRoute", "targetRefs: missing beside existing", "targetRefs: several",
+		"value [] @ Gateway / none", "value [] @ HTTPRoute / none",
+		"value list @ Gateway / none", "value list @ Gateway listener / none",
+		"value null @ HTTPRoute rule / JSONMerge",
+		"value {} @ Gateway / none", "value {} @ HTTPRoute / none",
+	}
 	if got := Combinations(s); !slices.Equal(got, want) {
-		t.Errorf("Combinations = %q, want %q", got, want)
+		t.Errorf("Combinations =\n%q\nwant\n%q", got, want)
 	}
 	declared := DeclaredCombinations([]string{"retry.numRetries"}, map[string][]string{"HTTPRoute rule": {"none", "JSONMerge"}})
 	c := newCoverage(declared)
@@ -195,8 +216,9 @@ func TestCoverage(t *testing.T) {
 	if got := c.Missing(); !slices.Equal(got, []string{"retry.numRetries @ HTTPRoute rule / none"}) {
 		t.Errorf("Missing = %q", got)
 	}
-	if c.Drawn[want[2]] != 1 || c.Disagreed[want[2]] != 1 {
-		t.Errorf("counts: drawn %d, disagreed %d", c.Drawn[want[2]], c.Disagreed[want[2]])
+	k := "retry.numRetries @ HTTPRoute rule / JSONMerge"
+	if c.Drawn[k] != 1 || c.Disagreed[k] != 1 {
+		t.Errorf("counts: drawn %d, disagreed %d", c.Drawn[k], c.Disagreed[k])
 	}
 }
 

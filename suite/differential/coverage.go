@@ -9,14 +9,22 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 )
 
-// Combinations names what a scenario exercises, one name per policy
-// field, level and merge option: "retry.numRetries @ HTTPRoute rule /
-// JSONMerge". The level is the targeted kind, with "listener", "rule" or
-// "port" when a section is targeted; the merge option is the value of the
-// spec's mergeType, or "none".
+// Combinations names what a scenario exercises:
+//   - one name per policy field, level and merge option: "retry.numRetries
+//     @ HTTPRoute rule / JSONMerge". The level is the targeted kind, with
+//     "listener", "rule" or "port" when a section is targeted; the merge
+//     option is the value of the spec's mergeType, or "none";
+//   - values that matter to merge patches, by level and merge option:
+//     "value null", "value {}" (an empty object), "value []" (an empty
+//     list), "value list";
+//   - targetRefs: "targetRefs: several", "targetRefs: missing KIND",
+//     "targetRefs: missing beside existing" (GEP-713, TargetNotFound);
+//   - creationTimestamps of two policies of a kind: "creationTimestamp:
+//     equal", "creationTimestamp: older has the earlier name", "…: older
+//     has the later name" (GEP-713, Conflict resolution, rule 2).
 func Combinations(s *generators.Scenario) []string {
 	seen := map[string]bool{}
-	for _, p := range s.Policies {
+	for i, p := range s.Policies {
 		merge := "none"
 		if m, ok := p.Spec["mergeType"].(string); ok {
 			merge = m
@@ -24,12 +32,86 @@ func Combinations(s *generators.Scenario) []string {
 		spec := maps.Clone(p.Spec)
 		delete(spec, "mergeType")
 		for _, f := range generators.LeafPaths(spec, nil) {
+			names := []string{strings.Join(f, ".")}
+			switch v := valueAt(spec, f).(type) {
+			case nil:
+				names = []string{"value null"}
+			case map[string]any:
+				names = []string{"value {}"}
+			case []any:
+				if len(v) == 0 {
+					names = append(names, "value []")
+				} else {
+					names = append(names, "value list")
+				}
+			}
 			for _, t := range p.Targets {
-				seen[Combination(strings.Join(f, "."), level(t), merge)] = true
+				for _, n := range names {
+					seen[Combination(n, level(t), merge)] = true
+				}
+			}
+		}
+		if len(p.Targets) > 1 {
+			seen["targetRefs: several"] = true
+		}
+		var found, missing int
+		for _, t := range p.Targets {
+			if exists(s, p, t) {
+				found++
+			} else {
+				missing++
+				seen["targetRefs: missing "+t.Kind] = true
+			}
+		}
+		if found > 0 && missing > 0 {
+			seen["targetRefs: missing beside existing"] = true
+		}
+		for _, q := range s.Policies[i+1:] {
+			if q.Kind != p.Kind || p.Created == nil || q.Created == nil {
+				continue
+			}
+			older, newer := p, q
+			if q.Created.Before(*p.Created) {
+				older, newer = q, p
+			}
+			switch {
+			case p.Created.Equal(*q.Created):
+				seen["creationTimestamp: equal"] = true
+			case older.Name < newer.Name:
+				seen["creationTimestamp: older has the earlier name"] = true
+			default:
+				seen["creationTimestamp: older has the later name"] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// valueAt is the value at path in m.
+func valueAt(m map[string]any, path []string) any {
+	var v any = m
+	for _, k := range path {
+		v = v.(map[string]any)[k]
+	}
+	return v
+}
+
+// exists says whether the object t names is in s; targets of kinds s does
+// not list objects of (generic DAGs) exist.
+func exists(s *generators.Scenario, p generators.Policy, t generators.Target) bool {
+	ns := t.Namespace
+	if ns == "" {
+		ns = p.Namespace
+	}
+	switch t.Kind {
+	case "Gateway":
+		return slices.ContainsFunc(s.Gateways, func(g generators.Gateway) bool { return g.Namespace == ns && g.Name == t.Name })
+	case "HTTPRoute", "GRPCRoute":
+		return slices.ContainsFunc(s.Routes, func(r generators.Route) bool { return r.Namespace == ns && r.Name == t.Name })
+	case "Service":
+		return slices.ContainsFunc(s.Services, func(v generators.Service) bool { return v.Namespace == ns && v.Name == t.Name })
+	}
+	return true
 }
 
 // Combination is the name Combinations gives a field at a level with a

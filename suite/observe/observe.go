@@ -120,6 +120,10 @@ type Capabilities struct {
 	// (docs/semantics.md), which every comparison follows; empty for
 	// sticky-overrides.
 	Semantics engine.Semantics
+	// Readable, when set, is the part of a reference effective spec the
+	// implementation's observations can show (e.g. the fields read back
+	// from xDS): every comparison projects the reference's side with it.
+	Readable func(spec map[string]any) map[string]any
 }
 
 // Unsupported names the first feature case cs needs that the

@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -28,6 +29,10 @@ type BTPField struct {
 var BTPFields = []BTPField{
 	{Path: []string{"timeout", "http", "requestTimeout"}, Values: []any{"5s", "10s", "15s"}},
 	{Path: []string{"retry", "numRetries"}, Values: []any{float64(1), float64(2), float64(3)}},
+	// A list: merge patches replace it whole (RFC 7386), empty included.
+	// Never 503, Envoy Gateway's own value when retry.retryOn is unset
+	// (ReadXDS).
+	{Path: []string{"retry", "retryOn", "httpStatusCodes"}, Values: []any{[]any{float64(500)}, []any{float64(502), float64(504)}, []any{}}},
 	// A setting of the rule's cluster, not of its route: absent unless set.
 	{Path: []string{"circuitBreaker", "maxConnections"}, Values: []any{float64(100), float64(200), float64(300)}},
 }
@@ -62,13 +67,34 @@ func BackendTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*gener
 			for _, f := range rapid.SliceOfNDistinct(rapid.IntRange(0, len(BTPFields)-1), 1, len(BTPFields), rapid.ID[int]).Draw(t, "fields") {
 				setPath(p.Spec, BTPFields[f].Path, rapid.SampledFrom(BTPFields[f].Values).Draw(t, "value"))
 			}
-			if tg.Kind == "HTTPRoute" && len(tgs) == 1 && rapid.IntRange(0, 2).Draw(t, "merge") == 0 {
+			drawShape(t, p.Spec, btpObjects)
+			if tg.Kind == "HTTPRoute" && len(tgs) == 1 && rapid.Bool().Draw(t, "merge") {
 				p.Spec["mergeType"] = rapid.SampledFrom(mergeTypes).Draw(t, "mergeType")
 			}
 			s.Policies = append(s.Policies, p)
 		}
 		return s
 	})
+}
+
+// btpObjects are the objects of BTPFields' paths.
+var btpObjects = [][]string{{"timeout"}, {"timeout", "http"}, {"retry"}, {"retry", "retryOn"}, {"circuitBreaker"}}
+
+// drawShape, one time in three, sets one of objects to a value that
+// matters to merge patches: null (RFC 7386 deletes; an API server prunes
+// it first, Kubernetes, Defaulting and Nullable) or an empty object (a
+// merge patch changes nothing; an atomic policy replaces the whole spec).
+// Objects drawn but not set stay partially set, by the field table.
+func drawShape(t *rapid.T, spec map[string]any, objects [][]string) {
+	if rapid.IntRange(0, 2).Draw(t, "shape") != 0 {
+		return
+	}
+	path := rapid.SampledFrom(objects).Draw(t, "shaped object")
+	if rapid.Bool().Draw(t, "null") {
+		setPath(spec, path, nil)
+	} else {
+		setPath(spec, path, map[string]any{})
+	}
 }
 
 // mergeTypes are the values of BackendTrafficPolicy's mergeType.
@@ -90,9 +116,9 @@ func egTopology(profile, ns string) *generators.Scenario {
 }
 
 // SecurityScenarios draws SecurityPolicy scenarios on the
-// topology of BackendTrafficScenarios: policies on the generators.Gateway, a route or a
+// topology of BackendTrafficScenarios: policies on the Gateway, a route or a
 // rule setting cors.allowOrigins (read back from each route's CORS filter
-// configuration).
+// configuration), cors sometimes null or empty.
 func SecurityScenarios(ns string, maxPolicies int) *rapid.Generator[*generators.Scenario] {
 	if maxPolicies <= 0 {
 		maxPolicies = 4
@@ -113,20 +139,30 @@ func SecurityScenarios(ns string, maxPolicies int) *rapid.Generator[*generators.
 			s.Policies = append(s.Policies, generators.Policy{Group: "gateway.envoyproxy.io", Kind: "SecurityPolicy", Namespace: ns, Name: generators.DrawName(t, used), Created: &created,
 				Targets: drawTargets(t, targets),
 				Spec:    map[string]any{"cors": map[string]any{"allowOrigins": []any{rapid.SampledFrom(origins).Draw(t, "origin")}}}})
+			drawShape(t, s.Policies[len(s.Policies)-1].Spec, [][]string{{"cors"}})
 		}
 		return s
 	})
 }
 
-// missingRoute is a targetRef to an HTTPRoute no scenario has: a policy
-// may target something that does not exist beside what does (GEP-713,
-// TargetNotFound).
-var missingRoute = generators.Target{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-missing"}
+// missingRoute and missingGateway are targetRefs to objects no scenario
+// has: a policy may target something that does not exist beside what does
+// (GEP-713, TargetNotFound).
+var (
+	missingRoute   = generators.Target{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "route-missing"}
+	missingGateway = generators.Target{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw-missing"}
+)
 
 // drawTargets draws a policy's targetRefs: mostly one of targets, one time
-// in four two distinct ones, one time in ten with the missing route
-// instead or beside.
+// in four two distinct ones, one time in ten with a missing object of a
+// kind targets has instead or beside.
 func drawTargets(t *rapid.T, targets []generators.Target) []generators.Target {
+	var missing []generators.Target
+	for _, m := range []generators.Target{missingGateway, missingRoute} {
+		if slices.ContainsFunc(targets, func(t generators.Target) bool { return t.Kind == m.Kind }) {
+			missing = append(missing, m)
+		}
+	}
 	out := []generators.Target{rapid.SampledFrom(targets).Draw(t, "target")}
 	if rapid.IntRange(0, 3).Draw(t, "two targets") == 0 {
 		second := rapid.SampledFrom(targets).Draw(t, "second target")
@@ -135,10 +171,11 @@ func drawTargets(t *rapid.T, targets []generators.Target) []generators.Target {
 		}
 	}
 	if rapid.IntRange(0, 9).Draw(t, "missing target") == 0 {
+		m := rapid.SampledFrom(missing).Draw(t, "missing kind")
 		if rapid.Bool().Draw(t, "beside") {
-			out = append(out, missingRoute)
+			out = append(out, m)
 		} else {
-			out[0] = missingRoute
+			out[0] = m
 		}
 	}
 	return out
@@ -157,9 +194,10 @@ func setPath(m map[string]any, path []string, v any) {
 }
 
 // ClientTrafficScenarios draws ClientTrafficPolicy scenarios in
-// namespace ns: a generators.Gateway with two listeners and one to four policies on the
-// generators.Gateway or on one listener, setting connection.connectionLimit.value
-// (read back from the listener's connection_limit filter).
+// namespace ns: a Gateway with two listeners and one to four policies on
+// the Gateway, a listener, or a Gateway that does not exist, setting
+// connection.connectionLimit.value (read back from the listener's
+// connection_limit filter), connection sometimes null or empty.
 func ClientTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*generators.Scenario] {
 	if maxPolicies <= 0 {
 		maxPolicies = 4
@@ -179,8 +217,11 @@ func ClientTrafficScenarios(ns string, maxPolicies int) *rapid.Generator[*genera
 		for i := 0; i < n; i++ {
 			created := generators.BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
 			s.Policies = append(s.Policies, generators.Policy{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy", Namespace: ns, Name: generators.DrawName(t, used), Created: &created,
-				Targets: []generators.Target{rapid.SampledFrom(targets).Draw(t, "target")},
+				Targets: drawTargets(t, targets),
 				Spec:    map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": float64(rapid.SampledFrom([]int{100, 200, 300}).Draw(t, "limit"))}}}})
+			// connectionLimit.value is required: only connection is
+			// shaped.
+			drawShape(t, s.Policies[len(s.Policies)-1].Spec, [][]string{{"connection"}})
 		}
 		return s
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,22 +57,28 @@ func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
 	for _, f := range BTPFields {
 		btp = append(btp, strings.Join(f.Path, "."))
 	}
+	btpLevels := map[string][]string{
+		"Gateway": {"none"}, "Gateway listener": {"none"},
+		"HTTPRoute": {"none", "JSONMerge", "StrategicMerge"}, "HTTPRoute rule": {"none", "JSONMerge", "StrategicMerge"},
+	}
+	ctpLevels := map[string][]string{"Gateway": {"none"}, "Gateway listener": {"none"}}
+	spLevels := map[string][]string{"Gateway": {"none"}, "HTTPRoute": {"none"}, "HTTPRoute rule": {"none"}}
+	// Every generator draws several targetRefs, missing ones and every
+	// order of creationTimestamps and names.
+	shared := []string{"targetRefs: several", "targetRefs: missing Gateway", "targetRefs: missing beside existing",
+		"creationTimestamp: equal", "creationTimestamp: older has the earlier name", "creationTimestamp: older has the later name"}
 	return []differential.FuzzKind{
+		// mergeType is honoured on route-level policies, with both
+		// values the CRD offers; nulls, empty objects and lists at
+		// every level with every option.
 		{Kind: "BackendTrafficPolicy", Profile: "envoy-gateway-backendtrafficpolicy",
-			// mergeType is honoured on route-level policies, with both
-			// values the CRD offers.
-			Combinations: differential.DeclaredCombinations(btp, map[string][]string{
-				"Gateway": {"none"}, "Gateway listener": {"none"},
-				"HTTPRoute": {"none", "JSONMerge", "StrategicMerge"}, "HTTPRoute rule": {"none", "JSONMerge", "StrategicMerge"},
-			})},
+			Combinations: slices.Concat(differential.DeclaredCombinations(append(btp, "value null", "value {}", "value []", "value list"), btpLevels),
+				shared, []string{"targetRefs: missing HTTPRoute"})},
 		{Kind: "ClientTrafficPolicy", Profile: "envoy-gateway-clienttrafficpolicy",
-			Combinations: differential.DeclaredCombinations([]string{"connection.connectionLimit.value"}, map[string][]string{
-				"Gateway": {"none"}, "Gateway listener": {"none"},
-			})},
+			Combinations: slices.Concat(differential.DeclaredCombinations([]string{"connection.connectionLimit.value", "value null", "value {}"}, ctpLevels), shared)},
 		{Kind: "SecurityPolicy", Profile: "envoy-gateway-securitypolicy",
-			Combinations: differential.DeclaredCombinations([]string{"cors.allowOrigins"}, map[string][]string{
-				"Gateway": {"none"}, "HTTPRoute": {"none"}, "HTTPRoute rule": {"none"},
-			})},
+			Combinations: slices.Concat(differential.DeclaredCombinations([]string{"cors.allowOrigins", "value null", "value {}", "value list"}, spLevels),
+				shared, []string{"targetRefs: missing HTTPRoute"})},
 	}
 }
 

@@ -48,7 +48,7 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}}
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable}
 }
 
 // Observe implements observe.Observer.
@@ -251,6 +251,7 @@ func ReadXDS(doc map[string]any, at func(namespace string) *observe.Observation)
 var Fields = [][]string{
 	{"timeout", "http", "requestTimeout"},
 	{"retry", "numRetries"},
+	{"retry", "retryOn", "httpStatusCodes"},
 	{"circuitBreaker", "maxConnections"},
 	{"connection", "connectionLimit", "value"},
 	{"cors", "allowOrigins"},
@@ -259,9 +260,13 @@ var Fields = [][]string{
 // Readable is the part of an effective spec that
 // Fields covers: what an observation can be compared on. An API
 // server fills in CRD defaults (circuitBreaker.maxPendingRequests, …) that
-// are not read back.
+// are not read back. A retry.retryOn without httpStatusCodes reads as an
+// empty list: Envoy Gateway's xDS shows both as no retriable status codes.
 func Readable(spec map[string]any) map[string]any {
 	out := map[string]any{}
+	if on, ok := obj(obj(spec)["retry"])["retryOn"].(map[string]any); ok && on["httpStatusCodes"] == nil {
+		spec = withPath(spec, []string{"retry", "retryOn", "httpStatusCodes"}, []any{})
+	}
 	for _, f := range Fields {
 		v, ok := any(spec), true
 		for _, k := range f {
@@ -328,8 +333,23 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						if t, ok := action["timeout"].(string); ok {
 							spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
 						}
-						if n, ok := obj(action["retryPolicy"])["numRetries"]; ok {
-							spec["retry"] = map[string]any{"numRetries": n}
+						if rp, ok := action["retryPolicy"].(map[string]any); ok {
+							retry := map[string]any{}
+							if n, ok := rp["numRetries"]; ok {
+								retry["numRetries"] = n
+							}
+							// retry.retryOn.httpStatusCodes: Envoy Gateway
+							// writes [503] when retry.retryOn is unset, and
+							// the list it was given (none for an empty
+							// one) when set. gepcheck never draws 503.
+							codes := list(rp["retriableStatusCodes"])
+							if !slices.Equal(codes, []any{float64(503)}) {
+								if codes == nil {
+									codes = []any{}
+								}
+								retry["retryOn"] = map[string]any{"httpStatusCodes": codes}
+							}
+							spec["retry"] = retry
 						}
 						// circuitBreaker.maxConnections: the first threshold
 						// of the route's cluster (Envoy Gateway sets none
@@ -399,6 +419,20 @@ func readListeners(doc map[string]any, at func(string) *observe.Observation) {
 			}
 		}
 	}
+}
+
+// withPath returns a copy of m, copied along path, with path set to v.
+func withPath(m map[string]any, path []string, v any) map[string]any {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if len(path) == 1 {
+		out[path[0]] = v
+		return out
+	}
+	out[path[0]] = withPath(obj(m[path[0]]), path[1:], v)
+	return out
 }
 
 func obj(v any) map[string]any {

@@ -159,6 +159,56 @@ func TestReadable(t *testing.T) {
 	if got := Readable(nil); len(got) != 0 {
 		t.Errorf("Readable(nil) = %v, want empty", got)
 	}
+	// A retryOn without codes shows in xDS as no retriable status codes,
+	// as an empty list does.
+	on := map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{}}}
+	want = map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{"httpStatusCodes": []any{}}}}
+	if got := Readable(on); !reflect.DeepEqual(got, want) {
+		t.Errorf("Readable(%v) = %v, want %v", on, got, want)
+	}
+	if _, changed := on["retry"].(map[string]any)["retryOn"].(map[string]any)["httpStatusCodes"]; changed {
+		t.Error("Readable changed its argument")
+	}
+}
+
+// TestReadRetryStatusCodes: Envoy Gateway writes retriableStatusCodes
+// [503] for a retry without retryOn (internal/xds/translator, route.go:
+// retryDefaultRetriableStatusCode), none for a retryOn with no codes, and
+// the codes given otherwise.
+func TestReadRetryStatusCodes(t *testing.T) {
+	route := func(rule string, retry map[string]any) any {
+		return map[string]any{
+			"metadata": map[string]any{"filterMetadata": map[string]any{"envoy-gateway": map[string]any{"resources": []any{
+				map[string]any{"kind": "HTTPRoute", "namespace": "ns", "name": "r", "sectionName": rule}}}}},
+			"route": map[string]any{"cluster": "c", "retryPolicy": retry},
+		}
+	}
+	doc := map[string]any{"xds": map[string]any{"ns/gw": map[string]any{"configs": []any{
+		map[string]any{"dynamicRouteConfigs": []any{map[string]any{"routeConfig": map[string]any{
+			"name": "ns/gw/http",
+			"virtualHosts": []any{map[string]any{"routes": []any{
+				route("unset", map[string]any{"numRetries": 2.0, "retriableStatusCodes": []any{503.0}}),
+				route("empty", map[string]any{"numRetries": 2.0}),
+				route("set", map[string]any{"numRetries": 1.0, "retriableStatusCodes": []any{502.0, 504.0}}),
+			}}},
+		}}}},
+	}}}}
+	o := &observe.Observation{}
+	ReadXDS(doc, func(string) *observe.Observation { return o })
+	want := map[string]any{
+		"unset": map[string]any{"retry": map[string]any{"numRetries": 2.0}},
+		"empty": map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{"httpStatusCodes": []any{}}}},
+		"set":   map[string]any{"retry": map[string]any{"numRetries": 1.0, "retryOn": map[string]any{"httpStatusCodes": []any{502.0, 504.0}}}},
+	}
+	if len(o.Effective) != len(want) {
+		t.Fatalf("%d paths read, want %d", len(o.Effective), len(want))
+	}
+	for _, p := range o.Effective {
+		rule := strings.TrimPrefix(p.Path[3], "HTTPRoute/ns/r#")
+		if !reflect.DeepEqual(p.Spec, want[rule]) {
+			t.Errorf("rule %s: read %v, want %v", rule, p.Spec, want[rule])
+		}
+	}
 }
 
 // TestEgctlInputDefaultNamespace: objects written without a namespace are
