@@ -63,9 +63,16 @@ for args in "egctl --egctl-build nope" "fuzz --impl envoy-gateway --egctl-build 
 done
 
 # fuzz --coverage fails when a combination the implementation declares is
-# never drawn (two scenarios cannot draw the eighteen of BackendTrafficPolicy).
+# never drawn (two scenarios cannot draw the seventy-odd of BackendTrafficPolicy).
 "$BIN" fuzz --impl envoy-gateway --checks 2 --seed 1 --coverage --out "$tmp/cov" > "$tmp/cov.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && grep -q 'declared combination(s) never drawn' "$tmp/cov.txt" && ok || bad "fuzz --coverage with 2 checks: exit $code, want 1: $(tail -2 "$tmp/cov.txt")"
+
+# fuzz --steps: out of range, or with --coverage (which counts scenarios
+# without steps), is refused before anything runs.
+for args in "--steps 9" "--steps 2 --coverage"; do
+  "$BIN" fuzz --impl envoy-gateway --checks 1 $args > /dev/null 2> "$tmp/err.txt"; code=$?
+  [ "$code" -eq 2 ] && grep -q -- '--steps\|--coverage' "$tmp/err.txt" && ok || bad "fuzz --impl envoy-gateway $args: exit $code, want 2: $(cat "$tmp/err.txt")"
+done
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -57,16 +57,12 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
 }
 
-// WriteStepsFinding writes a case with steps shrunk in a cluster (its
-// file, from) as a findings file named after the kind of difference, with
-// comments saying the step that fails, the differences and the replay
-// command: the Scenario document keeps its steps, so that the file replays
-// as it is.
-func WriteStepsFinding(dir, impl, replay, kind, from, step string, diffs []string) (string, error) {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return "", err
-	}
+// WriteStepsFinding writes a case with steps (the scenario file data),
+// shrunk offline or in a cluster, as a findings file named after the kind
+// of difference, with comments saying the step that fails, the
+// differences and the replay command: the Scenario document keeps its
+// steps, so that the file replays as it is.
+func WriteStepsFinding(dir, impl, replay, kind string, data []byte, step string, diffs []string) (string, error) {
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", impl, step, replay)
 	for _, d := range diffs {

@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -26,7 +27,7 @@ import (
 func newFuzz(stdout io.Writer) *cobra.Command {
 	var (
 		profileName, semantics, outDir, mutant string
-		checks, workers                        int
+		checks, workers, steps                 int
 		impls                                  impl.Flags
 		kind                                   string
 		seed                                   uint64
@@ -62,6 +63,16 @@ skipped unless named with --property.`,
 				}
 			}
 			var ps []suite.Property
+			if steps != 0 {
+				switch {
+				case impls.Impl == "":
+					return inputError{errors.New("--steps needs --impl: it draws cases with steps for an implementation")}
+				case steps < 0 || steps > generators.MaxDrawnSteps:
+					return inputError{fmt.Errorf("--steps %d: between 1 and %d", steps, generators.MaxDrawnSteps)}
+				case coverage:
+					return inputError{errors.New("--coverage counts scenarios without steps: run it without --steps")}
+				}
+			}
 			if coverage && impls.Impl == "" {
 				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
 			}
@@ -85,7 +96,14 @@ skipped unless named with --property.`,
 					return environmentOr(err)
 				}
 				d = observe.Claiming(d, sem)
-				if fz, ok := cfg.(differential.Fuzzer); ok {
+				fz, batched := cfg.(differential.Fuzzer)
+				if steps != 0 {
+					if !batched {
+						return inputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
+					}
+					return fuzzSteps(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage}, steps)
+				}
+				if batched {
 					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage})
 				}
 				if coverage {
@@ -133,6 +151,7 @@ skipped unless named with --property.`,
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.DurationVar(&shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
 	f.BoolVar(&coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
+	f.IntVar(&steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impls.AddFlags(f)
 	f.StringVar(&kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
@@ -175,6 +194,28 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 			return failedError{fmt.Sprintf("%d declared combination(s) never drawn in %d scenarios: %s", len(missing), checks, strings.Join(missing, "; "))}
 		}
 	}
+	return nil
+}
+
+// fuzzSteps is the batched differential run of cases with steps.
+func fuzzSteps(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, f batchedFlags, steps int) error {
+	seed := f.seed
+	if seed == 0 {
+		seed = newSeed() & 0xffffffff
+	}
+	r, replay, err := differential.FuzzStepsRun(im.Name(), fz, d, f.kind, seed, f.checks, steps)
+	if err != nil {
+		return inputError{err}
+	}
+	r.Write = func(kind string, dis differential.StepDisagreement) (string, error) {
+		return reports.WriteStepsFinding(f.outDir, r.Profile, replay, kind, dis.Case.YAML(), dis.Step, compare.Strings(dis.Diff))
+	}
+	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s, up to %d steps\n", seed, fz.Describe(), r.Profile, steps)
+	sum, err := differential.FuzzSteps(context.Background(), r, stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", sum.Checks-len(sum.Disagree), len(sum.Disagree))
 	return nil
 }
 

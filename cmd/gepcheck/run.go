@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -154,7 +155,10 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		var err error
 		if sh.Scenario == nil {
 			// A case with steps, shrunk as it is written.
-			file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, sh.File, sh.Result.Step, compare.Strings(sh.Result.Diff))
+			var data []byte
+			if data, err = os.ReadFile(sh.File); err == nil {
+				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Step, compare.Strings(sh.Result.Diff))
+			}
 		} else {
 			file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
 				differential.Disagreement{Scenario: sh.Scenario, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})

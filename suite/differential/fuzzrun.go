@@ -40,6 +40,41 @@ type FuzzKind struct {
 // drawn with seed+i in namespace case-i; its findings carry the command that
 // replays the run.
 func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks int) (Run, error) {
+	k, err := fuzzKind(fz, kind)
+	if err != nil {
+		return Run{}, err
+	}
+	gen := func(i int) *generators.Scenario {
+		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
+		return g.Example(int(seed) + i)
+	}
+	return Run{
+		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
+		Replay: replay(impl, fz, d, k, seed, checks, 0), ProfileSource: fz.ProfileSource(),
+		Declared: k.Combinations,
+	}, nil
+}
+
+// FuzzStepsRun is the differential run of policy kind kind against d with
+// cases that change over time: case i is a scenario of the kind's
+// generator in namespace case-i followed by up to steps changes
+// (generators.Stepped), drawn with seed+i. It returns the command that
+// replays the run.
+func FuzzStepsRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks, steps int) (StepRun, string, error) {
+	k, err := fuzzKind(fz, kind)
+	if err != nil {
+		return StepRun{}, "", err
+	}
+	gen := func(i int) []byte {
+		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
+		return generators.Stepped(g, steps).Example(int(seed) + i)
+	}
+	return StepRun{Observer: d, Profile: k.Profile, Generate: gen, Checks: checks}, replay(impl, fz, d, k, seed, checks, steps), nil
+}
+
+// fuzzKind is the kind to fuzz ("": the first fz names), with a
+// generator for its profile.
+func fuzzKind(fz Fuzzer, kind string) (FuzzKind, error) {
 	kinds := fz.FuzzKinds()
 	if kind == "" {
 		kind = kinds[0].Kind
@@ -53,22 +88,23 @@ func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint6
 		}
 	}
 	if k.Kind == "" {
-		return Run{}, fmt.Errorf("--kind %s: one of %s", kind, strings.Join(names, ", "))
+		return k, fmt.Errorf("--kind %s: one of %s", kind, strings.Join(names, ", "))
 	}
 	if _, ok := generators.For(k.Profile, "", 0); !ok {
-		return Run{}, fmt.Errorf("no generator draws scenarios for profile %s", k.Profile)
+		return k, fmt.Errorf("no generator draws scenarios for profile %s", k.Profile)
 	}
-	gen := func(i int) *generators.Scenario {
-		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
-		return g.Example(int(seed) + i)
+	return k, nil
+}
+
+// replay is the command that repeats a run.
+func replay(impl string, fz Fuzzer, d observe.Observer, k FuzzKind, seed uint64, checks, steps int) string {
+	cmd := []string{"gepcheck", "fuzz", "--impl", impl, "--kind", k.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}
+	if steps > 0 {
+		cmd = append(cmd, "--steps", fmt.Sprint(steps))
 	}
-	replay := append([]string{"gepcheck", "fuzz", "--impl", impl, "--kind", k.Kind, "--seed", fmt.Sprint(seed), "--checks", fmt.Sprint(checks)}, fz.ReplayFlags()...)
+	cmd = append(cmd, fz.ReplayFlags()...)
 	if sem := d.Capabilities().Semantics; sem != "" {
-		replay = append(replay, "--semantics", string(sem)) // the claim the run compared under
+		cmd = append(cmd, "--semantics", string(sem)) // the claim the run compared under
 	}
-	return Run{
-		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
-		Replay: strings.Join(replay, " "), ProfileSource: fz.ProfileSource(),
-		Declared: k.Combinations,
-	}, nil
+	return strings.Join(cmd, " ")
 }

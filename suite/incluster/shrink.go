@@ -1,22 +1,15 @@
 package incluster
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
 	"github.com/gepcheck/gepcheck/generators"
-	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
@@ -155,51 +148,27 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		out.Stopped = err.Error()
 		return out
 	}
-	cur, err := splitSteps(data)
+	cur, err := generators.ParseStepCase(data)
 	if err != nil {
 		out.Stopped = err.Error()
 		return out
 	}
-	out.StepsFrom, out.Steps = len(cur.steps), len(cur.steps)
-	out.ObjectsFrom, out.Objects = cur.objects(), cur.objects()
+	out.StepsFrom, out.Steps = len(cur.Steps), len(cur.Steps)
+	out.ObjectsFrom, out.Objects = cur.Objects(), cur.Objects()
 	deadline := time.Now().Add(budget)
 	for round := 0; ; round++ {
 		if time.Now().After(deadline) {
 			out.Stopped = fmt.Sprintf("the shrink budget (%s) is spent", budget)
 			return out
 		}
-		failing := stepNumber(out.Result.Step) // 1-based; 0: at creation
-		// Fewest steps first: the steps after the failing one, or one
-		// before it; then fewest objects: one object gone, with the
-		// steps that name it.
-		type cand struct {
-			data           []byte
-			steps, objects int
-		}
-		var cands []cand
-		add := func(c stepped) {
-			if data := c.with(c.steps); data != nil && stepsApply(data) {
-				cands = append(cands, cand{data, len(c.steps), c.objects()})
-			}
-		}
-		if failing < len(cur.steps) {
-			add(stepped{docs: cur.docs, steps: cur.steps[:failing]})
-		}
-		for i := 0; i < failing-1; i++ {
-			add(stepped{docs: cur.docs, steps: slices.Concat(cur.steps[:i], cur.steps[i+1:failing])})
-		}
-		for i := range cur.docs {
-			if c, ok := cur.without(i); ok {
-				add(c)
-			}
-		}
+		cands := cur.Smaller(stepNumber(out.Result.Step))
 		if len(cands) == 0 {
 			out.Stopped = "nothing left to remove"
 			return out
 		}
 		valid := make([][]byte, len(cands))
 		for i, c := range cands {
-			valid[i] = c.data
+			valid[i] = c.YAML()
 		}
 		files, results := r.tryAll(ctx, valid, dir, parallel, deadline)
 		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
@@ -208,7 +177,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target) || afterStep && stepNumber(res.Step) == 0 {
 				continue
 			}
-			if c, b := cands[i], best; b < 0 || c.steps < cands[b].steps || c.steps == cands[b].steps && c.objects < cands[b].objects {
+			if c, b := cands[i], best; b < 0 || generators.FewerSteps(c, cands[b]) {
 				best = i
 			}
 		}
@@ -216,116 +185,9 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 			out.Stopped = "no smaller case keeps the difference"
 			return out
 		}
-		next, err := splitSteps(valid[best])
-		if err != nil {
-			out.Stopped = err.Error()
-			return out
-		}
-		cur, out.Result, out.File, out.Steps = next, results[best], files[best], cands[best].steps
-		out.Objects = cands[best].objects
+		cur, out.Result, out.File = cands[best], results[best], files[best]
+		out.Steps, out.Objects = len(cur.Steps), cur.Objects()
 	}
-}
-
-// stepped is a scenario file split into its documents and the steps of
-// its Scenario document.
-type stepped struct {
-	docs  []map[string]any
-	steps []any
-}
-
-func splitSteps(data []byte) (stepped, error) {
-	docs, err := load.Read([]string{"-"}, bytes.NewReader(data))
-	if err != nil {
-		return stepped{}, err
-	}
-	var s stepped
-	for _, d := range docs {
-		s.docs = append(s.docs, d.Raw)
-		if d.Group == simulator.GepcheckGroup && d.Kind == "Scenario" {
-			s.steps, _, _ = unstructured.NestedSlice(d.Raw, "spec", "steps")
-		}
-	}
-	return s, nil
-}
-
-// objects counts the documents other than the Scenario's.
-func (s stepped) objects() int {
-	n := 0
-	for _, d := range s.docs {
-		if d["kind"] != "Scenario" {
-			n++
-		}
-	}
-	return n
-}
-
-// without is s without document i and the steps that delete or apply
-// the object it holds; false for the Scenario document.
-func (s stepped) without(i int) (stepped, bool) {
-	d := s.docs[i]
-	if d["kind"] == "Scenario" {
-		return stepped{}, false
-	}
-	u := &unstructured.Unstructured{Object: d}
-	names := func(st map[string]any) bool {
-		dels, _, _ := unstructured.NestedStringSlice(st, "delete")
-		for _, r := range dels {
-			if parts := strings.Split(r, "/"); parts[0] == u.GetKind() && parts[len(parts)-1] == u.GetName() {
-				return true
-			}
-		}
-		applies, _, _ := unstructured.NestedSlice(st, "apply")
-		for _, a := range applies {
-			o := &unstructured.Unstructured{Object: a.(map[string]any)}
-			if o.GetKind() == u.GetKind() && o.GetName() == u.GetName() && o.GetNamespace() == u.GetNamespace() {
-				return true
-			}
-		}
-		return false
-	}
-	out := stepped{docs: slices.Concat(s.docs[:i:i], s.docs[i+1:])}
-	for _, st := range s.steps {
-		if m, ok := st.(map[string]any); ok && !names(m) {
-			out.steps = append(out.steps, st)
-		}
-	}
-	return out, true
-}
-
-// with is the file with steps instead of its own.
-func (s stepped) with(steps []any) []byte {
-	var b bytes.Buffer
-	for _, d := range s.docs {
-		if d["kind"] == "Scenario" {
-			d = (&unstructured.Unstructured{Object: d}).DeepCopy().Object
-			if len(steps) == 0 {
-				unstructured.RemoveNestedField(d, "spec", "steps")
-			} else if err := unstructured.SetNestedSlice(d, steps, "spec", "steps"); err != nil {
-				return nil
-			}
-		}
-		data, err := yaml.Marshal(d)
-		if err != nil {
-			return nil
-		}
-		b.WriteString("---\n")
-		b.Write(data)
-	}
-	return b.Bytes()
-}
-
-// stepsApply says whether every step of c applies (simulator.States).
-func stepsApply(c []byte) bool {
-	docs, err := load.Read([]string{"-"}, bytes.NewReader(c))
-	if err != nil {
-		return false
-	}
-	m, err := simulator.Build(docs, simulator.Options{})
-	if err != nil {
-		return false
-	}
-	_, err = simulator.States(docs, m.Scenario)
-	return err == nil
 }
 
 // stepNumber reads N of "step N (name)"; 0 for "".

@@ -1,0 +1,86 @@
+package generators
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestStepCase: the pieces shrinking a case with steps uses: a file's
+// steps are split off and put back, a candidate whose steps no longer
+// apply is recognised and left out, and a drawn case moves to other
+// namespaces whole.
+func TestStepCase(t *testing.T) {
+	data, err := os.ReadFile("../scenarios/gep-713/steps-direct-conflict-over-time.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseStepCase(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Steps) != 6 {
+		t.Fatalf("%d steps, want 6", len(s.Steps))
+	}
+	if c := (StepCase{Docs: s.Docs, Steps: s.Steps[:3]}).YAML(); !stepsApply(c) {
+		t.Errorf("the first three steps do not apply")
+	} else if back, _ := ParseStepCase(c); len(back.Steps) != 3 {
+		t.Errorf("%d steps put back, want 3", len(back.Steps))
+	}
+	if c := (StepCase{Docs: s.Docs}).YAML(); !stepsApply(c) {
+		t.Errorf("the scenario without steps does not apply")
+	}
+	// delete-established twice: the second deletes what is not there.
+	again := map[string]any{}
+	for k, v := range s.Steps[2].(map[string]any) {
+		again[k] = v
+	}
+	again["name"] = "again"
+	if stepsApply((StepCase{Docs: s.Docs, Steps: []any{s.Steps[2], again}}).YAML()) {
+		t.Errorf("a step deleting what is gone applies")
+	}
+	// Failing at step 4: the steps after it gone first, then one before
+	// it, then objects; every candidate applies.
+	cands := s.Smaller(4)
+	if len(cands) == 0 || len(cands[0].Steps) != 4 {
+		t.Fatalf("first candidate has %d steps, want 4", len(cands[0].Steps))
+	}
+	for _, c := range cands {
+		if !stepsApply(c.YAML()) {
+			t.Errorf("candidate with %d steps and %d objects does not apply", len(c.Steps), c.Objects())
+		}
+		if !FewerSteps(c, s) {
+			t.Errorf("candidate with %d steps and %d objects is not smaller than %d and %d", len(c.Steps), c.Objects(), len(s.Steps), s.Objects())
+		}
+	}
+	// A drawn case (namespaces written out, no expected outcome) moves
+	// to other namespaces whole.
+	drawn, err := ParseStepCase(Stepped(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := drawn
+	var names []string
+	for _, d := range drawn.Docs {
+		if d["kind"] == "Namespace" {
+			n := d["metadata"].(map[string]any)["name"].(string)
+			names = append(names, n)
+			moved = moved.InNamespace(n, "moved-"+n)
+		}
+	}
+	if len(names) == 0 || len(drawn.Steps) == 0 {
+		t.Fatalf("drawn case has %d namespaces and %d steps", len(names), len(drawn.Steps))
+	}
+	out := string(moved.YAML())
+	for _, n := range names {
+		if strings.Contains(out, "namespace: "+n+"\n") || strings.Contains(out, "/"+n+"/") {
+			t.Errorf("namespace %s left after InNamespace:\n%s", n, out)
+		}
+	}
+	if !stepsApply(moved.YAML()) {
+		t.Errorf("the moved case does not apply:\n%s", out)
+	}
+	if string(drawn.YAML()) == out {
+		t.Error("InNamespace changed nothing")
+	}
+}
