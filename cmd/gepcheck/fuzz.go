@@ -34,6 +34,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		properties                             []string
 		shrinkTime                             time.Duration
 		coverage                               bool
+		known                                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [--profile P] [--semantics S] [--checks N] [--seed S] [--property NAME]...",
@@ -101,10 +102,10 @@ skipped unless named with --property.`,
 					if !batched {
 						return inputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 					}
-					return fuzzSteps(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage}, steps)
+					return fuzzSteps(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known}, steps)
 				}
 				if batched {
-					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage})
+					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known})
 				}
 				if coverage {
 					return inputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
@@ -151,6 +152,7 @@ skipped unless named with --property.`,
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.DurationVar(&shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
 	f.BoolVar(&coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
+	f.StringVar(&known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
 	f.IntVar(&steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impls.AddFlags(f)
@@ -166,6 +168,7 @@ type batchedFlags struct {
 	outDir   string
 	kind     string
 	coverage bool
+	known    string
 }
 
 // fuzzBatched is the batched differential run against an implementation
@@ -188,6 +191,11 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 		return err
 	}
 	reports.Fuzz(stdout, im.Name(), sum)
+	var kinds []string
+	for _, fd := range sum.Findings {
+		kinds = append(kinds, fd.Kind)
+	}
+	printKnown(stdout, f.known, r.Profile, kinds)
 	if f.coverage {
 		reports.Coverage(stdout, sum.Coverage)
 		if missing := sum.Coverage.Missing(); len(missing) > 0 {
@@ -216,6 +224,11 @@ func fuzzSteps(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer,
 		return err
 	}
 	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", sum.Checks-len(sum.Disagree), len(sum.Disagree))
+	var kinds []string
+	for _, fd := range sum.Findings {
+		kinds = append(kinds, fd.Kind)
+	}
+	printKnown(stdout, f.known, r.Profile, kinds)
 	return nil
 }
 

@@ -74,7 +74,9 @@ spec:
 // and drops the unrelated Service and policy. The reference itself, as
 // the implementation, agrees on every state.
 func TestFuzzStepsAfterAChange(t *testing.T) {
-	gen := func(i int) []byte { return []byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i))) }
+	gen := func(i int) []byte {
+		return []byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i)))
+	}
 	run := StepRun{Observer: mutated{engine.MutantNewerWins}, Profile: "color-direct", Generate: gen, Checks: 2}
 	sum, err := FuzzSteps(context.Background(), run, io.Discard)
 	if err != nil {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// printKnown says, for each kind of difference a run found against an
+// implementation's profile, whether a kept finding in dir (gepcheck
+// findings) has the same kind and how it is triaged: the requirement the
+// behaviour contradicts, or that it is new and untriaged. A kind seen
+// after a change (KIND-after-step) is matched with the same kind at
+// creation too. Nothing is printed when dir does not exist.
+func printKnown(w io.Writer, dir, implementation string, kinds []string) {
+	if len(kinds) == 0 {
+		return
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	known, err := readFindings([]string{dir})
+	if err != nil {
+		fmt.Fprintf(w, "kept findings in %s not read: %v\n", dir, err)
+		return
+	}
+	fmt.Fprintf(w, "triage of the kept finding of each kind (%s; a kind is not always one behaviour: compare the files):\n", dir)
+	for _, kind := range kinds {
+		line := "new: no kept finding of this kind (verdict untriaged)"
+		for _, base := range []string{kind, strings.TrimSuffix(kind, "-after-step")} {
+			for _, f := range known {
+				if f.Implementation != implementation || f.Kind != base {
+					continue
+				}
+				t := f.Triage
+				req := t.Requirement
+				if req == "" {
+					req = "-"
+				}
+				line = fmt.Sprintf("%s %s (%s)", t.Verdict, req, f.File)
+				if base != kind {
+					line += ", as at creation"
+				}
+				break
+			}
+			if !strings.HasPrefix(line, "new") {
+				break
+			}
+		}
+		fmt.Fprintf(w, "  %-45s %s\n", kind, line)
+	}
+}
