@@ -169,6 +169,11 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		sum.Shrunk[i].File = file
 	}
 	reports.ClusterRun(stdout, sum)
+	var kinds []string
+	for _, sh := range sum.Shrunk {
+		kinds = append(kinds, sh.Kind)
+	}
+	printKnown(stdout, "scenarios/findings", sum.RandomProfile, kinds)
 	if !sum.OK() {
 		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
 	}
