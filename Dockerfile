@@ -9,4 +9,6 @@ RUN CGO_ENABLED=0 go build -trimpath -o /gepcheck ./cmd/gepcheck
 
 FROM gcr.io/distroless/static:nonroot
 COPY --from=build /gepcheck /gepcheck
+# The scenario catalogue, for runs in a cluster (docs/reports.md, Shards).
+COPY --from=build /src/scenarios /scenarios
 ENTRYPOINT ["/gepcheck"]

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
@@ -52,6 +55,11 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				if c.output == "table" {
 					return render.Target(stdout, x)
 				}
+				if slices.Contains(render.Pictures, c.output) {
+					var text bytes.Buffer
+					_ = render.Target(&text, x)
+					return picture(stdout, c.output, "gepcheck explain --target "+target, m, out, text.String())
+				}
 				return render.Data(stdout, c.output, x)
 			}
 			r, err := ref.Parse(policy)
@@ -65,6 +73,11 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if c.output == "table" {
 				return render.Policy(stdout, x)
 			}
+			if slices.Contains(render.Pictures, c.output) {
+				var text bytes.Buffer
+				_ = render.Policy(&text, x)
+				return picture(stdout, c.output, "gepcheck explain --policy "+policy, m, m.Run(sem, nil), text.String())
+			}
 			return render.Data(stdout, c.output, x)
 		},
 	}
@@ -72,4 +85,19 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME, optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME")
 	return cmd
+}
+
+// picture writes the hierarchy in a picture format; an HTML page also
+// holds the explanation, as text.
+func picture(w io.Writer, format, title string, m *simulator.Model, out *simulator.Output, text string) error {
+	d := render.NewDiagram(m)
+	switch format {
+	case "dot":
+		_, err := io.WriteString(w, d.DOT())
+		return err
+	case "mermaid":
+		_, err := io.WriteString(w, d.Mermaid())
+		return err
+	}
+	return render.Page(w, title, render.TextHTML(text)+render.ScenarioHTML(m, out))
 }

@@ -35,6 +35,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		shrinkTime                             time.Duration
 		coverage                               bool
 		known                                  string
+		rep                                    reportFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz [--profile P] [--semantics S] [--checks N] [--seed S] [--property NAME]...",
@@ -74,6 +75,14 @@ skipped unless named with --property.`,
 					return inputError{errors.New("--coverage counts scenarios without steps: run it without --steps")}
 				}
 			}
+			if rep.shard != "" {
+				switch {
+				case impls.Impl == "":
+					return inputError{errors.New("--shard needs --impl: only differential runs are sharded")}
+				case seed == 0:
+					return inputError{errors.New("--shard needs --seed: every shard draws from the same seed")}
+				}
+			}
 			if coverage && impls.Impl == "" {
 				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
 			}
@@ -102,10 +111,10 @@ skipped unless named with --property.`,
 					if !batched {
 						return inputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 					}
-					return fuzzSteps(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known}, steps)
+					return fuzzSteps(stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}, steps)
 				}
 				if batched {
-					return fuzzBatched(stdout, im, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known})
+					return fuzzBatched(stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep})
 				}
 				if coverage {
 					return inputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
@@ -152,6 +161,7 @@ skipped unless named with --property.`,
 	f.StringVar(&outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
 	f.DurationVar(&shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
 	f.BoolVar(&coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
+	rep.add(f)
 	f.StringVar(&known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
 	f.IntVar(&steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
@@ -169,11 +179,12 @@ type batchedFlags struct {
 	kind     string
 	coverage bool
 	known    string
+	rep      *reportFlags
 }
 
 // fuzzBatched is the batched differential run against an implementation
 // that names policy kinds to fuzz (differential.Fuzzer).
-func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, f batchedFlags) error {
+func fuzzBatched(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags) error {
 	seed, checks, outDir := f.seed, f.checks, f.outDir
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
@@ -181,6 +192,9 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 	r, err := differential.FuzzRun(im.Name(), fz, d, f.kind, seed, checks)
 	if err != nil {
 		return inputError{err}
+	}
+	if r.Shard, err = f.rep.parseShard(); err != nil {
+		return err
 	}
 	r.Write = func(r differential.Run, kind string, dis differential.Disagreement) (string, error) {
 		return reports.WriteFinding(outDir, r.Profile, r.Replay, kind, r.ProfileSource, dis)
@@ -191,11 +205,14 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 		return err
 	}
 	reports.Fuzz(stdout, im.Name(), sum)
-	var kinds []string
+	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Disagreed: len(sum.Disagree), Replay: r.Replay}
 	for _, fd := range sum.Findings {
-		kinds = append(kinds, fd.Kind)
+		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
+			Scenario: string(fd.Small.Scenario.YAML()), Profiles: []string{r.Profile}, File: fd.File})
 	}
-	printKnown(stdout, f.known, r.Profile, kinds)
+	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
+		return err
+	}
 	if f.coverage {
 		reports.Coverage(stdout, sum.Coverage)
 		if missing := sum.Coverage.Missing(); len(missing) > 0 {
@@ -206,7 +223,7 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, fz differential.Fuzze
 }
 
 // fuzzSteps is the batched differential run of cases with steps.
-func fuzzSteps(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer, d observe.Observer, f batchedFlags, steps int) error {
+func fuzzSteps(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags, steps int) error {
 	seed := f.seed
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
@@ -214,6 +231,9 @@ func fuzzSteps(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer,
 	r, replay, err := differential.FuzzStepsRun(im.Name(), fz, d, f.kind, seed, f.checks, steps)
 	if err != nil {
 		return inputError{err}
+	}
+	if r.Shard, err = f.rep.parseShard(); err != nil {
+		return err
 	}
 	r.Write = func(kind string, dis differential.StepDisagreement) (string, error) {
 		return reports.WriteStepsFinding(f.outDir, r.Profile, replay, kind, dis.Case.YAML(), dis.Step, compare.Strings(dis.Diff))
@@ -224,12 +244,37 @@ func fuzzSteps(stdout io.Writer, im impl.Implementation, fz differential.Fuzzer,
 		return err
 	}
 	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", sum.Checks-len(sum.Disagree), len(sum.Disagree))
-	var kinds []string
+	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Steps: steps, Disagreed: len(sum.Disagree), Replay: replay}
 	for _, fd := range sum.Findings {
+		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
+			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: fd.File})
+	}
+	return finishCampaign(stdout, f, im, cfg, d, c)
+}
+
+// finishCampaign prints how the kept findings triage each kind c found,
+// and writes c's report when --report-dir is set.
+func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cfg impl.Config, d observe.Observer, c reports.Campaign) error {
+	var kinds []string
+	for _, fd := range c.Findings {
 		kinds = append(kinds, fd.Kind)
 	}
-	printKnown(stdout, f.known, r.Profile, kinds)
-	return nil
+	printKnown(stdout, f.known, c.Profile, kinds)
+	if f.rep.dir == "" {
+		return nil
+	}
+	res := f.rep.results(im, cfg, "offline", "", d.Capabilities())
+	res.Campaigns = []reports.Campaign{c}
+	return f.rep.write(stdout, res)
+}
+
+// kindOf is the policy kind a fuzz run draws: --kind, or the first the
+// implementation names.
+func kindOf(fz differential.Fuzzer, kind string) string {
+	if kind == "" {
+		return fz.FuzzKinds()[0].Kind
+	}
+	return kind
 }
 
 // newSeed is a random seed, never 0.

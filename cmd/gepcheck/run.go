@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +30,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	var rf runClusterFlags
 	var files, profiles []string
 	var semantics string
+	var rep reportFlags
 	cmd := &cobra.Command{
 		Use:   "run --impl NAME [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
 		Short: "Run scenario files through an implementation (offline, or in a cluster) and compare with the reference engine",
@@ -44,6 +47,13 @@ the expectation is computed from them. Everything created is removed at the
 end, after a failure and on SIGINT/SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files = append(files, args...)
+			sh, err := rep.parseShard()
+			if err != nil {
+				return err
+			}
+			if files, err = shardFiles(files, sh); err != nil {
+				return err
+			}
 			im, cfg, err := f.Selected()
 			if err != nil {
 				return inputError{err}
@@ -53,7 +63,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return inputError{err}
 			}
 			if cf.cluster != "" {
-				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem)
+				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem, &rep)
 			}
 			d, err := cfg.Offline(context.Background())
 			if errors.Is(err, impl.ErrUnsupported) {
@@ -71,7 +81,17 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return err
 			}
-			if failed := reports.OfflineRun(stdout, results); failed > 0 {
+			failed := reports.OfflineRun(stdout, results)
+			if rep.dir != "" {
+				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
+				res.Cases = offlineCases(results, d.Capabilities(), func(file string) string {
+					return strings.Join(slices.Concat([]string{"gepcheck", "run", "--impl", im.Name()}, implFlags(cfg), semFlag(sem), []string{file}), " ")
+				})
+				if err := rep.write(stdout, res); err != nil {
+					return err
+				}
+			}
+			if failed > 0 {
 				return failedError{fmt.Sprintf("%s disagrees with the reference on %d case(s)", d.Name(), failed)}
 			}
 			return nil
@@ -80,10 +100,27 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	f.AddFlags(cmd.Flags())
 	cf.add(cmd, true)
 	rf.add(cmd)
+	rep.add(cmd.Flags())
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
 	return cmd
+}
+
+// implFlags are the implementation's flags a replay needs.
+func implFlags(cfg impl.Config) []string {
+	if fz, ok := cfg.(differential.Fuzzer); ok {
+		return fz.ReplayFlags()
+	}
+	return nil
+}
+
+// semFlag is --semantics for a replay, when the run was told one.
+func semFlag(sem engine.Semantics) []string {
+	if sem == "" {
+		return nil
+	}
+	return []string{"--semantics", string(sem)}
 }
 
 // claim parses --semantics, the semantics an implementation claims, and
@@ -104,7 +141,7 @@ func claim(cfg impl.Config, flag string) (engine.Semantics, error) {
 }
 
 // runCluster is `gepcheck run --cluster`.
-func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags, sem engine.Semantics) error {
+func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags, sem engine.Semantics, rep *reportFlags) error {
 	ic, err := cfg.InCluster(context.Background())
 	if errors.Is(err, impl.ErrUnsupported) {
 		return inputError{fmt.Errorf("--impl %s does not run in a cluster", im.Name())}
@@ -174,6 +211,15 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		kinds = append(kinds, sh.Kind)
 	}
 	printKnown(stdout, "scenarios/findings", sum.RandomProfile, kinds)
+	if rep.dir != "" {
+		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
+		res.Cases = clusterCases(sum, func(file string) string {
+			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), []string{file}), " ")
+		}, ic.Capabilities().Capabilities)
+		if err := rep.write(stdout, res); err != nil {
+			return err
+		}
+	}
 	if !sum.OK() {
 		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
 	}

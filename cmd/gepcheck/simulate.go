@@ -12,7 +12,7 @@ import (
 func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	var c common
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json]",
+		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -28,8 +28,17 @@ func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			if c.output == "table" {
+			switch c.output {
+			case "table":
 				return render.Simulation(stdout, out)
+			case "html":
+				return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
+			case "dot":
+				_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
+				return err
+			case "mermaid":
+				_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
+				return err
 			}
 			return render.Data(stdout, c.output, out)
 		},

@@ -17,8 +17,12 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-// Formats lists the output formats.
-var Formats = []string{"table", "yaml", "json"}
+// Formats lists the output formats: text, data, and the picture of the
+// hierarchy (an HTML page, Graphviz DOT, Mermaid).
+var Formats = []string{"table", "yaml", "json", "html", "dot", "mermaid"}
+
+// Pictures are the formats that draw the hierarchy.
+var Pictures = []string{"html", "dot", "mermaid"}
 
 // Data writes v as JSON or YAML.
 func Data(w io.Writer, format string, v any) error {

@@ -67,8 +67,8 @@ type Difference struct {
 // type, status and reason (messages are not compared), keeping only the
 // condition types caps.Conditions lists (all when nil), and the status
 // rules got breaks (Observation.Broken). want's effective specs are
-// projected with caps.Readable; paths whose effective spec is empty count
-// as having none. The differences come in a stable order:
+// projected with caps.Readable, and its paths caps.Observable rules out
+// are left out; paths whose effective spec is empty count as having none. The differences come in a stable order:
 // errors, paths, policy conditions, target conditions, status rules.
 func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference {
 	var out []Difference
@@ -78,7 +78,7 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		}
 		return out
 	}
-	w, g := effective(want.Effective, caps.Readable), effective(got.Effective, nil)
+	w, g := effective(want.Effective, caps.Readable, caps.Observable), effective(got.Effective, nil, nil)
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {
@@ -108,10 +108,13 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 }
 
 // effective indexes the paths that have an effective setting, projected
-// with readable when not nil.
-func effective(ps []observe.Path, readable func(map[string]any) map[string]any) map[string]*observe.Path {
+// with readable and kept where observable, when not nil.
+func effective(ps []observe.Path, readable func(map[string]any) map[string]any, observable func([]string) bool) map[string]*observe.Path {
 	m := map[string]*observe.Path{}
 	for _, p := range ps {
+		if observable != nil && !observable(p.Path) {
+			continue
+		}
 		if readable != nil {
 			p.Spec = readable(p.Spec)
 		}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -133,5 +134,26 @@ func TestKinds(t *testing.T) {
 		if got := Kinds(Diff(tc.want, tc.got, observe.Capabilities{})); !slices.Equal(got, tc.kinds) {
 			t.Errorf("%s: Kinds = %q, want %q (diff %q)", tc.name, got, tc.kinds, Strings(Diff(tc.want, tc.got, observe.Capabilities{})))
 		}
+	}
+}
+
+// TestDiffProjects: the reference's side is compared as the
+// implementation can observe it: specs projected (Readable), paths it
+// cannot show left out (Observable); the implementation's side as it is.
+func TestDiffProjects(t *testing.T) {
+	want := observe.Observation{Effective: []observe.Path{
+		{Path: []string{"Gateway/ns/gw", "HTTPRoute/ns/r"}, Spec: map[string]any{"a": 1.0, "hidden": 2.0}},
+		{Path: []string{"HTTPRoute/ns/orphan"}, Spec: map[string]any{"a": 1.0}},
+	}}
+	got := observe.Observation{Effective: []observe.Path{{Path: []string{"Gateway/ns/gw", "HTTPRoute/ns/r"}, Spec: map[string]any{"a": 1.0}}}}
+	caps := observe.Capabilities{
+		Readable:   func(s map[string]any) map[string]any { return map[string]any{"a": s["a"]} },
+		Observable: func(p []string) bool { return strings.HasPrefix(p[0], "Gateway/") },
+	}
+	if d := Diff(want, got, caps); len(d) != 0 {
+		t.Errorf("projected: %v", Strings(d))
+	}
+	if d := Diff(want, got, observe.Capabilities{}); len(d) != 2 {
+		t.Errorf("unprojected: want 2 differences (the hidden field, the orphan path), got %v", Strings(d))
 	}
 }

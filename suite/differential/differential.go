@@ -55,7 +55,7 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 	var run []observe.Case
 	var at []int
 	for i, c := range cases {
-		out[i].Name = c.Name
+		out[i].Name, out[i].Case = c.Name, c
 		if why := observe.Unclaimed(c.Semantics, claim, d.Name()); why != "" {
 			out[i].Skipped = why
 			continue
@@ -76,6 +76,7 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 	}
 	for k, i := range at {
 		out[i].Diff = compare.Diff(want[k], got[k], caps)
+		out[i].Want, out[i].Got = want[k], got[k]
 	}
 	return out, nil
 }
@@ -83,7 +84,11 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 // CaseResult is one case compared.
 type CaseResult struct {
 	Name string
-	Diff []compare.Difference
+	// Case is what was run; Want and Got the reference's and the
+	// implementation's observations (empty when skipped).
+	Case      observe.Case
+	Want, Got observe.Observation
+	Diff      []compare.Difference
 	// Skipped says why the case was not run, if it was not.
 	Skipped string
 }

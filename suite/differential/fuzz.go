@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -34,6 +35,8 @@ type Run struct {
 	// Declared are the combinations the coverage report expects drawn
 	// (FuzzKind.Combinations).
 	Declared []string
+	// Shard, when set, runs only its part of the Checks cases.
+	Shard suite.Shard
 }
 
 // Summary is what a Run found.
@@ -61,10 +64,10 @@ type Finding struct {
 	Small Disagreement
 }
 
-// Fuzz runs r: scenarios in batches, each disagreement showing a kind of
-// difference no finding shows yet shrunk for that kind (what the shrunk
-// scenario shows is then covered) and written as a finding. Progress
-// lines go to log.
+// Fuzz runs r: scenarios in batches; for each kind of difference, the
+// first scenario that shows it is shrunk for it and written as a finding
+// (so that the findings of shards, merged, are the unsharded run's).
+// Progress lines go to log.
 func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	start := time.Now()
 	caps := r.Observer.Capabilities()
@@ -80,12 +83,18 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	if batch == 0 {
 		batch = 100
 	}
-	found, err := BatchRun(ctx, r.Observer, r.Profile, r.Generate, r.Checks, batch, caps, progress, observed)
+	cases := r.Shard.Indices(r.Checks)
+	sum.Checks = len(cases)
+	gen := func(k int) *generators.Scenario { return r.Generate(cases[k]) }
+	found, err := BatchRun(ctx, r.Observer, r.Profile, gen, len(cases), batch, caps, progress, observed)
 	if err != nil {
 		return nil, err
 	}
+	for i := range found {
+		found[i].Seed = cases[found[i].Seed]
+	}
 	sum.Disagree, sum.Elapsed = found, time.Since(start)
-	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", r.Checks, sum.Elapsed.Round(time.Millisecond), float64(r.Checks)/sum.Elapsed.Seconds(), len(found))
+	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), float64(sum.Checks)/sum.Elapsed.Seconds(), len(found))
 	covered := map[string]bool{}
 	for _, dis := range found {
 		if dis.Got.Error != "" {
@@ -97,9 +106,6 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 				continue
 			}
 			small := Shrink(ctx, r.Observer, r.Profile, dis, caps, kind)
-			for _, k := range compare.Kinds(small.Diff) {
-				covered[k] = true
-			}
 			covered[kind] = true
 			var file string
 			if r.Write != nil {

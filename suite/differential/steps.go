@@ -12,6 +12,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -37,6 +38,8 @@ type StepRun struct {
 	// Write writes a finding, shrunk for one kind of difference, and
 	// returns where; nil: findings are not written.
 	Write func(kind string, d StepDisagreement) (string, error)
+	// Shard, when set, runs only its part of the Checks cases.
+	Shard suite.Shard
 }
 
 // StepDisagreement is a case with steps on which the implementation and
@@ -87,9 +90,9 @@ type StepSummary struct {
 // object, so a case has fewer rounds than steps and objects).
 const maxShrinkRounds = 40
 
-// FuzzSteps runs r: cases in batches; the first disagreement showing a
-// kind no finding shows yet is shrunk for that kind, fewest steps then
-// fewest objects, and written. Progress lines go to log.
+// FuzzSteps runs r: cases in batches; for each kind of difference, the
+// first case that shows it is shrunk for it, fewest steps then fewest
+// objects, and written. Progress lines go to log.
 func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, error) {
 	start := time.Now()
 	caps := r.Observer.Capabilities()
@@ -97,10 +100,11 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 	if batch == 0 {
 		batch = 50
 	}
-	sum := &StepSummary{Checks: r.Checks}
-	for first := 0; first < r.Checks; first += batch {
+	all := r.Shard.Indices(r.Checks)
+	sum := &StepSummary{Checks: len(all)}
+	for first := 0; first < len(all); first += batch {
 		var cases []generators.StepCase
-		for i := first; i < min(r.Checks, first+batch); i++ {
+		for _, i := range all[first:min(len(all), first+batch)] {
 			c, err := generators.ParseStepCase(r.Generate(i))
 			if err != nil {
 				return sum, fmt.Errorf("case %d: %w", i, err)
@@ -113,14 +117,14 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 		}
 		for k, d := range res {
 			if len(d.Diff) > 0 || d.Got.Error != "" {
-				d.Seed = first + k
+				d.Seed = all[first+k]
 				sum.Disagree = append(sum.Disagree, d)
 			}
 		}
-		fmt.Fprintf(log, "  %d/%d cases, %d disagree (%s)\n", min(r.Checks, first+batch), r.Checks, len(sum.Disagree), time.Since(start).Round(time.Second))
+		fmt.Fprintf(log, "  %d/%d cases, %d disagree (%s)\n", min(len(all), first+batch), len(all), len(sum.Disagree), time.Since(start).Round(time.Second))
 	}
 	sum.Elapsed = time.Since(start)
-	fmt.Fprintf(log, "%d cases with steps in %s, %d disagree with the reference\n", r.Checks, sum.Elapsed.Round(time.Millisecond), len(sum.Disagree))
+	fmt.Fprintf(log, "%d cases with steps in %s, %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), len(sum.Disagree))
 	covered := map[string]bool{}
 	for _, dis := range sum.Disagree {
 		if dis.Got.Error != "" {
@@ -132,9 +136,6 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 				continue
 			}
 			f := shrinkSteps(ctx, r, dis, caps, kind)
-			for _, k := range f.Small.Kinds() {
-				covered[k] = true
-			}
 			covered[kind] = true
 			if r.Write != nil {
 				file, err := r.Write(kind, f.Small)

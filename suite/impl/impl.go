@@ -54,6 +54,19 @@ type Claimer interface {
 	Claim(sem engine.Semantics)
 }
 
+// Reporter is implemented by configurations that say who they are, for
+// the reports people publish (Gateway API's ConformanceReport
+// implementation block, docs/reports.md).
+type Reporter interface {
+	Who() Who
+}
+
+// Who describes an implementation as a ConformanceReport does.
+type Who struct {
+	Organization, Project, URL, Version string
+	Contact                             []string
+}
+
 // ErrUnsupported says an implementation has no such capability.
 var ErrUnsupported = errors.New("not supported by this implementation")
 

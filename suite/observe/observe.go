@@ -124,6 +124,11 @@ type Capabilities struct {
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
 	Readable func(spec map[string]any) map[string]any
+	// Observable, when set, says which of the reference's paths the
+	// implementation's observations can show (e.g. only paths through a
+	// Gateway, whose proxy configuration is read); the others are not
+	// compared.
+	Observable func(path []string) bool
 }
 
 // Unsupported names the first feature case cs needs that the

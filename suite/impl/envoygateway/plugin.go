@@ -82,6 +82,12 @@ func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
 	}
 }
 
+// Who implements impl.Reporter.
+func (c *plugConfig) Who() impl.Who {
+	return impl.Who{Organization: "envoyproxy", Project: "envoy-gateway", URL: "https://github.com/envoyproxy/gateway", Version: c.version,
+		Contact: []string{"https://github.com/envoyproxy/gateway/issues/new/choose"}}
+}
+
 // Describe implements differential.Fuzzer.
 func (c *plugConfig) Describe() string {
 	return fmt.Sprintf("envoy-gateway %s (egctl x translate, %s build)", c.version, c.build)

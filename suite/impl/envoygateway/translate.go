@@ -48,7 +48,7 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable}
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: throughGateway}
 }
 
 // Observe implements observe.Observer.
@@ -255,6 +255,13 @@ var Fields = [][]string{
 	{"circuitBreaker", "maxConnections"},
 	{"connection", "connectionLimit", "value"},
 	{"cors", "allowOrigins"},
+}
+
+// throughGateway says whether a path starts at a Gateway: Envoy Gateway's
+// configuration is read per Gateway proxy (ReadXDS), and a route with no
+// Gateway serves nothing to read.
+func throughGateway(path []string) bool {
+	return len(path) > 0 && strings.HasPrefix(path[0], "Gateway/")
 }
 
 // Readable is the part of an effective spec that

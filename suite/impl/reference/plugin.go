@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -39,6 +40,23 @@ func (plugin) Configure(*pflag.FlagSet) impl.Config { return &config{} }
 type config struct{ sem engine.Semantics }
 
 func (c *config) Claim(sem engine.Semantics) { c.sem = sem }
+
+// Who implements impl.Reporter: gepcheck's own engine, at the version
+// of the gepcheck binary.
+func (c *config) Who() impl.Who {
+	return impl.Who{Organization: "gepcheck", Project: "gepcheck-reference", URL: "https://github.com/gepcheck/gepcheck", Version: Version(),
+		Contact: []string{"https://github.com/gepcheck/gepcheck/issues"}}
+}
+
+// Version is the version of the gepcheck module the binary was built
+// from, or "main" for a build from a work tree: reports of the reference
+// stay at one path from commit to commit.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "main"
+}
 
 func (c *config) Offline(context.Context) (observe.Observer, error) {
 	return Offline{Semantics: c.sem}, nil

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/impl"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// reportFlags are run's and fuzz's flags for the reports people publish
+// (docs/reports.md).
+type reportFlags struct {
+	dir                                 string
+	organization, project, url, version string
+	contact                             []string
+	shard                               string
+}
+
+func (f *reportFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.dir, "report-dir", "", "write the run's reports (ConformanceReport YAML, JUnit, Markdown, HTML, and the results they come from) into DIR/<implementation>/<version>/")
+	fs.StringVar(&f.organization, "report-organization", "", "the implementation's organization in reports (default: the implementation's own)")
+	fs.StringVar(&f.project, "report-project", "", "the implementation's project in reports (default: the implementation's own)")
+	fs.StringVar(&f.url, "report-url", "", "the implementation's URL in reports (default: the implementation's own)")
+	fs.StringVar(&f.version, "report-version", "", "the implementation's version in reports (default: the implementation's own)")
+	fs.StringArrayVar(&f.contact, "report-contact", nil, "the implementation's contact in reports; repeatable (default: the implementation's own)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of N (i/N): scenario files in path order, random cases by index, case k in shard k mod N + 1; gepcheck report merge puts the shards' results together (docs/reports.md)")
+}
+
+// parseShard reads --shard.
+func (f *reportFlags) parseShard() (suite.Shard, error) {
+	sh, err := suite.ParseShard(f.shard)
+	if err != nil {
+		return sh, inputError{err}
+	}
+	return sh, nil
+}
+
+// shardFiles expands files (directories to their scenario files, in path
+// order) and keeps the shard's.
+func shardFiles(files []string, sh suite.Shard) ([]string, error) {
+	if sh.N == 0 {
+		return files, nil
+	}
+	all, err := scenarios.Files(files)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	var out []string
+	for k, f := range all {
+		if sh.Has(k) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, inputError{fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
+	}
+	return out, nil
+}
+
+// results starts the results of a run of im in mode under sem.
+func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode string, sem engine.Semantics, caps observe.Capabilities) *reports.Results {
+	var who impl.Who
+	if r, ok := cfg.(impl.Reporter); ok {
+		who = r.Who()
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&who.Organization, f.organization)
+	set(&who.Project, f.project)
+	set(&who.URL, f.url)
+	set(&who.Version, f.version)
+	if len(f.contact) > 0 {
+		who.Contact = f.contact
+	}
+	if sem == "" {
+		sem = caps.Claim()
+	}
+	r := &reports.Results{APIVersion: "gepcheck.dev/v1alpha1", Kind: reports.ResultsKind,
+		Implementation: reports.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact},
+		Mode:           mode, Semantics: string(sem), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
+		Date: time.Now().UTC().Format(time.RFC3339), Cases: []reports.CaseResult{}}
+	r.Conditions = caps.Conditions
+	for _, feat := range caps.Features {
+		r.Implementation.Features = append(r.Implementation.Features, string(feat))
+	}
+	if f.shard != "" {
+		r.Shards = []string{f.shard}
+	}
+	return r
+}
+
+// write writes r's reports when --report-dir is set, and says where. A
+// report already there for the same implementation, version, mode and
+// semantics is added to (reports.Combine): a run of scenario files
+// replaces its cases, a random campaign the campaign of its kind.
+func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
+	if f.dir == "" {
+		return nil
+	}
+	_, _, _, _, name := reports.Files(r)
+	if prev, err := reports.ReadResults(filepath.Join(f.dir, r.Implementation.Name, r.Implementation.Version, name)); err == nil {
+		r = reports.Combine(prev, r)
+	}
+	dir, err := reports.Write(f.dir, r)
+	if err != nil {
+		return inputError{fmt.Errorf("--report-dir: %w", err)}
+	}
+	fmt.Fprintf(w, "reports written to %s\n", dir)
+	return nil
+}
+
+// offlineCases are the results of an offline run's cases.
+func offlineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []reports.CaseResult {
+	var out []reports.CaseResult
+	for _, c := range results {
+		file, step, _ := strings.Cut(c.Name, " step ")
+		if step != "" {
+			step = "step " + step
+		}
+		cr := reports.CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
+		switch {
+		case c.Skipped != "":
+			cr.Outcome, cr.Reason = reports.Skipped, c.Skipped
+		case c.Got.Error != "":
+			cr.Outcome, cr.Reason = reports.Errored, c.Got.Error
+		case len(c.Diff) > 0:
+			cr.Outcome = reports.Failed
+		default:
+			cr.Outcome = reports.Passed
+		}
+		cr.Differences = compare.Strings(c.Diff)
+		if c.Skipped == "" {
+			want, got := c.Want, c.Got
+			cr.Expected, cr.Observed = &want, &got
+			cr.Features = reports.FeaturesOf(c.Case, &want, caps.Conditions, got.Targets != nil, step != "")
+		} else {
+			cr.Features = reports.FeaturesOf(c.Case, nil, caps.Conditions, false, step != "")
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// clusterCases are the results of a run in a cluster: one case per
+// scenario file (its steps applied one after the other).
+func clusterCases(sum *incluster.Summary, replay func(file string) string, caps observe.Capabilities) []reports.CaseResult {
+	var out []reports.CaseResult
+	for _, r := range sum.Results {
+		data, _ := os.ReadFile(r.Plan.File)
+		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
+		cr := reports.CaseResult{Name: r.Plan.Name, File: r.Plan.File, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
+			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(r.Plan.File)}
+		switch r.Outcome {
+		case incluster.Pass:
+			cr.Outcome = reports.Passed
+		case incluster.Fail:
+			cr.Outcome = reports.Failed
+		case incluster.Skip:
+			cr.Outcome = reports.Skipped
+		default:
+			cr.Outcome = reports.Errored
+		}
+		var want *observe.Observation
+		if cr.Outcome != reports.Skipped {
+			w, g := r.Want, r.Got
+			cr.Expected, cr.Observed, want = &w, &g, &w
+		}
+		cr.Features = reports.FeaturesOf(c, want, caps.Conditions, r.Got.Targets != nil, len(r.Plan.Steps) > 0)
+		out = append(out, cr)
+	}
+	return out
+}
+
+func newReport(stdout io.Writer) *cobra.Command {
+	var out string
+	write := func(r *reports.Results) error {
+		dir, err := reports.Write(out, r)
+		if err != nil {
+			return inputError{err}
+		}
+		fmt.Fprintf(stdout, "reports written to %s\n", dir)
+		return nil
+	}
+	cmd := &cobra.Command{
+		Use:   "report RESULTS [--out DIR]",
+		Short: "Write the reports people publish from a run's results (ConformanceReport YAML, JUnit, Markdown, HTML)",
+		Long: `report writes, from the results file a run with --report-dir keeps
+(results.json), the ConformanceReport YAML (Gateway API's own types; it must
+decode strictly with them), JUnit XML, a README in the layout of Gateway API's
+conformance/reports directory and a self-contained HTML page with a diagram of
+every scenario, into DIR/<implementation>/<version>/ (docs/reports.md). The
+same results give the same bytes but for the date.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := reports.ReadResults(args[0])
+			if err != nil {
+				return inputError{err}
+			}
+			return write(r)
+		},
+	}
+	cmd.PersistentFlags().StringVar(&out, "out", "reports", "directory the reports are written under")
+	merge := &cobra.Command{
+		Use:   "merge RESULTS... [--out DIR]",
+		Short: "Merge the results of the shards of one run (--shard i/N) and write their reports",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var parts []*reports.Results
+			for _, a := range args {
+				r, err := reports.ReadResults(a)
+				if err != nil {
+					return inputError{err}
+				}
+				parts = append(parts, r)
+			}
+			r, err := reports.Merge(parts)
+			if err != nil {
+				return inputError{err}
+			}
+			return write(r)
+		},
+	}
+	cmd.AddCommand(merge)
+	return cmd
+}

@@ -1,0 +1,290 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// ResultsKind is the kind of a results file: what a run of `gepcheck run`
+// or `gepcheck fuzz` with --report-dir keeps, from which `gepcheck report`
+// writes the reports people publish (docs/reports.md), and which `gepcheck
+// report merge` merges across shards.
+const ResultsKind = "RunResults"
+
+// Results is a run's results: who was run, how, and each case's outcome.
+type Results struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Implementation says who was run (Gateway API's ConformanceReport
+	// implementation block), Name how gepcheck calls it (--impl).
+	Implementation Implementation `json:"implementation"`
+	// Mode is "offline" or "cluster-PROVIDER" (local, kind, kubeconfig).
+	Mode string `json:"mode"`
+	// Semantics is the reading of GEP-713 the implementation claims
+	// (docs/semantics.md); every comparison followed it.
+	Semantics string `json:"semantics"`
+	// Conditions are the policy condition types compared (empty: all);
+	// the implementation's others are shown, not compared.
+	Conditions []string `json:"conditions,omitempty"`
+	// GatewayAPIVersion and GatewayAPIChannel are those of the Gateway API
+	// CRDs the run used.
+	GatewayAPIVersion string `json:"gatewayAPIVersion"`
+	GatewayAPIChannel string `json:"gatewayAPIChannel"`
+	// Date is when the run ended (RFC 3339): the only field that differs
+	// between two runs of the same inputs and seed.
+	Date string `json:"date"`
+	// Shards, when the run is one shard of several or a merge of them,
+	// lists the shards ("1/4").
+	Shards []string `json:"shards,omitempty"`
+	// Cases are the scenario files' cases, sorted by name.
+	Cases []CaseResult `json:"cases"`
+	// Campaigns are random-case runs (gepcheck fuzz --impl, run --random).
+	Campaigns []Campaign `json:"campaigns,omitempty"`
+}
+
+// Implementation describes the implementation run.
+type Implementation struct {
+	Name         string   `json:"name"`
+	Organization string   `json:"organization"`
+	Project      string   `json:"project"`
+	URL          string   `json:"url"`
+	Version      string   `json:"version"`
+	Contact      []string `json:"contact"`
+	// Features are the features the implementation declares
+	// (features.Set; empty: all).
+	Features []string `json:"features,omitempty"`
+}
+
+// Outcomes of a case.
+const (
+	Passed  = "passed"
+	Failed  = "failed"
+	Skipped = "skipped"
+	Errored = "error"
+)
+
+// CaseResult is one case of a scenario file (one step of a scenario with
+// steps offline, the whole file in a cluster).
+type CaseResult struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+	// Outcome is passed, failed, skipped or error; Reason why a case was
+	// skipped or is an error.
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	// Step is the step the outcome is of, for a scenario with steps.
+	Step string `json:"step,omitempty"`
+	// Features are the features the case exercises (FeaturesOf).
+	Features []string `json:"features"`
+	// Differences are the comparison's, as gepcheck prints them.
+	Differences []string `json:"differences,omitempty"`
+	// Expected and Observed are the reference's and the implementation's
+	// observations.
+	Expected *observe.Observation `json:"expected,omitempty"`
+	Observed *observe.Observation `json:"observed,omitempty"`
+	// Scenario is the case's YAML, drawn in the HTML report with
+	// Profiles (empty: the scenario's own).
+	Scenario string   `json:"scenario"`
+	Profiles []string `json:"profiles,omitempty"`
+	// Replay is the command that runs the case again.
+	Replay string `json:"replay"`
+	// Offline says, for a failure in a cluster, what the implementation's
+	// offline form does with it.
+	Offline string `json:"offline,omitempty"`
+}
+
+// Campaign is a run of random cases.
+type Campaign struct {
+	Kind      string `json:"kind"`
+	Profile   string `json:"profile"`
+	Seed      uint64 `json:"seed"`
+	Checks    int    `json:"checks"`
+	Steps     int    `json:"steps,omitempty"`
+	Disagreed int    `json:"disagreed"`
+	// Replay is the command that repeats the campaign.
+	Replay   string            `json:"replay"`
+	Findings []CampaignFinding `json:"findings"`
+}
+
+// CampaignFinding is a disagreement shrunk for one kind of difference.
+type CampaignFinding struct {
+	Kind        string   `json:"kind"`
+	Case        int      `json:"case"`
+	Differences []string `json:"differences"`
+	// Scenario is the shrunk case's YAML; File where it was written.
+	Scenario string   `json:"scenario"`
+	Profiles []string `json:"profiles,omitempty"`
+	File     string   `json:"file,omitempty"`
+}
+
+// Counts counts the cases by outcome.
+func (r *Results) Counts() (passed, failed, skipped, errored int) {
+	for _, c := range r.Cases {
+		switch c.Outcome {
+		case Passed:
+			passed++
+		case Failed:
+			failed++
+		case Skipped:
+			skipped++
+		default:
+			errored++
+		}
+	}
+	return
+}
+
+// Sort puts cases in name order and campaigns in kind order: the order of
+// every report, whatever the order the cases ran in.
+func (r *Results) Sort() {
+	slices.SortStableFunc(r.Cases, func(a, b CaseResult) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.File, b.File)
+	})
+	slices.SortStableFunc(r.Campaigns, func(a, b Campaign) int {
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return a.Steps - b.Steps
+	})
+	slices.Sort(r.Shards)
+}
+
+// WriteResults writes r as indented JSON.
+func WriteResults(file string, r *Results) error {
+	r.Sort()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	return os.WriteFile(file, b.Bytes(), 0o644)
+}
+
+// MaxResultsBytes bounds a results file read (docs/limits.md).
+const MaxResultsBytes = 256 << 20
+
+// ReadResults reads a results file strictly: an unknown field is an
+// error naming it.
+func ReadResults(file string) (*Results, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxResultsBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a results file may have", file, st.Size(), MaxResultsBytes)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Results
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not a results file: %w", file, err)
+	}
+	if r.Kind != ResultsKind {
+		return nil, fmt.Errorf("%s: kind %q, want %s", file, r.Kind, ResultsKind)
+	}
+	return &r, nil
+}
+
+// Merge merges the results of shards of one run: the same implementation,
+// mode and semantics; cases and campaigns are put together (a case in two
+// shards is an error: shards do not overlap), the date is the latest.
+func Merge(parts []*Results) (*Results, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("nothing to merge")
+	}
+	out := *parts[0]
+	out.Cases, out.Campaigns, out.Shards = nil, nil, nil
+	seen := map[string]string{}
+	for _, p := range parts {
+		if p.Implementation.Name != out.Implementation.Name || p.Implementation.Version != out.Implementation.Version || p.Mode != out.Mode || p.Semantics != out.Semantics {
+			return nil, fmt.Errorf("cannot merge results of %s %s (%s, %s) with %s %s (%s, %s)",
+				p.Implementation.Name, p.Implementation.Version, p.Mode, p.Semantics, out.Implementation.Name, out.Implementation.Version, out.Mode, out.Semantics)
+		}
+		for _, c := range p.Cases {
+			k := c.File + "\x00" + c.Name
+			if prev, dup := seen[k]; dup {
+				return nil, fmt.Errorf("case %s is in shards %s and %s: shards must not overlap", c.Name, prev, strings.Join(p.Shards, ","))
+			}
+			seen[k] = strings.Join(p.Shards, ",")
+			out.Cases = append(out.Cases, c)
+		}
+		out.Campaigns = append(out.Campaigns, p.Campaigns...)
+		out.Shards = append(out.Shards, p.Shards...)
+		if p.Date > out.Date {
+			out.Date = p.Date
+		}
+	}
+	out.Campaigns = mergeCampaigns(out.Campaigns)
+	out.Sort()
+	return &out, nil
+}
+
+// Combine adds next to prev, two runs of the same implementation, version,
+// mode and semantics (else next alone): next's cases replace prev's when
+// next has any, and next's campaigns replace prev's of the same kind and
+// steps.
+func Combine(prev, next *Results) *Results {
+	if prev.Implementation.Name != next.Implementation.Name || prev.Implementation.Version != next.Implementation.Version ||
+		prev.Mode != next.Mode || prev.Semantics != next.Semantics {
+		return next
+	}
+	out := *next
+	if len(next.Cases) == 0 {
+		out.Cases = prev.Cases
+	}
+	out.Campaigns = slices.Clone(next.Campaigns)
+	for _, c := range prev.Campaigns {
+		if !slices.ContainsFunc(next.Campaigns, func(n Campaign) bool { return n.Kind == c.Kind && n.Steps == c.Steps }) {
+			out.Campaigns = append(out.Campaigns, c)
+		}
+	}
+	out.Sort()
+	return &out
+}
+
+// mergeCampaigns merges the shards of one campaign (same kind, profile,
+// seed and steps): checks and disagreements add up, and of the findings
+// the first of each kind of difference, by case, is kept, as an
+// unsharded campaign keeps the first.
+func mergeCampaigns(cs []Campaign) []Campaign {
+	var out []Campaign
+	for _, c := range cs {
+		i := slices.IndexFunc(out, func(o Campaign) bool {
+			return o.Kind == c.Kind && o.Profile == c.Profile && o.Seed == c.Seed && o.Steps == c.Steps
+		})
+		if i < 0 {
+			out = append(out, c)
+			continue
+		}
+		out[i].Checks += c.Checks
+		out[i].Disagreed += c.Disagreed
+		out[i].Findings = append(out[i].Findings, c.Findings...)
+	}
+	for i := range out {
+		fs := out[i].Findings
+		slices.SortStableFunc(fs, func(a, b CampaignFinding) int { return a.Case - b.Case })
+		var kept []CampaignFinding
+		for _, f := range fs {
+			if !slices.ContainsFunc(kept, func(k CampaignFinding) bool { return k.Kind == f.Kind }) {
+				kept = append(kept, f)
+			}
+		}
+		out[i].Findings = kept
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Write writes r's reports into dir/<implementation>/<version>/ (Files):
+// the ConformanceReport YAML (checked by decoding it strictly with the
+// upstream types), JUnit, the README and the HTML page, and the results
+// they are made from. It returns the directory.
+func Write(dir string, r *Results) (string, error) {
+	r.Sort()
+	if err := r.Check(); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, r.Implementation.Name, r.Implementation.Version)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	readme, report, junit, page, results := Files(r)
+	rep, err := MarshalConformanceReport(ConformanceReport(r))
+	if err != nil {
+		return "", err
+	}
+	j, err := JUnit(r)
+	if err != nil {
+		return "", err
+	}
+	h, err := HTML(r)
+	if err != nil {
+		return "", err
+	}
+	for name, data := range map[string][]byte{report: rep, junit: j, readme: Markdown(r), page: h} {
+		if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return out, WriteResults(filepath.Join(out, results), r)
+}
+
+// Check says what a report needs that r lacks: the implementation's
+// name, version and who it is (a ConformanceReport requires organization,
+// project, URL and contact).
+func (r *Results) Check() error {
+	i := r.Implementation
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"name", i.Name}, {"organization", i.Organization}, {"project", i.Project}, {"url", i.URL}, {"version", i.Version}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(i.Contact) == 0 {
+		missing = append(missing, "contact")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the implementation's %v are not known: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", missing)
+	}
+	return nil
+}
