@@ -9,29 +9,43 @@ import (
 
 // Files names the artefacts Write puts in an implementation's directory
 // (reports/<implementation>/<version>/), in the layout of Gateway API's
-// conformance/reports directory: a README, the ConformanceReport YAML
-// named after channel, version and mode, JUnit, HTML, and the results
-// they are made from.
+// conformance/reports directory: a README for every mode run, and per mode
+// the ConformanceReport YAML named after channel, version and mode, JUnit,
+// HTML, and the results they are made from.
 func Files(r *Results) (readme, report, junit, html, results string) {
-	return "README.md", fmt.Sprintf("%s-%s-%s-report.yaml", r.GatewayAPIChannel, r.Implementation.Version, r.Mode), "junit.xml", "report.html", "results.json"
+	return "README.md", fmt.Sprintf("%s-%s-%s-report.yaml", r.GatewayAPIChannel, r.Implementation.Version, r.Mode),
+		"junit-" + r.Mode + ".xml", "report-" + r.Mode + ".html", "results-" + r.Mode + ".json"
 }
 
-// Markdown is the README of an implementation's report directory: what
-// was run, the results per profile and feature, what failed, the random
+// Markdown is the README of an implementation's version directory, for
+// the results of each mode run there (offline, in a cluster): the table of
+// reports, then per mode the results per feature, what failed, the random
 // campaigns, and how to reproduce.
-func Markdown(r *Results) []byte {
+func Markdown(rs []*Results) []byte {
 	var b bytes.Buffer
-	_, report, junit, html, results := Files(r)
+	if len(rs) == 0 {
+		return nil
+	}
+	first := rs[0]
+	fmt.Fprintf(&b, "# %s %s\n\n", first.Implementation.Project, first.Implementation.Version)
+	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck `--impl %s`), written by gepcheck (docs/reports.md).\n\n", first.Implementation.Project, first.Implementation.Name)
+	b.WriteString("| API channel | Implementation version | Mode | Report | Also |\n| --- | --- | --- | --- | --- |\n")
+	for _, r := range rs {
+		_, report, junit, html, results := Files(r)
+		fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) | [HTML](./%s), [JUnit](./%s), [results](./%s) |\n", r.GatewayAPIChannel, r.Implementation.Version, r.Mode, report, report, html, junit, results)
+	}
+	for _, r := range rs {
+		markdownMode(&b, r)
+	}
+	return b.Bytes()
+}
+
+func markdownMode(b *bytes.Buffer, r *Results) {
 	p, f, s, e := r.Counts()
-	fmt.Fprintf(&b, "# %s %s\n\n", r.Implementation.Project, r.Implementation.Version)
-	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck `--impl %s`), %s, under the %s reading of GEP-713 (docs/semantics.md).\n\n",
-		r.Implementation.Project, r.Implementation.Name, modeText(r.Mode), r.Semantics)
-	b.WriteString("| API channel | Implementation version | Mode | Report |\n| --- | --- | --- | --- |\n")
-	fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) |\n\n", r.GatewayAPIChannel, r.Implementation.Version, r.Mode, report, report)
-	fmt.Fprintf(&b, "Also: [HTML report](./%s) (diagrams of every scenario), [JUnit](./%s), [results](./%s) (what `gepcheck report` reads).\n\n", html, junit, results)
-	fmt.Fprintf(&b, "## Results\n\n%d scenario cases: %d passed, %d failed, %d skipped, %d errors", len(r.Cases), p, f, s, e)
+	fmt.Fprintf(b, "\n## %s\n\n", strings.ToUpper(modeText(r.Mode)[:1])+modeText(r.Mode)[1:])
+	fmt.Fprintf(b, "Under the %s reading of GEP-713 (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", r.Semantics, len(r.Cases), p, f, s, e)
 	if len(r.Shards) > 0 {
-		fmt.Fprintf(&b, " (merged from shards %s)", strings.Join(r.Shards, ", "))
+		fmt.Fprintf(b, " (merged from shards %s)", strings.Join(r.Shards, ", "))
 	}
 	b.WriteString(".\n\n| Feature | Profile | Passed | Failed | Skipped |\n| --- | --- | ---: | ---: | ---: |\n")
 	for _, feat := range slices.Concat(CoreFeatures, ExtendedFeatures) {
@@ -53,7 +67,7 @@ func Markdown(r *Results) []byte {
 		if IsCore(feat) {
 			kind = "core"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d |\n", feat, kind, fp, ff, fs)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", feat, kind, fp, ff, fs)
 	}
 	var failed []CaseResult
 	for _, c := range r.Cases {
@@ -64,44 +78,43 @@ func Markdown(r *Results) []byte {
 	if len(failed) > 0 {
 		b.WriteString("\n### Failed\n\n")
 		for _, c := range failed {
-			fmt.Fprintf(&b, "- `%s` (%s)", c.Name, strings.Join(c.Features, ", "))
+			fmt.Fprintf(b, "- `%s` (%s)", c.Name, strings.Join(c.Features, ", "))
 			if c.Reason != "" {
-				fmt.Fprintf(&b, ": %s", c.Reason)
+				fmt.Fprintf(b, ": %s", c.Reason)
 			}
 			b.WriteString("\n")
 			for _, d := range c.Differences {
-				fmt.Fprintf(&b, "  - %s\n", mdEscape(d))
+				fmt.Fprintf(b, "  - %s\n", mdEscape(d))
 			}
 		}
 	}
 	for _, c := range r.Campaigns {
-		fmt.Fprintf(&b, "\n## Random cases: %s\n\nProfile `%s`, seed %d, %d cases", c.Kind, c.Profile, c.Seed, c.Checks)
+		fmt.Fprintf(b, "\n### Random cases: %s\n\nProfile `%s`, seed %d, %d cases", c.Kind, c.Profile, c.Seed, c.Checks)
 		if c.Steps > 0 {
-			fmt.Fprintf(&b, " with up to %d changes over time each", c.Steps)
+			fmt.Fprintf(b, " with up to %d changes over time each", c.Steps)
 		}
-		fmt.Fprintf(&b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
+		fmt.Fprintf(b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
 		for _, f := range c.Findings {
-			fmt.Fprintf(&b, "- `%s` (case %d)\n", f.Kind, f.Case)
+			fmt.Fprintf(b, "- `%s` (case %d)\n", f.Kind, f.Case)
 			for _, d := range f.Differences {
-				fmt.Fprintf(&b, "  - %s\n", mdEscape(d))
+				fmt.Fprintf(b, "  - %s\n", mdEscape(d))
 			}
 		}
-		fmt.Fprintf(&b, "\nReplay: `%s`\n", c.Replay)
+		fmt.Fprintf(b, "\nReplay: `%s`\n", c.Replay)
 	}
-	b.WriteString("\n## Reproduce\n\n```sh\ngit clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build\n")
+	b.WriteString("\n### Reproduce\n\n```sh\ngit clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build\n")
 	seen := map[string]bool{}
 	for _, c := range r.Cases {
 		cmd := replayCommand(c.Replay)
 		if !seen[cmd] {
 			seen[cmd] = true
-			fmt.Fprintf(&b, "%s\n", cmd)
+			fmt.Fprintf(b, "%s\n", cmd)
 		}
 	}
 	for _, c := range r.Campaigns {
-		fmt.Fprintf(&b, "bin/%s\n", c.Replay)
+		fmt.Fprintf(b, "bin/%s\n", c.Replay)
 	}
 	b.WriteString("```\n")
-	return b.Bytes()
 }
 
 // replayCommand is a case's replay for a whole run: the command with the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Write writes r's reports into dir/<implementation>/<version>/ (Files):
@@ -32,12 +34,29 @@ func Write(dir string, r *Results) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for name, data := range map[string][]byte{report: rep, junit: j, readme: Markdown(r), page: h} {
+	for name, data := range map[string][]byte{report: rep, junit: j, page: h} {
 		if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
 			return "", err
 		}
 	}
-	return out, WriteResults(filepath.Join(out, results), r)
+	if err := WriteResults(filepath.Join(out, results), r); err != nil {
+		return "", err
+	}
+	// The README covers every mode run in the directory.
+	files, err := filepath.Glob(filepath.Join(out, "results-*.json"))
+	if err != nil {
+		return "", err
+	}
+	var all []*Results
+	for _, f := range files {
+		rr, err := ReadResults(f)
+		if err != nil {
+			return "", err
+		}
+		all = append(all, rr)
+	}
+	slices.SortFunc(all, func(a, b *Results) int { return strings.Compare(a.Mode, b.Mode) })
+	return out, os.WriteFile(filepath.Join(out, readme), Markdown(all), 0o644)
 }
 
 // Check says what a report needs that r lacks: the implementation's

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,11 +12,7 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/compare"
-	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/impl"
-	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -91,17 +84,7 @@ func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode stri
 	if len(f.contact) > 0 {
 		who.Contact = f.contact
 	}
-	if sem == "" {
-		sem = caps.Claim()
-	}
-	r := &reports.Results{APIVersion: "gepcheck.dev/v1alpha1", Kind: reports.ResultsKind,
-		Implementation: reports.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact},
-		Mode:           mode, Semantics: string(sem), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
-		Date: time.Now().UTC().Format(time.RFC3339), Cases: []reports.CaseResult{}}
-	r.Conditions = caps.Conditions
-	for _, feat := range caps.Features {
-		r.Implementation.Features = append(r.Implementation.Features, string(feat))
-	}
+	r := reports.NewResults(reports.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact}, mode, sem, caps)
 	if f.shard != "" {
 		r.Shards = []string{f.shard}
 	}
@@ -128,68 +111,6 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 	return nil
 }
 
-// offlineCases are the results of an offline run's cases.
-func offlineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []reports.CaseResult {
-	var out []reports.CaseResult
-	for _, c := range results {
-		file, step, _ := strings.Cut(c.Name, " step ")
-		if step != "" {
-			step = "step " + step
-		}
-		cr := reports.CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
-		switch {
-		case c.Skipped != "":
-			cr.Outcome, cr.Reason = reports.Skipped, c.Skipped
-		case c.Got.Error != "":
-			cr.Outcome, cr.Reason = reports.Errored, c.Got.Error
-		case len(c.Diff) > 0:
-			cr.Outcome = reports.Failed
-		default:
-			cr.Outcome = reports.Passed
-		}
-		cr.Differences = compare.Strings(c.Diff)
-		if c.Skipped == "" {
-			want, got := c.Want, c.Got
-			cr.Expected, cr.Observed = &want, &got
-			cr.Features = reports.FeaturesOf(c.Case, &want, caps.Conditions, got.Targets != nil, step != "")
-		} else {
-			cr.Features = reports.FeaturesOf(c.Case, nil, caps.Conditions, false, step != "")
-		}
-		out = append(out, cr)
-	}
-	return out
-}
-
-// clusterCases are the results of a run in a cluster: one case per
-// scenario file (its steps applied one after the other).
-func clusterCases(sum *incluster.Summary, replay func(file string) string, caps observe.Capabilities) []reports.CaseResult {
-	var out []reports.CaseResult
-	for _, r := range sum.Results {
-		data, _ := os.ReadFile(r.Plan.File)
-		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
-		cr := reports.CaseResult{Name: r.Plan.Name, File: r.Plan.File, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
-			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(r.Plan.File)}
-		switch r.Outcome {
-		case incluster.Pass:
-			cr.Outcome = reports.Passed
-		case incluster.Fail:
-			cr.Outcome = reports.Failed
-		case incluster.Skip:
-			cr.Outcome = reports.Skipped
-		default:
-			cr.Outcome = reports.Errored
-		}
-		var want *observe.Observation
-		if cr.Outcome != reports.Skipped {
-			w, g := r.Want, r.Got
-			cr.Expected, cr.Observed, want = &w, &g, &w
-		}
-		cr.Features = reports.FeaturesOf(c, want, caps.Conditions, r.Got.Targets != nil, len(r.Plan.Steps) > 0)
-		out = append(out, cr)
-	}
-	return out
-}
-
 func newReport(stdout io.Writer) *cobra.Command {
 	var out string
 	write := func(r *reports.Results) error {
@@ -204,7 +125,7 @@ func newReport(stdout io.Writer) *cobra.Command {
 		Use:   "report RESULTS [--out DIR]",
 		Short: "Write the reports people publish from a run's results (ConformanceReport YAML, JUnit, Markdown, HTML)",
 		Long: `report writes, from the results file a run with --report-dir keeps
-(results.json), the ConformanceReport YAML (Gateway API's own types; it must
+(results-MODE.json), the ConformanceReport YAML (Gateway API's own types; it must
 decode strictly with them), JUnit XML, a README in the layout of Gateway API's
 conformance/reports directory and a self-contained HTML page with a diagram of
 every scenario, into DIR/<implementation>/<version>/ (docs/reports.md). The

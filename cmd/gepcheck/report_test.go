@@ -55,7 +55,7 @@ func TestReportShardsMerge(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		dir := filepath.Join(tmp, "shard", string(rune('0'+i)))
 		runOK(t, "run", "--impl", "reference", "../../scenarios/gep-713/", "--shard", string(rune('0'+i))+"/4", "--report-dir", dir)
-		f := filepath.Join(dir, "reference", "main", "results.json")
+		f := filepath.Join(dir, "reference", "main", "results-offline.json")
 		r, err := reports.ReadResults(f)
 		if err != nil {
 			t.Fatal(err)
@@ -67,13 +67,13 @@ func TestReportShardsMerge(t *testing.T) {
 	runOK(t, append([]string{"report", "merge", "--out", merged}, parts...)...)
 	want := reportFiles(t, filepath.Join(whole, "reference", "main"))
 	got := reportFiles(t, filepath.Join(merged, "reference", "main"))
-	wr, _ := reports.ReadResults(filepath.Join(whole, "reference", "main", "results.json"))
+	wr, _ := reports.ReadResults(filepath.Join(whole, "reference", "main", "results-offline.json"))
 	if total != len(wr.Cases) || len(wr.Cases) < 20 {
 		t.Fatalf("the shards hold %d cases, the whole run %d", total, len(wr.Cases))
 	}
 	for name, w := range want {
 		g := got[name]
-		if name == "results.json" || name == "README.md" || name == "report.html" {
+		if name == "results-offline.json" || name == "README.md" || name == "report-offline.html" {
 			// The merge names its shards.
 			g = regexp.MustCompile(`(?s)"shards": \[.*?\],\n\s*`).ReplaceAllString(g, "")
 			g = strings.ReplaceAll(g, " (merged from shards 1/4, 2/4, 3/4, 4/4)", "")
@@ -93,7 +93,7 @@ func TestReportShardsMerge(t *testing.T) {
 	}
 	// report regenerates the same reports from the results.
 	regen := filepath.Join(tmp, "regen")
-	runOK(t, "report", "--out", regen, filepath.Join(whole, "reference", "main", "results.json"))
+	runOK(t, "report", "--out", regen, filepath.Join(whole, "reference", "main", "results-offline.json"))
 	for name, w := range reportFiles(t, filepath.Join(regen, "reference", "main")) {
 		if w != want[name] {
 			t.Errorf("gepcheck report writes %s differently from the run", name)

@@ -84,7 +84,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			failed := reports.OfflineRun(stdout, results)
 			if rep.dir != "" {
 				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
-				res.Cases = offlineCases(results, d.Capabilities(), func(file string) string {
+				res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
 					return strings.Join(slices.Concat([]string{"gepcheck", "run", "--impl", im.Name()}, implFlags(cfg), semFlag(sem), []string{file}), " ")
 				})
 				if err := rep.write(stdout, res); err != nil {
@@ -213,7 +213,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	printKnown(stdout, "scenarios/findings", sum.RandomProfile, kinds)
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
-		res.Cases = clusterCases(sum, func(file string) string {
+		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
 			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), []string{file}), " ")
 		}, ic.Capabilities().Capabilities)
 		if err := rep.write(stdout, res); err != nil {

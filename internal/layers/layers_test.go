@@ -37,6 +37,7 @@ var layers = [][]string{
 	{"suite/impl", "suite/cluster/local/localtest"},
 	{"suite/impl/…"},
 	{"reports"},
+	{"suite/conformance"},
 	{"cmd/gepcheck"},
 }
 

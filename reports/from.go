@@ -1,0 +1,92 @@
+package reports
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// NewResults starts the results of a run of the implementation who in
+// mode ("offline", "cluster-PROVIDER") under sem (the implementation's
+// own claim when empty), compared as caps says.
+func NewResults(who Implementation, mode string, sem engine.Semantics, caps observe.Capabilities) *Results {
+	if sem == "" {
+		sem = caps.Claim()
+	}
+	r := &Results{APIVersion: "gepcheck.dev/v1alpha1", Kind: ResultsKind, Implementation: who,
+		Mode: mode, Semantics: string(sem), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
+		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
+	for _, f := range caps.Features {
+		r.Implementation.Features = append(r.Implementation.Features, string(f))
+	}
+	return r
+}
+
+// OfflineCases are the results of an offline run's cases.
+func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []CaseResult {
+	var out []CaseResult
+	for _, c := range results {
+		file, step, _ := strings.Cut(c.Name, " step ")
+		if step != "" {
+			step = "step " + step
+		}
+		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
+		switch {
+		case c.Skipped != "":
+			cr.Outcome, cr.Reason = Skipped, c.Skipped
+		case c.Got.Error != "":
+			cr.Outcome, cr.Reason = Errored, c.Got.Error
+		case len(c.Diff) > 0:
+			cr.Outcome = Failed
+		default:
+			cr.Outcome = Passed
+		}
+		cr.Differences = compare.Strings(c.Diff)
+		if c.Skipped == "" {
+			want, got := c.Want, c.Got
+			cr.Expected, cr.Observed = &want, &got
+			cr.Features = FeaturesOf(c.Case, &want, caps.Conditions, got.Targets != nil, step != "")
+		} else {
+			cr.Features = FeaturesOf(c.Case, nil, caps.Conditions, false, step != "")
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// ClusterCases are the results of a run in a cluster: one case per
+// scenario file (its steps applied one after the other).
+func ClusterCases(results []incluster.Result, replay func(file string) string, caps observe.Capabilities) []CaseResult {
+	var out []CaseResult
+	for _, r := range results {
+		data, _ := os.ReadFile(r.Plan.File)
+		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
+		cr := CaseResult{Name: r.Plan.Name, File: r.Plan.File, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
+			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(r.Plan.File)}
+		switch r.Outcome {
+		case incluster.Pass:
+			cr.Outcome = Passed
+		case incluster.Fail:
+			cr.Outcome = Failed
+		case incluster.Skip:
+			cr.Outcome = Skipped
+		default:
+			cr.Outcome = Errored
+		}
+		var want *observe.Observation
+		if cr.Outcome != Skipped {
+			w, g := r.Want, r.Got
+			cr.Expected, cr.Observed, want = &w, &g, &w
+		}
+		cr.Features = FeaturesOf(c, want, caps.Conditions, r.Got.Targets != nil, len(r.Plan.Steps) > 0)
+		out = append(out, cr)
+	}
+	return out
+}

@@ -1,0 +1,271 @@
+// Package conformance is gepcheck's entry point for an implementation's own
+// `go test`, as Gateway API's conformance suite is: it runs gepcheck's
+// scenario catalogue (or the implementation's own scenarios) against the
+// implementation's controller in a cluster, or its offline translator,
+// compares each with gepcheck's reference engine, reports every scenario
+// as a subtest, and writes the reports people publish (docs/reports.md).
+//
+//	func TestPolicyAttachment(t *testing.T) {
+//		conformance.Run(t, conformance.Options{
+//			Implementation: reports.Implementation{Name: "mine", Organization: "me", Project: "mine", URL: "https://example.com/mine", Version: "v1.0.0", Contact: []string{"@me"}},
+//			InCluster:      myimpl.InCluster{}, Kubeconfig: os.Getenv("KUBECONFIG"),
+//			ReportDir:      "conformance-reports",
+//		})
+//	}
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Options say what to run and where.
+type Options struct {
+	// Implementation says who runs, for the reports; Name is required.
+	Implementation reports.Implementation
+	// Offline, when set, is the implementation's offline form (a
+	// translator): the scenarios run through it.
+	Offline observe.Observer
+	// InCluster, when set (and Offline is not), is the implementation in
+	// a cluster: Cluster, or the cluster of Kubeconfig and Context.
+	InCluster           incluster.Implementation
+	Cluster             *cluster.Cluster
+	Kubeconfig, Context string
+	// StartController starts the implementation's controller as a local
+	// process (incluster.Implementation.Start); leave it false when the
+	// controller already runs in the cluster.
+	StartController bool
+	// Scenarios are scenario files or directories; empty: gepcheck's
+	// catalogue (scenarios.WriteCatalogue).
+	Scenarios []string
+	// Skip names scenarios not to run: a scenario's metadata.name, or its
+	// file's name without .yaml.
+	Skip []string
+	// Features, when set, are the features the implementation supports
+	// (policy kinds, features.SectionName, …): scenarios needing another
+	// are skipped. Default: its capabilities' own.
+	Features features.Set
+	// Semantics is the reading of GEP-713 the implementation claims
+	// (docs/semantics.md); default: its capabilities' own.
+	Semantics engine.Semantics
+	// StepTimeout bounds each step of a scenario in a cluster (default
+	// 30s).
+	StepTimeout time.Duration
+	// ReportDir, when set, gets the reports, in
+	// ReportDir/<implementation>/<version>/.
+	ReportDir string
+}
+
+// Run runs the scenarios of o as subtests of t, one per scenario (and,
+// offline, one per step of a scenario with steps): a subtest fails with
+// the differences from the reference, or is skipped with the reason.
+func Run(t *testing.T, o Options) {
+	t.Helper()
+	if o.Implementation.Name == "" {
+		t.Fatal("conformance.Options.Implementation.Name is required")
+	}
+	files := o.Scenarios
+	catalogue := len(files) == 0
+	if catalogue {
+		var err error
+		if files, err = scenarios.WriteCatalogue(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := scenarios.Files(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = slices.DeleteFunc(paths, func(p string) bool { return skipped(o.Skip, p) })
+	if catalogue {
+		// The catalogue holds scenarios of implementations' own policy
+		// kinds, whose profiles only their plug-ins register.
+		paths = slices.DeleteFunc(paths, func(p string) bool {
+			docs, err := load.Read([]string{p}, nil)
+			if err == nil {
+				_, err = simulator.Build(docs, simulator.Options{})
+			}
+			if err != nil {
+				t.Run(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), func(t *testing.T) { t.Skipf("not readable in this test binary: %v", err) })
+			}
+			return err != nil
+		})
+	}
+	var res *reports.Results
+	switch {
+	case o.Offline != nil:
+		res = runOffline(t, o, paths)
+	case o.InCluster != nil:
+		res = runInCluster(t, o, paths)
+	default:
+		t.Fatal("conformance.Options: set Offline or InCluster")
+	}
+	if o.ReportDir != "" && res != nil {
+		dir, err := reports.Write(o.ReportDir, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("reports written to %s", dir)
+	}
+}
+
+// skipped says whether a scenario file is named in skip, by file name or
+// scenario name (the scenario's name is its file's in the catalogue).
+func skipped(skip []string, path string) bool {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return slices.ContainsFunc(skip, func(s string) bool { return s == base || strings.HasSuffix(s, "-"+base) || s == path })
+}
+
+// declared overrides an observer's features and semantics.
+type declared struct {
+	observe.Observer
+	features features.Set
+	sem      engine.Semantics
+}
+
+func (d declared) Capabilities() observe.Capabilities {
+	caps := d.Observer.Capabilities()
+	if d.features != nil {
+		caps.Features = d.features
+	}
+	if d.sem != "" {
+		caps.Semantics = d.sem
+	}
+	return caps
+}
+
+func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
+	d := declared{Observer: o.Offline, features: o.Features, sem: o.Semantics}
+	cases, err := observe.ScenarioCases(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := differential.Cases(context.Background(), d, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		t.Run(r.Name, func(t *testing.T) {
+			switch {
+			case r.Skipped != "":
+				t.Skip(r.Skipped)
+			case len(r.Diff) > 0:
+				t.Errorf("%s disagrees with the reference:\n  %s", o.Implementation.Name, strings.Join(compare.Strings(r.Diff), "\n  "))
+			}
+		})
+	}
+	res := reports.NewResults(o.Implementation, "offline", o.Semantics, d.Capabilities())
+	res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
+		return "go test -run '" + t.Name() + "' (" + file + ")"
+	})
+	return res
+}
+
+// declaredInCluster overrides an implementation's features and semantics.
+type declaredInCluster struct {
+	incluster.Implementation
+	features features.Set
+	sem      engine.Semantics
+}
+
+func (d declaredInCluster) Capabilities() incluster.Capabilities {
+	caps := d.Implementation.Capabilities()
+	if d.features != nil {
+		caps.Features = d.features
+	}
+	if d.sem != "" {
+		caps.Semantics = d.sem
+	}
+	return caps
+}
+
+func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
+	ctx := context.Background()
+	im := declaredInCluster{Implementation: o.InCluster, features: o.Features, sem: o.Semantics}
+	c := o.Cluster
+	if c == nil {
+		var err error
+		if c, err = cluster.FromKubeconfig(o.Kubeconfig, o.Context); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Reachable(ctx, cluster.Timeouts.Reachable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := incluster.InstallCRDs(ctx, c, im); err != nil {
+		t.Fatal(err)
+	}
+	if o.StartController {
+		stop, err := im.Start(ctx, c, t.TempDir(), func(s string) { t.Log(s) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+	}
+	k, err := cluster.NewKube(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := o.StepTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	run := fmt.Sprintf("gt%d", time.Now().UnixNano()%100000)
+	r := &incluster.Runner{Kube: k, Impl: im, Run: run, Opts: incluster.Options{StepTimeout: timeout}}
+	var results []incluster.Result
+	for i, file := range paths {
+		p, err := incluster.NewPlan(file, incluster.TargetFor(im, run, i))
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		var res incluster.Result
+		t.Run(p.Name, func(t *testing.T) {
+			a := &incluster.Applied{Plan: p}
+			if p.Skip == "" {
+				a = r.Apply(ctx, p)
+			}
+			res = r.VerifySteps(ctx, a)
+			if err := r.Delete(ctx, p, i); err != nil {
+				t.Errorf("deleting what the scenario created: %v", err)
+			}
+			switch res.Outcome {
+			case incluster.Skip:
+				t.Skip(res.Reason)
+			case incluster.Fail, incluster.Error:
+				t.Errorf("%s%s disagrees with the reference:\n  %s", at(res.Step), o.Implementation.Name, strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
+			}
+		})
+		results = append(results, res)
+	}
+	caps := im.Capabilities().Capabilities
+	out := reports.NewResults(o.Implementation, "cluster", o.Semantics, caps)
+	out.Cases = reports.ClusterCases(results, func(file string) string {
+		return "go test -run '" + t.Name() + "' (" + file + ")"
+	}, caps)
+	return out
+}
+
+func at(step string) string {
+	if step == "" {
+		return ""
+	}
+	return step + ": "
+}
