@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
+.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -21,7 +21,7 @@ build:
 ## tests of real components (a local control plane, Envoy Gateway's egctl)
 ## run in make ci, once
 test: fmt-check vet
-	$(GO) test -count=1 -skip '^(TestLocal|TestEnvoyGateway)' $(PKGS)
+	$(GO) test -count=1 -skip '^(TestLocal|TestEnvoyGateway|TestChromium)' $(PKGS)
 
 ## demo: simulate GEP-713 Example 2 and print the result
 demo: build
@@ -66,6 +66,23 @@ ci: build egctl tools
 	$(BIN) fuzz --impl envoy-gateway --steps 3 --checks 50 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
+	./hack/reports.sh --check $(BIN)
+	$(MAKE) chromium
+	$(GO) test -count=1 -run 'Chromium' ./reports/
+
+## chromium: install Debian's chromium for the browser test of the HTML
+## report (TestChromiumRendersReport), when it is not installed
+chromium:
+	@command -v chromium > /dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
+
+## reports: regenerate the published reports in reports/ (docs/reports.md):
+## Envoy Gateway offline for every version the Go module proxy serves (its
+## egctl built once each, about 7 minutes cold), its pinned version's
+## controller and gepcheck-reference on a local control plane, and the
+## matrix of versions. Not part of ci, which regenerates one and compares.
+EG_VERSIONS = v1.2.4 v1.2.8 v1.5.0 v1.7.0 v1.8.0 v1.9.0 v1.9.1
+reports: build tools
+	./hack/reports.sh $(BIN) $(EG_VERSIONS)
 
 ## egctl: build Envoy Gateway's egctl $(EG_VERSION) into ~/.cache/gepcheck (once;
 ## about 7 minutes cold, from the Go module proxy): the stock build (go install)

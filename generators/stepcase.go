@@ -50,9 +50,13 @@ func (s StepCase) Objects() int {
 // Smaller lists the cases one step smaller than s that fails at step
 // failing (1-based; 0 at creation), fewest steps first: the steps after
 // the failing one gone, or one step before it; then each object gone with
-// the steps that name it. Candidates whose steps no longer apply (a
-// deletion of what is not there) are left out.
-func (s StepCase) Smaller(failing int) []StepCase {
+// the steps that name it, but objects of the kinds keep. Candidates whose
+// steps no longer apply (a deletion of what is not there) are left out.
+//
+// Candidates observed side by side in one translator call keep Namespaces
+// and GatewayClasses: the frame every drawn case has, which candidates
+// would otherwise borrow from each other (a GatewayClass is cluster-scoped).
+func (s StepCase) Smaller(failing int, keep ...string) []StepCase {
 	var out []StepCase
 	add := func(c StepCase) {
 		if data := c.YAML(); data != nil && stepsApply(data) {
@@ -65,7 +69,10 @@ func (s StepCase) Smaller(failing int) []StepCase {
 	for i := 0; i < failing-1; i++ {
 		add(StepCase{Docs: s.Docs, Steps: slices.Concat(s.Steps[:i], s.Steps[i+1:failing])})
 	}
-	for i := range s.Docs {
+	for i, d := range s.Docs {
+		if k, _ := d["kind"].(string); slices.Contains(keep, k) {
+			continue
+		}
 		if c, ok := s.without(i); ok {
 			add(c)
 		}
@@ -74,14 +81,10 @@ func (s StepCase) Smaller(failing int) []StepCase {
 }
 
 // without is s without document i and the steps that delete or apply
-// the object it holds; false for the Scenario document, Namespaces and
-// GatewayClasses: the frame every drawn case has, which cases observed
-// side by side would otherwise borrow from each other (a GatewayClass is
-// cluster-scoped).
+// the object it holds; false for the Scenario document.
 func (s StepCase) without(i int) (StepCase, bool) {
 	d := s.Docs[i]
-	switch d["kind"] {
-	case "Scenario", "Namespace", "GatewayClass":
+	if d["kind"] == "Scenario" {
 		return StepCase{}, false
 	}
 	u := &unstructured.Unstructured{Object: d}

@@ -74,5 +74,17 @@ for args in "--steps 9" "--steps 2 --coverage"; do
   [ "$code" -eq 2 ] && grep -q -- '--steps\|--coverage' "$tmp/err.txt" && ok || bad "fuzz --impl envoy-gateway $args: exit $code, want 2: $(cat "$tmp/err.txt")"
 done
 
+# A random campaign sharded four ways and merged is the unsharded campaign:
+# the same report but for the date and the shards it names
+# (docs/reports.md, Shards).
+fz="fuzz --impl envoy-gateway --kind SecurityPolicy --checks 40 --seed 3"
+"$BIN" $fz --out "$tmp/fz" --report-dir "$tmp/whole" > /dev/null 2>&1
+for i in 1 2 3 4; do "$BIN" $fz --shard $i/4 --out "$tmp/fz$i" --report-dir "$tmp/shard$i" > /dev/null 2>&1; done
+"$BIN" report merge --out "$tmp/merged" "$tmp"/shard*/envoy-gateway/*/results-offline.json > /dev/null 2>&1
+norm() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z|shards|"[0-9]/4"' "$1"; }
+if diff <(norm "$tmp"/whole/envoy-gateway/*/experimental-*-offline-report.yaml) <(norm "$tmp"/merged/envoy-gateway/*/experimental-*-offline-report.yaml) > "$tmp/shard.diff" &&
+   diff <(norm "$tmp"/whole/envoy-gateway/*/junit-offline.xml) <(norm "$tmp"/merged/envoy-gateway/*/junit-offline.xml) >> "$tmp/shard.diff"; then ok
+else bad "a campaign sharded 4 ways and merged differs from the unsharded one: $(head -5 "$tmp/shard.diff")"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

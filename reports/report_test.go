@@ -121,3 +121,21 @@ func TestMergeCampaigns(t *testing.T) {
 		t.Error("a shard merged with itself")
 	}
 }
+
+// TestMatrix: the page over versions orders them as versions (v1.10 after
+// v1.9), marks each case's outcome, and says what changed between two.
+func TestMatrix(t *testing.T) {
+	a, b := sampleResults(t), sampleResults(t)
+	a.Implementation.Version, b.Implementation.Version = "v1.10.0", "v1.9.0"
+	a.Cases[0].Outcome = Passed // b fails it
+	page := string(Matrix([]*Results{a, b}))
+	if i, j := strings.Index(page, "[v1.9.0]"), strings.Index(page, "[v1.10.0]"); i < 0 || j < i {
+		t.Errorf("versions out of order:\n%s", page)
+	}
+	if !strings.Contains(page, "- v1.9.0 → v1.10.0: `b`: failed → passed.") {
+		t.Errorf("no change line:\n%s", page)
+	}
+	if !strings.Contains(page, "| `K conflicted` | found | found |") {
+		t.Errorf("no kind row:\n%s", page)
+	}
+}

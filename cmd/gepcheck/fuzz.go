@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -208,7 +209,7 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz d
 	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Disagreed: len(sum.Disagree), Replay: r.Replay}
 	for _, fd := range sum.Findings {
 		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
-			Scenario: string(fd.Small.Scenario.YAML()), Profiles: []string{r.Profile}, File: fd.File})
+			Scenario: string(fd.Small.Scenario.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
 	}
 	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
 		return err
@@ -247,7 +248,7 @@ func fuzzSteps(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz dif
 	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Steps: steps, Disagreed: len(sum.Disagree), Replay: replay}
 	for _, fd := range sum.Findings {
 		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
-			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: fd.File})
+			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
 	}
 	return finishCampaign(stdout, f, im, cfg, d, c)
 }

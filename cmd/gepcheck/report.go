@@ -160,6 +160,31 @@ same results give the same bytes but for the date.`,
 			return write(r)
 		},
 	}
-	cmd.AddCommand(merge)
+	matrix := &cobra.Command{
+		Use:   "matrix DIR",
+		Short: "Print the page of an implementation's reports directory over its versions (Markdown)",
+		Long: `matrix reads DIR/<version>/results-offline.json of every version in an
+implementation's reports directory and prints a Markdown page: each scenario
+case's outcome per version, each kind of difference the random campaigns
+found per version, and what changed from one version to the next.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := filepath.Glob(filepath.Join(args[0], "*", "results-offline.json"))
+			if err != nil || len(files) == 0 {
+				return inputError{fmt.Errorf("%s: no <version>/results-offline.json", args[0])}
+			}
+			var rs []*reports.Results
+			for _, f := range files {
+				r, err := reports.ReadResults(f)
+				if err != nil {
+					return inputError{err}
+				}
+				rs = append(rs, r)
+			}
+			_, err = stdout.Write(reports.Matrix(rs))
+			return err
+		},
+	}
+	cmd.AddCommand(merge, matrix)
 	return cmd
 }

@@ -63,6 +63,22 @@ func NormalizeGroup(g string) string {
 	return g
 }
 
+// LookupTarget finds the node a targetRef names, named with the policy's
+// namespace when the targetRef gives none: a cluster-scoped target
+// (GatewayClass, an abstract kind) is found without it, since a namespace
+// does not apply to it. It returns the node's ref when found.
+func LookupTarget(g *topology.Graph, named ref.Ref) (topology.NodeID, ref.Ref, bool) {
+	if id, ok := g.Lookup(named); ok {
+		return id, named, true
+	}
+	cs := named
+	cs.Namespace = ""
+	if id, ok := g.Lookup(cs); ok {
+		return id, cs, true
+	}
+	return 0, named, false
+}
+
 // targetOutcome is the result of resolving one targetRef.
 type targetOutcome struct {
 	ref    ref.Ref // what the targetRef names (the node's ref when found)
@@ -115,16 +131,7 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		o.reason, o.msg = ReasonInvalid, fmt.Sprintf("targetRef to %s needs a sectionName", named)
 		return o
 	}
-	id, found := in.Graph.Lookup(named)
-	if !found {
-		// A cluster-scoped target (GatewayClass, an abstract kind): a
-		// namespace, if given, does not apply to it.
-		cs := named
-		cs.Namespace = ""
-		if id, found = in.Graph.Lookup(cs); found {
-			named = cs
-		}
-	}
+	id, named, found := LookupTarget(in.Graph, named)
 	if named.Namespace != "" && tr.Namespace != "" && tr.Namespace != p.Ref.Namespace {
 		// GEP-713, Cross namespace references: a ReferenceGrant or an
 		// equivalent handshake must show the target accepts the policy.

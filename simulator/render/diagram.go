@@ -142,8 +142,9 @@ func NewDiagram(m *simulator.Model) *Diagram {
 				if ns == "" {
 					ns = p.Ref.Namespace
 				}
-				r := ref.Ref{Group: t.Group, Kind: t.Kind, Namespace: ns, Name: t.Name, Section: t.SectionName}
-				if n, ok := g.Lookup(r); ok {
+				r := ref.Ref{Group: engine.NormalizeGroup(t.Group), Kind: t.Kind, Namespace: ns, Name: t.Name, Section: t.SectionName}
+				n, r, ok := engine.LookupTarget(g, r)
+				if ok {
 					targets = append(targets, id(n))
 					if i == 0 {
 						row = depth[n]
@@ -197,13 +198,14 @@ func (d *Diagram) SVG() string {
 	for _, e := range d.Edges {
 		f, t := at[e.From], at[e.To]
 		if e.Dotted {
-			// From the policy's left side to the target's right side.
+			// From the policy's left side into the top of the target,
+			// through the gap above the target's row, so that the edge
+			// does not run under the boxes of that row.
 			x1, y1 := f.X, f.Y+f.H/2
-			x2, y2 := t.X+t.W, t.Y+t.H/2
-			if t.Class == "missing" {
-				x2, y2 = t.X+t.W/2, t.Y
-			}
-			fmt.Fprintf(&b, `<path class="edge policy-edge" d="M %d %d L %d %d" stroke-dasharray="4 3" marker-end="url(#arrow)"/>`, x1, y1, x2, y2)
+			x2, y2 := t.X+t.W/2, t.Y
+			up := y2 - rowGap/2
+			fmt.Fprintf(&b, `<path class="edge policy-edge" d="M %d %d C %d %d, %d %d, %d %d" stroke-dasharray="4 3" marker-end="url(#arrow)"/>`,
+				x1, y1, x1-3*colGap, up, x2+colGap, up, x2, y2)
 			continue
 		}
 		fmt.Fprintf(&b, `<path class="edge" d="M %d %d L %d %d" marker-end="url(#arrow)"/>`, f.X+f.W/2, f.Y+f.H, t.X+t.W/2, t.Y)

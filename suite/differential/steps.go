@@ -163,7 +163,7 @@ func shrinkSteps(ctx context.Context, r StepRun, dis StepDisagreement, caps obse
 	ns := namespaceOf(dis.Case)
 	cur := dis
 	for f.Rounds < maxShrinkRounds {
-		cands := cur.Case.Smaller(cur.State)
+		cands := cur.Case.Smaller(cur.State, "Namespace", "GatewayClass")
 		if len(cands) == 0 {
 			break
 		}
