@@ -223,7 +223,8 @@ func buildEgctl(ctx context.Context, version, bin string, patches []patch) error
 	if err != nil {
 		return err
 	}
-	mf, err := modfile.ParseLax("go.mod", data, nil)
+	// modfile.Parse, not ParseLax: ParseLax drops replace directives.
+	mf, err := modfile.Parse("go.mod", data, nil)
 	if err != nil {
 		return err
 	}
