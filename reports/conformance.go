@@ -110,15 +110,9 @@ func result(st confv1.Status) confv1.Result {
 // summary gives each feature's counts, core features first.
 func summary(r *Results) string {
 	var parts []string
-	for _, f := range slices.Concat(CoreFeatures, ExtendedFeatures) {
-		var st confv1.Status
-		for _, c := range r.Cases {
-			if slices.Contains(c.Features, f) {
-				count(&st, c)
-			}
-		}
-		if st.Passed+st.Failed+st.Skipped > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", f, st.Passed, st.Failed, st.Skipped))
+	for _, fc := range FeatureCounts(r) {
+		if fc.Passed+fc.Failed+fc.Skipped > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", fc.Name, fc.Passed, fc.Failed, fc.Skipped))
 		}
 	}
 	return fmt.Sprintf("gepcheck %s run, semantics %s. Per feature: %s.", r.Mode, r.Semantics, strings.Join(parts, "; "))

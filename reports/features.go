@@ -129,3 +129,36 @@ func FeaturesOf(c observe.Case, want *observe.Observation, compared []string, ta
 
 // IsCore says whether f is a core feature.
 func IsCore(f string) bool { return slices.Contains(CoreFeatures, f) }
+
+// FeatureCount is how the cases that exercise a feature came out.
+type FeatureCount struct {
+	Name, Profile           string // Profile: core or extended
+	Passed, Failed, Skipped int
+}
+
+// FeatureCounts counts r's cases per feature, core features first, in
+// report order; an error counts as failed.
+func FeatureCounts(r *Results) []FeatureCount {
+	var out []FeatureCount
+	for _, f := range slices.Concat(CoreFeatures, ExtendedFeatures) {
+		fc := FeatureCount{Name: f, Profile: "extended"}
+		if IsCore(f) {
+			fc.Profile = "core"
+		}
+		for _, c := range r.Cases {
+			if !slices.Contains(c.Features, f) {
+				continue
+			}
+			switch c.Outcome {
+			case Passed:
+				fc.Passed++
+			case Skipped:
+				fc.Skipped++
+			default:
+				fc.Failed++
+			}
+		}
+		out = append(out, fc)
+	}
+	return out
+}

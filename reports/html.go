@@ -21,10 +21,6 @@ import (
 // every path with provenance, expected against observed conditions, and
 // for a failure the scenario and the command that replays it.
 func HTML(r *Results) ([]byte, error) {
-	type featureRow struct {
-		Name, Profile           string
-		Passed, Failed, Skipped int
-	}
 	type caseView struct {
 		ID, Name, File, Outcome, Reason, Step, Replay, Offline string
 		Features, Differences                                  []string
@@ -43,27 +39,6 @@ func HTML(r *Results) ([]byte, error) {
 	type campaignView struct {
 		Campaign
 		Findings []findingView
-	}
-	var features []featureRow
-	for _, f := range slices.Concat(CoreFeatures, ExtendedFeatures) {
-		row := featureRow{Name: f, Profile: "extended"}
-		if IsCore(f) {
-			row.Profile = "core"
-		}
-		for _, c := range r.Cases {
-			if !slices.Contains(c.Features, f) {
-				continue
-			}
-			switch c.Outcome {
-			case Passed:
-				row.Passed++
-			case Skipped:
-				row.Skipped++
-			default:
-				row.Failed++
-			}
-		}
-		features = append(features, row)
 	}
 	sem := engine.Semantics(r.Semantics)
 	var cases []caseView
@@ -87,7 +62,7 @@ func HTML(r *Results) ([]byte, error) {
 	p, f, s, e := r.Counts()
 	var body bytes.Buffer
 	err := reportT.Execute(&body, map[string]any{
-		"R": r, "Features": features, "Cases": cases, "Campaigns": campaigns,
+		"R": r, "Features": FeatureCounts(r), "Cases": cases, "Campaigns": campaigns,
 		"Passed": p, "Failed": f, "Skipped": s, "Errors": e, "Rep": ConformanceReport(r),
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -48,26 +47,8 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 		fmt.Fprintf(b, " (merged from shards %s)", strings.Join(r.Shards, ", "))
 	}
 	b.WriteString(".\n\n| Feature | Profile | Passed | Failed | Skipped |\n| --- | --- | ---: | ---: | ---: |\n")
-	for _, feat := range slices.Concat(CoreFeatures, ExtendedFeatures) {
-		var fp, ff, fs int
-		for _, c := range r.Cases {
-			if !slices.Contains(c.Features, feat) {
-				continue
-			}
-			switch c.Outcome {
-			case Passed:
-				fp++
-			case Skipped:
-				fs++
-			default:
-				ff++
-			}
-		}
-		kind := "extended"
-		if IsCore(feat) {
-			kind = "core"
-		}
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", feat, kind, fp, ff, fs)
+	for _, fc := range FeatureCounts(r) {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", fc.Name, fc.Profile, fc.Passed, fc.Failed, fc.Skipped)
 	}
 	var failed []CaseResult
 	for _, c := range r.Cases {
