@@ -144,12 +144,15 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 }
 
 // egctlInput is one YAML stream of the cases' objects (one GatewayClass of
-// each name, gepcheck's own documents left out) and the case of each
-// namespace.
+// each name, gepcheck's own documents left out, a Namespace for each
+// namespace the cases use and do not declare) and the case of each
+// namespace. Envoy Gateway before v1.3 attaches no route to a listener
+// (allowedRoutes from Same) whose namespace egctl was not given.
 func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 	var in bytes.Buffer
 	classes := map[string]bool{}
-	caseOf := map[string]int{} // namespace → case
+	declared := map[string]bool{} // Namespace objects in the cases
+	caseOf := map[string]int{}    // namespace → case
 	for i, c := range cases {
 		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
 		if err != nil {
@@ -164,6 +167,8 @@ func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 					continue
 				}
 				classes[d.Name] = true
+			case d.Kind == "Namespace" && d.Group == "":
+				declared[d.Name] = true
 			}
 			raw := d.Raw
 			ns := d.Namespace
@@ -186,6 +191,11 @@ func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 			}
 			in.WriteString("---\n")
 			in.Write(b)
+		}
+	}
+	for _, ns := range slices.Sorted(maps.Keys(caseOf)) {
+		if !declared[ns] {
+			fmt.Fprintf(&in, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 		}
 	}
 	return in.Bytes(), caseOf, nil
@@ -298,8 +308,35 @@ func Readable(spec map[string]any) map[string]any {
 
 // readRoutes reads, from each listener's xDS routes, the settings of each
 // route rule.
+//
+// Envoy Gateway before v1.3 names no rule in a route's metadata; its route
+// names do ("httproute/NAMESPACE/NAME/rule/INDEX/match/…"), and the rule's
+// name is then read from the HTTPRoute egctl prints (none in a cluster).
 func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 	xds := obj(doc["xds"])
+	ruleNames := map[string][]any{} // "namespace/name" → the route's rules
+	for _, r := range list(doc["httpRoutes"]) {
+		m := obj(obj(r)["metadata"])
+		ruleNames[str(m["namespace"])+"/"+str(m["name"])] = list(obj(obj(r)["spec"])["rules"])
+	}
+	sectionOf := func(res, route map[string]any) string {
+		if s := str(res["sectionName"]); s != "" {
+			return s
+		}
+		parts := strings.Split(str(route["name"]), "/")
+		if len(parts) < 5 || parts[0] != "httproute" || parts[3] != "rule" {
+			return ""
+		}
+		var i int
+		if _, err := fmt.Sscan(parts[4], &i); err != nil {
+			return ""
+		}
+		rules := ruleNames[parts[1]+"/"+parts[2]]
+		if i < 0 || i >= len(rules) {
+			return ""
+		}
+		return str(obj(rules[i])["name"])
+	}
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		// The proxy's clusters by name: cluster settings of a route rule
 		// are on the cluster its route sends to.
@@ -382,7 +419,7 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						path := []string{
 							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
 							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]),
-							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + str(res["sectionName"]),
+							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + sectionOf(res, rm),
 						}
 						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
 					}

@@ -258,3 +258,48 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// Envoy Gateway before v1.3 names no rule in a route's metadata (egctl
+// v1.2.4's output, trimmed): the rule is the index in the route's name, and
+// its name is read from the HTTPRoute egctl prints.
+func TestReadRoutesRuleIndex(t *testing.T) {
+	doc := map[string]any{
+		"httpRoutes": []any{map[string]any{
+			"metadata": map[string]any{"name": "route-1", "namespace": "case-x"},
+			"spec":     map[string]any{"rules": []any{map[string]any{"name": "first"}, map[string]any{"name": "second"}}},
+		}},
+		"xds": map[string]any{"case-x/gw": map[string]any{"configs": []any{map[string]any{
+			"dynamicRouteConfigs": []any{map[string]any{"routeConfig": map[string]any{
+				"name": "case-x/gw/http",
+				"virtualHosts": []any{map[string]any{"routes": []any{map[string]any{
+					"name":     "httproute/case-x/route-1/rule/1/match/-1/*",
+					"metadata": map[string]any{"filterMetadata": map[string]any{"envoy-gateway": map[string]any{"resources": []any{map[string]any{"kind": "HTTPRoute", "name": "route-1", "namespace": "case-x"}}}}},
+					"route":    map[string]any{"timeout": "15s"},
+				}}}},
+			}}},
+		}}}},
+	}
+	var o observe.Observation
+	readRoutes(doc, func(string) *observe.Observation { return &o })
+	want := "Gateway/case-x/gw Gateway/case-x/gw#http HTTPRoute/case-x/route-1 HTTPRoute/case-x/route-1#second"
+	if len(o.Effective) != 1 || strings.Join(o.Effective[0].Path, " ") != want {
+		t.Fatalf("read %v, want one path %s", o.Effective, want)
+	}
+}
+
+// egctl before v1.3 attaches no route to a listener of a namespace it was
+// not given: the input declares each namespace the cases use, once.
+func TestEgctlInputDeclaresNamespaces(t *testing.T) {
+	in, _, err := egctlInput([]observe.Case{
+		{Name: "a", YAML: "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"},
+		{Name: "b", YAML: "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: b}\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, n := range map[string]int{"default": 1, "b": 1} {
+		if got := strings.Count(string(in), "kind: Namespace\nmetadata:\n  name: "+ns+"\n"); got != n {
+			t.Errorf("Namespace %s declared %d times in:\n%s", ns, got, in)
+		}
+	}
+}
