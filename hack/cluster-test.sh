@@ -80,6 +80,19 @@ grep -q '^deleted namespace gc-' "$tmp/clean.txt" && ok || bad "clean output: $(
 [ -z "$(labelled)" ] && ok || bad "namespaces left after clean: $(labelled)"
 "$KUBECTL" --kubeconfig "$KC" get namespace not-gepchecks > /dev/null 2>&1 && ok || bad "clean deleted a namespace gepcheck did not create"
 
+# Random cases in a cluster sharded four ways and merged are the unsharded
+# run: the same report but for the date and the shards it names.
+cl=(run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false --random 8 --seed 5)
+"$BIN" "${cl[@]}" --report-dir "$tmp/cwhole" > "$tmp/cwhole.txt" 2>&1 && ok || bad "random run for shards exited $?: $(tail -3 "$tmp/cwhole.txt")"
+for i in 1 2 3 4; do "$BIN" "${cl[@]}" --shard $i/4 --report-dir "$tmp/cshard$i" > "$tmp/cshard$i.txt" 2>&1 || bad "shard $i/4 exited $?: $(tail -3 "$tmp/cshard$i.txt")"; done
+grep -q '8 random cases (shard 2/4: 2 of them)' "$tmp/cshard2.txt" && ok || bad "shard 2/4 log: $(grep random "$tmp/cshard2.txt")"
+"$BIN" report merge --out "$tmp/cmerged" "$tmp"/cshard*/reference/*/results-cluster-kubeconfig.json > "$tmp/cmerge.txt" 2>&1 || bad "merge: $(cat "$tmp/cmerge.txt")"
+cnorm() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z|shards|"[0-9]/4"' "$1"; }
+if diff <(cnorm "$tmp"/cwhole/reference/*/*-cluster-kubeconfig-report.yaml) <(cnorm "$tmp"/cmerged/reference/*/*-cluster-kubeconfig-report.yaml) > "$tmp/cshard.diff" &&
+   diff <(cnorm "$tmp"/cwhole/reference/*/junit-cluster-kubeconfig.xml) <(cnorm "$tmp"/cmerged/reference/*/junit-cluster-kubeconfig.xml) >> "$tmp/cshard.diff"; then ok
+else bad "random cases in a cluster sharded 4 ways and merged differ from the unsharded run: $(head -5 "$tmp/cshard.diff")"; fi
+"$BIN" "${cl[@]:0:${#cl[@]}-2}" --shard 1/4 > "$tmp/cnoseed.txt" 2>&1; [ $? -eq 2 ] && grep -q 'needs --seed' "$tmp/cnoseed.txt" && ok || bad "--shard without --seed: $(tail -2 "$tmp/cnoseed.txt")"
+
 # Random cases (gepcheck gen) against gepcheck-reference on its own local
 # control plane.
 "$BIN" run --cluster local --impl reference --random 30 --seed 1 > "$tmp/random.txt" 2>&1 && ok || bad "random run exited $?: $(tail -5 "$tmp/random.txt")"

@@ -46,8 +46,8 @@ func (f *reportFlags) parseShard() (suite.Shard, error) {
 
 // shardFiles expands files (directories to their scenario files, in path
 // order) and keeps the shard's.
-func shardFiles(files []string, sh suite.Shard) ([]string, error) {
-	if sh.N == 0 {
+func shardFiles(files []string, sh suite.Shard, random bool) ([]string, error) {
+	if sh.N == 0 || random && len(files) == 0 {
 		return files, nil
 	}
 	all, err := scenarios.Files(files)
@@ -60,7 +60,7 @@ func shardFiles(files []string, sh suite.Shard) ([]string, error) {
 			out = append(out, f)
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !random {
 		return nil, inputError{fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
 	}
 	return out, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -51,9 +52,14 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return err
 			}
-			if files, err = shardFiles(files, sh); err != nil {
+			// Files and random cases are sharded each by its index.
+			if files, err = shardFiles(files, sh, rf.random > 0); err != nil {
 				return err
 			}
+			if sh.N > 0 && rf.random > 0 && rf.seed == 0 {
+				return inputError{fmt.Errorf("--shard %s with --random needs --seed: every shard draws from the same campaign", sh)}
+			}
+			rf.shard = sh
 			im, cfg, err := f.Selected()
 			if err != nil {
 				return inputError{err}
@@ -175,7 +181,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
 			return connect(ctx, cf.options(logf))
 		},
-		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Offline: offline, ShrinkTime: rf.shrinkTime,
+		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Shard: rf.shard, Offline: offline, ShrinkTime: rf.shrinkTime,
 		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
 		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
 	})
@@ -227,6 +233,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 }
 
 type runClusterFlags struct {
+	shard           suite.Shard // --shard, of files and random cases
 	random          int
 	seed            int64
 	randomProfile   string

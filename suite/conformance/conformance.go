@@ -17,12 +17,14 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -34,6 +36,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"pgregory.net/rapid"
 )
 
 // Options say what to run and where.
@@ -71,6 +74,42 @@ type Options struct {
 	// ReportDir, when set, gets the reports, in
 	// ReportDir/<implementation>/<version>/.
 	ReportDir string
+	// Random, when its Count is set, adds random cases to the scenarios.
+	Random Random
+}
+
+// Random cases are drawn by gepcheck's generators for a profile, as
+// gepcheck fuzz (offline) and gepcheck run --random (in a cluster) draw
+// them: case i from seed Seed+i, in a namespace of its own.
+type Random struct {
+	// Count cases; 0: none.
+	Count int
+	// Seed of the first case; 0: from the clock (logged, with the
+	// command that replays the cases).
+	Seed uint64
+	// Profile the cases are drawn for: the policy kind and how the
+	// implementation documents it (gepcheck profiles; an implementation's
+	// own from its plug-in). Default: color-inherited.
+	Profile string
+	// Steps, when set, gives each case up to this many changes over time
+	// (gepcheck gen --steps).
+	Steps int
+}
+
+func (r Random) profile() string {
+	if r.Profile == "" {
+		return "color-inherited"
+	}
+	return r.Profile
+}
+
+// seed is r's seed, drawn from the clock and logged when unset.
+func (r *Random) seed(t *testing.T) {
+	if r.Seed == 0 {
+		r.Seed = uint64(time.Now().UnixNano()%1_000_000_000) + 1
+	}
+	t.Logf("random cases: %d of profile %s from seed %d (replay: conformance.Random{Count: %d, Seed: %d, Profile: %q, Steps: %d})",
+		r.Count, r.profile(), r.Seed, r.Count, r.Seed, r.profile(), r.Steps)
 }
 
 // Run runs the scenarios of o as subtests of t, one per scenario (and,
@@ -162,7 +201,9 @@ func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		t.Run(r.Name, func(t *testing.T) {
+		// Subtests are named as in a cluster: the scenario file's name
+		// (and the step).
+		t.Run(strings.Replace(filepath.Base(r.Name), ".yaml", "", 1), func(t *testing.T) {
 			switch {
 			case r.Skipped != "":
 				t.Skip(r.Skipped)
@@ -175,7 +216,83 @@ func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
 	res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
 		return "go test -run '" + t.Name() + "' (" + file + ")"
 	})
+	if o.Random.Count > 0 {
+		if c := randomOffline(t, o, d); c != nil {
+			res.Campaigns = []reports.Campaign{*c}
+		}
+	}
 	return res
+}
+
+// randomOffline runs o's random cases through d in batches, one subtest
+// per kind of difference, failing with the case shrunk for it.
+func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaign {
+	r := o.Random
+	r.seed(t)
+	prof := r.profile()
+	// A profile with a generator of its own draws each case in a
+	// namespace of its own, and cases go in batches; the others draw
+	// scenarios that may span namespaces, one case at a time.
+	batch := 0
+	draw := func(i int) *rapid.Generator[*generators.Scenario] {
+		g, _ := generators.For(prof, fmt.Sprintf("case-%d", i), 4)
+		return g
+	}
+	if _, ok := generators.For(prof, "case-0", 4); !ok {
+		cfg := generators.Config{Profile: prof}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("conformance.Random: %v", err)
+			return nil
+		}
+		g := generators.Scenarios(cfg)
+		batch = 1
+		draw = func(int) *rapid.Generator[*generators.Scenario] { return g }
+	}
+	replay := fmt.Sprintf("go test -run '%s/random' (conformance.Random{Count: %d, Seed: %d, Profile: %q, Steps: %d})", t.Name(), r.Count, r.Seed, prof, r.Steps)
+	c := &reports.Campaign{Kind: prof, Profile: prof, Seed: r.Seed, Steps: r.Steps, Replay: replay}
+	var log strings.Builder
+	type finding struct {
+		kind, scenario string
+		diff           []compare.Difference
+	}
+	var found []finding
+	if r.Steps > 0 {
+		sum, err := differential.FuzzSteps(context.Background(), differential.StepRun{Observer: d, Profile: prof, Checks: r.Count, Batch: batch,
+			Generate: func(i int) []byte {
+				return generators.Stepped(draw(i), r.Steps).Example(int(r.Seed) + i)
+			}}, &log)
+		if err != nil {
+			t.Errorf("random cases: %v", err)
+			return nil
+		}
+		c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
+		for _, f := range sum.Findings {
+			found = append(found, finding{f.Kind, string(f.Small.Case.YAML()), f.Small.Diff})
+		}
+	} else {
+		sum, err := differential.Fuzz(context.Background(), differential.Run{Observer: d, Profile: prof, Checks: r.Count, Batch: batch, Replay: replay,
+			Generate: func(i int) *generators.Scenario {
+				return draw(i).Example(int(r.Seed) + i)
+			}}, &log)
+		if err != nil {
+			t.Errorf("random cases: %v", err)
+			return nil
+		}
+		c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
+		for _, f := range sum.Findings {
+			found = append(found, finding{f.Kind, string(f.Small.Scenario.YAML()), f.Small.Diff})
+		}
+	}
+	t.Run("random", func(t *testing.T) {
+		t.Logf("%d random cases, %d disagree with the reference", c.Checks, c.Disagreed)
+		for _, f := range found {
+			c.Findings = append(c.Findings, reports.CampaignFinding{Kind: f.kind, Differences: compare.Strings(f.diff), Scenario: f.scenario, Profiles: []string{prof}})
+			t.Run(f.kind, func(t *testing.T) {
+				t.Errorf("%s disagrees with the reference:\n  %s\nshrunk case:\n%s", o.Implementation.Name, strings.Join(compare.Strings(f.diff), "\n  "), f.scenario)
+			})
+		}
+	})
+	return c
 }
 
 // declaredInCluster overrides an implementation's features and semantics.
@@ -226,6 +343,26 @@ func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
 	timeout := o.StepTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
+	}
+	if o.Random.Count > 0 {
+		// Random cases are files as gepcheck gen prints them, run as
+		// the scenarios are (not shrunk here: gepcheck run --cluster
+		// --random shrinks them).
+		r := o.Random
+		r.seed(t)
+		dir := t.TempDir()
+		for i := range r.Count {
+			seed := int(r.Seed) + i
+			data, err := generators.Print(generators.PrintOptions{Seed: seed, Profile: r.profile(), Steps: r.Steps})
+			if err != nil {
+				t.Fatalf("conformance.Random: %v", err)
+			}
+			name := filepath.Join(dir, fmt.Sprintf("random-%s-%d.yaml", r.profile(), seed))
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, name)
+		}
 	}
 	run := fmt.Sprintf("gt%d", time.Now().UnixNano()%100000)
 	r := &incluster.Runner{Kube: k, Impl: im, Run: run, Opts: incluster.Options{StepTimeout: timeout}}

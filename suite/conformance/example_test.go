@@ -11,12 +11,13 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/conformance"
 	"github.com/gepcheck/gepcheck/suite/impl/reference"
+	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"
 )
 
 // TestLocalConformanceReference is what an implementation writes in its
 // own repository (docs/reports.md, A go test entry point), run against
-// gepcheck-reference on the local control plane: gepcheck's catalogue, one
-// subtest per scenario, and the reports. Every scenario the reference
+// gepcheck-reference on the local control plane: gepcheck's catalogue and
+// four random cases, one subtest each, and the reports. Every scenario the reference
 // serves passes; the ConformanceReport decodes with the upstream types.
 func TestLocalConformanceReference(t *testing.T) {
 	c := localtest.Start(t, reference.CRDs(), gotool.KubeControllerManager)
@@ -32,12 +33,22 @@ func TestLocalConformanceReference(t *testing.T) {
 
 	dir := t.TempDir()
 	conformance.Run(t, conformance.Options{
-		Implementation: reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
-			URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"https://github.com/gepcheck/gepcheck/issues"}},
+		Implementation: who,
 		InCluster: reference.InCluster{}, Cluster: c,
+		Random:    conformance.Random{Count: 4, Seed: 1},
 		ReportDir: dir,
 	})
 
+	rep := readReport(t, dir)
+	if p := rep.ProfileReports[0]; p.Core.Passed < 20 || p.Core.Failed != 0 {
+		t.Errorf("core: %+v", p.Core)
+	}
+}
+
+// readReport decodes, with the upstream types in strict mode, the one
+// ConformanceReport Run wrote into dir for gepcheck-reference.
+func readReport(t *testing.T, dir string) *confv1.ConformanceReport {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "reference", "main", "*-report.yaml"))
 	if len(files) != 1 {
 		t.Fatalf("reports: %v", files)
@@ -50,7 +61,5 @@ func TestLocalConformanceReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := rep.ProfileReports[0]; p.Core.Passed < 20 || p.Core.Failed != 0 {
-		t.Errorf("core: %+v", p.Core)
-	}
+	return rep
 }

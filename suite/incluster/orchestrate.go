@@ -16,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -39,6 +40,10 @@ type Config struct {
 	// RandomSteps, when set, gives each random scenario up to this many
 	// changes over time (gepcheck gen --steps).
 	RandomSteps int
+	// Shard, when set, keeps the random cases of this shard (case k has
+	// seed Seed+k; suite.Shard); it needs Seed, so that the shards draw
+	// from one campaign. Files are sharded by the caller.
+	Shard suite.Shard
 	// Offline, when set, is the implementation's offline form: each
 	// failure is replayed through it (Replay).
 	Offline observe.Observer
@@ -303,13 +308,16 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 	prof := cfg.randomProfile()
 	cfg.seeds = map[string]int64{}
 	if cfg.Seed == 0 {
+		if cfg.Shard.N > 0 {
+			return "", fmt.Errorf("--shard %s with random cases needs --seed: every shard draws from the same campaign", cfg.Shard)
+		}
 		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
 	dir, err := os.MkdirTemp("", "gepcheck-random-")
 	if err != nil {
 		return "", err
 	}
-	for i := range cfg.Random {
+	for _, i := range cfg.Shard.Indices(cfg.Random) {
 		seed := cfg.Seed + int64(i)
 		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps})
 		if err != nil {
@@ -325,7 +333,11 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 	if cfg.RandomSteps > 0 {
 		steps = fmt.Sprintf(" --steps %d", cfg.RandomSteps)
 	}
-	logf(fmt.Sprintf("%d random cases, --seed %d --random-profile %s%s (replay: the same flags; one case: gepcheck gen --seed N --profile %s%s)", cfg.Random, cfg.Seed, prof, strings.Replace(steps, "steps", "random-steps", 1), prof, steps))
+	shard := ""
+	if cfg.Shard.N > 0 {
+		shard = fmt.Sprintf(" (shard %s: %d of them)", cfg.Shard, len(cfg.seeds))
+	}
+	logf(fmt.Sprintf("%d random cases%s, --seed %d --random-profile %s%s (replay: the same flags; one case: gepcheck gen --seed N --profile %s%s)", cfg.Random, shard, cfg.Seed, prof, strings.Replace(steps, "steps", "random-steps", 1), prof, steps))
 	return dir, nil
 }
 

@@ -1,0 +1,86 @@
+package conformance_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/conformance"
+	"github.com/gepcheck/gepcheck/suite/impl/reference"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// listsMerged is the reference engine broken by a mutant: an
+// implementation that merges lists element by element in merge patches,
+// which GEP-2649 forbids ("lists are replaced").
+type listsMerged struct{}
+
+func (listsMerged) Name() string                       { return "lists-merged" }
+func (listsMerged) Capabilities() observe.Capabilities { return observe.Capabilities{} }
+func (listsMerged) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	out := make([]observe.Observation, len(cases))
+	for i, c := range cases {
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
+		if err != nil {
+			out[i] = observe.Observation{Name: c.Name, Error: err.Error()}
+			continue
+		}
+		out[i] = observe.FromOutput(c.Name, m.RunMutant(engine.StickyOverrides, engine.MutantListsMerged))
+	}
+	return out, nil
+}
+
+var who = reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+	URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"https://github.com/gepcheck/gepcheck/issues"}}
+
+// Random cases offline: against the reference they all agree, and the
+// campaign is in the ConformanceReport.
+func TestRandomOffline(t *testing.T) {
+	dir := t.TempDir()
+	conformance.Run(t, conformance.Options{
+		Implementation: who, Offline: reference.Offline{},
+		Scenarios: []string{"../../scenarios/gep-713/example-1-direct.yaml"},
+		Random:    conformance.Random{Count: 60, Seed: 7},
+		ReportDir: dir,
+	})
+	rep := readReport(t, dir)
+	var campaign bool
+	for _, p := range rep.ProfileReports {
+		if p.Name == "POLICY-ATTACHMENT-RANDOM-color-inherited" {
+			campaign = p.Core.Passed == 60 && strings.Contains(p.Summary, "seed 7")
+		}
+	}
+	if !campaign {
+		t.Errorf("the ConformanceReport has no campaign of 60 passed cases from seed 7: %+v", rep.ProfileReports)
+	}
+}
+
+// The same random cases catch an implementation with a bug: run in a
+// child process (a failing subtest fails its parent), its random subtest
+// fails with the case shrunk for the difference.
+func TestRandomOfflineCatchesMutant(t *testing.T) {
+	if os.Getenv("GEPCHECK_CONFORMANCE_CHILD") == "1" {
+		conformance.Run(t, conformance.Options{
+			Implementation: reports.Implementation{Name: "lists-merged"}, Offline: listsMerged{},
+			Scenarios: []string{"../../scenarios/gep-713/example-1-direct.yaml"},
+			Random:    conformance.Random{Count: 200, Seed: 7},
+		})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRandomOfflineCatchesMutant$", "-test.v")
+	cmd.Env = append(os.Environ(), "GEPCHECK_CONFORMANCE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("an implementation that merges lists passed 200 random cases:\n%s", out)
+	}
+	for _, want := range []string{"--- FAIL: TestRandomOfflineCatchesMutant/random/", "shrunk case:", "--- PASS: TestRandomOfflineCatchesMutant/example-1-direct"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
