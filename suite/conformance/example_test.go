@@ -34,7 +34,7 @@ func TestLocalConformanceReference(t *testing.T) {
 	dir := t.TempDir()
 	conformance.Run(t, conformance.Options{
 		Implementation: who,
-		InCluster: reference.InCluster{}, Cluster: c,
+		InCluster:      reference.InCluster{}, Cluster: c,
 		Random:    conformance.Random{Count: 4, Seed: 1},
 		ReportDir: dir,
 	})
