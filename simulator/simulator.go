@@ -462,7 +462,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		var match []string
 		for _, n := range profile.BuiltinNames() {
 			p := builtins[n]
-			if p.Spec.Policy.Group == d.Group && p.Spec.Policy.Kind == d.Kind {
+			if p.Spec.Policy.Group == d.Group && p.Spec.Policy.Kind == d.Kind && !p.Spec.Alternative {
 				match = append(match, n)
 			}
 		}

@@ -186,6 +186,77 @@ func noneAtMostOneAccepted() Property {
 	}
 }
 
+func noneSameTargetConflicts() Property {
+	return Property{
+		Name:  "none/same-target-conflicts",
+		Cite:  "Gateway API, BackendTLSPolicySpec.TargetRefs: \"When more than one BackendTLSPolicy selects the same target and sectionName, implementations MUST determine precedence\" (older, then first by {namespace}/{name}); the others are Conflicted (profile noneConflicts: Target)",
+		Kills: []engine.Mutant{engine.MutantTargetConflictsOnPath, engine.MutantNewerWins},
+		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
+			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{Profile: "backendtlspolicy-gateway-api"}))
+			res := run(t, model, sem, m)
+			pols := policies(model)
+			// The most specific element of a path a policy targets.
+			depth := func(p *engine.Policy, path []string) int {
+				d := -1
+				for _, tr := range p.TargetRefs {
+					ns := tr.Namespace
+					if ns == "" {
+						ns = p.Ref.Namespace
+					}
+					ref := tr.Kind + "/" + ns + "/" + tr.Name
+					if tr.SectionName != "" {
+						ref += "#" + tr.SectionName
+					}
+					if i := slices.Index(path, ref); i > d {
+						d = i
+					}
+				}
+				return d
+			}
+			// On every path the effective spec is that of the oldest
+			// policy on the most specific target any policy of the path
+			// selects.
+			for _, e := range res.EffectivePolicies {
+				var winner *engine.Policy
+				deepest := -1
+				for _, ref := range e.Policies {
+					p := pols[ref]
+					switch d := depth(p, e.Path); {
+					case d > deepest:
+						winner, deepest = p, d
+					case d == deepest && olderFirst(p, winner):
+						winner = p
+					}
+				}
+				if winner != nil && canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
+					Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
+				}
+			}
+			// A policy is Conflicted on a target only where an older
+			// policy selects the same target.
+			for _, ps := range res.Policies {
+				p := pols[ps.Ref]
+				for _, tg := range ps.Targets {
+					for _, cond := range tg.Conditions {
+						if cond.Type != engine.TypeAccepted || cond.Reason != engine.ReasonConflicted {
+							continue
+						}
+						older := false
+						for _, q := range pols {
+							if q != p && olderFirst(q, p) && depth(q, []string{tg.Ref}) == 0 {
+								older = true
+							}
+						}
+						if !older {
+							Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
+						}
+					}
+				}
+			}
+		},
+	}
+}
+
 func noneProfileRefused() Property {
 	return Property{
 		Name:  "none/profile-refused",

@@ -95,6 +95,7 @@ func Properties() []Property {
 		orderingInputOrderIndependence(),
 		determinismSameInput(),
 		noneAtMostOneAccepted(),
+		noneSameTargetConflicts(),
 		noneProfileRefused(),
 		atomicOneSpec(),
 		loneStrategyIndependent(),

@@ -26,6 +26,7 @@ type run struct {
 	levels   map[profile.NodeType]bool
 	effType  map[profile.NodeType]bool
 	none     bool
+	byTarget bool // NoneConflicts Target
 
 	// Paths are projected onto the kinds in levels; prefix i of a path is
 	// the pair (prefixes[i].parent, prefixes[i].node) and states[i] is the
@@ -91,8 +92,10 @@ type state struct {
 	// was met; overrides are the Patch overrides met so far, lowest first.
 	locked    *tree.Node
 	overrides *patchList
-	// None: the established policy of the path, -1 if none yet.
-	winner int32
+	// None: the established policy of the path, -1 if none yet, and the
+	// node it is attached to.
+	winner   int32
+	winnerAt topology.NodeID
 }
 
 type patchList struct {
@@ -155,6 +158,7 @@ func newRun(in Input) *run {
 		levels:   in.Profile.Levels(),
 		effType:  in.Profile.Effective(),
 		none:     in.Profile.Implements(profile.None),
+		byTarget: in.Profile.Spec.NoneConflicts == profile.NoneConflictsTarget,
 		family:   forProfile(in.Profile),
 		visited:  map[[2]int32]bool{},
 	}

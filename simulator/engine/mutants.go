@@ -65,6 +65,10 @@ const (
 	// patches element by element (the patch's elements first, then the
 	// target's beyond them), where RFC 7386 replaces it whole.
 	MutantListsMerged Mutant = "lists-merged"
+	// MutantTargetConflictsOnPath ignores noneConflicts Target: a None
+	// policy on a section conflicts with one on the whole object, the
+	// older winning.
+	MutantTargetConflictsOnPath Mutant = "target-conflicts-on-path"
 )
 
 // Mutants lists every mutant.
@@ -73,7 +77,7 @@ var Mutants = []Mutant{
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
 	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
-	MutantListsMerged,
+	MutantListsMerged, MutantTargetConflictsOnPath,
 }
 
 var flaky atomic.Uint64

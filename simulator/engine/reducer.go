@@ -64,12 +64,15 @@ func (strategyReducer) prepare(r *run, i int32) (*tree.Node, string) {
 	return tree.From(spec, tree.Origin(i)), ""
 }
 
-func (strategyReducer) push(r *run, s state, i int32, _ topology.NodeID) state {
+func (strategyReducer) push(r *run, s state, i int32, n topology.NodeID) state {
 	if r.none {
 		// GEP-713, Merge strategy None: rules 2 and 3 only; the
 		// established (oldest, then first by {namespace}/{name}) wins.
-		if s.winner < 0 || i < s.winner {
-			s.winner = i
+		// NoneConflicts Target: a policy on a more specific target
+		// (pushed later, top down) applies instead; only policies on the
+		// same target conflict.
+		if s.winner < 0 || i < s.winner || r.byTarget && n != s.winnerAt && r.in.Mutant != MutantTargetConflictsOnPath {
+			s.winner, s.winnerAt = i, n
 		}
 		return s
 	}

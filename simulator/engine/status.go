@@ -166,6 +166,12 @@ func (r *run) result() Result {
 				patched = true
 			}
 		}
+		winnerAt := topology.NodeID(-1)
+		for _, s := range stack {
+			if s.origin == e.winner {
+				winnerAt = s.node
+			}
+		}
 		for _, s := range stack {
 			k := attachKey{s.origin, s.node}
 			t := tallies[k]
@@ -176,6 +182,12 @@ func (r *run) result() Result {
 			t.paths += n
 			contributes := false
 			if r.none {
+				if s.origin != e.winner && r.byTarget && s.node != winnerAt && r.in.Mutant != MutantTargetConflictsOnPath {
+					// NoneConflicts Target: a policy on a more
+					// specific target applies here; no conflict.
+					t.zero += n
+					continue
+				}
 				if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
 					t.lost += n
 					t.zero += n

@@ -139,6 +139,20 @@ type Spec struct {
 	// specs (policy resources) MUST be rejected", GEP-713, Merge strategy:
 	// None), on every target.
 	NoneRejects string `json:"noneRejects,omitempty"`
+	// Alternative marks a second reading of a kind that has a default
+	// built-in profile: chosen only by name (--profile, a scenario's
+	// profiles), never for a kind found in the input.
+	Alternative bool `json:"alternative,omitempty"`
+	// NoneConflicts says which policies of a None kind conflict, where the
+	// specs read two ways (docs/semantics.md, Which None policies
+	// conflict): Path (the default) — every policy on a path, the
+	// established one by rules 2 and 3 only (GEP-713, Merge strategy
+	// None); Target — only policies that select the same target and
+	// section, the most specific target's applying ("When more than one
+	// BackendTLSPolicy selects the same target and sectionName,
+	// implementations MUST determine precedence", Gateway API,
+	// BackendTLSPolicySpec.TargetRefs). Not with noneRejects Policy.
+	NoneConflicts string `json:"noneConflicts,omitempty"`
 	// ConditionDomain prefixes the <Kind>Affected condition on targets
 	// (GEP-713, "Target object status"); the policy group when empty.
 	ConditionDomain string `json:"conditionDomain,omitempty"`
@@ -165,6 +179,12 @@ type Stored struct {
 	// their schema default (+kubebuilder:default).
 	Defaults map[string]any `json:"defaults,omitempty"`
 }
+
+// NoneConflicts values (Spec.NoneConflicts).
+const (
+	NoneConflictsPath   = "Path"
+	NoneConflictsTarget = "Target"
+)
 
 // NoneRejects values (Spec.NoneRejects).
 const (
@@ -363,6 +383,17 @@ func (p *Profile) Validate() error {
 	case "", NoneRejectsTarget, NoneRejectsPolicy:
 	default:
 		return fe("spec.noneRejects", "must be %s or %s, not %q", NoneRejectsTarget, NoneRejectsPolicy, s.NoneRejects)
+	}
+	switch s.NoneConflicts {
+	case "", NoneConflictsPath, NoneConflictsTarget:
+	default:
+		return fe("spec.noneConflicts", "must be %s or %s, not %q", NoneConflictsPath, NoneConflictsTarget, s.NoneConflicts)
+	}
+	if s.NoneConflicts != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
+		return fe("spec.noneConflicts", "applies to a kind whose only merge strategy is None")
+	}
+	if s.NoneConflicts == NoneConflictsTarget && s.NoneRejects == NoneRejectsPolicy {
+		return fe("spec.noneConflicts", "Target does not go with noneRejects Policy: a policy then conflicts on its own target only")
 	}
 	if s.NoneRejects != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
 		return fe("spec.noneRejects", "applies to a kind whose only merge strategy is None (GEP-713: None \"MUST NOT be implemented in combination with any other merge strategy\")")
