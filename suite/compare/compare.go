@@ -78,7 +78,11 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		}
 		return out
 	}
-	w, g := effective(want.Effective, caps.Readable, caps.Observable), effective(got.Effective, nil, nil)
+	var observable func([]string) bool
+	if caps.Observable != nil {
+		observable = func(p []string) bool { return caps.Observable(p, &got) }
+	}
+	w, g := effective(want.Effective, caps.Readable, observable), effective(got.Effective, nil, nil)
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {

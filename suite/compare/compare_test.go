@@ -148,7 +148,7 @@ func TestDiffProjects(t *testing.T) {
 	got := observe.Observation{Effective: []observe.Path{{Path: []string{"Gateway/ns/gw", "HTTPRoute/ns/r"}, Spec: map[string]any{"a": 1.0}}}}
 	caps := observe.Capabilities{
 		Readable:   func(s map[string]any) map[string]any { return map[string]any{"a": s["a"]} },
-		Observable: func(p []string) bool { return strings.HasPrefix(p[0], "Gateway/") },
+		Observable: func(p []string, _ *observe.Observation) bool { return strings.HasPrefix(p[0], "Gateway/") },
 	}
 	if d := Diff(want, got, caps); len(d) != 0 {
 		t.Errorf("projected: %v", Strings(d))

@@ -64,6 +64,11 @@ type Observation struct {
 	// breaks, where an offline translator prints status it can be judged
 	// on (package statusrules); each is a difference of its own.
 	Broken []RuleBreak `json:"broken,omitempty"`
+	// Reached lists the objects (Kind/namespace/name[#section]) the
+	// implementation's configuration reaches, where what it configures
+	// depends on more than a path (Envoy Gateway configures a Service port
+	// only where a route sends traffic to it): for Capabilities.Observable.
+	Reached []string `json:"reached,omitempty"`
 	// Error, when set, says the implementation failed on this case; the
 	// rest of the observation is then empty.
 	Error string `json:"error,omitempty"`
@@ -124,11 +129,11 @@ type Capabilities struct {
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
 	Readable func(spec map[string]any) map[string]any
-	// Observable, when set, says which of the reference's paths the
-	// implementation's observations can show (e.g. only paths through a
-	// Gateway, whose proxy configuration is read); the others are not
-	// compared.
-	Observable func(path []string) bool
+	// Observable, when set, says which of the reference's paths an
+	// observation got can show (e.g. only paths through a Gateway, whose
+	// proxy configuration is read; Service ports got.Reached); the others
+	// are not compared.
+	Observable func(path []string, got *Observation) bool
 }
 
 // Unsupported names the first feature case cs needs that the
@@ -208,6 +213,8 @@ func (o *Observation) Normalize() {
 		}
 	}
 	sort.Slice(o.Rejected, func(a, b int) bool { return o.Rejected[a].Ref < o.Rejected[b].Ref })
+	slices.Sort(o.Reached)
+	o.Reached = slices.Compact(o.Reached)
 }
 
 // FromOutput reads the reference engine's output as an observation.

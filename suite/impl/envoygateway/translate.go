@@ -43,12 +43,12 @@ func (*Translator) Name() string { return "envoy-gateway" }
 
 // Features are what the translator is judged on: its three policy kinds,
 // sections, and mergeType.
-var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", features.SectionName, features.MergeType}
+var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "BackendTLSPolicy", features.SectionName, features.MergeType}
 
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: throughGateway}
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable}
 }
 
 // Observe implements observe.Observer.
@@ -93,11 +93,12 @@ func (e *Translator) batch(ctx context.Context, cases []observe.Case, out []obse
 
 // translate runs egctl once over the cases.
 func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	in, caseOf, err := egctlInput(cases)
+	in, err := readInput(cases)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := e.run(ctx, in)
+	caseOf := in.caseOf
+	stdout, err := e.run(ctx, in.data)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 		return nil
 	}
 	printed := make([][]*unstructured.Unstructured, len(obs)) // each case's policies, as egctl prints them
-	for _, k := range [][2]string{{"backendTrafficPolicies", "BackendTrafficPolicy"}, {"clientTrafficPolicies", "ClientTrafficPolicy"}, {"securityPolicies", "SecurityPolicy"}} {
+	for _, k := range [][2]string{{"backendTrafficPolicies", "BackendTrafficPolicy"}, {"clientTrafficPolicies", "ClientTrafficPolicy"}, {"securityPolicies", "SecurityPolicy"}, {"backendTLSPolicies", "BackendTLSPolicy"}} {
 		key, kind := k[0], k[1]
 		for _, p := range list(doc[key]) {
 			if i, ok := caseOf[str(obj(obj(p)["metadata"])["namespace"])]; ok {
@@ -137,6 +138,7 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	}
 	readRoutes(doc, at)
 	readListeners(doc, at)
+	readBackendTLS(doc, in.ports, at)
 	for i := range obs {
 		obs[i].Normalize()
 	}
@@ -149,14 +151,32 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 // namespace. Envoy Gateway before v1.3 attaches no route to a listener
 // (allowedRoutes from Same) whose namespace egctl was not given.
 func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
+	in, err := readInput(cases)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in.data, in.caseOf, nil
+}
+
+// input is what egctl is given, the case of each namespace, and the port
+// names of each Service ("namespace/name" → port number → name): Envoy
+// Gateway's xDS names a Service port by its number.
+type input struct {
+	data   []byte
+	caseOf map[string]int
+	ports  map[string]map[string]string
+}
+
+func readInput(cases []observe.Case) (*input, error) {
 	var in bytes.Buffer
+	ports := map[string]map[string]string{}
 	classes := map[string]bool{}
 	declared := map[string]bool{} // Namespace objects in the cases
 	caseOf := map[string]int{}    // namespace → case
 	for i, c := range cases {
 		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
 		if err != nil {
-			return nil, nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
+			return nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
 		}
 		for _, d := range docs {
 			switch {
@@ -181,13 +201,30 @@ func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 			}
 			if ns != "" {
 				if j, ok := caseOf[ns]; ok && j != i {
-					return nil, nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, ns)
+					return nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, ns)
 				}
 				caseOf[ns] = i
 			}
+			// As the cluster runner does, every GatewayClass is Envoy
+			// Gateway's; a Service gets an address when it has none
+			// (egctl sends traffic to a Service's clusterIP, and refuses
+			// an endpoint without an address).
+			switch {
+			case d.Kind == "GatewayClass":
+				raw = withSpecField(raw, "controllerName", ControllerName)
+			case d.Kind == "Service" && d.Group == "" && obj(raw["spec"])["clusterIP"] == nil:
+				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
+			}
+			if d.Kind == "Service" && d.Group == "" {
+				named := map[string]string{}
+				for _, p := range list(obj(raw["spec"])["ports"]) {
+					named[fmt.Sprint(obj(p)["port"])] = str(obj(p)["name"])
+				}
+				ports[ns+"/"+d.Name] = named
+			}
 			b, err := yaml.Marshal(raw)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			in.WriteString("---\n")
 			in.Write(b)
@@ -198,7 +235,7 @@ func egctlInput(cases []observe.Case) ([]byte, map[string]int, error) {
 			fmt.Fprintf(&in, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 		}
 	}
-	return in.Bytes(), caseOf, nil
+	return &input{data: in.Bytes(), caseOf: caseOf, ports: ports}, nil
 }
 
 // run runs egctl x translate once on in and returns what it printed.
@@ -265,13 +302,26 @@ var Fields = [][]string{
 	{"circuitBreaker", "maxConnections"},
 	{"connection", "connectionLimit", "value"},
 	{"cors", "allowOrigins"},
+	// BackendTLSPolicy (readBackendTLS); caCertificateRefs are not read
+	// back: the CA's SDS secret is named after the policy.
+	{"validation", "hostname"},
+	{"validation", "wellKnownCACertificates"},
+	{"validation", "subjectAltNames"},
 }
 
-// throughGateway says whether a path starts at a Gateway: Envoy Gateway's
-// configuration is read per Gateway proxy (ReadXDS), and a route with no
-// Gateway serves nothing to read.
-func throughGateway(path []string) bool {
-	return len(path) > 0 && strings.HasPrefix(path[0], "Gateway/")
+// observable says which reference paths an observation of Envoy Gateway
+// can show: its configuration is read per Gateway proxy (ReadXDS), so a
+// path through a Gateway; and a Service port's backend TLS settings are on
+// the clusters of the routes that send to it, so a Service port got
+// reached.
+func observable(path []string, got *observe.Observation) bool {
+	if len(path) == 0 {
+		return false
+	}
+	if strings.HasPrefix(path[0], "Service/") {
+		return slices.Contains(got.Reached, path[len(path)-1])
+	}
+	return strings.HasPrefix(path[0], "Gateway/")
 }
 
 // Readable is the part of an effective spec that
@@ -492,6 +542,18 @@ func list(v any) []any {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// withSpecField is raw with spec.field set to v (a copy of raw and spec).
+func withSpecField(raw map[string]any, field string, v any) map[string]any {
+	out := maps.Clone(raw)
+	spec := maps.Clone(obj(raw["spec"]))
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	spec[field] = v
+	out["spec"] = spec
+	return out
 }
 
 // withNamespace is raw with metadata.namespace ns (a copy).

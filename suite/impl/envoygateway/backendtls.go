@@ -1,0 +1,99 @@
+package envoygateway
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// readBackendTLS reads Gateway API BackendTLSPolicy settings from the xDS
+// of each proxy: a route's cluster has one endpoint group per backend,
+// whose metadata names the Service and port number, and whose endpoints
+// name the cluster's transport socket match holding the
+// UpstreamTlsContext (SNI, validation context). ports names each
+// Service's ports by number ("namespace/name" → number → name), as
+// BackendTLSPolicy's sectionName does. Every Service port a route sends to
+// is Reached, with TLS or without.
+func readBackendTLS(doc map[string]any, ports map[string]map[string]string, at func(string) *observe.Observation) {
+	xds := obj(doc["xds"])
+	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
+		sockets := map[string]map[string]any{} // transport socket match name → UpstreamTlsContext
+		var loads []map[string]any
+		for _, cfg := range list(obj(xds[proxy])["configs"]) {
+			for _, c := range list(obj(cfg)["dynamicActiveClusters"]) {
+				for _, m := range list(obj(obj(c)["cluster"])["transportSocketMatches"]) {
+					sockets[str(obj(m)["name"])] = obj(obj(obj(m)["transportSocket"])["typedConfig"])
+				}
+			}
+			for _, e := range list(obj(cfg)["dynamicEndpointConfigs"]) {
+				loads = append(loads, obj(obj(e)["endpointConfig"]))
+			}
+		}
+		for _, cla := range loads {
+			for _, group := range list(cla["endpoints"]) {
+				var svc map[string]any
+				for _, r := range list(obj(obj(obj(obj(group)["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+					if str(obj(r)["kind"]) == "Service" {
+						svc = obj(r)
+					}
+				}
+				if svc == nil {
+					continue
+				}
+				ns, name := str(svc["namespace"]), str(svc["name"])
+				o := at(ns)
+				if o == nil {
+					continue
+				}
+				ref := "Service/" + ns + "/" + name
+				path := []string{ref}
+				if port := ports[ns+"/"+name][str(svc["sectionName"])]; port != "" {
+					path = append(path, ref+"#"+port)
+				}
+				o.Reached = append(o.Reached, path[len(path)-1])
+				for _, ep := range list(obj(group)["lbEndpoints"]) {
+					match := str(obj(obj(obj(obj(ep)["metadata"])["filterMetadata"])["envoy.transport_socket_match"])["name"])
+					if tls, ok := sockets[match]; ok && match != "" {
+						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: backendTLSSpec(tls)})
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// backendTLSSpec is the BackendTLSPolicy spec an UpstreamTlsContext
+// realizes: validation.hostname is the SNI; wellKnownCACertificates System
+// is the system_ca_certificates secret; subjectAltNames are the SAN
+// matchers, unless they are the hostname alone (Envoy Gateway matches the
+// hostname when a policy names no subjectAltNames).
+func backendTLSSpec(tls map[string]any) map[string]any {
+	v := map[string]any{}
+	if sni := str(tls["sni"]); sni != "" {
+		v["hostname"] = sni
+	}
+	cvc := obj(obj(tls["commonTlsContext"])["combinedValidationContext"])
+	if str(obj(cvc["validationContextSdsSecretConfig"])["name"]) == "system_ca_certificates" {
+		v["wellKnownCACertificates"] = "System"
+	}
+	var sans []any
+	for _, m := range list(obj(cvc["defaultValidationContext"])["matchTypedSubjectAltNames"]) {
+		exact := str(obj(obj(m)["matcher"])["exact"])
+		switch str(obj(m)["sanType"]) {
+		case "DNS":
+			sans = append(sans, map[string]any{"type": "Hostname", "hostname": exact})
+		case "URI":
+			sans = append(sans, map[string]any{"type": "URI", "uri": exact})
+		default:
+			sans = append(sans, map[string]any{"type": fmt.Sprint(obj(m)["sanType"]), "value": exact})
+		}
+	}
+	onlyHostname := len(sans) == 1 && obj(sans[0])["type"] == "Hostname" && obj(sans[0])["hostname"] == v["hostname"]
+	if len(sans) > 0 && !onlyHostname {
+		v["subjectAltNames"] = sans
+	}
+	return map[string]any{"validation": v}
+}
