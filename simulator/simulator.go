@@ -45,6 +45,11 @@ type Options struct {
 	// CEL bounds the evaluation of CEL conditions (engine.CELLimits
 	// defaults when zero).
 	CEL engine.CELLimits
+	// IgnoreCreationTimestamps reads every policy as an implementation
+	// that reads no metadata.creationTimestamp does (Envoy Gateway's
+	// egctl keeps only names): created at one time, so that Conflict
+	// resolution rule 3 decides where rule 2 would (GEP-713).
+	IgnoreCreationTimestamps bool
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -106,7 +111,7 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -125,6 +130,8 @@ type builder struct {
 	seen map[string]load.Source
 	pre  map[*load.Doc]predecoded // decodeAll
 	own  bool                     // build
+	// noTimestamps: Options.IgnoreCreationTimestamps
+	noTimestamps bool
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -517,7 +524,9 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 			b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
 			return pol, false
 		}
-		pol.CreationTimestamp = &t
+		if !b.noTimestamps {
+			pol.CreationTimestamp = &t
+		}
 	}
 	spec, ok := d.Raw["spec"].(map[string]any)
 	if !ok {

@@ -64,7 +64,7 @@ func run(ctx context.Context, d observe.Observer, profile string, scenarios []*g
 	for i, s := range scenarios {
 		cases[i] = observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{profile}}
 	}
-	want := observe.Reference(cases, caps.Claim())
+	want := observe.Reference(cases, caps)
 	got, err := d.Observe(ctx, cases)
 	if err != nil {
 		return nil, err

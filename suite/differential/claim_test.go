@@ -28,7 +28,7 @@ func (l literal) Capabilities() observe.Capabilities {
 }
 
 func (literal) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	return observe.Reference(cases, engine.GEP713), nil
+	return observe.Reference(cases, observe.Capabilities{Semantics: engine.GEP713}), nil
 }
 
 func scenarioCase(t *testing.T, file string) observe.Case {
@@ -109,7 +109,7 @@ func (declared) Name() string { return "declared" }
 func (d declared) Capabilities() observe.Capabilities { return observe.Capabilities{Features: d.fs} }
 
 func (declared) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	return observe.Reference(cases, ""), nil
+	return observe.Reference(cases, observe.Capabilities{}), nil
 }
 
 // A case that needs a feature the implementation does not declare (a

@@ -32,7 +32,7 @@ func Property(d observe.Observer, profile string, gen *rapid.Generator[*generato
 			claim := d.Capabilities().Claim()
 			c.Set(s, claim)
 			cs := []observe.Case{{Name: "case", YAML: string(s.YAML()), Profiles: []string{profile}}}
-			want := observe.Reference(cs, claim)
+			want := observe.Reference(cs, d.Capabilities())
 			got, err := d.Observe(context.Background(), cs)
 			if err != nil {
 				t.Fatalf("%s could not run: %v", d.Name(), err)
@@ -69,7 +69,7 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 	if len(run) == 0 {
 		return out, nil
 	}
-	want := observe.Reference(run, claim)
+	want := observe.Reference(run, d.Capabilities())
 	got, err := d.Observe(ctx, run)
 	if err != nil {
 		return nil, err

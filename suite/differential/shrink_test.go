@@ -25,7 +25,7 @@ func (twoBugs) Capabilities() observe.Capabilities {
 	return observe.Capabilities{Conditions: []string{"Accepted"}}
 }
 func (twoBugs) Observe(ctx context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	obs, err := observe.Reference(cases, ""), error(nil)
+	obs, err := observe.Reference(cases, observe.Capabilities{}), error(nil)
 	for i, c := range cases {
 		onRoute2 := map[string]bool{}
 		for _, doc := range strings.Split(c.YAML, "\n---\n") {

@@ -259,7 +259,7 @@ func judgeSteps(ctx context.Context, d observe.Observer, profile string, cases [
 		if len(batch) == 0 {
 			return out, nil
 		}
-		want := observe.Reference(batch, caps.Claim())
+		want := observe.Reference(batch, caps)
 		got, err := d.Observe(ctx, batch)
 		if err != nil {
 			return nil, err

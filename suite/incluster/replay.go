@@ -37,7 +37,7 @@ func Replay(ctx context.Context, d observe.Observer, r Result) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	diff := compare.Diff(observe.Reference([]observe.Case{c}, caps.Claim())[0], got[0], caps)
+	diff := compare.Diff(observe.Reference([]observe.Case{c}, caps)[0], got[0], caps)
 	offline := compare.Kinds(diff)
 	var seen []string
 	for _, k := range compare.Kinds(r.Diff) {

@@ -17,7 +17,7 @@ type offlineForm struct{ edit func(*observe.Observation) }
 func (offlineForm) Name() string                       { return "offline-form" }
 func (offlineForm) Capabilities() observe.Capabilities { return observe.Capabilities{} }
 func (f offlineForm) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	out := observe.Reference(cases, "")
+	out := observe.Reference(cases, observe.Capabilities{})
 	for i := range out {
 		f.edit(&out[i])
 	}

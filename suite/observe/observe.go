@@ -129,6 +129,12 @@ type Capabilities struct {
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
 	Readable func(spec map[string]any) map[string]any
+	// IgnoresCreationTimestamps says the implementation reads no
+	// metadata.creationTimestamp (an offline translator whose loader keeps
+	// only names): the reference reads none either, so Conflict resolution
+	// rule 3 decides where rule 2 would; timestamps are judged in a
+	// cluster.
+	IgnoresCreationTimestamps bool
 	// Observable, when set, says which of the reference's paths an
 	// observation got can show (e.g. only paths through a Gateway, whose
 	// proxy configuration is read; Service ports got.Reached); the others
@@ -234,16 +240,16 @@ func FromOutput(name string, out *simulator.Output) Observation {
 	return o
 }
 
-// Reference observes cases with gepcheck's reference engine under sem
-// (sticky-overrides when empty): the expectation every comparison starts
-// from. A case that does not load is an observation with Error set.
-func Reference(cases []Case, sem engine.Semantics) []Observation {
-	if sem == "" {
-		sem = engine.StickyOverrides
-	}
+// Reference observes cases with gepcheck's reference engine as an
+// implementation with caps reads them: under the semantics it claims,
+// without creationTimestamps if it reads none. It is the expectation every
+// comparison starts from. A case that does not load is an observation with
+// Error set.
+func Reference(cases []Case, caps Capabilities) []Observation {
+	sem := caps.Claim()
 	out := make([]Observation, len(cases))
 	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps})
 		if err != nil {
 			out[i] = Observation{Name: c.Name, Error: err.Error()}
 			continue

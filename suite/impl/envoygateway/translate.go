@@ -48,7 +48,9 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable}
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
+		// egctl's loader keeps only the names of an object's metadata.
+		IgnoresCreationTimestamps: true}
 }
 
 // Observe implements observe.Observer.

@@ -43,7 +43,7 @@ func TestEnvoyGatewayBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := observe.Reference(cases, "")
+	want := observe.Reference(cases, eg.Capabilities())
 	agree := 0
 	for i, c := range cases {
 		if got[i].Error != "" {
@@ -126,7 +126,7 @@ func TestEnvoyGatewayFindingsReproduce(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := observe.Case{Name: f, YAML: string(data)}
-		want := observe.Reference([]observe.Case{c}, "")
+		want := observe.Reference([]observe.Case{c}, eg.Capabilities())
 		got, err := eg.Observe(context.Background(), []observe.Case{c})
 		if err != nil || got[0].Error != "" {
 			t.Fatalf("%s: %v %s", f, err, got[0].Error)

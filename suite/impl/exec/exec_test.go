@@ -33,7 +33,7 @@ func TestExecExampleAgreesWithReference(t *testing.T) {
 	for seed := 0; seed < 12; seed++ {
 		cases = append(cases, colorDirectCase(gen.Example(seed)))
 	}
-	want := observe.Reference(cases, "")
+	want := observe.Reference(cases, observe.Capabilities{})
 	got, err := ex.Observe(context.Background(), cases)
 	if err != nil {
 		t.Fatal(err)

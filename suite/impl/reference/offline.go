@@ -24,5 +24,5 @@ func (r Offline) Capabilities() observe.Capabilities {
 
 // Observe implements observe.Observer.
 func (r Offline) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	return observe.Reference(cases, r.Semantics), nil
+	return observe.Reference(cases, r.Capabilities()), nil
 }
