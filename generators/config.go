@@ -49,7 +49,7 @@ const (
 
 // ProfileNames lists the values of Config.Profile, besides "", in the order
 // Scenarios draws (and shrinks towards) them.
-var ProfileNames = []string{"all-levels", "color-inherited", "color-direct", "backendtlspolicy", "backendtlspolicy-gateway-api"}
+var ProfileNames = []string{"all-levels", "color-inherited", "color-direct", "backendtlspolicy"}
 
 // FlatKeys are the keys of flat specs (Config.FlatSpecs).
 var FlatKeys = []string{"a", "b", "c", "d"}
@@ -201,7 +201,7 @@ func (c Config) fits(name string) bool {
 	if len(c.Strategies) == 0 {
 		return true
 	}
-	if name == "color-direct" || name == "backendtlspolicy" || name == "backendtlspolicy-gateway-api" {
+	if name == "color-direct" || name == "backendtlspolicy" {
 		return slices.Contains(c.Strategies, profile.None)
 	}
 	return len(c.merging()) > 0

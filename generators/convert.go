@@ -134,7 +134,7 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 			parents = append(parents, pr)
 		}
 		backend := func(b BackendRef) gwv1.BackendRef {
-			br := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(b.Name), Port: ptr(gwv1.PortNumber(backendPort))}}
+			br := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(b.Name), Port: ptr(gwv1.PortNumber(b.port()))}}
 			if b.Namespace != "" {
 				br.Namespace = ptr(gwv1.Namespace(b.Namespace))
 			}
@@ -188,6 +188,13 @@ const (
 	backendPort    = 80
 )
 
+func (b BackendRef) port() int {
+	if b.Port == 0 {
+		return backendPort
+	}
+	return b.Port
+}
+
 type servicePort struct {
 	name string
 	port int32
@@ -204,6 +211,9 @@ func (svc *Service) servicePorts() []servicePort {
 		port := int32(8000 + i)
 		if j := slices.Index(portNames, n); j >= 0 {
 			port = int32(servicePortNumbers[j])
+		}
+		if i < len(svc.PortNumbers) {
+			port = int32(svc.PortNumbers[i])
 		}
 		out[i] = servicePort{name: n, port: port}
 	}

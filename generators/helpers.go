@@ -31,6 +31,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Services = slices.Clone(s.Services)
 	for i := range c.Services {
 		c.Services[i].Ports = slices.Clone(c.Services[i].Ports)
+		c.Services[i].PortNumbers = slices.Clone(c.Services[i].PortNumbers)
 	}
 	c.Grants = slices.Clone(s.Grants)
 	c.OwnFields = slices.Clone(s.OwnFields)

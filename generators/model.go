@@ -83,15 +83,20 @@ type Rule struct {
 	Backends []BackendRef
 }
 
-// BackendRef names a Service.
+// BackendRef names a Service and its port (the generators' default port
+// when zero).
 type BackendRef struct {
 	Namespace, Name string
+	Port            int
 }
 
 // Service is a backend; Ports lists named ports (sections).
 type Service struct {
 	Namespace, Name string
 	Ports           []string
+	// PortNumbers, when set, numbers Ports (else the generators' own
+	// numbers).
+	PortNumbers []int
 }
 
 // Grant is a ReferenceGrant in Namespace allowing FromKind (group FromGroup)

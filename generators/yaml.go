@@ -102,7 +102,7 @@ func (s *Scenario) YAML() []byte {
 		for _, rule := range r.Rules {
 			var backends []any
 			for _, b := range rule.Backends {
-				bm := map[string]any{"name": b.Name, "port": backendPort}
+				bm := map[string]any{"name": b.Name, "port": b.port()}
 				if b.Namespace != "" {
 					bm["namespace"] = b.Namespace
 				}

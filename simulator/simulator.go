@@ -46,9 +46,9 @@ type Options struct {
 	// defaults when zero).
 	CEL engine.CELLimits
 	// IgnoreCreationTimestamps reads every policy as an implementation
-	// that reads no metadata.creationTimestamp does (Envoy Gateway's
-	// egctl keeps only names): created at one time, so that Conflict
-	// resolution rule 3 decides where rule 2 would (GEP-713).
+	// that reads no metadata.creationTimestamp does (an offline
+	// translator whose loader keeps only names): created at one time, so
+	// that Conflict resolution rule 3 decides where rule 2 would (GEP-713).
 	IgnoreCreationTimestamps bool
 }
 

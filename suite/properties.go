@@ -192,7 +192,7 @@ func noneSameTargetConflicts() Property {
 		Cite:  "Gateway API, BackendTLSPolicySpec.TargetRefs: \"When more than one BackendTLSPolicy selects the same target and sectionName, implementations MUST determine precedence\" (older, then first by {namespace}/{name}); the others are Conflicted (profile noneConflicts: Target)",
 		Kills: []engine.Mutant{engine.MutantTargetConflictsOnPath, engine.MutantNewerWins},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
-			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{Profile: "backendtlspolicy-gateway-api"}))
+			_, model, sem := drawCase(t, c, generators.BackendTLSScenarios("default", 4))
 			res := run(t, model, sem, m)
 			pols := policies(model)
 			// The most specific element of a path a policy targets.

@@ -19,7 +19,10 @@ type tally struct {
 	lost   int // None: paths where another policy is established
 	// winners on lost paths (None)
 	winners map[int32]bool
-	beaten  map[beatKey]*beatGroup
+	// specific: the policies on more specific targets that apply where
+	// this one does not (None, noneConflicts Target)
+	specific map[int32]bool
+	beaten   map[beatKey]*beatGroup
 	// summaries, computed once for the target and the aggregate conditions
 	superseded, beaters string
 }
@@ -75,6 +78,12 @@ func (t *tally) add(u *tally) {
 			t.winners = map[int32]bool{}
 		}
 		t.winners[w] = true
+	}
+	for w := range u.specific {
+		if t.specific == nil {
+			t.specific = map[int32]bool{}
+		}
+		t.specific[w] = true
 	}
 	for k, g := range u.beaten {
 		t.beat(k, g.examples, true)
@@ -186,6 +195,16 @@ func (r *run) result() Result {
 					// NoneConflicts Target: a policy on a more
 					// specific target applies here; no conflict.
 					t.zero += n
+					if t.specific == nil {
+						t.specific = map[int32]bool{}
+					}
+					t.specific[e.winner] = true
+					if dec != nil {
+						for li, l := range r.leaves[s.origin] {
+							found, _ := e.spec.Lookup(l.Path)
+							dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(e.winner), Removed: found == nil})
+						}
+					}
 					continue
 				}
 				if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
@@ -514,9 +533,15 @@ func (r *run) enforced(strategy string, t *tally, target string) Condition {
 	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
 		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
 			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
+	case t.zero == t.paths && len(t.specific) > 0:
+		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
+			Message: fmt.Sprintf("%s: on %s%s %s on a more specific target applies instead", strategy, count(t.paths), scope, r.names(t.specific))}
 	case t.zero == t.paths:
 		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
 			Message: fmt.Sprintf("%s: overridden on %s%s by %s", strategy, count(t.paths), scope, r.beatersOf(t))}
+	case len(t.specific) > 0:
+		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
+			Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; elsewhere %s on a more specific target applies", strategy, t.full, count(t.paths), scope, r.names(t.specific))}
 	}
 	return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
 		Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; superseded: %s", strategy, t.full, count(t.paths), scope, r.supersededOf(t))}

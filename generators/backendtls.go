@@ -1,0 +1,85 @@
+package generators
+
+import (
+	"fmt"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+func init() {
+	Register("backendtlspolicy-gateway-api", BackendTLSScenarios)
+}
+
+// BackendTLSPorts are the ports of the Services BackendTLSScenarios draws:
+// every one has a route sending traffic to it, so that an implementation
+// configures TLS for it (and an ancestor Gateway reports status).
+var BackendTLSPorts = []struct {
+	Name string
+	Port int
+}{{"https", 443}, {"https-alt", 8443}}
+
+// BackendTLSScenarios draws Gateway API BackendTLSPolicy scenarios in
+// namespace ns: a Gateway, an HTTPRoute with one rule per Service port
+// (two Services, two named ports each), and one to maxPolicies (default 4)
+// BackendTLSPolicies on a Service or one of its ports — one time in four
+// two targets, one time in ten a Service that does not exist — each with
+// its own hostname, the system CAs, and one time in three subjectAltNames;
+// creationTimestamps zero to two seconds apart and names that agree and
+// disagree with that order, so that every Conflict resolution rule
+// decides somewhere (Gateway API, BackendTLSPolicySpec.TargetRefs).
+func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario] {
+	if maxPolicies <= 0 {
+		maxPolicies = 4
+	}
+	services := []string{"svc-a", "svc-b"}
+	var targets []Target
+	for _, svc := range services {
+		targets = append(targets, Target{Kind: "Service", Name: svc})
+		for _, p := range BackendTLSPorts {
+			targets = append(targets, Target{Kind: "Service", Name: svc, Section: p.Name})
+		}
+	}
+	missing := Target{Kind: "Service", Name: "svc-missing"}
+	return rapid.Custom(func(t *rapid.T) *Scenario {
+		s := &Scenario{Profile: "backendtlspolicy-gateway-api", ServiceClusterIPs: true}
+		s.Namespaces = []string{ns}
+		s.GatewayClasses = []string{"example"}
+		s.Gateways = []Gateway{{Namespace: ns, Name: "gw", Class: "example", Listeners: []Listener{{Name: "http", Port: 80}}}}
+		var rules []Rule
+		for _, svc := range services {
+			var ports []string
+			var numbers []int
+			for _, p := range BackendTLSPorts {
+				ports, numbers = append(ports, p.Name), append(numbers, p.Port)
+				rules = append(rules, Rule{Name: svc + "-" + p.Name, Backends: []BackendRef{{Name: svc, Port: p.Port}}})
+			}
+			s.Services = append(s.Services, Service{Namespace: ns, Name: svc, Ports: ports, PortNumbers: numbers})
+		}
+		s.Routes = []Route{{Namespace: ns, Name: "route", Parents: []ParentRef{{Name: "gw"}}, Rules: rules}}
+		used := map[string]bool{}
+		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
+		for i := 0; i < n; i++ {
+			tgs := []Target{rapid.SampledFrom(targets).Draw(t, "target")}
+			if rapid.IntRange(0, 3).Draw(t, "two targets") == 0 {
+				// Distinct targets: the CRD refuses the same target twice
+				// unless sections differ (BackendTLSPolicySpec.TargetRefs).
+				if second := rapid.SampledFrom(targets).Draw(t, "second target"); second.Name != tgs[0].Name {
+					tgs = append(tgs, second)
+				}
+			}
+			if rapid.IntRange(0, 9).Draw(t, "missing target") == 0 {
+				tgs = append(tgs, missing)
+			}
+			name := DrawName(t, used)
+			created := BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
+			validation := map[string]any{"hostname": fmt.Sprintf("%s.example.com", name), "wellKnownCACertificates": "System"}
+			if rapid.IntRange(0, 2).Draw(t, "subjectAltNames") == 0 {
+				validation["subjectAltNames"] = []any{map[string]any{"type": "Hostname", "hostname": "san-" + name + ".example.com"}}
+			}
+			s.Policies = append(s.Policies, Policy{Group: "gateway.networking.k8s.io", Kind: "BackendTLSPolicy", Namespace: ns, Name: name,
+				Created: &created, Targets: tgs, Spec: map[string]any{"validation": validation}})
+		}
+		return s
+	})
+}
