@@ -64,6 +64,7 @@ ci: build egctl tools
 	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --impl envoy-gateway --steps 3 --checks 50 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind BackendTLSPolicy --checks 200 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
 	./hack/reports.sh --check $(BIN)

@@ -114,7 +114,7 @@ grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' 
 "$BIN" run --cluster local --impl envoy-gateway --junit "$tmp/eg.xml" scenarios/ > "$tmp/eg.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "envoy-gateway run exited $code, want 1 (findings): $(tail -5 "$tmp/eg.txt")"
 nfind=$(ls scenarios/findings/envoy-gateway/*.yaml | wc -l)
-ncat=$(ls scenarios/envoy-gateway/*.yaml | wc -l)
+ncat=$(ls scenarios/envoy-gateway/*.yaml scenarios/gateway-api/*.yaml | wc -l)
 grep -q "envoy-gateway on local: $ncat passed, $nfind failed, 0 errors, " "$tmp/eg.txt" && ok || bad "envoy-gateway summary, want $ncat passed, $nfind failed: $(tail -2 "$tmp/eg.txt")"
 python3 - "$tmp/eg.txt" scenarios/findings/envoy-gateway/*.yaml <<'PY' && ok || bad "envoy-gateway in a cluster differs from the offline findings"
 import sys, yaml

@@ -15,14 +15,16 @@ if [ "${1:-}" = "--check" ]; then check=true; shift; fi
 BIN=$1; shift
 pinned=$("$BIN" egctl --help | sed -n 's/.*--envoy-gateway-version string.*(default "\(v[0-9.]*\)").*/\1/p')
 
-# offline_eg DIR VERSION: Envoy Gateway's catalogue, its findings and two
-# random campaigns, offline, into DIR.
+# offline_eg DIR VERSION: Envoy Gateway's catalogue, Gateway API's
+# BackendTLSPolicy scenarios, the findings and three random campaigns,
+# offline, into DIR.
 offline_eg() {
   local dir=$1 v=$2 build=fast
   "$BIN" egctl --envoy-gateway-version "$v" --egctl-build fast > /dev/null 2>&1 || build=stock
   local flags=(--impl envoy-gateway --envoy-gateway-version "$v" --egctl-build "$build")
-  "$BIN" run "${flags[@]}" scenarios/envoy-gateway/ scenarios/findings/envoy-gateway/ --report-dir "$dir" > /dev/null 2>&1
+  "$BIN" run "${flags[@]}" scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir "$dir" > /dev/null 2>&1
   "$BIN" fuzz "${flags[@]}" --checks 300 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
+  "$BIN" fuzz "${flags[@]}" --kind BackendTLSPolicy --checks 200 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
   "$BIN" fuzz "${flags[@]}" --steps 3 --checks 50 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
   echo "envoy-gateway $v offline ($build egctl): $(ls "$dir/envoy-gateway/$v" | tr '\n' ' ')"
 }
@@ -47,6 +49,6 @@ fi
 for v in "$@"; do offline_eg reports "$v"; done
 "$BIN" run --impl reference scenarios/ --report-dir reports > /dev/null 2>&1
 "$BIN" run --cluster local --impl reference scenarios/ --report-dir reports > /dev/null 2>&1
-"$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/findings/envoy-gateway/ --report-dir reports > /dev/null 2>&1
+"$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir reports > /dev/null 2>&1
 "$BIN" report matrix reports/envoy-gateway > reports/envoy-gateway/README.md
 echo "reports: $(find reports -name 'results-*.json' | wc -l) reports written"

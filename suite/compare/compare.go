@@ -99,7 +99,8 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 			out = append(out, Difference{Kind: ExtraEffective, Path: gp.Path, Fields: fieldsDiffering(nil, gp.Spec), Got: gp.Spec})
 		}
 	}
-	out = append(out, conditions(PolicyCondition, want.Policies, got.Policies, caps.Conditions)...)
+	wantPolicies := slices.DeleteFunc(slices.Clone(want.Policies), func(s observe.Status) bool { return slices.Contains(got.Unreported, s.Ref) })
+	out = append(out, conditions(PolicyCondition, wantPolicies, got.Policies, caps.Conditions)...)
 	if got.Targets != nil {
 		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
 	}

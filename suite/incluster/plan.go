@@ -88,6 +88,10 @@ type Target struct {
 	ControllerName string
 	// Features the implementation declares.
 	Features features.Set
+	// Profiles the implementation claims per policy kind
+	// (observe.Capabilities.Profiles): a scenario read with another is
+	// skipped.
+	Profiles map[string]string
 	// Endpoints asks for an EndpointSlice per Service (Plan.Endpoints).
 	Endpoints bool
 	// Semantics the implementation claims (observe.Capabilities.Claim):
@@ -160,6 +164,10 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		}
 	}
 	for _, k := range m.Kinds {
+		if want, name := t.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
+			p.Skip = "uses profile " + name + "; the implementation claims " + want
+			return p, nil
+		}
 		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
 			if strings.HasPrefix(k.Profile.Source, "builtin:") {
 				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)

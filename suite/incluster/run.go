@@ -61,7 +61,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Profiles: caps.Profiles}
 }
 
 // Options configure a Runner.

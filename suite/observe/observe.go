@@ -66,9 +66,15 @@ type Observation struct {
 	Broken []RuleBreak `json:"broken,omitempty"`
 	// Reached lists the objects (Kind/namespace/name[#section]) the
 	// implementation's configuration reaches, where what it configures
-	// depends on more than a path (Envoy Gateway configures a Service port
-	// only where a route sends traffic to it): for Capabilities.Observable.
+	// depends on more than a path (a proxy has a Service port's TLS
+	// settings only where a route sends traffic to it): for
+	// Capabilities.Observable.
 	Reached []string `json:"reached,omitempty"`
+	// Unreported lists policies the implementation has no place to write
+	// status for: Gateway API's PolicyAncestorStatus reports per ancestor,
+	// and no ancestor reaches any of their targets (a Service no route
+	// sends traffic to). Their conditions are not compared.
+	Unreported []string `json:"unreported,omitempty"`
 	// Error, when set, says the implementation failed on this case; the
 	// rest of the observation is then empty.
 	Error string `json:"error,omitempty"`
@@ -129,6 +135,11 @@ type Capabilities struct {
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
 	Readable func(spec map[string]any) map[string]any
+	// Profiles, when set, names the profile the implementation claims for
+	// a policy kind, where built-in profiles read a kind two ways
+	// (docs/semantics.md): cases read with another profile of the kind
+	// are skipped.
+	Profiles map[string]string
 	// IgnoresCreationTimestamps says the implementation reads no
 	// metadata.creationTimestamp (an offline translator whose loader keeps
 	// only names): the reference reads none either, so Conflict resolution
@@ -157,6 +168,9 @@ func (c Capabilities) Unsupported(cs Case) string {
 	for _, k := range m.Kinds {
 		if kind := k.Profile.Spec.Policy.Kind; !c.Features.Has(features.PolicyKind(kind)) {
 			return kind
+		}
+		if want, name := c.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
+			return "profile " + name + " (it claims " + want + ")"
 		}
 	}
 	if len(m.OwnFields) > 0 && !c.Features.Has(features.ObjectFields) {
@@ -221,6 +235,8 @@ func (o *Observation) Normalize() {
 	sort.Slice(o.Rejected, func(a, b int) bool { return o.Rejected[a].Ref < o.Rejected[b].Ref })
 	slices.Sort(o.Reached)
 	o.Reached = slices.Compact(o.Reached)
+	slices.Sort(o.Unreported)
+	o.Unreported = slices.Compact(o.Unreported)
 }
 
 // FromOutput reads the reference engine's output as an observation.

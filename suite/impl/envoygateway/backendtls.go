@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -96,4 +99,31 @@ func backendTLSSpec(tls map[string]any) map[string]any {
 		v["subjectAltNames"] = sans
 	}
 	return map[string]any{"validation": v}
+}
+
+// markUnreported lists, in o.Unreported, the BackendTLSPolicies of ps
+// with no status ancestor and no target o reached: Envoy Gateway reports a
+// BackendTLSPolicy per Gateway that sends traffic to its Service, and there
+// is none.
+func markUnreported(o *observe.Observation, ps []*unstructured.Unstructured) {
+	for _, p := range ps {
+		if p.GetKind() != "BackendTLSPolicy" || len(list(obj(p.Object["status"])["ancestors"])) > 0 {
+			continue
+		}
+		reached := false
+		for _, tr := range list(obj(p.Object["spec"])["targetRefs"]) {
+			ref := "Service/" + p.GetNamespace() + "/" + str(obj(tr)["name"])
+			if s := str(obj(tr)["sectionName"]); s != "" {
+				ref += "#" + s
+			}
+			for _, r := range o.Reached {
+				if r == ref || strings.HasPrefix(r, ref+"#") {
+					reached = true
+				}
+			}
+		}
+		if !reached {
+			o.Unreported = append(o.Unreported, "BackendTLSPolicy/"+p.GetNamespace()+"/"+p.GetName())
+		}
+	}
 }

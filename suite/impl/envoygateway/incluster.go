@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -36,7 +37,9 @@ func (*InCluster) ControllerName() string { return ControllerName }
 // gepcheck started the controller (and so can read its xDS); it programs a
 // route's settings only when its backends have endpoints.
 func (e *InCluster) Capabilities() incluster.Capabilities {
-	return incluster.Capabilities{Capabilities: (&Translator{}).Capabilities(), Effective: e.XDS != nil, Endpoints: true}
+	caps := (&Translator{}).Capabilities()
+	caps.IgnoresCreationTimestamps = false // the controller reads stored objects
+	return incluster.Capabilities{Capabilities: caps, Effective: e.XDS != nil, Endpoints: true}
 }
 
 // CRDs implements incluster.Implementation.
@@ -85,19 +88,34 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		for _, ns := range p.Namespaces {
 			ours[ns] = true
 		}
-		ReadXDS(map[string]any{"xds": proxies}, func(ns string) *observe.Observation {
+		ports := map[string]map[string]string{}
+		for _, u := range p.Objects {
+			if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
+				named := map[string]string{}
+				for _, sp := range list(obj(u.Object["spec"])["ports"]) {
+					named[fmt.Sprint(obj(sp)["port"])] = str(obj(sp)["name"])
+				}
+				ports[u.GetNamespace()+"/"+u.GetName()] = named
+			}
+		}
+		ReadXDS(map[string]any{"xds": proxies}, ports, func(ns string) *observe.Observation {
 			if ours[ns] {
 				return &o
 			}
 			return nil
 		})
 	}
+	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
 		got, err := k.Get(ctx, u)
 		if err != nil {
 			return o, err
 		}
 		o.Policies = append(o.Policies, PolicyStatus(u.GetKind(), got.Object))
+		stored = append(stored, got)
+	}
+	if e.XDS != nil {
+		markUnreported(&o, stored)
 	}
 	o.Normalize()
 	return o, nil

@@ -79,6 +79,9 @@ func (c *plugConfig) FuzzKinds() []differential.FuzzKind {
 		{Kind: "SecurityPolicy", Profile: "envoy-gateway-securitypolicy",
 			Combinations: slices.Concat(differential.DeclaredCombinations([]string{"cors.allowOrigins", "value null", "value {}", "value list"}, spLevels),
 				shared, []string{"targetRefs: missing HTTPRoute"})},
+		// Gateway API's own kind, judged by its API reference's reading
+		// (docs/semantics.md, Which None policies conflict).
+		{Kind: "BackendTLSPolicy", Profile: "backendtlspolicy-gateway-api"},
 	}
 }
 

@@ -50,7 +50,10 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 func (*Translator) Capabilities() observe.Capabilities {
 	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
 		// egctl's loader keeps only the names of an object's metadata.
-		IgnoresCreationTimestamps: true}
+		IgnoresCreationTimestamps: true,
+		// Only policies on the same target and section conflict
+		// (BackendTLSPolicyConflictResolution; docs/semantics.md).
+		Profiles: map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"}}
 }
 
 // Observe implements observe.Observer.
@@ -138,9 +141,10 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
 		}
 	}
-	readRoutes(doc, at)
-	readListeners(doc, at)
-	readBackendTLS(doc, in.ports, at)
+	ReadXDS(doc, in.ports, at)
+	for i := range obs {
+		markUnreported(&obs[i], printed[i])
+	}
 	for i := range obs {
 		obs[i].Normalize()
 	}
@@ -290,9 +294,10 @@ func PolicyStatus(kind string, p map[string]any) observe.Status {
 // egctl's output ({"xds": {"namespace/gateway": {"configs": […]}}}),
 // into the observation at returns for a namespace (nil: not observed).
 // The cluster runner reads Envoy Gateway's xDS server into this shape.
-func ReadXDS(doc map[string]any, at func(namespace string) *observe.Observation) {
+func ReadXDS(doc map[string]any, ports map[string]map[string]string, at func(namespace string) *observe.Observation) {
 	readRoutes(doc, at)
 	readListeners(doc, at)
+	readBackendTLS(doc, ports, at)
 }
 
 // Fields are the spec fields ReadXDS reads back

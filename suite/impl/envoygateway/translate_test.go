@@ -194,7 +194,7 @@ func TestReadRetryStatusCodes(t *testing.T) {
 		}}}},
 	}}}}
 	o := &observe.Observation{}
-	ReadXDS(doc, func(string) *observe.Observation { return o })
+	ReadXDS(doc, nil, func(string) *observe.Observation { return o })
 	want := map[string]any{
 		"unset": map[string]any{"retry": map[string]any{"numRetries": 2.0}},
 		"empty": map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{"httpStatusCodes": []any{}}}},

@@ -12,6 +12,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -28,6 +29,7 @@ const (
 	clusterType  = "type.googleapis.com/envoy.config.cluster.v3.Cluster"
 	listenerType = "type.googleapis.com/envoy.config.listener.v3.Listener"
 	routeType    = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"
+	endpointType = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment"
 )
 
 // XDS reads the configuration Envoy Gateway serves to the Envoy proxy of a
@@ -54,11 +56,12 @@ func NewXDS(envoyCerts string) (*XDS, error) {
 	return &XDS{Address: XDSAddress, TLS: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "envoy-gateway", MinVersion: tls.VersionTLS12}}, nil
 }
 
-// Fetch returns the clusters, listeners and route configurations served
-// for the Gateway namespace/name, shaped as egctl's config dump (the
-// offline driver reads both alike): {"configs": [{"dynamicActiveClusters":
-// …}, {"dynamicListeners": …}, {"dynamicRouteConfigs": …}]}. It fails when
-// nothing is served yet.
+// Fetch returns the clusters, listeners, route configurations and the
+// endpoints of EDS clusters served for the Gateway namespace/name, shaped
+// as egctl's config dump (the offline driver reads both alike):
+// {"configs": [{"dynamicActiveClusters": …}, {"dynamicListeners": …},
+// {"dynamicRouteConfigs": …}, {"dynamicEndpointConfigs": …}]}. It fails
+// when nothing is served yet.
 func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -72,14 +75,20 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 		return nil, fmt.Errorf("xDS stream to %s: %w", x.Address, err)
 	}
 	node := &corev3.Node{Id: "gepcheck/" + namespace + "/" + name, Cluster: namespace + "/" + name}
-	var clusters, listeners, routes []any
-	for _, typ := range []string{listenerType, routeType, clusterType} {
+	var clusters, listeners, routes, endpoints []any
+	var eds []string // names of the EDS clusters
+	for _, typ := range []string{listenerType, routeType, clusterType, endpointType} {
 		// Clusters only where a route sends to one: Envoy Gateway
-		// answers no CDS request for a Gateway without routes.
-		if typ == clusterType && !hasRoutes(routes) {
+		// answers no CDS request for a Gateway without routes; endpoints
+		// only of EDS clusters, by name.
+		if typ == clusterType && !hasRoutes(routes) || typ == endpointType && len(eds) == 0 {
 			break
 		}
-		if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: node, TypeUrl: typ}); err != nil {
+		req := &discoveryv3.DiscoveryRequest{Node: node, TypeUrl: typ}
+		if typ == endpointType {
+			req.ResourceNames = eds
+		}
+		if err := stream.Send(req); err != nil {
 			return nil, err
 		}
 		resp, err := stream.Recv()
@@ -94,6 +103,16 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 					return nil, err
 				}
 				clusters = append(clusters, map[string]any{"cluster": m})
+				if m["type"] == "EDS" {
+					name, _ := m["name"].(string)
+					eds = append(eds, name)
+				}
+			case endpointType:
+				m, err := toMap(r.GetValue(), &endpointv3.ClusterLoadAssignment{})
+				if err != nil {
+					return nil, err
+				}
+				endpoints = append(endpoints, map[string]any{"endpointConfig": m})
 			case listenerType:
 				m, err := toMap(r.GetValue(), &listenerv3.Listener{})
 				if err != nil {
@@ -114,6 +133,7 @@ func (x *XDS) Fetch(ctx context.Context, namespace, name string) (map[string]any
 		map[string]any{"dynamicActiveClusters": clusters},
 		map[string]any{"dynamicListeners": listeners},
 		map[string]any{"dynamicRouteConfigs": routes},
+		map[string]any{"dynamicEndpointConfigs": endpoints},
 	}}, nil
 }
 

@@ -8,9 +8,11 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	// The extension types gepcheck reads (docs/envoy-gateway.md): the CORS
-	// policy of a route, the connection limit of a listener.
+	// policy of a route, the connection limit of a listener, the upstream
+	// TLS context of a cluster (BackendTLSPolicy).
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/connection_limit/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 )
 
 // emptyAny stands in for an embedded message of a type gepcheck does not
