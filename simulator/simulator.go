@@ -340,6 +340,47 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
 	profiles := b.profiles(opts, inputProfiles, candidates)
 	b.policies(profiles, candidates)
+	b.references()
+}
+
+// references rejects each policy of a kind with References whose
+// references in a field all fail to resolve to an object of the input
+// (profile.Reference).
+func (b *builder) references() {
+	for _, k := range b.m.Kinds {
+		for _, ref := range k.Profile.Spec.References {
+			for i := range k.Policies {
+				p := &k.Policies[i]
+				if p.Intent.Invalid != "" {
+					continue
+				}
+				v := any(p.Intent.SpecProper)
+				for _, f := range strings.Split(ref.Field, ".") {
+					m, _ := v.(map[string]any)
+					v = m[f]
+				}
+				list, _ := v.([]any)
+				if len(list) == 0 {
+					continue
+				}
+				var bad []string
+				for _, e := range list {
+					m, _ := e.(map[string]any)
+					g, _ := m["group"].(string)
+					kind, _ := m["kind"].(string)
+					name, _ := m["name"].(string)
+					allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+					if _, ok := b.seen[g+"/"+kind+"/"+p.Ref.Namespace+"/"+name]; !allowed || !ok {
+						bad = append(bad, kind+" "+name)
+					}
+				}
+				if len(bad) == len(list) {
+					p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
+					p.Intent.InvalidReason = ref.Reason
+				}
+			}
+		}
+	}
 }
 
 // namespaced reports whether objects of d's kind live in a namespace.

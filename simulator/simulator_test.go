@@ -984,3 +984,51 @@ spec:
 	out := simulate(t, joinDocs(append(route, pbOld, pa)...), inherited)
 	checkEffective(t, out, `{"color":"from-a"}`, map[string]string{"color": "ColorPolicy/default/a"}, path...)
 }
+
+// Gateway API v1, BackendTLSPolicyValidation.CACertificateRefs: "If ALL
+// CACertificateRefs are invalid, the implementation MUST also ensure the
+// Accepted Condition on the BackendTLSPolicy is set to status: False, with a
+// Reason NoValidCACertificate." One resolving reference keeps a policy
+// accepted; a missing ConfigMap or a kind the profile does not allow does
+// not resolve.
+func TestBackendTLSPolicyCACertificateRefs(t *testing.T) {
+	policy := func(name, refs string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: ` + name + `}
+spec:
+  targetRefs: [{group: "", kind: Service, name: s-` + name + `}]
+  validation: {hostname: h.example.com, caCertificateRefs: ` + refs + `}`
+	}
+	service := func(name string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata: {name: s-" + name + "}\nspec: {ports: [{name: https, port: 443}]}"
+	}
+	docs := joinDocs(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca}\ndata: {ca.crt: x}",
+		"apiVersion: v1\nkind: Secret\nmetadata: {name: secret-ca}",
+		service("one-good"), policy("one-good", `[{group: "", kind: ConfigMap, name: missing}, {group: "", kind: ConfigMap, name: ca}]`),
+		service("missing"), policy("missing", `[{group: "", kind: ConfigMap, name: missing}]`),
+		service("secret"), policy("secret", `[{group: "", kind: Secret, name: secret-ca}]`),
+	)
+	for _, prof := range []string{"backendtlspolicy", "backendtlspolicy-gateway-api"} {
+		m, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{Profiles: []string{prof}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Run(engine.StickyOverrides, nil)
+		want := map[string]string{
+			"BackendTLSPolicy/default/one-good": "True/Accepted",
+			"BackendTLSPolicy/default/missing":  "False/NoValidCACertificate",
+			"BackendTLSPolicy/default/secret":   "False/NoValidCACertificate",
+		}
+		for _, p := range out.Policies {
+			got := p.Conditions[0].Status + "/" + p.Conditions[0].Reason
+			if w := want[p.Ref]; got != w {
+				t.Errorf("%s %s: Accepted %s, want %s", prof, p.Ref, got, w)
+			}
+		}
+		if len(out.EffectivePolicies) != 1 || out.EffectivePolicies[0].Path[0] != "Service/default/s-one-good" {
+			t.Errorf("%s: effective %+v, want one-good's only", prof, out.EffectivePolicies)
+		}
+	}
+}

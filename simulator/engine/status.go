@@ -401,7 +401,11 @@ func (r *run) pathStrings(pre int32) []string {
 func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	ps := PolicyStatus{Ref: r.refs[i], Targets: []PolicyTarget{}}
 	if r.invalid[i] != "" {
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonInvalid, Message: r.invalid[i]}}
+		reason := ReasonInvalid
+		if ir := r.policies[i].Intent.InvalidReason; ir != "" && r.policies[i].Intent.Invalid == r.invalid[i] {
+			reason = ir
+		}
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: r.invalid[i]}}
 		return ps
 	}
 	ps.Strategy = r.strategyTitle(i)

@@ -15,8 +15,9 @@ type Intent struct {
 	// SpecProper is the spec proper as a JSON object.
 	SpecProper map[string]any
 	// Invalid, when not empty, says why the controller must reject the
-	// policy (Accepted=False, reason Invalid).
-	Invalid string
+	// policy (Accepted=False, reason InvalidReason, else Invalid).
+	Invalid       string
+	InvalidReason string
 	// Defaults and Overrides are the two stanzas of a policy of a
 	// field-level kind (GEP-2649: a policy may hold both); nil when absent.
 	Defaults, Overrides map[string]any

@@ -139,6 +139,10 @@ type Spec struct {
 	// specs (policy resources) MUST be rejected", GEP-713, Merge strategy:
 	// None), on every target.
 	NoneRejects string `json:"noneRejects,omitempty"`
+	// References are fields of the spec proper that list references to
+	// other objects; a policy none of whose references in a field
+	// resolves is rejected (Accepted=False with the field's Reason).
+	References []Reference `json:"references,omitempty"`
 	// Alternative marks a second reading of a kind that has a default
 	// built-in profile: chosen only by name (--profile, a scenario's
 	// profiles), never for a kind found in the input.
@@ -178,6 +182,23 @@ type Stored struct {
 	// Defaults maps dotted fields of the spec (in objects, not lists) to
 	// their schema default (+kubebuilder:default).
 	Defaults map[string]any `json:"defaults,omitempty"`
+}
+
+// Reference is a field of the spec proper listing object references
+// ({group, kind, name}, in the policy's namespace), e.g. BackendTLSPolicy's
+// validation.caCertificateRefs: "If ALL CACertificateRefs are invalid, the
+// implementation MUST also ensure the Accepted Condition on the
+// BackendTLSPolicy is set to status: False, with a Reason
+// NoValidCACertificate" (Gateway API v1, BackendTLSPolicyValidation). A
+// reference resolves when an object of an allowed kind has its name; what
+// the object holds is not checked.
+type Reference struct {
+	// Field is the dotted field of the spec proper.
+	Field string `json:"field"`
+	// Kinds a reference may name.
+	Kinds []GroupKind `json:"kinds"`
+	// Reason of the Accepted=False condition when none resolves.
+	Reason string `json:"reason"`
 }
 
 // NoneConflicts values (Spec.NoneConflicts).
@@ -383,6 +404,11 @@ func (p *Profile) Validate() error {
 	case "", NoneRejectsTarget, NoneRejectsPolicy:
 	default:
 		return fe("spec.noneRejects", "must be %s or %s, not %q", NoneRejectsTarget, NoneRejectsPolicy, s.NoneRejects)
+	}
+	for i, r := range s.References {
+		if r.Field == "" || len(r.Kinds) == 0 || r.Reason == "" {
+			return fe(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
+		}
 	}
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:
