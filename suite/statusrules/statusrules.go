@@ -40,11 +40,17 @@ type ruleContext struct {
 	// apiStrategyNames are the implementation's own names of merge
 	// strategies (observe.Capabilities.StrategyNames).
 	apiStrategyNames []string
+	// kind of the policy.
+	kind string
 }
 
 // acceptedReasons are the reasons Gateway API's Go spec defines for a
 // policy's Accepted condition (PolicyConditionReason).
 var acceptedReasons = []string{"Accepted", "Conflicted", "Invalid", "TargetNotFound"}
+
+// kindAcceptedReasons are the reasons Gateway API's Go spec adds for the
+// Accepted condition of one kind (BackendTLSPolicyReasonNoValidCACertificate).
+var kindAcceptedReasons = map[string][]string{"BackendTLSPolicy": {"NoValidCACertificate"}}
 
 // Rules are the rules checked on every policy, in the order they are
 // reported.
@@ -101,10 +107,10 @@ var Rules = []Rule{
 	},
 	{
 		Name: "accepted-reason",
-		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound)",
-		check: func(e map[string]any, _ ruleContext) string {
+		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound; for BackendTLSPolicy also NoValidCACertificate)",
+		check: func(e map[string]any, rc ruleContext) string {
 			for _, c := range conditionsOf(e) {
-				if str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, str(c["reason"])) {
+				if r := str(c["reason"]); str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, r) && !slices.Contains(kindAcceptedReasons[rc.kind], r) {
 					return "Accepted with reason " + str(c["reason"])
 				}
 			}
@@ -141,7 +147,7 @@ func Policies(policies []*unstructured.Unstructured, controller string, apiStrat
 				if _, done := broken[r.Name]; done || r.Stored && !stored {
 					continue
 				}
-				if msg := r.check(e, ruleContext{generation: p.GetGeneration(), apiStrategyNames: apiStrategyNames}); msg != "" {
+				if msg := r.check(e, ruleContext{generation: p.GetGeneration(), apiStrategyNames: apiStrategyNames, kind: p.GetKind()}); msg != "" {
 					broken[r.Name] = msg
 				}
 			}

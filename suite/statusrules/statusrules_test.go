@@ -51,6 +51,7 @@ func TestStatusRules(t *testing.T) {
 		{"another controller's entry", policyWithStatus(entry("gw", me, good), entry("gw", "other.io/x", cond("Accepted", "Yes", "Whatever", 1))), nil},
 		{"stale generation", policyWithStatus(entry("gw", me, cond("Accepted", "True", "Accepted", 1))), []string{"observed-generation"}},
 		{"reason outside the Go spec", policyWithStatus(entry("gw", me, cond("Accepted", "False", "NoStatus", 2))), []string{"accepted-reason"}},
+		{"a reason of another kind", policyWithStatus(entry("gw", me, cond("Accepted", "False", "NoValidCACertificate", 2))), []string{"accepted-reason"}},
 		{"not a condition", policyWithStatus(entry("gw", me, noLTT)), []string{"conditions-are-conditions"}},
 		{"status not True/False/Unknown", policyWithStatus(entry("gw", me, cond("Accepted", "Yes", "Accepted", 2))), []string{"conditions-are-conditions"}},
 		{"ancestor twice", policyWithStatus(entry("gw", me, good), entry("gw", me, good)), []string{"one-entry-per-ancestor"}},
@@ -67,6 +68,16 @@ func TestStatusRules(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: broken %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Gateway API's Go spec adds NoValidCACertificate to the reasons of a
+// BackendTLSPolicy's Accepted condition (BackendTLSPolicyReasonNoValidCACertificate).
+func TestAcceptedReasonOfKind(t *testing.T) {
+	p := policyWithStatus(entry("gw", "example.com/me", cond("Accepted", "False", "NoValidCACertificate", 2)))
+	p.SetKind("BackendTLSPolicy")
+	if d := Policies([]*unstructured.Unstructured{p}, "example.com/me", nil, true); len(d) != 0 {
+		t.Errorf("BackendTLSPolicy with NoValidCACertificate: %+v", d)
 	}
 }
 
