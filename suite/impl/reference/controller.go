@@ -100,6 +100,7 @@ func Kinds() []schema.GroupVersionKind {
 var (
 	gvkNamespace       = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
 	gvkService         = schema.GroupVersionKind{Version: "v1", Kind: "Service"}
+	gvkConfigMap       = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"} // what profiles' references name
 	gvkGatewayClass    = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}
 	gvkGateway         = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "Gateway"}
 	gvkHTTPRoute       = schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
@@ -181,7 +182,7 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 	c.client = cl
 	c.policy = nil
 	// The kinds of the hierarchy simulator/topology builds.
-	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
+	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkConfigMap, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
 	for _, gvk := range Kinds() {
 		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
@@ -292,7 +293,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	}
 	// Gateways are listed before routes, so that foreign is complete
 	// when routes are.
-	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
+	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkConfigMap, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
 	for _, gvk := range kinds {
 		objs, err := c.list(ctx, gvk)
 		if err != nil {
