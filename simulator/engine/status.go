@@ -27,6 +27,27 @@ type tally struct {
 	superseded, beaters string
 }
 
+// with adds k to set, made when nil.
+func with(set map[int32]bool, k int32) map[int32]bool {
+	if set == nil {
+		set = map[int32]bool{}
+	}
+	set[k] = true
+	return set
+}
+
+// noneBeaten records in dec, when asked for, that every field of policy o
+// is not in effect on e's paths: e's winner's spec is taken whole (None).
+func (r *run) noneBeaten(dec *Decisions, o int32, e emitted) {
+	if dec == nil {
+		return
+	}
+	for li, l := range r.leaves[o] {
+		found, _ := e.spec.Lookup(l.Path)
+		dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[o], Field: r.field(o, int32(li)), By: r.ref(e.winner), Removed: found == nil})
+	}
+}
+
 // beatKey is one field (by its index among the policy's leaves, high 32
 // bits) and the policy that beat it (low 32 bits).
 type beatKey uint64
@@ -74,16 +95,10 @@ func (t *tally) add(u *tally) {
 	t.zero += u.zero
 	t.lost += u.lost
 	for w := range u.winners {
-		if t.winners == nil {
-			t.winners = map[int32]bool{}
-		}
-		t.winners[w] = true
+		t.winners = with(t.winners, w)
 	}
 	for w := range u.specific {
-		if t.specific == nil {
-			t.specific = map[int32]bool{}
-		}
-		t.specific[w] = true
+		t.specific = with(t.specific, w)
 	}
 	for k, g := range u.beaten {
 		t.beat(k, g.examples, true)
@@ -195,31 +210,15 @@ func (r *run) result() Result {
 					// NoneConflicts Target: a policy on a more
 					// specific target applies here; no conflict.
 					t.zero += n
-					if t.specific == nil {
-						t.specific = map[int32]bool{}
-					}
-					t.specific[e.winner] = true
-					if dec != nil {
-						for li, l := range r.leaves[s.origin] {
-							found, _ := e.spec.Lookup(l.Path)
-							dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(e.winner), Removed: found == nil})
-						}
-					}
+					t.specific = with(t.specific, e.winner)
+					r.noneBeaten(dec, s.origin, e)
 					continue
 				}
 				if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
 					t.lost += n
 					t.zero += n
-					if t.winners == nil {
-						t.winners = map[int32]bool{}
-					}
-					t.winners[e.winner] = true
-					if dec != nil {
-						for li, l := range r.leaves[s.origin] {
-							found, _ := e.spec.Lookup(l.Path)
-							dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(e.winner), Removed: found == nil})
-						}
-					}
+					t.winners = with(t.winners, e.winner)
+					r.noneBeaten(dec, s.origin, e)
 					continue
 				}
 				t.full += n
