@@ -260,7 +260,7 @@ func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cf
 	for _, fd := range c.Findings {
 		kinds = append(kinds, fd.Kind)
 	}
-	printKnown(stdout, f.known, c.Profile, kinds)
+	printKnown(stdout, f.known, im.Name(), c.Profile, kinds)
 	if f.rep.dir == "" {
 		return nil
 	}

@@ -13,7 +13,11 @@ import (
 // behaviour contradicts, or that it is new and untriaged. A kind seen
 // after a change (KIND-after-step) is matched with the same kind at
 // creation too. Nothing is printed when dir does not exist.
-func printKnown(w io.Writer, dir, implementation string, kinds []string) {
+//
+// Findings are matched by profile (a finding's implementation field) and,
+// as several implementations share a profile (Gateway API's
+// BackendTLSPolicy), kept in dir/IMPL/ for implementation impl.
+func printKnown(w io.Writer, dir, impl, profile string, kinds []string) {
 	if len(kinds) == 0 {
 		return
 	}
@@ -30,7 +34,7 @@ func printKnown(w io.Writer, dir, implementation string, kinds []string) {
 		line := "new: no kept finding of this kind (verdict untriaged)"
 		for _, base := range []string{kind, strings.TrimSuffix(kind, "-after-step")} {
 			for _, f := range known {
-				if f.Implementation != implementation || f.Kind != base {
+				if f.Implementation != profile || f.Kind != base || !strings.HasPrefix(f.File, impl+"/") {
 					continue
 				}
 				t := f.Triage

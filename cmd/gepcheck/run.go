@@ -216,7 +216,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	for _, sh := range sum.Shrunk {
 		kinds = append(kinds, sh.Kind)
 	}
-	printKnown(stdout, "scenarios/findings", sum.RandomProfile, kinds)
+	printKnown(stdout, "scenarios/findings", im.Name(), sum.RandomProfile, kinds)
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
 		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
