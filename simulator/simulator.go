@@ -534,6 +534,13 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 		b.m.Kinds = append(b.m.Kinds, k)
 	}
 	ignored := map[string]bool{}
+	for _, p := range profiles {
+		for _, r := range p.Spec.References {
+			for _, gk := range r.Kinds {
+				ignored[gk.Kind] = true // read for references, not ignored
+			}
+		}
+	}
 	for _, d := range candidates {
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
