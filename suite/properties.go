@@ -232,23 +232,32 @@ func noneSameTargetConflicts() Property {
 					Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
 				}
 			}
-			// A policy is Conflicted on a target only where an older
-			// policy selects the same target.
+			// A policy is Conflicted on a target exactly where an older
+			// valid policy selects the same target.
+			invalid := map[string]bool{}
+			for _, ps := range res.Policies {
+				for _, cond := range ps.Conditions {
+					invalid[ps.Ref] = invalid[ps.Ref] || cond.Type == engine.TypeAccepted && cond.Reason == engine.ReasonInvalid
+				}
+			}
 			for _, ps := range res.Policies {
 				p := pols[ps.Ref]
 				for _, tg := range ps.Targets {
+					older := ""
+					for ref, q := range pols {
+						if q != p && !invalid[ref] && olderFirst(q, p) && depth(q, []string{tg.Ref}) == 0 {
+							older = ref
+						}
+					}
 					for _, cond := range tg.Conditions {
-						if cond.Type != engine.TypeAccepted || cond.Reason != engine.ReasonConflicted {
+						if cond.Type != engine.TypeAccepted {
 							continue
 						}
-						older := false
-						for _, q := range pols {
-							if q != p && olderFirst(q, p) && depth(q, []string{tg.Ref}) == 0 {
-								older = true
-							}
-						}
-						if !older {
+						switch conflicted := cond.Reason == engine.ReasonConflicted; {
+						case conflicted && older == "":
 							Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
+						case !conflicted && older != "" && cond.Status == "True":
+							Fail(t, c, "%s is Accepted on %s, where the older %s selects the same target", ps.Ref, tg.Ref, older)
 						}
 					}
 				}

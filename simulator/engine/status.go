@@ -190,10 +190,12 @@ func (r *run) result() Result {
 				patched = true
 			}
 		}
-		winnerAt := topology.NodeID(-1)
+		// NoneConflicts Target: the established policy of each target on
+		// the path (the first in precedence order attached there).
+		established := map[topology.NodeID]int32{}
 		for _, s := range stack {
-			if s.origin == e.winner {
-				winnerAt = s.node
+			if w, ok := established[s.node]; !ok || s.origin < w {
+				established[s.node] = s.origin
 			}
 		}
 		for _, s := range stack {
@@ -206,15 +208,26 @@ func (r *run) result() Result {
 			t.paths += n
 			contributes := false
 			if r.none {
-				if s.origin != e.winner && r.byTarget && s.node != winnerAt && r.in.Mutant != MutantTargetConflictsOnPath {
-					// NoneConflicts Target: a policy on a more
-					// specific target applies here; no conflict.
-					t.zero += n
-					t.specific = with(t.specific, e.winner)
-					r.noneBeaten(dec, s.origin, e)
-					continue
-				}
-				if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
+				if r.byTarget && r.in.Mutant != MutantTargetConflictsOnPath {
+					// NoneConflicts Target: a policy loses to the
+					// established policy of its own target (Conflicted);
+					// the established one of a less specific target is
+					// not in effect where one on a more specific target
+					// applies, and conflicts with nothing.
+					switch own := established[s.node]; {
+					case s.origin != own:
+						t.lost += n
+						t.zero += n
+						t.winners = with(t.winners, own)
+						r.noneBeaten(dec, s.origin, e)
+						continue
+					case s.origin != e.winner:
+						t.zero += n
+						t.specific = with(t.specific, e.winner)
+						r.noneBeaten(dec, s.origin, e)
+						continue
+					}
+				} else if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
 					t.lost += n
 					t.zero += n
 					t.winners = with(t.winners, e.winner)
