@@ -158,7 +158,7 @@ type Capabilities struct {
 // when it needs none other: such a case is skipped, not failed. A case
 // that does not load needs nothing (the comparison reports it).
 func (c Capabilities) Unsupported(cs Case) string {
-	if c.Features == nil {
+	if c.Features == nil && c.Profiles == nil {
 		return ""
 	}
 	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(cs.YAML), simulator.Options{Profiles: cs.Profiles})
@@ -166,14 +166,14 @@ func (c Capabilities) Unsupported(cs Case) string {
 		return ""
 	}
 	for _, k := range m.Kinds {
-		if kind := k.Profile.Spec.Policy.Kind; !c.Features.Has(features.PolicyKind(kind)) {
+		if kind := k.Profile.Spec.Policy.Kind; c.Features != nil && !c.Features.Has(features.PolicyKind(kind)) {
 			return kind
 		}
 		if want, name := c.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
 			return "profile " + name + " (it claims " + want + ")"
 		}
 	}
-	if len(m.OwnFields) > 0 && !c.Features.Has(features.ObjectFields) {
+	if len(m.OwnFields) > 0 && c.Features != nil && !c.Features.Has(features.ObjectFields) {
 		return string(features.ObjectFields)
 	}
 	return ""

@@ -17,8 +17,8 @@ import (
 // name the cluster's transport socket match holding the
 // UpstreamTlsContext (SNI, validation context). ports names each
 // Service's ports by number ("namespace/name" → number → name), as
-// BackendTLSPolicy's sectionName does. Every Service port a route sends to
-// is Reached, with TLS or without.
+// BackendTLSPolicy's sectionName does. Which ports are compared is said by
+// the input (reachedPorts), not by what Envoy Gateway configured.
 func readBackendTLS(doc map[string]any, ports map[string]map[string]string, at func(string) *observe.Observation) {
 	xds := obj(doc["xds"])
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
@@ -55,7 +55,6 @@ func readBackendTLS(doc map[string]any, ports map[string]map[string]string, at f
 				if port := ports[ns+"/"+name][str(svc["sectionName"])]; port != "" {
 					path = append(path, ref+"#"+port)
 				}
-				o.Reached = append(o.Reached, path[len(path)-1])
 				for _, ep := range list(obj(group)["lbEndpoints"]) {
 					match := str(obj(obj(obj(obj(ep)["metadata"])["filterMetadata"])["envoy.transport_socket_match"])["name"])
 					if tls, ok := sockets[match]; ok && match != "" {
@@ -126,4 +125,55 @@ func markUnreported(o *observe.Observation, ps []*unstructured.Unstructured) {
 			o.Unreported = append(o.Unreported, "BackendTLSPolicy/"+p.GetNamespace()+"/"+p.GetName())
 		}
 	}
+}
+
+// reachedPorts lists the Service ports ("Service/ns/name#port") that an
+// HTTPRoute of objects sends traffic to through a Gateway of objects: the
+// ports whose TLS settings a proxy has, and under whose Gateway a
+// BackendTLSPolicy's status is reported. It is read from the input, so
+// that a port Envoy Gateway leaves unconfigured is a difference, not a
+// path left out.
+func reachedPorts(objects []map[string]any, ports map[string]map[string]string) []string {
+	gateways := map[string]bool{}
+	for _, o := range objects {
+		if str(o["kind"]) == "Gateway" {
+			m := obj(o["metadata"])
+			gateways[str(m["namespace"])+"/"+str(m["name"])] = true
+		}
+	}
+	var out []string
+	for _, o := range objects {
+		if str(o["kind"]) != "HTTPRoute" {
+			continue
+		}
+		ns := str(obj(o["metadata"])["namespace"])
+		attached := false
+		for _, p := range list(obj(o["spec"])["parentRefs"]) {
+			pns := str(obj(p)["namespace"])
+			if pns == "" {
+				pns = ns
+			}
+			attached = attached || gateways[pns+"/"+str(obj(p)["name"])]
+		}
+		if !attached {
+			continue
+		}
+		for _, rule := range list(obj(o["spec"])["rules"]) {
+			for _, b := range list(obj(rule)["backendRefs"]) {
+				bm := obj(b)
+				if k := str(bm["kind"]); k != "" && k != "Service" || str(bm["group"]) != "" {
+					continue
+				}
+				bns := str(bm["namespace"])
+				if bns == "" {
+					bns = ns
+				}
+				key := bns + "/" + str(bm["name"])
+				if name := ports[key][fmt.Sprint(bm["port"])]; name != "" {
+					out = append(out, "Service/"+key+"#"+name)
+				}
+			}
+		}
+	}
+	return out
 }

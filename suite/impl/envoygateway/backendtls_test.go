@@ -42,6 +42,24 @@ func TestReadBackendTLS(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("effective:\n got %s\nwant %s", got, want)
 	}
+
+	// The ports compared are those the input routes send traffic to
+	// through a Gateway of the input, whatever Envoy Gateway configured.
+	route := func(name, gw string, ports ...float64) map[string]any {
+		var rules []any
+		for _, p := range ports {
+			rules = append(rules, map[string]any{"backendRefs": []any{map[string]any{"name": "svc", "port": p}}})
+		}
+		return map[string]any{"kind": "HTTPRoute", "metadata": map[string]any{"name": name, "namespace": "ns"},
+			"spec": map[string]any{"parentRefs": []any{map[string]any{"name": gw}}, "rules": rules}}
+	}
+	objects := []map[string]any{
+		{"kind": "Gateway", "metadata": map[string]any{"name": "gw", "namespace": "ns"}},
+		route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443),
+	}
+	ports["ns/svc"]["8443"] = "https-alt"
+	o.Reached = reachedPorts(objects, ports)
+	o.Normalize()
 	if r, _ := json.Marshal(o.Reached); string(r) != `["Service/ns/svc#http","Service/ns/svc#https"]` {
 		t.Errorf("reached %s", r)
 	}

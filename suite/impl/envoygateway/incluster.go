@@ -98,6 +98,11 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 				ports[u.GetNamespace()+"/"+u.GetName()] = named
 			}
 		}
+		var objects []map[string]any
+		for _, u := range p.Objects {
+			objects = append(objects, u.Object)
+		}
+		o.Reached = reachedPorts(objects, ports)
 		ReadXDS(map[string]any{"xds": proxies}, ports, func(ns string) *observe.Observation {
 			if ours[ns] {
 				return &o

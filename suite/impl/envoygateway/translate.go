@@ -142,6 +142,11 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 		}
 	}
 	ReadXDS(doc, in.ports, at)
+	for _, r := range reachedPorts(in.objects, in.ports) {
+		if o := at(strings.Split(r, "/")[1]); o != nil {
+			o.Reached = append(o.Reached, r)
+		}
+	}
 	for i := range obs {
 		markUnreported(&obs[i], printed[i])
 	}
@@ -171,11 +176,14 @@ type input struct {
 	data   []byte
 	caseOf map[string]int
 	ports  map[string]map[string]string
+	// objects are the cases' objects as egctl is given them.
+	objects []map[string]any
 }
 
 func readInput(cases []observe.Case) (*input, error) {
 	var in bytes.Buffer
 	ports := map[string]map[string]string{}
+	var objects []map[string]any
 	classes := map[string]bool{}
 	declared := map[string]bool{} // Namespace objects in the cases
 	caseOf := map[string]int{}    // namespace → case
@@ -228,6 +236,7 @@ func readInput(cases []observe.Case) (*input, error) {
 				}
 				ports[ns+"/"+d.Name] = named
 			}
+			objects = append(objects, raw)
 			b, err := yaml.Marshal(raw)
 			if err != nil {
 				return nil, err
@@ -241,7 +250,7 @@ func readInput(cases []observe.Case) (*input, error) {
 			fmt.Fprintf(&in, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 		}
 	}
-	return &input{data: in.Bytes(), caseOf: caseOf, ports: ports}, nil
+	return &input{data: in.Bytes(), caseOf: caseOf, ports: ports, objects: objects}, nil
 }
 
 // run runs egctl x translate once on in and returns what it printed.
