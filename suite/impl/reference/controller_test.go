@@ -35,7 +35,7 @@ import (
 // namespaced lists the kinds the tests use with their scope.
 var namespaced = map[schema.GroupVersionKind]bool{
 	gvkNamespace: false, gvkGatewayClass: false, gvkObjectFields: false,
-	gvkService: true, gvkGateway: true, gvkHTTPRoute: true, gvkGRPCRoute: true,
+	gvkService: true, gvkConfigMap: true, gvkGateway: true, gvkHTTPRoute: true, gvkGRPCRoute: true,
 	gvkReferenceGrant: true, gvkEffectivePolicy: true,
 }
 
