@@ -2,6 +2,7 @@ package reports
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -68,8 +69,15 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 	for _, r := range results {
 		data, _ := os.ReadFile(r.Plan.File)
 		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
-		cr := CaseResult{Name: r.Plan.Name, File: r.Plan.File, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
-			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(r.Plan.File)}
+		// A random case is named by its file alone, not the temporary
+		// directory it was drawn into (its first line is the gepcheck gen
+		// command that prints it): the same run gives the same report.
+		file := r.Plan.File
+		if strings.HasPrefix(filepath.Base(filepath.Dir(file)), incluster.RandomDirPrefix) {
+			file = filepath.Base(file)
+		}
+		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
+			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(file)}
 		switch r.Outcome {
 		case incluster.Pass:
 			cr.Outcome = Passed

@@ -302,6 +302,10 @@ func (cfg *Config) randomProfile() string {
 	return "color-inherited"
 }
 
+// RandomDirPrefix starts the name of the temporary directory random
+// cases are drawn into.
+const RandomDirPrefix = "gepcheck-random-"
+
 // randomCases draws cfg.Random scenarios (seeds cfg.Seed, cfg.Seed+1, …)
 // into a new directory, each file what gepcheck gen prints for its seed.
 func randomCases(cfg *Config, logf func(string)) (string, error) {
@@ -313,7 +317,7 @@ func randomCases(cfg *Config, logf func(string)) (string, error) {
 		}
 		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	dir, err := os.MkdirTemp("", "gepcheck-random-")
+	dir, err := os.MkdirTemp("", RandomDirPrefix)
 	if err != nil {
 		return "", err
 	}
