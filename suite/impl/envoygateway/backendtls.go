@@ -177,3 +177,14 @@ func reachedPorts(objects []map[string]any, ports map[string]map[string]string) 
 	}
 	return out
 }
+
+// portNames names a Service's ports by number, as Envoy Gateway's xDS
+// names a Service port (by number) and BackendTLSPolicy's sectionName does
+// (by name).
+func portNames(service map[string]any) map[string]string {
+	named := map[string]string{}
+	for _, p := range list(obj(service["spec"])["ports"]) {
+		named[fmt.Sprint(obj(p)["port"])] = str(obj(p)["name"])
+	}
+	return named
+}

@@ -2,7 +2,6 @@ package envoygateway
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -91,11 +90,7 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		ports := map[string]map[string]string{}
 		for _, u := range p.Objects {
 			if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-				named := map[string]string{}
-				for _, sp := range list(obj(u.Object["spec"])["ports"]) {
-					named[fmt.Sprint(obj(sp)["port"])] = str(obj(sp)["name"])
-				}
-				ports[u.GetNamespace()+"/"+u.GetName()] = named
+				ports[u.GetNamespace()+"/"+u.GetName()] = portNames(u.Object)
 			}
 		}
 		var objects []map[string]any

@@ -230,11 +230,7 @@ func readInput(cases []observe.Case) (*input, error) {
 				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
 			}
 			if d.Kind == "Service" && d.Group == "" {
-				named := map[string]string{}
-				for _, p := range list(obj(raw["spec"])["ports"]) {
-					named[fmt.Sprint(obj(p)["port"])] = str(obj(p)["name"])
-				}
-				ports[ns+"/"+d.Name] = named
+				ports[ns+"/"+d.Name] = portNames(raw)
 			}
 			objects = append(objects, raw)
 			b, err := yaml.Marshal(raw)
