@@ -1,4 +1,7 @@
-package envoygateway
+// Package xds reads an Envoy control plane's configuration as an Envoy
+// proxy would (an ADS stream), for the implementations whose data plane is
+// Envoy (Envoy Gateway, Contour).
+package xds
 
 import (
 	"google.golang.org/protobuf/proto"
@@ -7,9 +10,10 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	// The extension types gepcheck reads (docs/envoy-gateway.md): the CORS
-	// policy of a route, the connection limit of a listener, the upstream
-	// TLS context of a cluster (BackendTLSPolicy).
+	// The extension types gepcheck reads (docs/envoy-gateway.md,
+	// docs/contour-and-traefik.md): the CORS policy of a route, the
+	// connection limit of a listener, the upstream TLS context of a
+	// cluster (BackendTLSPolicy).
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/connection_limit/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"

@@ -1,4 +1,4 @@
-package envoygateway
+package xds
 
 import (
 	"strings"
