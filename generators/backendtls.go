@@ -1,11 +1,30 @@
 package generators
 
 import (
+	_ "embed"
 	"fmt"
 	"time"
 
 	"pgregory.net/rapid"
 )
+
+// Two test CA certificates (EC P-256, self-signed, valid until 2046): the
+// CAs of BackendTLSScenarios' ConfigMaps, distinct so that an
+// implementation that inlines a CA can be read back to its ConfigMap.
+var (
+	//go:embed cas/ca-1.crt
+	ca1 string
+	//go:embed cas/ca-2.crt
+	ca2 string
+)
+
+// BackendTLSCAs are the ConfigMaps BackendTLSScenarios refers to, by name:
+// each holds its CA certificate under ca.crt, the key Gateway API's
+// BackendTLSPolicyValidation.CACertificateRefs names.
+var BackendTLSCAs = []ConfigMap{
+	{Name: "ca-1", Data: map[string]string{"ca.crt": ca1}},
+	{Name: "ca-2", Data: map[string]string{"ca.crt": ca2}},
+}
 
 func init() {
 	Register("backendtlspolicy-gateway-api", BackendTLSScenarios)
@@ -24,7 +43,9 @@ var BackendTLSPorts = []struct {
 // (two Services, two named ports each), and one to maxPolicies (default 4)
 // BackendTLSPolicies on a Service or one of its ports — one time in four
 // two targets, one time in ten a Service that does not exist — each with
-// its own hostname, the system CAs, and one time in three subjectAltNames;
+// its own hostname, one of two CA ConfigMaps (caCertificateRefs, Core
+// support; the system CAs are Implementation-specific and left to the
+// catalogue), and one time in three subjectAltNames;
 // creationTimestamps zero to two seconds apart and names that agree and
 // disagree with that order, so that every Conflict resolution rule
 // decides somewhere (Gateway API, BackendTLSPolicySpec.TargetRefs).
@@ -57,6 +78,10 @@ func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario]
 			s.Services = append(s.Services, Service{Namespace: ns, Name: svc, Ports: ports, PortNumbers: numbers})
 		}
 		s.Routes = []Route{{Namespace: ns, Name: "route", Parents: []ParentRef{{Name: "gw"}}, Rules: rules}}
+		for _, cm := range BackendTLSCAs {
+			cm.Namespace = ns
+			s.ConfigMaps = append(s.ConfigMaps, cm)
+		}
 		used := map[string]bool{}
 		n := rapid.IntRange(1, maxPolicies).Draw(t, "policies")
 		for i := 0; i < n; i++ {
@@ -73,7 +98,9 @@ func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario]
 			}
 			name := DrawName(t, used)
 			created := BaseTime.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
-			validation := map[string]any{"hostname": fmt.Sprintf("%s.example.com", name), "wellKnownCACertificates": "System"}
+			ca := rapid.SampledFrom(BackendTLSCAs).Draw(t, "CA").Name
+			validation := map[string]any{"hostname": fmt.Sprintf("%s.example.com", name),
+				"caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": ca}}}
 			if rapid.IntRange(0, 2).Draw(t, "subjectAltNames") == 0 {
 				validation["subjectAltNames"] = []any{map[string]any{"type": "Hostname", "hostname": "san-" + name + ".example.com"}}
 			}

@@ -682,3 +682,18 @@ func TestSmallerKeepsBackendsResolved(t *testing.T) {
 		t.Error("no candidate removes Service a")
 	}
 }
+
+// BackendTLSScenarios' policies name CA ConfigMaps the scenario holds: the
+// YAML (where the loader resolves caCertificateRefs, Gateway API v1
+// BackendTLSPolicyValidation) runs as the Model (which does not), so no
+// drawn policy is NoValidCACertificate for want of its ConfigMap.
+func TestBackendTLSModelMatchesYAML(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := BackendTLSScenarios("default", 4).Draw(t, "scenario")
+		if len(s.ConfigMaps) == 0 {
+			t.Fatal("no CA ConfigMaps drawn")
+		}
+		checkModelMatchesYAML(t, s)
+		checkModelMatchesYAML(t, Permute(t, s))
+	})
+}

@@ -34,6 +34,7 @@ func (s *Scenario) Clone() *Scenario {
 		c.Services[i].PortNumbers = slices.Clone(c.Services[i].PortNumbers)
 	}
 	c.Grants = slices.Clone(s.Grants)
+	c.ConfigMaps = slices.Clone(s.ConfigMaps) // Data is never changed in place
 	c.OwnFields = slices.Clone(s.OwnFields)
 	for i := range c.OwnFields {
 		c.OwnFields[i].Fields, _ = CloneJSON(c.OwnFields[i].Fields).(map[string]any)
@@ -168,6 +169,11 @@ func permuteDocs(s *Scenario, perm func(n int, label string) []int) {
 		g.Edges = reorder(g.Edges, perm(len(g.Edges), "edges order"))
 	}
 	s.Policies = reorder(s.Policies, perm(len(s.Policies), "policies order"))
+	// Drawn last and only when there are some, so that scenarios without
+	// ConfigMaps draw as they did before ConfigMaps were generated.
+	if len(s.ConfigMaps) > 0 {
+		s.ConfigMaps = reorder(s.ConfigMaps, perm(len(s.ConfigMaps), "configMaps order"))
+	}
 }
 
 // InNamespace returns a copy of a single-namespace scenario moved to
@@ -186,6 +192,9 @@ func (s *Scenario) InNamespace(ns string) *Scenario {
 	}
 	for i := range c.Policies {
 		c.Policies[i].Namespace = ns
+	}
+	for i := range c.ConfigMaps {
+		c.ConfigMaps[i].Namespace = ns
 	}
 	for i := range c.OwnFields {
 		c.OwnFields[i].Namespace = ns

@@ -28,6 +28,9 @@ type Scenario struct {
 	Routes         []Route
 	Services       []Service
 	Grants         []Grant
+	// ConfigMaps are fixtures policies refer to (a BackendTLSPolicy's CA
+	// certificates); shrinking keeps them.
+	ConfigMaps []ConfigMap
 	// Generic, when set, replaces the Gateway API objects with a DAG of
 	// abstract kinds.
 	Generic *Generic
@@ -97,6 +100,12 @@ type Service struct {
 	// PortNumbers, when set, numbers Ports (else the generators' own
 	// numbers).
 	PortNumbers []int
+}
+
+// ConfigMap is a ConfigMap with its data.
+type ConfigMap struct {
+	Namespace, Name string
+	Data            map[string]string
 }
 
 // Grant is a ReferenceGrant in Namespace allowing FromKind (group FromGroup)

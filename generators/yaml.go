@@ -13,7 +13,7 @@ import (
 // `gepcheck simulate -f -` reads as it is: a Scenario document naming the
 // built-in profile (or the PolicyProfile document of ProfileYAML), the
 // Topology document of a generic scenario, then Namespaces, GatewayClasses,
-// Gateways, Services, routes, ReferenceGrants and policies, each kind in the
+// Gateways, Services, routes, ReferenceGrants, ConfigMaps and policies, each kind in the
 // order of s's slices. The same s always gives the same bytes.
 func (s *Scenario) YAML() []byte {
 	var docs []any
@@ -125,6 +125,15 @@ func (s *Scenario) YAML() []byte {
 			"from": []any{map[string]any{"group": g.FromGroup, "kind": g.FromKind, "namespace": g.FromNamespace}},
 			"to":   []any{to},
 		}))
+	}
+	for _, cm := range s.ConfigMaps {
+		o := object("v1", "ConfigMap", cm.Namespace, cm.Name, nil)
+		data := map[string]any{}
+		for k, v := range cm.Data {
+			data[k] = v
+		}
+		o["data"] = data
+		docs = append(docs, o)
 	}
 	for _, p := range s.Policies {
 		spec := make(map[string]any, len(p.Spec)+1)
