@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -58,7 +59,7 @@ func TestReadBackendTLS(t *testing.T) {
 		route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443),
 	}
 	ports["ns/svc"]["8443"] = "https-alt"
-	o.Reached = reachedPorts(objects, ports)
+	o.Reached = gatewayapi.ReachedPorts(objects, ports)
 	o.Normalize()
 	if r, _ := json.Marshal(o.Reached); string(r) != `["Service/ns/svc#http","Service/ns/svc#https"]` {
 		t.Errorf("reached %s", r)
@@ -78,7 +79,7 @@ func TestReadBackendTLS(t *testing.T) {
 		}
 		return u
 	}
-	markUnreported(&o, []*unstructured.Unstructured{
+	gatewayapi.MarkUnreported(&o, []*unstructured.Unstructured{
 		policy("other-svc", "other", "", false), policy("unrouted-port", "svc", "grpc", false),
 		policy("whole", "svc", "", false), policy("port", "svc", "https", false), policy("with-status", "other", "", true),
 	})

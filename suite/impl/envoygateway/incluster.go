@@ -7,6 +7,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -90,14 +91,14 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		ports := map[string]map[string]string{}
 		for _, u := range p.Objects {
 			if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-				ports[u.GetNamespace()+"/"+u.GetName()] = portNames(u.Object)
+				ports[u.GetNamespace()+"/"+u.GetName()] = gatewayapi.PortNames(u.Object)
 			}
 		}
 		var objects []map[string]any
 		for _, u := range p.Objects {
 			objects = append(objects, u.Object)
 		}
-		o.Reached = reachedPorts(objects, ports)
+		o.Reached = gatewayapi.ReachedPorts(objects, ports)
 		ReadXDS(map[string]any{"xds": proxies}, ports, func(ns string) *observe.Observation {
 			if ours[ns] {
 				return &o
@@ -115,7 +116,7 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		stored = append(stored, got)
 	}
 	if e.XDS != nil {
-		markUnreported(&o, stored)
+		gatewayapi.MarkUnreported(&o, stored)
 	}
 	o.Normalize()
 	return o, nil

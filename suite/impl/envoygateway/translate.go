@@ -17,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
@@ -142,13 +143,13 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 		}
 	}
 	ReadXDS(doc, in.ports, at)
-	for _, r := range reachedPorts(in.objects, in.ports) {
+	for _, r := range gatewayapi.ReachedPorts(in.objects, in.ports) {
 		if o := at(strings.Split(r, "/")[1]); o != nil {
 			o.Reached = append(o.Reached, r)
 		}
 	}
 	for i := range obs {
-		markUnreported(&obs[i], printed[i])
+		gatewayapi.MarkUnreported(&obs[i], printed[i])
 	}
 	for i := range obs {
 		obs[i].Normalize()
@@ -230,7 +231,7 @@ func readInput(cases []observe.Case) (*input, error) {
 				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
 			}
 			if d.Kind == "Service" && d.Group == "" {
-				ports[ns+"/"+d.Name] = portNames(raw)
+				ports[ns+"/"+d.Name] = gatewayapi.PortNames(raw)
 			}
 			objects = append(objects, raw)
 			b, err := yaml.Marshal(raw)
@@ -276,23 +277,7 @@ func (e *Translator) run(ctx context.Context, in []byte) ([]byte, error) {
 // writes (Merged, Overridden, …), aggregated over its status ancestors:
 // True wins; a policy without status has Accepted False, NoStatus.
 func PolicyStatus(kind string, p map[string]any) observe.Status {
-	meta := obj(p["metadata"])
-	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
-	for _, a := range list(obj(p["status"])["ancestors"]) {
-		for _, c := range list(obj(a)["conditions"]) {
-			cm := obj(c)
-			typ := str(cm["type"])
-			cur, seen := conds[typ]
-			if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
-				conds[typ] = observe.Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
-			}
-		}
-	}
-	st := observe.Status{Ref: kind + "/" + str(meta["namespace"]) + "/" + str(meta["name"])}
-	for _, typ := range slices.Sorted(maps.Keys(conds)) {
-		st.Conditions = append(st.Conditions, conds[typ])
-	}
-	return st
+	return gatewayapi.PolicyStatus(kind, p, "")
 }
 
 // ReadXDS reads the effective settings from xDS shaped as

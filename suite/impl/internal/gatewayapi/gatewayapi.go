@@ -1,0 +1,166 @@
+// Package gatewayapi reads what Gateway API says of the objects of a
+// case, alike for every implementation: which Service ports a route sends
+// traffic to through a Gateway, a Service's port names, a policy's status
+// ancestors, a TLS subject alt name.
+package gatewayapi
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// ReachedPorts lists the Service ports ("Service/ns/name#port") that an
+// HTTPRoute of objects sends traffic to through a Gateway of objects: the
+// ports whose TLS settings a proxy has, and under whose Gateway a
+// BackendTLSPolicy's status is reported. It is read from the input, so
+// that a port an implementation leaves unconfigured is a difference, not
+// a path left out.
+func ReachedPorts(objects []map[string]any, ports map[string]map[string]string) []string {
+	gateways := map[string]bool{}
+	for _, o := range objects {
+		if str(o["kind"]) == "Gateway" {
+			m := obj(o["metadata"])
+			gateways[str(m["namespace"])+"/"+str(m["name"])] = true
+		}
+	}
+	var out []string
+	for _, o := range objects {
+		if str(o["kind"]) != "HTTPRoute" {
+			continue
+		}
+		ns := str(obj(o["metadata"])["namespace"])
+		attached := false
+		for _, p := range list(obj(o["spec"])["parentRefs"]) {
+			pns := str(obj(p)["namespace"])
+			if pns == "" {
+				pns = ns
+			}
+			attached = attached || gateways[pns+"/"+str(obj(p)["name"])]
+		}
+		if !attached {
+			continue
+		}
+		for _, rule := range list(obj(o["spec"])["rules"]) {
+			for _, b := range list(obj(rule)["backendRefs"]) {
+				bm := obj(b)
+				if k := str(bm["kind"]); k != "" && k != "Service" || str(bm["group"]) != "" {
+					continue
+				}
+				bns := str(bm["namespace"])
+				if bns == "" {
+					bns = ns
+				}
+				key := bns + "/" + str(bm["name"])
+				if name := ports[key][fmt.Sprint(bm["port"])]; name != "" {
+					out = append(out, "Service/"+key+"#"+name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// PortNames names a Service's ports by number, as an Envoy cluster
+// names a Service port (by number) and BackendTLSPolicy's sectionName does
+// (by name).
+func PortNames(service map[string]any) map[string]string {
+	named := map[string]string{}
+	for _, p := range list(obj(service["spec"])["ports"]) {
+		named[fmt.Sprint(obj(p)["port"])] = str(obj(p)["name"])
+	}
+	return named
+}
+
+// MarkUnreported lists, in o.Unreported, the BackendTLSPolicies of ps
+// with no status ancestor and no target o reached: an implementation reports a
+// BackendTLSPolicy per Gateway that sends traffic to its Service, and there
+// is none.
+func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured) {
+	for _, p := range ps {
+		if p.GetKind() != "BackendTLSPolicy" || len(list(obj(p.Object["status"])["ancestors"])) > 0 {
+			continue
+		}
+		reached := false
+		for _, tr := range list(obj(p.Object["spec"])["targetRefs"]) {
+			ref := "Service/" + p.GetNamespace() + "/" + str(obj(tr)["name"])
+			if s := str(obj(tr)["sectionName"]); s != "" {
+				ref += "#" + s
+			}
+			for _, r := range o.Reached {
+				if r == ref || strings.HasPrefix(r, ref+"#") {
+					reached = true
+				}
+			}
+		}
+		if !reached {
+			o.Unreported = append(o.Unreported, "BackendTLSPolicy/"+p.GetNamespace()+"/"+p.GetName())
+		}
+	}
+}
+
+// PolicyStatus aggregates the conditions of policy p's status ancestors
+// written by controller ("": any), as gepcheck compares them: per type,
+// True if some ancestor says True, else the first; Accepted=False/NoStatus
+// when no ancestor has one (GEP-713, "Standard status for Policy
+// objects": status is per ancestor).
+func PolicyStatus(kind string, p map[string]any, controller string) observe.Status {
+	meta := obj(p["metadata"])
+	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
+	for _, a := range list(obj(p["status"])["ancestors"]) {
+		if controller != "" && str(obj(a)["controllerName"]) != controller {
+			continue
+		}
+		for _, c := range list(obj(a)["conditions"]) {
+			cm := obj(c)
+			typ := str(cm["type"])
+			cur, seen := conds[typ]
+			if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
+				conds[typ] = observe.Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
+			}
+		}
+	}
+	st := observe.Status{Ref: kind + "/" + str(meta["namespace"]) + "/" + str(meta["name"])}
+	for _, typ := range slices.Sorted(maps.Keys(conds)) {
+		st.Conditions = append(st.Conditions, conds[typ])
+	}
+	return st
+}
+
+// SubjectAltNames are BackendTLSPolicy subjectAltNames an Envoy
+// validation context's SAN matchers (matchTypedSubjectAltNames) check.
+func SubjectAltNames(matchers []any) []any {
+	var sans []any
+	for _, m := range matchers {
+		exact := str(obj(obj(m)["matcher"])["exact"])
+		switch str(obj(m)["sanType"]) {
+		case "DNS":
+			sans = append(sans, map[string]any{"type": "Hostname", "hostname": exact})
+		case "URI":
+			sans = append(sans, map[string]any{"type": "URI", "uri": exact})
+		default:
+			sans = append(sans, map[string]any{"type": fmt.Sprint(obj(m)["sanType"]), "value": exact})
+		}
+	}
+	return sans
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
