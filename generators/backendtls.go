@@ -40,6 +40,7 @@ var BackendTLSPorts = []struct {
 
 // BackendTLSScenarios draws Gateway API BackendTLSPolicy scenarios in
 // namespace ns: a Gateway, an HTTPRoute with one rule per Service port
+// (each its own path prefix, so that every port receives traffic)
 // (two Services, two named ports each), and one to maxPolicies (default 4)
 // BackendTLSPolicies on a Service or one of its ports — one time in four
 // two targets, one time in ten a Service that does not exist — each with
@@ -73,7 +74,7 @@ func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario]
 			var numbers []int
 			for _, p := range BackendTLSPorts {
 				ports, numbers = append(ports, p.Name), append(numbers, p.Port)
-				rules = append(rules, Rule{Name: svc + "-" + p.Name, Backends: []BackendRef{{Name: svc, Port: p.Port}}})
+				rules = append(rules, Rule{Name: svc + "-" + p.Name, Backends: []BackendRef{{Name: svc, Port: p.Port}}, PathPrefix: "/" + svc + "-" + p.Name})
 			}
 			s.Services = append(s.Services, Service{Namespace: ns, Name: svc, Ports: ports, PortNumbers: numbers})
 		}

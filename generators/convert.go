@@ -166,6 +166,9 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 			for _, b := range rule.Backends {
 				hr.BackendRefs = append(hr.BackendRefs, gwv1.HTTPBackendRef{BackendRef: backend(b)})
 			}
+			if rule.PathPrefix != "" {
+				hr.Matches = []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr(rule.PathPrefix)}}}
+			}
 			o.Spec.Rules = append(o.Spec.Rules, hr)
 		}
 		in.HTTPRoutes = append(in.HTTPRoutes, o)

@@ -84,6 +84,11 @@ type ParentRef struct {
 type Rule struct {
 	Name     string
 	Backends []BackendRef
+	// PathPrefix, when set, is the rule's one match; rules without one
+	// all match every request, and an implementation sends traffic to
+	// the first only (Gateway API, HTTPRouteRule: ties go to the first
+	// rule).
+	PathPrefix string
 }
 
 // BackendRef names a Service and its port (the generators' default port

@@ -112,6 +112,9 @@ func (s *Scenario) YAML() []byte {
 			if rule.Name != "" {
 				rm["name"] = rule.Name
 			}
+			if rule.PathPrefix != "" {
+				rm["matches"] = []any{map[string]any{"path": map[string]any{"type": "PathPrefix", "value": rule.PathPrefix}}}
+			}
 			rules = append(rules, rm)
 		}
 		docs = append(docs, object("gateway.networking.k8s.io/v1", r.kind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules}))

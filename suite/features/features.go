@@ -23,6 +23,12 @@ const (
 	// MergeType: each policy chooses its merge strategy with a field of
 	// its spec (a profile's selection.strategyField, docs/profiles.md).
 	MergeType Name = "mergeType"
+	// WellKnownCACertificates: a BackendTLSPolicy may name the system's
+	// CAs instead of CA ConfigMaps, support Gateway API calls
+	// Implementation-specific (BackendTLSPolicyValidation: an
+	// implementation without it sets Accepted=False/Invalid); named as
+	// Gateway API's conformance suite would.
+	WellKnownCACertificates Name = "BackendTLSPolicyWellKnownCACertificates"
 )
 
 // PolicyKind is the feature of serving policies of kind.

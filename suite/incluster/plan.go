@@ -168,6 +168,12 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			p.Skip = "uses profile " + name + "; the implementation claims " + want
 			return p, nil
 		}
+		for _, f := range observe.FieldFeatures(k) {
+			if !t.Features.Has(f) {
+				p.Skip = "needs feature " + string(f) + ", which the implementation does not declare"
+				return p, nil
+			}
+		}
 		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
 			if strings.HasPrefix(k.Profile.Source, "builtin:") {
 				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)

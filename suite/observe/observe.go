@@ -153,6 +153,21 @@ type Capabilities struct {
 	Observable func(path []string, got *Observation) bool
 }
 
+// FieldFeatures are the features the policies of k need for a field they
+// set: a BackendTLSPolicy naming the system's CAs needs
+// WellKnownCACertificates (Implementation-specific support).
+func FieldFeatures(k *simulator.Kind) []features.Name {
+	if k.Profile.Spec.Policy.Kind != "BackendTLSPolicy" {
+		return nil
+	}
+	for _, p := range k.Policies {
+		if v, _ := p.Intent.SpecProper["validation"].(map[string]any); v["wellKnownCACertificates"] != nil {
+			return []features.Name{features.WellKnownCACertificates}
+		}
+	}
+	return nil
+}
+
 // Unsupported names the first feature case cs needs that the
 // implementation does not declare (a policy kind, ObjectFields), or is ""
 // when it needs none other: such a case is skipped, not failed. A case
@@ -171,6 +186,11 @@ func (c Capabilities) Unsupported(cs Case) string {
 		}
 		if want, name := c.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
 			return "profile " + name + " (it claims " + want + ")"
+		}
+		for _, f := range FieldFeatures(k) {
+			if !c.Features.Has(f) {
+				return string(f)
+			}
 		}
 	}
 	if len(m.OwnFields) > 0 && c.Features != nil && !c.Features.Has(features.ObjectFields) {

@@ -44,7 +44,7 @@ func (*Translator) Name() string { return "envoy-gateway" }
 
 // Features are what the translator is judged on: its three policy kinds,
 // sections, and mergeType.
-var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "BackendTLSPolicy", features.SectionName, features.MergeType}
+var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "BackendTLSPolicy", features.SectionName, features.MergeType, features.WellKnownCACertificates}
 
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.

@@ -1,0 +1,229 @@
+package contour
+
+import (
+	"context"
+	"encoding/base64"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
+	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// InCluster is Contour in a cluster: a Provisioner runs one Contour per
+// Gateway. Policy conditions are read from each BackendTLSPolicy's status
+// ancestors written by Contour; effective settings from the clusters each
+// Contour serves its Envoy.
+type InCluster struct {
+	// Version of Contour built and run.
+	Version string
+	prov    *Provisioner
+}
+
+// Name implements incluster.Implementation.
+func (*InCluster) Name() string { return "contour" }
+
+// ControllerName implements incluster.Implementation.
+func (*InCluster) ControllerName() string { return ControllerName }
+
+// Features are what Contour serves of policy attachment: Gateway API's
+// BackendTLSPolicy, on a Service or one of its ports. It refuses
+// wellKnownCACertificates (Accepted=False/Invalid, as Gateway API lets an
+// implementation without that Implementation-specific support do).
+var Features = features.Set{"BackendTLSPolicy", features.SectionName}
+
+// Capabilities implements incluster.Implementation: Contour writes
+// Accepted only; it claims Gateway API's reading of BackendTLSPolicy
+// conflicts (a port's policy applies there instead of the whole
+// Service's: docs/contour-and-traefik.md); its effective settings are
+// read from xDS once gepcheck started it, for the Service ports the
+// input's routes reach; it programs a backend only with endpoints.
+func (c *InCluster) Capabilities() incluster.Capabilities {
+	return incluster.Capabilities{Capabilities: observe.Capabilities{
+		Features:   Features,
+		Conditions: []string{"Accepted"},
+		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
+		Readable:   Readable,
+		Observable: func(path []string, got *observe.Observation) bool {
+			return len(path) > 0 && slices.Contains(got.Reached, path[len(path)-1])
+		},
+	}, Effective: c.prov != nil, Endpoints: true}
+}
+
+// Readable keeps the BackendTLSPolicy fields Contour's clusters show
+// (readClusters): validation.hostname, caCertificateRefs, subjectAltNames.
+func Readable(spec map[string]any) map[string]any {
+	v, _ := spec["validation"].(map[string]any)
+	out := map[string]any{}
+	for _, f := range []string{"hostname", "caCertificateRefs", "subjectAltNames"} {
+		if x, ok := v[f]; ok {
+			out[f] = x
+		}
+	}
+	if len(out) == 0 {
+		return map[string]any{}
+	}
+	return map[string]any{"validation": out}
+}
+
+// CRDs implements incluster.Implementation.
+func (c *InCluster) CRDs(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	return CRDs(ctx, c.Version)
+}
+
+// NamespaceAnnotations implements incluster.Implementation: none.
+func (*InCluster) NamespaceAnnotations([]string, string) map[string]string { return nil }
+
+// Start implements incluster.Implementation: a Provisioner.
+func (c *InCluster) Start(ctx context.Context, cl *cluster.Cluster, logDir string, log func(string)) (func(), error) {
+	p, err := Provision(ctx, cl, c.Version, logDir, log)
+	if err != nil {
+		return nil, err
+	}
+	c.prov = p
+	return p.Stop, nil
+}
+
+// Expectation implements incluster.Implementation: aggregated policy
+// conditions and effective settings, no Affected conditions.
+func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
+	o := observe.FromOutput(name, out)
+	o.Targets = nil
+	return o
+}
+
+// Observe implements incluster.Implementation.
+func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
+	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
+	if c.prov != nil {
+		ours := map[string]bool{}
+		for _, ns := range p.Namespaces {
+			ours[ns] = true
+		}
+		ports := map[string]map[string]string{}
+		cas := map[string]string{} // namespace and PEM → ConfigMap name
+		var objects []map[string]any
+		for _, u := range p.Objects {
+			objects = append(objects, u.Object)
+			if u.GroupVersionKind().Group != "" {
+				continue
+			}
+			switch u.GetKind() {
+			case "Service":
+				ports[u.GetNamespace()+"/"+u.GetName()] = gatewayapi.PortNames(u.Object)
+			case "ConfigMap":
+				if pem, ok, _ := unstructured.NestedString(u.Object, "data", "ca.crt"); ok {
+					cas[u.GetNamespace()+"\x00"+strings.TrimSpace(pem)] = u.GetName()
+				}
+			}
+		}
+		o.Reached = gatewayapi.ReachedPorts(objects, ports)
+		for _, u := range p.Objects {
+			if u.GetKind() != "Gateway" {
+				continue
+			}
+			x, err := c.prov.XDS(ctx, u.GetNamespace(), u.GetName(), cluster.Timeouts.Step)
+			if err != nil {
+				return o, err
+			}
+			cfg, err := x.Fetch(ctx)
+			if err != nil {
+				return o, err
+			}
+			readClusters(cfg, ports, cas, func(ns string) *observe.Observation {
+				if ours[ns] {
+					return &o
+				}
+				return nil
+			})
+		}
+	}
+	var stored []*unstructured.Unstructured
+	for _, u := range p.PolicyObjects() {
+		got, err := k.Get(ctx, u)
+		if err != nil {
+			return o, err
+		}
+		o.Policies = append(o.Policies, gatewayapi.PolicyStatus(u.GetKind(), got.Object, ControllerName))
+		stored = append(stored, got)
+	}
+	if c.prov != nil {
+		gatewayapi.MarkUnreported(&o, stored)
+	}
+	o.Normalize()
+	return o, nil
+}
+
+// readClusters reads BackendTLSPolicy settings from the clusters of a
+// Contour's xDS (xds.Client.Fetch's shape). Contour names a cluster
+// "namespace/service/port/hash" and gives it the UpstreamTlsContext of the
+// port's effective policy: SNI (none, unless the Service is an
+// ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
+// ConfigMap holding the same certificate), and the SAN matchers. ports
+// names each Service's ports by number ("namespace/name" → number →
+// name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
+func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
+	var clusters []any
+	for _, c := range list(cfg["configs"]) {
+		clusters = append(clusters, list(obj(c)["dynamicActiveClusters"])...)
+	}
+	for _, c := range clusters {
+		cl := obj(obj(c)["cluster"])
+		parts := strings.Split(str(cl["name"]), "/")
+		if len(parts) != 4 {
+			continue
+		}
+		ns, svc, port := parts[0], parts[1], parts[2]
+		o := at(ns)
+		name := ports[ns+"/"+svc][port]
+		if o == nil || name == "" {
+			continue
+		}
+		ref := "Service/" + ns + "/" + svc
+		ts := obj(cl["transportSocket"])
+		if str(ts["name"]) != "envoy.transport_sockets.tls" {
+			continue // plain text: no policy applies
+		}
+		tls := obj(ts["typedConfig"])
+		v := map[string]any{}
+		if sni := str(tls["sni"]); sni != "" {
+			v["hostname"] = sni
+		}
+		vc := obj(obj(tls["commonTlsContext"])["validationContext"])
+		if inline := str(obj(vc["trustedCa"])["inlineBytes"]); inline != "" {
+			pem, _ := base64.StdEncoding.DecodeString(inline)
+			cm, ok := cas[ns+"\x00"+strings.TrimSpace(string(pem))]
+			if !ok {
+				cm = "(a CA no ConfigMap of the case holds)"
+			}
+			v["caCertificateRefs"] = []any{map[string]any{"group": "", "kind": "ConfigMap", "name": cm}}
+		}
+		sans := gatewayapi.SubjectAltNames(list(vc["matchTypedSubjectAltNames"]))
+		onlyHostname := len(sans) == 1 && obj(sans[0])["type"] == "Hostname" && v["hostname"] != nil && obj(sans[0])["hostname"] == v["hostname"]
+		if len(sans) > 0 && !onlyHostname {
+			v["subjectAltNames"] = sans
+		}
+		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
+	}
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
