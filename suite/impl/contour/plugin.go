@@ -59,7 +59,9 @@ func (*config) FuzzKinds() []differential.FuzzKind {
 }
 
 // Describe implements differential.Fuzzer.
-func (c *config) Describe() string { return "contour " + c.version + " (contour serve, one per Gateway)" }
+func (c *config) Describe() string {
+	return "contour " + c.version + " (contour serve, one per Gateway)"
+}
 
 // ReplayFlags implements differential.Fuzzer.
 func (c *config) ReplayFlags() []string {
