@@ -56,12 +56,17 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 	}, Effective: c.prov != nil, Endpoints: true}
 }
 
-// Readable keeps the BackendTLSPolicy fields Contour's clusters show
-// (readClusters): validation.hostname, caCertificateRefs, subjectAltNames.
+// Readable keeps the BackendTLSPolicy fields gepcheck compares for
+// Contour (readClusters): validation.hostname and caCertificateRefs (Core
+// support). subjectAltNames is Extended support (feature
+// BackendTLSPolicySANValidation), which Contour does not claim: it checks
+// the backend's certificate against the hostname whatever the policy's
+// subjectAltNames say (docs/contour-and-traefik.md), and that is not
+// judged.
 func Readable(spec map[string]any) map[string]any {
 	v, _ := spec["validation"].(map[string]any)
 	out := map[string]any{}
-	for _, f := range []string{"hostname", "caCertificateRefs", "subjectAltNames"} {
+	for _, f := range []string{"hostname", "caCertificateRefs"} {
 		if x, ok := v[f]; ok {
 			out[f] = x
 		}
@@ -165,7 +170,8 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 // "namespace/service/port/hash" and gives it the UpstreamTlsContext of the
 // port's effective policy: SNI (none, unless the Service is an
 // ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
-// ConfigMap holding the same certificate), and the SAN matchers. ports
+// ConfigMap holding the same certificate), and SAN matchers (not read:
+// Readable). ports
 // names each Service's ports by number ("namespace/name" → number →
 // name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
 func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -203,11 +209,6 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 				cm = "(a CA no ConfigMap of the case holds)"
 			}
 			v["caCertificateRefs"] = []any{map[string]any{"group": "", "kind": "ConfigMap", "name": cm}}
-		}
-		sans := gatewayapi.SubjectAltNames(list(vc["matchTypedSubjectAltNames"]))
-		onlyHostname := len(sans) == 1 && obj(sans[0])["type"] == "Hostname" && v["hostname"] != nil && obj(sans[0])["hostname"] == v["hostname"]
-		if len(sans) > 0 && !onlyHostname {
-			v["subjectAltNames"] = sans
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
 	}
