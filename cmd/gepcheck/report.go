@@ -185,6 +185,28 @@ found per version, and what changed from one version to the next.`,
 			return err
 		},
 	}
-	cmd.AddCommand(merge, matrix)
+	compare := &cobra.Command{
+		Use:   "compare RESULTS...",
+		Short: "Print implementations side by side from their results files (Markdown)",
+		Long: `compare reads the results file of a run of each implementation
+(results-MODE.json, kept by --report-dir) and prints a Markdown table, one
+column per file in the order given: each scenario case's outcome, each
+random campaign's disagreements and the kinds of difference it found
+(docs/comparison.md is written this way).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rs []*reports.Results
+			for _, a := range args {
+				r, err := reports.ReadResults(a)
+				if err != nil {
+					return inputError{err}
+				}
+				rs = append(rs, r)
+			}
+			_, err := stdout.Write(reports.Compare(rs))
+			return err
+		},
+	}
+	cmd.AddCommand(merge, matrix, compare)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
@@ -222,6 +224,9 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
 			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), []string{file}), " ")
 		}, ic.Capabilities().Capabilities)
+		if sum.Random > 0 {
+			res.Campaigns = []reports.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name())}
+		}
 		if err := rep.write(stdout, res); err != nil {
 			return err
 		}
@@ -262,4 +267,35 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "in a cluster, time to shrink each failed random case there, one per kind of difference (0: not shrunk; random cases with steps are not)")
 	cmd.Flags().StringVar(&f.out, "out", "", "in a cluster, directory for the shrunk random cases, written as findings (default: the random cases' directory)")
 	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
+}
+
+// clusterCampaign is the random cases of a cluster run as a campaign of
+// the reports: how many disagreed, and the case shrunk in the cluster for
+// each kind of difference (its case numbered from the campaign's seed, so
+// that shards merge as fuzz campaigns do). total is --random.
+func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string) reports.Campaign {
+	kind := sum.RandomProfile
+	if profs, err := profile.Builtins(); err == nil && profs[sum.RandomProfile] != nil {
+		kind = profs[sum.RandomProfile].Spec.Policy.Kind
+	}
+	c := reports.Campaign{Kind: kind, Profile: sum.RandomProfile, Seed: uint64(sum.Seed), Checks: sum.Random,
+		Replay: fmt.Sprintf("gepcheck run --cluster %s --impl %s --random %d --seed %d --random-profile %s", clusterName, implName, total, sum.Seed, sum.RandomProfile)}
+	for _, r := range sum.Results {
+		if strings.HasPrefix(filepath.Base(r.Plan.File), "random-") && r.Outcome == incluster.Fail {
+			c.Disagreed++
+		}
+	}
+	for _, sh := range sum.Shrunk {
+		f := reports.CampaignFinding{Kind: sh.Kind, Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
+		// The case's file is random-PROFILE-SEED.yaml.
+		base := strings.TrimSuffix(filepath.Base(sh.From), ".yaml")
+		if seed, err := strconv.ParseInt(base[strings.LastIndex(base, "-")+1:], 10, 64); err == nil {
+			f.Case = int(seed - sum.Seed)
+		}
+		if sh.Scenario != nil {
+			f.Scenario = string(sh.Scenario.YAML())
+		}
+		c.Findings = append(c.Findings, f)
+	}
+	return c
 }

@@ -74,8 +74,11 @@ type Summary struct {
 	// Shrunk are the random cases shrunk in the cluster, one per kind of
 	// difference (Config.ShrinkTime).
 	Shrunk []Shrunk
-	// RandomProfile is the profile of the random cases.
+	// RandomProfile is the profile of the random cases, Seed the seed of
+	// the first and Random how many this run drew (its shard's).
 	RandomProfile string
+	Seed          int64
+	Random        int
 }
 
 // Count returns how many results had outcome o.
@@ -204,7 +207,8 @@ func Run(cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile()}
+	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
+		Seed: cfg.Seed, Random: len(cfg.seeds)}
 	if cfg.ShrinkTime > 0 && randomDir != "" {
 		// Ginkgo no longer handles signals: an interrupt ends shrinking,
 		// and the deferred cleanup runs.

@@ -1,0 +1,33 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+)
+
+// Implementations side by side: a case one of them did not run shows
+// "—", random cases of a campaign are counted in its row, and each kind
+// of difference has a row.
+func TestCompare(t *testing.T) {
+	ref := &Results{Implementation: Implementation{Project: "gepcheck-reference", Version: "main"}, Mode: "cluster-local",
+		Cases: []CaseResult{{Name: "a", Outcome: Passed}, {Name: "b", Outcome: Passed}}}
+	c := &Results{Implementation: Implementation{Project: "contour", Version: "v1.33.8", Features: []string{"BackendTLSPolicy"}}, Mode: "cluster-local",
+		Cases:     []CaseResult{{Name: "a", Outcome: Failed}, {Name: "random-p-7", Outcome: Failed}},
+		Campaigns: []Campaign{{Kind: "BackendTLSPolicy", Profile: "p", Seed: 7, Checks: 1, Disagreed: 1, Findings: []CampaignFinding{{Kind: "conflicted"}}}}}
+	got := string(Compare([]*Results{ref, c}))
+	for _, want := range []string{
+		"| | gepcheck-reference main (cluster-local) | contour v1.33.8 (cluster-local) |",
+		"| claims | all features | BackendTLSPolicy |",
+		"| `a` | pass | **fail** |",
+		"| `b` | pass | — |",
+		"| random BackendTLSPolicy cases (p) | — | 1 of 1 disagree (seed 7) |",
+		"| random BackendTLSPolicy cases (p): `conflicted` | — | found |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "random-p-7") {
+		t.Errorf("a random case is listed on its own:\n%s", got)
+	}
+}
