@@ -126,5 +126,32 @@ for f in sys.argv[2:]:
                 assert diff in out, (f, diff)
 PY
 
+# Contour on its own local control plane, one contour serve per Gateway:
+# Gateway API's BackendTLSPolicy catalogue (the system-CAs scenario skipped:
+# Contour does not declare BackendTLSPolicyWellKnownCACertificates) and its
+# kept findings (scenarios/findings/contour/, from random cases in a
+# cluster) fail with the differences kept; the part of a difference that
+# is the reference's (before ", got") is compared, since Contour picks a
+# same-port winner at random (docs/contour-and-traefik.md).
+"$BIN" run --cluster local --impl contour --junit "$tmp/contour.xml" scenarios/gateway-api/ scenarios/findings/contour/ > "$tmp/contour.txt" 2>&1; code=$?
+[ "$code" -eq 1 ] && ok || bad "contour run exited $code, want 1 (findings): $(tail -5 "$tmp/contour.txt")"
+nfind=$(ls scenarios/findings/contour/*.yaml | wc -l)
+ncat=$(ls scenarios/gateway-api/*.yaml | wc -l)
+grep -q "contour on local: 0 passed, $((ncat - 1 + nfind)) failed, 0 errors, 1 skipped" "$tmp/contour.txt" && ok || bad "contour summary, want 0 passed, $((ncat - 1 + nfind)) failed, 1 skipped: $(tail -2 "$tmp/contour.txt")"
+python3 - "$tmp/contour.txt" scenarios/findings/contour/*.yaml <<'PY' && ok || bad "contour in a cluster differs from its kept findings"
+import sys, yaml
+out = open(sys.argv[1]).read()
+for f in sys.argv[2:]:
+    for d in yaml.safe_load_all(open(f)):
+        if d and d.get('kind') == 'Finding':
+            for diff in d['spec']['differences']:
+                assert diff.split(', got ')[0] in out, (f, diff)
+PY
+# Random cases against Contour, seed 1, not shrunk (docs/contour-and-traefik.md
+# has a 200-case run, shrunk): each runs to a verdict, none is an error.
+"$BIN" run --cluster local --impl contour --random 20 --seed 1 --shrink-time 0 > "$tmp/contour-random.txt" 2>&1; code=$?
+[ "$code" -eq 1 ] && ok || bad "contour random run exited $code, want 1: $(tail -3 "$tmp/contour-random.txt")"
+grep -q "contour on local: [0-9]* passed, [0-9]* failed, 0 errors, 0 skipped (of 20 scenarios" "$tmp/contour-random.txt" && ok || bad "contour random summary: $(tail -2 "$tmp/contour-random.txt")"
+
 echo "cluster-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

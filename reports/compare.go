@@ -13,8 +13,9 @@ import (
 // kind of difference a campaign found, one column per implementation.
 // Random cases of a cluster run are counted in their campaign's row, not
 // listed one by one. Cases of a scenario an implementation did not run
-// show as "—".
-func Compare(rs []*Results) []byte {
+// show as "—". under, when not empty, keeps only the cases whose file is
+// under one of its paths.
+func Compare(rs []*Results, under []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("| | " + strings.Join(columns(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
 	b.WriteString("| claims |")
@@ -27,7 +28,7 @@ func Compare(rs []*Results) []byte {
 	for i, r := range rs {
 		outcome[i] = map[string]string{}
 		for _, c := range r.Cases {
-			if isRandomCase(r, c) {
+			if isRandomCase(r, c) || len(under) > 0 && !slices.ContainsFunc(under, func(u string) bool { return strings.HasPrefix(c.File, u) }) {
 				continue
 			}
 			name := c.Name

@@ -10,11 +10,11 @@ import (
 // of difference has a row.
 func TestCompare(t *testing.T) {
 	ref := &Results{Implementation: Implementation{Project: "gepcheck-reference", Version: "main"}, Mode: "cluster-local",
-		Cases: []CaseResult{{Name: "a", Outcome: Passed}, {Name: "b", Outcome: Passed}}}
+		Cases: []CaseResult{{Name: "a", File: "s/a.yaml", Outcome: Passed}, {Name: "b", File: "x/b.yaml", Outcome: Passed}}}
 	c := &Results{Implementation: Implementation{Project: "contour", Version: "v1.33.8", Features: []string{"BackendTLSPolicy"}}, Mode: "cluster-local",
-		Cases:     []CaseResult{{Name: "a", Outcome: Failed}, {Name: "random-p-7", Outcome: Failed}},
+		Cases:     []CaseResult{{Name: "a", File: "s/a.yaml", Outcome: Failed}, {Name: "random-p-7", Outcome: Failed}},
 		Campaigns: []Campaign{{Kind: "BackendTLSPolicy", Profile: "p", Seed: 7, Checks: 1, Disagreed: 1, Findings: []CampaignFinding{{Kind: "conflicted"}}}}}
-	got := string(Compare([]*Results{ref, c}))
+	got := string(Compare([]*Results{ref, c}, nil))
 	for _, want := range []string{
 		"| | gepcheck-reference main (cluster-local) | contour v1.33.8 (cluster-local) |",
 		"| claims | all features | BackendTLSPolicy |",
@@ -29,5 +29,8 @@ func TestCompare(t *testing.T) {
 	}
 	if strings.Contains(got, "random-p-7") {
 		t.Errorf("a random case is listed on its own:\n%s", got)
+	}
+	if got := string(Compare([]*Results{ref, c}, []string{"s/"})); strings.Contains(got, "`b`") || !strings.Contains(got, "`a`") {
+		t.Errorf("--under s/ keeps b or drops a:\n%s", got)
 	}
 }

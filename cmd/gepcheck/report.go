@@ -185,6 +185,7 @@ found per version, and what changed from one version to the next.`,
 			return err
 		},
 	}
+	var under []string
 	compare := &cobra.Command{
 		Use:   "compare RESULTS...",
 		Short: "Print implementations side by side from their results files (Markdown)",
@@ -203,10 +204,11 @@ random campaign's disagreements and the kinds of difference it found
 				}
 				rs = append(rs, r)
 			}
-			_, err := stdout.Write(reports.Compare(rs))
+			_, err := stdout.Write(reports.Compare(rs, under))
 			return err
 		},
 	}
+	compare.Flags().StringSliceVar(&under, "under", nil, "keep only the cases of scenario files under these paths")
 	cmd.AddCommand(merge, matrix, compare)
 	return cmd
 }
