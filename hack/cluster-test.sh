@@ -111,7 +111,7 @@ grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' 
 # finding of the offline driver (scenarios/findings/envoy-gateway/, from
 # egctl) shows with the same differences in the status the controller
 # writes and the xDS it serves.
-"$BIN" run --cluster local --impl envoy-gateway --junit "$tmp/eg.xml" scenarios/ > "$tmp/eg.txt" 2>&1; code=$?
+"$BIN" run --cluster local --impl envoy-gateway --junit "$tmp/eg.xml" scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ > "$tmp/eg.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "envoy-gateway run exited $code, want 1 (findings): $(tail -5 "$tmp/eg.txt")"
 nfind=$(ls scenarios/findings/envoy-gateway/*.yaml | wc -l)
 ncat=$(ls scenarios/envoy-gateway/*.yaml scenarios/gateway-api/*.yaml | wc -l)

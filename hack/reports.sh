@@ -51,4 +51,33 @@ for v in "$@"; do offline_eg reports "$v"; done
 "$BIN" run --cluster local --impl reference scenarios/ --report-dir reports > /dev/null 2>&1
 "$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir reports > /dev/null 2>&1
 "$BIN" report matrix reports/envoy-gateway > reports/envoy-gateway/README.md
+# Contour on a local control plane: Gateway API's BackendTLSPolicy
+# catalogue, its kept findings and 50 random cases, shrunk there.
+contour=$("$BIN" run --help | sed -n 's/.*--contour-version string.*(default "\(v[0-9.]*\)").*/\1/p')
+"$BIN" run --cluster local --impl contour scenarios/gateway-api/ scenarios/findings/contour/ --random 50 --seed 1 --out "$tmp/contour-findings" --report-dir reports > /dev/null 2>&1
+# The implementations side by side (docs/comparison.md).
+{
+  cat <<'EOM'
+# Implementations side by side: Gateway API's BackendTLSPolicy
+
+Written by `make reports` (hack/reports.sh) with `gepcheck report compare`
+from the published results in reports/: the reference in a local control
+plane, Envoy Gateway offline (egctl) and its controller, Contour in a local
+control plane (one `contour serve` per Gateway). Rows: Gateway API's
+BackendTLSPolicy scenarios (scenarios/gateway-api/), the kept findings
+(scenarios/findings/, each an implementation's shrunk disagreement, which
+gepcheck-reference, the reference engine's own controller, passes), and the
+random campaigns with each kind of difference they
+found. "—": not run by that implementation (another implementation's
+finding, or a kind it does not serve); "skip": a feature it does not
+declare. What each kind means, and its triage: `gepcheck findings`,
+docs/envoy-gateway.md and docs/contour-and-traefik.md. Traefik is not yet a
+driver (docs/contour-and-traefik.md says what is established).
+
+EOM
+  "$BIN" report compare --under scenarios/gateway-api/ --under scenarios/findings/ \
+    reports/reference/main/results-cluster-local.json \
+    "reports/envoy-gateway/$pinned/results-offline.json" "reports/envoy-gateway/$pinned/results-cluster-local.json" \
+    "reports/contour/$contour/results-cluster-local.json"
+} > docs/comparison.md
 echo "reports: $(find reports -name 'results-*.json' | wc -l) reports written"

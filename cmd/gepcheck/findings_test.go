@@ -148,3 +148,19 @@ func mustRead(t *testing.T, p string) string {
 	}
 	return s
 }
+
+// A kept finding of a cluster run (spec.implementation
+// "cluster-PROFILE") triages the same kind found again in a cluster, for
+// its implementation only.
+func TestPrintKnownClusterFinding(t *testing.T) {
+	var b bytes.Buffer
+	printKnown(&b, "../../scenarios/findings", "contour", "backendtlspolicy-gateway-api", []string{"conflicted"})
+	if !strings.Contains(b.String(), "contradicts-must GEP-713-027 (contour/") {
+		t.Errorf("Contour's kept finding not matched:\n%s", b.String())
+	}
+	b.Reset()
+	printKnown(&b, "../../scenarios/findings", "envoy-gateway", "backendtlspolicy-gateway-api", []string{"conflicted"})
+	if strings.Contains(b.String(), "contour/") {
+		t.Errorf("another implementation's finding matched:\n%s", b.String())
+	}
+}

@@ -34,7 +34,9 @@ func printKnown(w io.Writer, dir, impl, profile string, kinds []string) {
 		line := "new: no kept finding of this kind (verdict untriaged)"
 		for _, base := range []string{kind, strings.TrimSuffix(kind, "-after-step")} {
 			for _, f := range known {
-				if f.Implementation != profile || f.Kind != base || !strings.HasPrefix(f.File, impl+"/") {
+				// A finding kept from a cluster run names its profile
+				// "cluster-PROFILE" (run --cluster --random).
+				if f.Implementation != profile && f.Implementation != "cluster-"+profile || f.Kind != base || !strings.HasPrefix(f.File, impl+"/") {
 					continue
 				}
 				t := f.Triage
