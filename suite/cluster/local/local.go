@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +73,7 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 		}
 	}()
 
-	ports, err := freePorts(4)
+	ports, err := cluster.FreePorts(4)
 	if err != nil {
 		return nil, err
 	}
@@ -201,24 +200,6 @@ func (cp *controlPlane) stop() error {
 	return os.RemoveAll(cp.dir)
 }
 
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
 
 func randomHex(n int) string {
 	b := make([]byte, n)

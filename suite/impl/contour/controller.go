@@ -188,7 +188,7 @@ func (p *Provisioner) reconcile() {
 // start runs a Contour for the Gateway namespace/name.
 func (p *Provisioner) start(key string) (*instance, error) {
 	ns, name, _ := strings.Cut(key, "/")
-	ports, err := freePorts(3)
+	ports, err := cluster.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -262,24 +262,4 @@ func (p *Provisioner) Stop() {
 		delete(p.contours, key)
 	}
 	wg.Wait()
-}
-
-// freePorts returns n loopback ports free now.
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
