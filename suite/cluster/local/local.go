@@ -200,7 +200,6 @@ func (cp *controlPlane) stop() error {
 	return os.RemoveAll(cp.dir)
 }
 
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
