@@ -1,0 +1,129 @@
+package traefik
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// readConfig reads BackendTLSPolicy settings from Traefik's dynamic
+// configuration (what gepcheck-traefik-config serves). Traefik names a
+// route backend's service
+// "httproute-NS-ROUTE-gw-GWNS-GW-ep-ENTRYPOINT-RULE-HASH-svc-SVCNS-SVC-INDEX"
+// (RULE the rule's index, INDEX the backendRef's in it) and gives it a
+// servers transport of the same name when a policy applies: serverName is
+// the policy's hostname, rootCAs the certificates of its caCertificateRefs
+// (docs/contour-and-traefik.md). routes are the case's HTTPRoutes, ports
+// names each Service's ports by number ("namespace/name" → number → name),
+// cas the CA ConfigMaps ("namespace\x00PEM" → name).
+func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
+	http := obj(cfg["http"])
+	transports := obj(http["serversTransports"])
+	for name, s := range obj(http["services"]) {
+		lb := obj(obj(s)["loadBalancer"])
+		if lb == nil {
+			continue
+		}
+		svcNS, svc, port, ok := backendOf(name, routes, ports)
+		if !ok {
+			continue
+		}
+		o := at(svcNS)
+		if o == nil {
+			continue
+		}
+		st, ok := transports[strings.TrimSuffix(str(lb["serversTransport"]), "@kubernetesgateway")]
+		if !ok {
+			continue // plain text: no policy applies
+		}
+		v := map[string]any{}
+		if sn := str(obj(st)["serverName"]); sn != "" {
+			v["hostname"] = sn
+		}
+		var refs []any
+		for _, pem := range list(obj(st)["rootCAs"]) {
+			cm, ok := cas[svcNS+"\x00"+strings.TrimSpace(str(pem))]
+			if !ok {
+				cm = "(a CA no ConfigMap of the case holds)"
+			}
+			refs = append(refs, map[string]any{"group": "", "kind": "ConfigMap", "name": cm})
+		}
+		if len(refs) > 0 {
+			v["caCertificateRefs"] = refs
+		}
+		ref := "Service/" + svcNS + "/" + svc
+		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + port}, Spec: map[string]any{"validation": v}})
+	}
+}
+
+// backendOf finds the Service port a Traefik backend service name stands
+// for, through the case's routes: its rule and backendRef indexes.
+func backendOf(name string, routes []map[string]any, ports map[string]map[string]string) (ns, svc, port string, ok bool) {
+	for _, r := range routes {
+		meta := obj(r["metadata"])
+		rns, rname := str(meta["namespace"]), str(meta["name"])
+		for _, p := range list(obj(r["spec"])["parentRefs"]) {
+			pns := str(obj(p)["namespace"])
+			if pns == "" {
+				pns = rns
+			}
+			prefix := fmt.Sprintf("httproute-%s-%s-gw-%s-%s-ep-", rns, rname, pns, str(obj(p)["name"]))
+			rest, found := strings.CutPrefix(name, prefix)
+			if !found {
+				continue
+			}
+			// ENTRYPOINT-RULE-HASH-svc-SVCNS-SVC-INDEX, entry point names
+			// without "-" (gepcheck names them).
+			f := strings.SplitN(rest, "-", 4)
+			if len(f) < 4 || !strings.HasPrefix(f[3], "svc-") {
+				continue
+			}
+			ri, err1 := strconv.Atoi(f[1])
+			tail := f[3][len("svc-"):]
+			cut := strings.LastIndex(tail, "-")
+			if err1 != nil || cut < 0 {
+				continue
+			}
+			bi, err2 := strconv.Atoi(tail[cut+1:])
+			rules := list(obj(r["spec"])["rules"])
+			if err2 != nil || ri >= len(rules) {
+				continue
+			}
+			brs := list(obj(rules[ri])["backendRefs"])
+			if bi >= len(brs) {
+				continue
+			}
+			b := obj(brs[bi])
+			bns := str(b["namespace"])
+			if bns == "" {
+				bns = rns
+			}
+			if tail[:cut] != bns+"-"+str(b["name"]) {
+				continue
+			}
+			name := ports[bns+"/"+str(b["name"])][fmt.Sprint(b["port"])]
+			if name == "" {
+				continue
+			}
+			return bns, str(b["name"]), name, true
+		}
+	}
+	return "", "", "", false
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
