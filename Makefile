@@ -93,12 +93,12 @@ egctl: build
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION) --egctl-build fast
 
 ## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl,
-## envoy-gateway and contour at their pinned versions into ~/.cache/gepcheck/tools (once)
+## envoy-gateway, contour and traefik at their pinned versions into ~/.cache/gepcheck/tools (once)
 tools: build
 	$(BIN) tools
 
 ## conformance: the scenario catalogue against IMPL (reference | contour |
-## envoy-gateway) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
+## envoy-gateway | traefik) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
 START_CONTROLLER ?= true
 conformance: build
 	$(BIN) run --cluster $(CLUSTER) --impl $(IMPL) --start-controller=$(START_CONTROLLER) --junit $(JUNIT) $(SCENARIOS)

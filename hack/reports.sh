@@ -55,6 +55,9 @@ for v in "$@"; do offline_eg reports "$v"; done
 # catalogue, its kept findings and 50 random cases, shrunk there.
 contour=$("$BIN" run --help | sed -n 's/.*--contour-version string.*(default "\(v[0-9.]*\)").*/\1/p')
 "$BIN" run --cluster local --impl contour scenarios/gateway-api/ scenarios/findings/contour/ --random 50 --seed 1 --out "$tmp/contour-findings" --report-dir reports > /dev/null 2>&1
+# Traefik likewise: one Traefik for every Gateway.
+traefik=$("$BIN" run --help | sed -n 's/.*--traefik-version string.*(default "\(v[0-9.]*\)").*/\1/p')
+"$BIN" run --cluster local --impl traefik scenarios/gateway-api/ scenarios/findings/traefik/ --random 50 --seed 1 --out "$tmp/traefik-findings" --report-dir reports > /dev/null 2>&1
 # The implementations side by side (docs/comparison.md).
 {
   cat <<'EOM'
@@ -63,7 +66,8 @@ contour=$("$BIN" run --help | sed -n 's/.*--contour-version string.*(default "\(
 Written by `make reports` (hack/reports.sh) with `gepcheck report compare`
 from the published results in reports/: the reference in a local control
 plane, Envoy Gateway offline (egctl) and its controller, Contour in a local
-control plane (one `contour serve` per Gateway). Rows: Gateway API's
+control plane (one `contour serve` per Gateway), Traefik in a local
+control plane (its Kubernetes Gateway provider). Rows: Gateway API's
 BackendTLSPolicy scenarios (scenarios/gateway-api/), the kept findings
 (scenarios/findings/, each an implementation's shrunk disagreement, which
 gepcheck-reference, the reference engine's own controller, passes), and the
@@ -71,13 +75,12 @@ random campaigns with each kind of difference they
 found. "—": not run by that implementation (another implementation's
 finding, or a kind it does not serve); "skip": a feature it does not
 declare. What each kind means, and its triage: `gepcheck findings`,
-docs/envoy-gateway.md and docs/contour-and-traefik.md. Traefik is not yet a
-driver (docs/contour-and-traefik.md says what is established).
+docs/envoy-gateway.md and docs/contour-and-traefik.md.
 
 EOM
   "$BIN" report compare --under scenarios/gateway-api/ --under scenarios/findings/ \
     reports/reference/main/results-cluster-local.json \
     "reports/envoy-gateway/$pinned/results-offline.json" "reports/envoy-gateway/$pinned/results-cluster-local.json" \
-    "reports/contour/$contour/results-cluster-local.json"
+    "reports/contour/$contour/results-cluster-local.json" "reports/traefik/$traefik/results-cluster-local.json"
 } > docs/comparison.md
 echo "reports: $(find reports -name 'results-*.json' | wc -l) reports written"

@@ -6,4 +6,5 @@ import (
 	_ "github.com/gepcheck/gepcheck/suite/impl/envoygateway"
 	_ "github.com/gepcheck/gepcheck/suite/impl/exec"
 	_ "github.com/gepcheck/gepcheck/suite/impl/reference"
+	_ "github.com/gepcheck/gepcheck/suite/impl/traefik"
 )

@@ -52,6 +52,10 @@ func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]ma
 		}
 		if len(refs) > 0 {
 			v["caCertificateRefs"] = refs
+		} else {
+			// A transport without root CAs verifies against the
+			// system's: wellKnownCACertificates System.
+			v["wellKnownCACertificates"] = "System"
 		}
 		ref := "Service/" + svcNS + "/" + svc
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + port}, Spec: map[string]any{"validation": v}})
