@@ -57,7 +57,7 @@ contour=$("$BIN" run --help | sed -n 's/.*--contour-version string.*(default "\(
 "$BIN" run --cluster local --impl contour scenarios/gateway-api/ scenarios/findings/contour/ --random 50 --seed 1 --out "$tmp/contour-findings" --report-dir reports > /dev/null 2>&1
 # Traefik likewise: one Traefik for every Gateway.
 traefik=$("$BIN" run --help | sed -n 's/.*--traefik-version string.*(default "\(v[0-9.]*\)").*/\1/p')
-"$BIN" run --cluster local --impl traefik scenarios/gateway-api/ scenarios/findings/traefik/ --random 50 --seed 1 --out "$tmp/traefik-findings" --report-dir reports > /dev/null 2>&1
+"$BIN" run --cluster local --impl traefik scenarios/gateway-api/ scenarios/findings/traefik/ --random 50 --seed 1 --step-timeout 10s --out "$tmp/traefik-findings" --report-dir reports > /dev/null 2>&1
 # The implementations side by side (docs/comparison.md).
 {
   cat <<'EOM'
