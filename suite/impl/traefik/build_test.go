@@ -10,8 +10,9 @@ import (
 )
 
 // TestTraefikBuildsFromScratch prepares the wrapper module in a new
-// directory and builds traefik there (minutes; make ci builds it once into
-// the cache instead). Run with GEPCHECK_TRAEFIK_BUILD=1.
+// directory and builds traefik and its configuration reader there
+// (minutes; make ci builds them once into the cache instead). Run with
+// GEPCHECK_TRAEFIK_BUILD=1.
 func TestTraefikBuildsFromScratch(t *testing.T) {
 	if os.Getenv("GEPCHECK_TRAEFIK_BUILD") == "" {
 		t.Skip("set GEPCHECK_TRAEFIK_BUILD=1")
@@ -24,10 +25,11 @@ func TestTraefikBuildsFromScratch(t *testing.T) {
 	if out, err := gotool.Command(ctx, src, "mod", "tidy").CombinedOutput(); err != nil {
 		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
-	bin := filepath.Join(t.TempDir(), "traefik")
-	if out, err := gotool.Command(ctx, src, "build", "-o", bin, Module+"/cmd/traefik").CombinedOutput(); err != nil {
+	dir := t.TempDir()
+	if out, err := gotool.Command(ctx, src, "build", "-o", dir+string(filepath.Separator), Module+"/cmd/traefik", "./reader").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	bin := filepath.Join(dir, "traefik")
 	out, err := gotool.Command(ctx, "", "version", "-m", bin).CombinedOutput()
 	if err != nil {
 		t.Fatal(err)
