@@ -8,7 +8,10 @@ import (
 )
 
 // Compare is the page that sets implementations side by side (a results
-// file each, in the order given): one row per scenario case, a row per
+// file each, in the order given): one row per scenario file (and step),
+// whatever name a mode gives its cases (offline runs name a case by its
+// file, cluster runs by its scenario's name, and two implementations'
+// findings may share a name), a row per
 // random campaign with how many of its cases disagreed, and one row per
 // kind of difference a campaign found, one column per implementation.
 // Random cases of a cluster run are counted in their campaign's row, not
@@ -31,7 +34,10 @@ func Compare(rs []*Results, under []string) []byte {
 			if isRandomCase(r, c) || len(under) > 0 && !slices.ContainsFunc(under, func(u string) bool { return strings.HasPrefix(c.File, u) }) {
 				continue
 			}
-			name := c.Name
+			name := c.File
+			if name == "" {
+				name = c.Name
+			}
 			if c.Step != "" {
 				name += " " + c.Step
 			}
