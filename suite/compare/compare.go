@@ -99,8 +99,10 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 			out = append(out, Difference{Kind: ExtraEffective, Path: gp.Path, Fields: fieldsDiffering(nil, gp.Spec), Got: gp.Spec})
 		}
 	}
-	wantPolicies := slices.DeleteFunc(slices.Clone(want.Policies), func(s observe.Status) bool { return slices.Contains(got.Unreported, s.Ref) })
-	out = append(out, conditions(PolicyCondition, wantPolicies, got.Policies, caps.Conditions)...)
+	unreported := func(s observe.Status) bool { return slices.Contains(got.Unreported, s.Ref) }
+	wantPolicies := slices.DeleteFunc(slices.Clone(want.Policies), unreported)
+	gotPolicies := slices.DeleteFunc(slices.Clone(got.Policies), unreported)
+	out = append(out, conditions(PolicyCondition, wantPolicies, gotPolicies, caps.Conditions)...)
 	if got.Targets != nil {
 		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
 	}

@@ -50,6 +50,15 @@ func TestDiff(t *testing.T) {
 		{"empty", a, observe.Observation{Effective: []observe.Path{{Path: path, Spec: map[string]any{}}}, Policies: cond("True", "Accepted")}, observe.Capabilities{}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got no effective policy`,
 		}},
+		// A policy the implementation has no place to report (no
+		// ancestor of its own reaches its targets) is compared on
+		// neither side.
+		{"unreported", a, func() observe.Observation {
+			o := a
+			o.Policies = []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: []observe.Condition{{Type: "Accepted", Status: "False", Reason: "NoStatus"}}}}
+			o.Unreported = []string{"ColorPolicy/default/p1"}
+			return o
+		}(), observe.Capabilities{}, nil},
 		{"extra", none, b, observe.Capabilities{}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want no effective policy, got {"color":"blue"}`,
 			`policy ColorPolicy/default/p1 Accepted: want no such condition, got False/Conflicted`,

@@ -592,21 +592,32 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 		old, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
 		status["conditions"] = conditions(ps.Conditions, old, o.GetGeneration(), now)
 	}
+	// Ancestor entries are a map keyed by ancestorRef and controllerName
+	// (Gateway API PolicyStatus.Ancestors): other controllers' entries
+	// are kept as they are, and this controller's replaced.
 	oldAnc, _, _ := unstructured.NestedSlice(o.Object, "status", "ancestors")
 	var ancestors []any
-	for i, t := range ps.Targets {
+	for _, a := range oldAnc {
+		if am, ok := a.(map[string]any); ok && am["controllerName"] != ControllerName {
+			ancestors = append(ancestors, a)
+		}
+	}
+	for _, t := range ps.Targets {
+		ref := parentRef(t.Ref)
 		var prev []any
-		if i < len(oldAnc) {
-			prev, _, _ = unstructured.NestedSlice(oldAnc[i].(map[string]any), "conditions")
+		for _, a := range oldAnc {
+			if am, ok := a.(map[string]any); ok && am["controllerName"] == ControllerName && reflect.DeepEqual(am["ancestorRef"], ref) {
+				prev, _, _ = unstructured.NestedSlice(am, "conditions")
+			}
 		}
 		ancestors = append(ancestors, map[string]any{
-			"ancestorRef":    parentRef(t.Ref),
+			"ancestorRef":    ref,
 			"controllerName": ControllerName,
 			"conditions":     conditions(t.Conditions, prev, o.GetGeneration(), now),
 		})
 	}
-	if len(ancestors) > 0 {
-		status["ancestors"] = ancestors
+	if len(ancestors) > 0 || len(oldAnc) > 0 {
+		status["ancestors"] = append([]any{}, ancestors...)
 	}
 	return c.updateStatus(ctx, o, status)
 }
