@@ -62,6 +62,13 @@ type Plan struct {
 	// traffic. They are applied with the other objects and are not
 	// scenario objects.
 	Endpoints []*unstructured.Unstructured
+	// Others are the Gateways ("namespace/name", the cluster's names) of
+	// another implementation's GatewayClasses
+	// (cluster.AnnotationOtherImplementation), with that class's
+	// controllerName: the runner writes an ancestor entry of that
+	// controller for each on every policy, and the implementation must
+	// leave them and write none of its own for them.
+	Others map[string]string
 	// Steps change the objects over time (a scenario's spec.steps;
 	// simulator.States), applied one after the other once the objects
 	// above are verified. A step's State is a plan of the objects after
@@ -349,7 +356,9 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 			labels["kubernetes.io/metadata.name"] = u.GetName()
 			u.SetLabels(labels)
 		case "GatewayClass":
-			_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
+			if _, other := u.GetAnnotations()[cluster.AnnotationOtherImplementation]; !other {
+				_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
+			}
 		case "Service":
 			unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
 			unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
@@ -358,6 +367,7 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 			}
 		}
 	}
+	p.Others = otherGateways(others)
 	// Group policies by intended creationTimestamp; a policy without one
 	// is created with the first group.
 	sort.SliceStable(policies, func(a, b int) bool { return intended[policies[a]].Before(intended[policies[b]]) })
@@ -478,6 +488,9 @@ func (p *Plan) UnmapAll(ds []compare.Difference) []compare.Difference {
 		}
 		d.Ref = p.Unmap(d.Ref)
 		d.WantMessage = p.Unmap(d.WantMessage)
+		if got, ok := d.Got.(string); ok {
+			d.Got = p.Unmap(got) // a status rule's
+		}
 		out[i] = d
 	}
 	return out
@@ -502,6 +515,28 @@ func (p *Plan) Unmap(s string) string {
 }
 
 // strip removes what the API server owns.
+// otherGateways are the Gateways of objects whose GatewayClass is another
+// implementation's (Plan.Others), or nil.
+func otherGateways(objects []*unstructured.Unstructured) map[string]string {
+	classes := map[string]string{}
+	for _, u := range objects {
+		if _, other := u.GetAnnotations()[cluster.AnnotationOtherImplementation]; other && u.GetKind() == "GatewayClass" {
+			classes[u.GetName()], _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
+		}
+	}
+	var out map[string]string
+	for _, u := range objects {
+		class, _, _ := unstructured.NestedString(u.Object, "spec", "gatewayClassName")
+		if ctl, ok := classes[class]; ok && u.GetKind() == "Gateway" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[u.GetNamespace()+"/"+u.GetName()] = ctl
+		}
+	}
+	return out
+}
+
 func strip(u *unstructured.Unstructured) {
 	delete(u.Object, "status")
 	for _, f := range []string{"creationTimestamp", "resourceVersion", "uid", "generation", "managedFields", "selfLink"} {

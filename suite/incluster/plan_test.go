@@ -304,3 +304,25 @@ func TestPlanSteps(t *testing.T) {
 		t.Errorf("%d policies after delete-target, want 1 (p2)", n)
 	}
 }
+
+// A GatewayClass another implementation serves keeps its controllerName,
+// and its Gateways are the plan's Others (the runner writes their ancestor
+// entries; Gateway API PolicyStatus.Ancestors).
+func TestPlanOtherImplementation(t *testing.T) {
+	p, err := NewPlan("../../scenarios/gateway-api/backendtlspolicy-two-implementations.yaml", Target{Run: "r", Index: 3, ControllerName: "example.com/mine", Features: features.All})
+	if err != nil || p.Skip != "" {
+		t.Fatal(err, p.Skip)
+	}
+	controllers := map[string]string{}
+	for _, u := range p.Objects {
+		if u.GetKind() == "GatewayClass" {
+			controllers[p.Unmap(u.GetName())], _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
+		}
+	}
+	if controllers["example"] != "example.com/mine" || controllers["other"] != "example.net/other-controller" {
+		t.Errorf("controllerNames %q", controllers)
+	}
+	if len(p.Others) != 1 || p.Others[p.Namespaces["default"]+"/gw-other"] != "example.net/other-controller" {
+		t.Errorf("others %q", p.Others)
+	}
+}

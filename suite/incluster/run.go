@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -176,6 +178,11 @@ func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
 			if t := got.GetCreationTimestamp().Time; t.After(lastCreated) {
 				lastCreated = t
 			}
+			if wi >= 2 {
+				if a.Err = r.writeOthers(ctx, p, u); a.Err != nil {
+					return a
+				}
+			}
 		}
 	}
 	// Read back, as stored: real creationTimestamps, defaults applied.
@@ -196,6 +203,56 @@ func (r *Runner) apply(ctx context.Context, u *unstructured.Unstructured) (*unst
 		return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), objName(u), err)
 	}
 	return got, nil
+}
+
+// writeOthers writes on policy u, as the implementations of p.Others
+// would, an ancestor entry for each of their Gateways (Accepted), keeping
+// every entry there: read, add, update the status, again on a conflict.
+// The implementation under test must leave them (statusrules.Policies,
+// others-entries-kept). Written right after the policy is created, before
+// the implementation under test is likely to have written its own.
+func (r *Runner) writeOthers(ctx context.Context, p *Plan, u *unstructured.Unstructured) error {
+	if len(p.Others) == 0 {
+		return nil
+	}
+	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+	if err != nil {
+		return err
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		stored, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+		var ancestors []any
+		for _, a := range stored { // their earlier entries are replaced
+			am, _ := a.(map[string]any)
+			ar, _ := am["ancestorRef"].(map[string]any)
+			if ctl, ok := p.Others[fmt.Sprint(ar["namespace"], "/", ar["name"])]; !ok || am["controllerName"] != ctl {
+				ancestors = append(ancestors, a)
+			}
+		}
+		now := time.Now().UTC().Format(time.RFC3339)
+		for _, gw := range slices.Sorted(maps.Keys(p.Others)) {
+			ns, name, _ := strings.Cut(gw, "/")
+			ancestors = append(ancestors, map[string]any{
+				"ancestorRef":    map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": ns, "name": name},
+				"controllerName": p.Others[gw],
+				"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "observedGeneration": got.GetGeneration(),
+					"lastTransitionTime": now, "message": "written by gepcheck as another implementation"}},
+			})
+		}
+		if err := unstructured.SetNestedSlice(got.Object, ancestors, "status", "ancestors"); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write the status of another implementation on %s %s: %w", u.GetKind(), objName(u), err)
+	}
+	return nil
 }
 
 // readBack reads p's scenario objects as stored.
@@ -647,6 +704,12 @@ func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
 			if _, err := r.apply(ctx, u); err != nil {
 				a.Err = fmt.Errorf("%s: %w", st.Label, err)
 				return a
+			}
+			if policyKinds()[u.GroupVersionKind().Group+"/"+u.GetKind()] {
+				if err := r.writeOthers(ctx, next, u); err != nil {
+					a.Err = fmt.Errorf("%s: %w", st.Label, err)
+					return a
+				}
 			}
 		}
 	}

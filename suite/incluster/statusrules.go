@@ -34,7 +34,7 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan, stored []*unstruc
 		}
 		objects = append(objects, got)
 	}
-	out := statusrules.Policies(stored, r.Impl.ControllerName(), r.Impl.Capabilities().StrategyNames, true)
+	out := statusrules.Policies(stored, r.Impl.ControllerName(), r.Impl.Capabilities().StrategyNames, true, p.Others)
 	out = append(out, statusrules.Affected(objects, r.Impl.ControllerName(), kinds)...)
 	return p.UnmapAll(out)
 }

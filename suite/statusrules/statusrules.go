@@ -124,19 +124,35 @@ var Rules = []Rule{
 // when an ancestor appears twice for the same controller (Gateway API
 // PolicyStatus.Ancestors: one entry per ancestor and controller).
 //
+// others are the Gateways ("namespace/name") of other implementations'
+// GatewayClasses, with their controllerName, each of which has an entry
+// on every policy that the other implementation (gepcheck playing it)
+// wrote. Gateway API PolicyStatus.Ancestors: "implementations MUST ONLY
+// populate ancestor status for the Ancestor resources they are
+// responsible for" and "MUST use the ControllerName field to uniquely
+// identify the entries in this list that they are responsible for": an
+// entry of controller for one of them breaks own-ancestors-only, and one of
+// theirs gone (when stored) breaks others-entries-kept.
+//
 // stored says the policies are as an API server stores them; otherwise
 // (an offline translator's output) the Stored rules are not judged.
-func Policies(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string, stored bool) []compare.Difference {
+func Policies(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string, stored bool, others map[string]string) []compare.Difference {
 	var out []compare.Difference
 	for _, p := range policies {
 		at := ref(p)
 		ancestors, _, _ := unstructured.NestedSlice(p.Object, "status", "ancestors")
 		seen := map[string]bool{}
 		broken := map[string]string{}
+		kept := map[string]bool{} // others' entries: controllerName and Gateway
 		for _, a := range ancestors {
 			e, _ := a.(map[string]any)
+			gw := ancestorGateway(e, p.GetNamespace())
 			if str(e["controllerName"]) != controller {
+				kept[str(e["controllerName"])+" "+gw] = true
 				continue
+			}
+			if ctl, ok := others[gw]; ok && gw != "" {
+				broken["own-ancestors-only"] = "an entry for Gateway " + gw + ", whose GatewayClass is " + ctl + "'s"
 			}
 			key := fmt.Sprint(e["ancestorRef"])
 			if seen[key] {
@@ -152,11 +168,34 @@ func Policies(policies []*unstructured.Unstructured, controller string, apiStrat
 				}
 			}
 		}
+		if stored {
+			for _, gw := range slices.Sorted(maps.Keys(others)) {
+				if !kept[others[gw]+" "+gw] {
+					broken["others-entries-kept"] = "the entry of " + others[gw] + " for Gateway " + gw + " is gone"
+					break
+				}
+			}
+		}
 		for _, name := range slices.Sorted(maps.Keys(broken)) {
 			out = append(out, compare.Difference{Kind: compare.StatusRule, Ref: at, Condition: name, Got: broken[name]})
 		}
 	}
 	return out
+}
+
+// ancestorGateway is "namespace/name" of the Gateway an ancestor entry
+// names (AncestorRef, a ParentReference: group and kind default to Gateway
+// API's Gateway, namespace to the policy's), or "" for another kind.
+func ancestorGateway(e map[string]any, policyNamespace string) string {
+	r, _ := e["ancestorRef"].(map[string]any)
+	if g := str(r["group"]); g != "" && g != "gateway.networking.k8s.io" || str(r["kind"]) != "" && str(r["kind"]) != "Gateway" {
+		return ""
+	}
+	ns := str(r["namespace"])
+	if ns == "" {
+		ns = policyNamespace
+	}
+	return ns + "/" + str(r["name"])
 }
 
 func conditionsOf(e map[string]any) []map[string]any {

@@ -59,7 +59,7 @@ func TestStatusRules(t *testing.T) {
 		{"strategy by GEP-713's name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "Patch defaults: merged with p1"))), nil},
 	} {
 		var got []string
-		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}, true) {
+		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}, true, nil) {
 			if d.Kind != compare.StatusRule || d.Ref != "P/ns/p" {
 				t.Errorf("%s: difference %+v", tc.name, d)
 			}
@@ -76,7 +76,7 @@ func TestStatusRules(t *testing.T) {
 func TestAcceptedReasonOfKind(t *testing.T) {
 	p := policyWithStatus(entry("gw", "example.com/me", cond("Accepted", "False", "NoValidCACertificate", 2)))
 	p.SetKind("BackendTLSPolicy")
-	if d := Policies([]*unstructured.Unstructured{p}, "example.com/me", nil, true); len(d) != 0 {
+	if d := Policies([]*unstructured.Unstructured{p}, "example.com/me", nil, true, nil); len(d) != 0 {
 		t.Errorf("BackendTLSPolicy with NoValidCACertificate: %+v", d)
 	}
 }
@@ -147,14 +147,45 @@ func TestOfflineRules(t *testing.T) {
 	printed := cond("Accepted", "True", "Accepted", 0)
 	delete(printed, "lastTransitionTime")
 	delete(printed, "observedGeneration")
-	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, false); len(got) != 0 {
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, false, nil); len(got) != 0 {
 		t.Errorf("printed status: %v, want no rule broken", got)
 	}
-	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, true); len(got) == 0 {
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, true, nil); len(got) == 0 {
 		t.Errorf("the same status stored: no rule broken, want conditions-are-conditions and observed-generation")
 	}
 	twice := policyWithStatus(entry("gw", me, printed), entry("gw", me, printed))
-	if got := Policies([]*unstructured.Unstructured{twice}, me, nil, false); len(got) != 1 || got[0].Condition != "one-entry-per-ancestor" {
+	if got := Policies([]*unstructured.Unstructured{twice}, me, nil, false, nil); len(got) != 1 || got[0].Condition != "one-entry-per-ancestor" {
 		t.Errorf("printed status with an ancestor twice: %v, want one-entry-per-ancestor", got)
+	}
+}
+
+// A Gateway of another implementation's GatewayClass: the implementation
+// writes no entry for it and keeps the other implementation's (Gateway API
+// PolicyStatus.Ancestors: "implementations MUST ONLY populate ancestor
+// status for the Ancestor resources they are responsible for").
+func TestOtherImplementations(t *testing.T) {
+	const me, them = "example.com/me", "example.net/them"
+	good := cond("Accepted", "True", "Accepted", 2)
+	others := map[string]string{"ns/gw-other": them}
+	for _, tc := range []struct {
+		name   string
+		policy *unstructured.Unstructured
+		stored bool
+		want   []string
+	}{
+		{"each its own", policyWithStatus(entry("gw", me, good), entry("gw-other", them, good)), true, nil},
+		{"an entry for their Gateway", policyWithStatus(entry("gw", me, good), entry("gw-other", me, good), entry("gw-other", them, good)), true, []string{"own-ancestors-only"}},
+		{"their entry gone", policyWithStatus(entry("gw", me, good)), true, []string{"others-entries-kept"}},
+		{"their entry under another controllerName", policyWithStatus(entry("gw", me, good), entry("gw-other", "example.org/x", good)), true, []string{"others-entries-kept"}},
+		{"printed by a translator: nobody wrote theirs", policyWithStatus(entry("gw", me, good)), false, nil},
+		{"printed, an entry for their Gateway", policyWithStatus(entry("gw-other", me, good)), false, []string{"own-ancestors-only"}},
+	} {
+		var got []string
+		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, nil, tc.stored, others) {
+			got = append(got, d.Condition)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: broken %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -107,33 +107,11 @@ func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observ
 func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
 	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
 	if c.prov != nil {
-		ours := map[string]bool{}
-		for _, ns := range p.Namespaces {
-			ours[ns] = true
-		}
-		ports := map[string]map[string]string{}
-		cas := map[string]string{} // namespace and PEM → ConfigMap name
-		var objects []map[string]any
-		for _, u := range p.Objects {
-			objects = append(objects, u.Object)
-			if u.GroupVersionKind().Group != "" {
-				continue
-			}
-			switch u.GetKind() {
-			case "Service":
-				ports[u.GetNamespace()+"/"+u.GetName()] = gatewayapi.PortNames(u.Object)
-			case "ConfigMap":
-				if pem, ok, _ := unstructured.NestedString(u.Object, "data", "ca.crt"); ok {
-					cas[u.GetNamespace()+"\x00"+strings.TrimSpace(pem)] = u.GetName()
-				}
-			}
-		}
-		o.Reached = gatewayapi.ReachedPorts(objects, ports)
-		for _, u := range p.Objects {
-			if u.GetKind() != "Gateway" {
-				continue
-			}
-			x, err := c.prov.XDS(ctx, u.GetNamespace(), u.GetName(), cluster.Timeouts.Step)
+		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
+		o.Reached = cs.Reached
+		for _, gw := range cs.Gateways {
+			ns, name, _ := strings.Cut(gw, "/")
+			x, err := c.prov.XDS(ctx, ns, name, cluster.Timeouts.Step)
 			if err != nil {
 				return o, err
 			}
@@ -141,12 +119,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 			if err != nil {
 				return o, err
 			}
-			readClusters(cfg, ports, cas, func(ns string) *observe.Observation {
-				if ours[ns] {
-					return &o
-				}
-				return nil
-			})
+			readClusters(cfg, cs.Ports, cs.CAs, cs.At(&o))
 		}
 	}
 	var stored []*unstructured.Unstructured
@@ -159,7 +132,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		stored = append(stored, got)
 	}
 	if c.prov != nil {
-		gatewayapi.MarkUnreported(&o, stored)
+		gatewayapi.MarkUnreported(&o, stored, ControllerName)
 	}
 	o.Normalize()
 	return o, nil

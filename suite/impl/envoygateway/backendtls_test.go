@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -44,48 +41,6 @@ func TestReadBackendTLS(t *testing.T) {
 		t.Errorf("effective:\n got %s\nwant %s", got, want)
 	}
 
-	// The ports compared are those the input routes send traffic to
-	// through a Gateway of the input, whatever Envoy Gateway configured.
-	route := func(name, gw string, ports ...float64) map[string]any {
-		var rules []any
-		for _, p := range ports {
-			rules = append(rules, map[string]any{"backendRefs": []any{map[string]any{"name": "svc", "port": p}}})
-		}
-		return map[string]any{"kind": "HTTPRoute", "metadata": map[string]any{"name": name, "namespace": "ns"},
-			"spec": map[string]any{"parentRefs": []any{map[string]any{"name": gw}}, "rules": rules}}
-	}
-	objects := []map[string]any{
-		{"kind": "Gateway", "metadata": map[string]any{"name": "gw", "namespace": "ns"}},
-		route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443),
-	}
-	ports["ns/svc"]["8443"] = "https-alt"
-	o.Reached = gatewayapi.ReachedPorts(objects, ports)
-	o.Normalize()
-	if r, _ := json.Marshal(o.Reached); string(r) != `["Service/ns/svc#http","Service/ns/svc#https"]` {
-		t.Errorf("reached %s", r)
-	}
-
-	// A policy without status whose Service no route reaches has no place
-	// to report; one on a reached port, or with status, has.
-	policy := func(name, svc, section string, ancestors bool) *unstructured.Unstructured {
-		tr := map[string]any{"kind": "Service", "name": svc}
-		if section != "" {
-			tr["sectionName"] = section
-		}
-		u := &unstructured.Unstructured{Object: map[string]any{"kind": "BackendTLSPolicy", "metadata": map[string]any{"name": name, "namespace": "ns"},
-			"spec": map[string]any{"targetRefs": []any{tr}}}}
-		if ancestors {
-			u.Object["status"] = map[string]any{"ancestors": []any{map[string]any{}}}
-		}
-		return u
-	}
-	gatewayapi.MarkUnreported(&o, []*unstructured.Unstructured{
-		policy("other-svc", "other", "", false), policy("unrouted-port", "svc", "grpc", false),
-		policy("whole", "svc", "", false), policy("port", "svc", "https", false), policy("with-status", "other", "", true),
-	})
-	if r, _ := json.Marshal(o.Unreported); string(r) != `["BackendTLSPolicy/ns/other-svc","BackendTLSPolicy/ns/unrouted-port"]` {
-		t.Errorf("unreported %s", r)
-	}
 }
 
 // The system CAs read as wellKnownCACertificates System, and a hostname

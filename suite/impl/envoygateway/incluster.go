@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"context"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -73,38 +74,18 @@ func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observ
 func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
 	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
 	if e.XDS != nil {
+		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
 		proxies := map[string]any{}
-		for _, u := range p.Objects {
-			if u.GetKind() != "Gateway" {
-				continue
-			}
-			cfg, err := e.XDS.Fetch(ctx, u.GetNamespace(), u.GetName())
+		for _, gw := range cs.Gateways {
+			ns, name, _ := strings.Cut(gw, "/")
+			cfg, err := e.XDS.Fetch(ctx, ns, name)
 			if err != nil {
 				return o, err
 			}
-			proxies[u.GetNamespace()+"/"+u.GetName()] = cfg
+			proxies[gw] = cfg
 		}
-		ours := map[string]bool{}
-		for _, ns := range p.Namespaces {
-			ours[ns] = true
-		}
-		ports := map[string]map[string]string{}
-		for _, u := range p.Objects {
-			if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-				ports[u.GetNamespace()+"/"+u.GetName()] = gatewayapi.PortNames(u.Object)
-			}
-		}
-		var objects []map[string]any
-		for _, u := range p.Objects {
-			objects = append(objects, u.Object)
-		}
-		o.Reached = gatewayapi.ReachedPorts(objects, ports)
-		ReadXDS(map[string]any{"xds": proxies}, ports, func(ns string) *observe.Observation {
-			if ours[ns] {
-				return &o
-			}
-			return nil
-		})
+		o.Reached = cs.Reached
+		ReadXDS(map[string]any{"xds": proxies}, cs.Ports, cs.At(&o))
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
@@ -116,7 +97,7 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		stored = append(stored, got)
 	}
 	if e.XDS != nil {
-		gatewayapi.MarkUnreported(&o, stored)
+		gatewayapi.MarkUnreported(&o, stored, ControllerName)
 	}
 	o.Normalize()
 	return o, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -137,19 +138,20 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	// The status rules that do not need an object stored by an API server
 	// (statusrules.Rule.Stored), on the status egctl prints.
 	names := (&Translator{}).Capabilities().StrategyNames
+	cs := gatewayapi.Index(in.objects, ControllerName)
 	for i, ps := range printed {
-		for _, d := range statusrules.Policies(ps, ControllerName, names, false) {
+		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others) {
 			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
 		}
 	}
 	ReadXDS(doc, in.ports, at)
-	for _, r := range gatewayapi.ReachedPorts(in.objects, in.ports) {
+	for _, r := range cs.Reached {
 		if o := at(strings.Split(r, "/")[1]); o != nil {
 			o.Reached = append(o.Reached, r)
 		}
 	}
 	for i := range obs {
-		gatewayapi.MarkUnreported(&obs[i], printed[i])
+		gatewayapi.MarkUnreported(&obs[i], printed[i], ControllerName)
 	}
 	for i := range obs {
 		obs[i].Normalize()
@@ -225,6 +227,11 @@ func readInput(cases []observe.Case) (*input, error) {
 			// (egctl sends traffic to a Service's clusterIP, and refuses
 			// an endpoint without an address).
 			switch {
+			case d.Kind == "GatewayClass" && obj(obj(raw["metadata"])["annotations"])[cluster.AnnotationOtherImplementation] != nil:
+				// Another implementation's class: egctl translates the
+				// Gateways of one class (the last given), not these.
+				objects = append(objects, raw)
+				continue
 			case d.Kind == "GatewayClass":
 				raw = withSpecField(raw, "controllerName", ControllerName)
 			case d.Kind == "Service" && d.Group == "" && obj(raw["spec"])["clusterIP"] == nil:

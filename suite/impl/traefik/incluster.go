@@ -3,7 +3,6 @@ package traefik
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -101,38 +100,19 @@ func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observ
 func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
 	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
 	if c.url != "" {
-		ours := map[string]bool{}
-		for _, ns := range p.Namespaces {
-			ours[ns] = true
-		}
-		ports := map[string]map[string]string{}
-		cas := map[string]string{}
-		var objects, routes []map[string]any
+		var routes []map[string]any
 		for _, u := range p.Objects {
-			objects = append(objects, u.Object)
-			switch {
-			case u.GetKind() == "HTTPRoute":
+			if u.GetKind() == "HTTPRoute" {
 				routes = append(routes, u.Object)
-			case u.GroupVersionKind().Group != "":
-			case u.GetKind() == "Service":
-				ports[u.GetNamespace()+"/"+u.GetName()] = gatewayapi.PortNames(u.Object)
-			case u.GetKind() == "ConfigMap":
-				if pem, ok, _ := unstructured.NestedString(u.Object, "data", "ca.crt"); ok {
-					cas[u.GetNamespace()+"\x00"+strings.TrimSpace(pem)] = u.GetName()
-				}
 			}
 		}
-		o.Reached = gatewayapi.ReachedPorts(objects, ports)
+		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
+		o.Reached = cs.Reached
 		cfg, err := fetchConfig(ctx, c.url)
 		if err != nil {
 			return o, err
 		}
-		readConfig(cfg, routes, ports, cas, func(ns string) *observe.Observation {
-			if ours[ns] {
-				return &o
-			}
-			return nil
-		})
+		readConfig(cfg, routes, cs.Ports, cs.CAs, cs.At(&o))
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
@@ -144,7 +124,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		stored = append(stored, got)
 	}
 	if c.url != "" {
-		gatewayapi.MarkUnreported(&o, stored)
+		gatewayapi.MarkUnreported(&o, stored, ControllerName)
 	}
 	o.Normalize()
 	return o, nil

@@ -15,21 +15,86 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// ReachedPorts lists the Service ports ("Service/ns/name#port") that an
-// HTTPRoute of objects sends traffic to through a Gateway of objects: the
-// ports whose TLS settings a proxy has, and under whose Gateway a
-// BackendTLSPolicy's status is reported. It is read from the input, so
-// that a port an implementation leaves unconfigured is a difference, not
-// a path left out.
-func ReachedPorts(objects []map[string]any, ports map[string]map[string]string) []string {
-	gateways := map[string]bool{}
+// Case is what the objects of a case hold for an implementation that
+// serves the GatewayClasses of one controllerName: the same index for
+// every driver that reads a proxy's configuration.
+type Case struct {
+	// Ports names each Service's ports by number ("namespace/name" →
+	// number → name; PortNames).
+	Ports map[string]map[string]string
+	// CAs names the ConfigMaps holding a CA certificate in ca.crt
+	// ("namespace\x00PEM" → name), as a proxy's configuration inlines it.
+	CAs map[string]string
+	// Gateways are the Gateways ("namespace/name") the implementation
+	// serves: all but those of a GatewayClass of objects with another
+	// controllerName (cluster.AnnotationOtherImplementation).
+	Gateways []string
+	// Others are the other Gateways of a declared GatewayClass
+	// ("namespace/name" → the class's controllerName): another
+	// implementation's, for which this one writes no status
+	// (statusrules.Policies).
+	Others map[string]string
+	// Reached lists the Service ports ("Service/ns/name#port") that an
+	// HTTPRoute sends traffic to through one of Gateways: the ports whose
+	// TLS settings a proxy has, and under whose Gateway a
+	// BackendTLSPolicy's status is reported. It is read from the input,
+	// so that a port an implementation leaves unconfigured is a
+	// difference, not a path left out.
+	Reached []string
+	// namespaces holds the objects' namespaces.
+	namespaces map[string]bool
+}
+
+// At returns a function giving o for a namespace of the case's objects,
+// nil for another: where a driver reading one proxy's configuration for
+// several cases (or objects gepcheck did not create) files what it reads.
+func (c *Case) At(o *observe.Observation) func(namespace string) *observe.Observation {
+	return func(ns string) *observe.Observation {
+		if c.namespaces[ns] {
+			return o
+		}
+		return nil
+	}
+}
+
+// Index reads objects as the implementation of controller sees them.
+func Index(objects []map[string]any, controller string) *Case {
+	c := &Case{Ports: map[string]map[string]string{}, CAs: map[string]string{}, namespaces: map[string]bool{}}
+	others := map[string]string{} // GatewayClasses of another controllerName
 	for _, o := range objects {
-		if str(o["kind"]) == "Gateway" {
-			m := obj(o["metadata"])
-			gateways[str(m["namespace"])+"/"+str(m["name"])] = true
+		m := obj(o["metadata"])
+		if ns := str(m["namespace"]); ns != "" {
+			c.namespaces[ns] = true
+		}
+		switch api := str(o["apiVersion"]); {
+		case str(o["kind"]) == "GatewayClass" && str(obj(o["spec"])["controllerName"]) != controller:
+			others[str(m["name"])] = str(obj(o["spec"])["controllerName"])
+		case api != "v1":
+		case str(o["kind"]) == "Service":
+			c.Ports[str(m["namespace"])+"/"+str(m["name"])] = PortNames(o)
+		case str(o["kind"]) == "ConfigMap":
+			if pem := str(obj(o["data"])["ca.crt"]); pem != "" {
+				c.CAs[str(m["namespace"])+"\x00"+strings.TrimSpace(pem)] = str(m["name"])
+			}
 		}
 	}
-	var out []string
+	served := map[string]bool{}
+	for _, o := range objects {
+		if str(o["kind"]) != "Gateway" {
+			continue
+		}
+		m := obj(o["metadata"])
+		gw := str(m["namespace"]) + "/" + str(m["name"])
+		if ctl, other := others[str(obj(o["spec"])["gatewayClassName"])]; other {
+			if c.Others == nil {
+				c.Others = map[string]string{}
+			}
+			c.Others[gw] = ctl
+			continue
+		}
+		c.Gateways = append(c.Gateways, gw)
+		served[gw] = true
+	}
 	for _, o := range objects {
 		if str(o["kind"]) != "HTTPRoute" {
 			continue
@@ -41,7 +106,7 @@ func ReachedPorts(objects []map[string]any, ports map[string]map[string]string) 
 			if pns == "" {
 				pns = ns
 			}
-			attached = attached || gateways[pns+"/"+str(obj(p)["name"])]
+			attached = attached || served[pns+"/"+str(obj(p)["name"])]
 		}
 		if !attached {
 			continue
@@ -57,11 +122,20 @@ func ReachedPorts(objects []map[string]any, ports map[string]map[string]string) 
 					bns = ns
 				}
 				key := bns + "/" + str(bm["name"])
-				if name := ports[key][fmt.Sprint(bm["port"])]; name != "" {
-					out = append(out, "Service/"+key+"#"+name)
+				if name := c.Ports[key][fmt.Sprint(bm["port"])]; name != "" {
+					c.Reached = append(c.Reached, "Service/"+key+"#"+name)
 				}
 			}
 		}
+	}
+	return c
+}
+
+// Objects are the objects of us as unstructured objects hold them.
+func Objects(us []*unstructured.Unstructured) []map[string]any {
+	out := make([]map[string]any, len(us))
+	for i, u := range us {
+		out[i] = u.Object
 	}
 	return out
 }
@@ -78,12 +152,12 @@ func PortNames(service map[string]any) map[string]string {
 }
 
 // MarkUnreported lists, in o.Unreported, the BackendTLSPolicies of ps
-// with no status ancestor and no target o reached: an implementation reports a
-// BackendTLSPolicy per Gateway that sends traffic to its Service, and there
-// is none.
-func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured) {
+// with no status ancestor of controller and no target o reached: an
+// implementation reports a BackendTLSPolicy per Gateway of its own that
+// sends traffic to its Service, and there is none.
+func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured, controller string) {
 	for _, p := range ps {
-		if p.GetKind() != "BackendTLSPolicy" || len(list(obj(p.Object["status"])["ancestors"])) > 0 {
+		if p.GetKind() != "BackendTLSPolicy" || slices.ContainsFunc(list(obj(p.Object["status"])["ancestors"]), func(a any) bool { return str(obj(a)["controllerName"]) == controller }) {
 			continue
 		}
 		reached := false

@@ -1,0 +1,87 @@
+package gatewayapi
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+const me = "example.com/me"
+
+// The ports compared are those the input routes send traffic to through
+// a Gateway of the input that the implementation serves, whatever it
+// configured: not through a Gateway of another implementation's class, nor
+// through one the input lacks (Gateway API: a GatewayClass's Gateways are
+// its controller's).
+func TestIndex(t *testing.T) {
+	route := func(name, gw string, ports ...float64) map[string]any {
+		var rules []any
+		for _, p := range ports {
+			rules = append(rules, map[string]any{"backendRefs": []any{map[string]any{"name": "svc", "port": p}}})
+		}
+		return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute", "metadata": map[string]any{"name": name, "namespace": "ns"},
+			"spec": map[string]any{"parentRefs": []any{map[string]any{"name": gw}}, "rules": rules}}
+	}
+	class := func(name, controller string) map[string]any {
+		return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass", "metadata": map[string]any{"name": name}, "spec": map[string]any{"controllerName": controller}}
+	}
+	gateway := func(name, class string) map[string]any {
+		return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway", "metadata": map[string]any{"name": name, "namespace": "ns"}, "spec": map[string]any{"gatewayClassName": class}}
+	}
+	svc := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "svc", "namespace": "ns"}, "spec": map[string]any{"ports": []any{
+		map[string]any{"name": "https", "port": float64(443)}, map[string]any{"name": "http", "port": float64(80)},
+		map[string]any{"name": "https-alt", "port": float64(8443)}, map[string]any{"name": "theirs", "port": float64(9443)}}}}
+	ca := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "ca", "namespace": "ns"}, "data": map[string]any{"ca.crt": "PEM\n"}}
+	objects := []map[string]any{
+		class("mine", me), class("theirs", "example.net/them"), gateway("gw", "mine"), gateway("gw-undeclared-class", "nowhere"), gateway("gw-other", "theirs"),
+		svc, ca, route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443), route("other", "gw-other", 9443),
+	}
+	c := Index(objects, me)
+	if r, _ := json.Marshal(c.Reached); string(r) != `["Service/ns/svc#https","Service/ns/svc#http"]` {
+		t.Errorf("reached %s", r)
+	}
+	if !slices.Equal(c.Gateways, []string{"ns/gw", "ns/gw-undeclared-class"}) {
+		t.Errorf("gateways %q", c.Gateways)
+	}
+	if len(c.Others) != 1 || c.Others["ns/gw-other"] != "example.net/them" {
+		t.Errorf("others %q", c.Others)
+	}
+	if c.CAs["ns\x00PEM"] != "ca" || c.Ports["ns/svc"]["8443"] != "https-alt" {
+		t.Errorf("CAs %q, ports %q", c.CAs, c.Ports)
+	}
+	var o observe.Observation
+	if c.At(&o)("ns") != &o || c.At(&o)("elsewhere") != nil {
+		t.Errorf("At files ns elsewhere or elsewhere in ns")
+	}
+}
+
+// A policy without status of the implementation's own whose Service no
+// route of its Gateways reaches has no place to report; one on a reached
+// port, or with an entry of its own, has.
+func TestMarkUnreported(t *testing.T) {
+	o := observe.Observation{Reached: []string{"Service/ns/svc#http", "Service/ns/svc#https"}}
+	policy := func(name, svc, section, controller string) *unstructured.Unstructured {
+		tr := map[string]any{"kind": "Service", "name": svc}
+		if section != "" {
+			tr["sectionName"] = section
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"kind": "BackendTLSPolicy", "metadata": map[string]any{"name": name, "namespace": "ns"},
+			"spec": map[string]any{"targetRefs": []any{tr}}}}
+		if controller != "" {
+			u.Object["status"] = map[string]any{"ancestors": []any{map[string]any{"controllerName": controller}}}
+		}
+		return u
+	}
+	MarkUnreported(&o, []*unstructured.Unstructured{
+		policy("other-svc", "other", "", ""), policy("unrouted-port", "svc", "grpc", ""),
+		policy("whole", "svc", "", ""), policy("port", "svc", "https", ""), policy("with-status", "other", "", me),
+		policy("theirs-only", "other", "", "example.net/them"),
+	}, me)
+	if r, _ := json.Marshal(o.Unreported); string(r) != `["BackendTLSPolicy/ns/other-svc","BackendTLSPolicy/ns/unrouted-port","BackendTLSPolicy/ns/theirs-only"]` {
+		t.Errorf("unreported %s", r)
+	}
+}
