@@ -3,6 +3,7 @@ package generators
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -49,7 +50,13 @@ var BackendTLSPorts = []struct {
 // catalogue), and one time in three subjectAltNames;
 // creationTimestamps zero to two seconds apart and names that agree and
 // disagree with that order, so that every Conflict resolution rule
-// decides somewhere (Gateway API, BackendTLSPolicySpec.TargetRefs).
+// decides somewhere (Gateway API, BackendTLSPolicySpec.TargetRefs). One
+// time in four a second Gateway, of a GatewayClass another implementation
+// serves (Scenario.OtherClasses), sends traffic to one of the Services or
+// to both: an implementation reports only its own Gateway and keeps the
+// other's ancestor entries (Gateway API PolicyStatus.Ancestors). It is
+// drawn last, so that the rest of a case is what the same seed drew
+// before it existed.
 func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario] {
 	if maxPolicies <= 0 {
 		maxPolicies = 4
@@ -107,6 +114,18 @@ func BackendTLSScenarios(ns string, maxPolicies int) *rapid.Generator[*Scenario]
 			}
 			s.Policies = append(s.Policies, Policy{Group: "gateway.networking.k8s.io", Kind: "BackendTLSPolicy", Namespace: ns, Name: name,
 				Created: &created, Targets: tgs, Spec: map[string]any{"validation": validation}})
+		}
+		if rapid.IntRange(0, 3).Draw(t, "other implementation") == 0 {
+			s.OtherClasses = []string{"other"}
+			s.Gateways = append(s.Gateways, Gateway{Namespace: ns, Name: "gw-other", Class: "other", Listeners: []Listener{{Name: "http", Port: 80}}})
+			var theirs []Rule
+			switch svc := rapid.IntRange(0, len(services)).Draw(t, "other implementation's Services"); {
+			case svc == len(services):
+				theirs = slices.Clone(rules)
+			default:
+				theirs = slices.DeleteFunc(slices.Clone(rules), func(r Rule) bool { return r.Backends[0].Name != services[svc] })
+			}
+			s.Routes = append(s.Routes, Route{Namespace: ns, Name: "route-other", Parents: []ParentRef{{Name: "gw-other"}}, Rules: theirs})
 		}
 		return s
 	})

@@ -17,7 +17,7 @@ import (
 // ObjectCount counts the objects Config.MaxObjects bounds: GatewayClasses,
 // Gateways, routes, Services, ReferenceGrants and generic nodes.
 func (s *Scenario) ObjectCount() int {
-	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Routes) + len(s.Services) + len(s.Grants)
+	n := len(s.GatewayClasses) + len(s.usedOtherClasses()) + len(s.Gateways) + len(s.Routes) + len(s.Services) + len(s.Grants)
 	if s.Generic != nil {
 		n += len(s.Generic.Nodes)
 	}
@@ -99,6 +99,12 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		in.GatewayClasses = append(in.GatewayClasses, &gwv1.GatewayClass{
 			ObjectMeta: metav1.ObjectMeta{Name: c},
 			Spec:       gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(s.controllerName())},
+		})
+	}
+	for _, c := range s.usedOtherClasses() {
+		in.GatewayClasses = append(in.GatewayClasses, &gwv1.GatewayClass{
+			ObjectMeta: metav1.ObjectMeta{Name: c, Annotations: map[string]string{simulator.AnnotationOtherImplementation: "true"}},
+			Spec:       gwv1.GatewayClassSpec{ControllerName: OtherControllerName},
 		})
 	}
 	for _, g := range s.Gateways {
@@ -190,6 +196,21 @@ const (
 	controllerName = "gepcheck.dev/generated"
 	backendPort    = 80
 )
+
+// OtherControllerName is the controllerName of Scenario.OtherClasses.
+const OtherControllerName = "example.net/other-implementation"
+
+// usedOtherClasses are the OtherClasses some Gateway uses: shrinking a
+// scenario's Gateways away takes their class with them.
+func (s *Scenario) usedOtherClasses() []string {
+	var out []string
+	for _, c := range s.OtherClasses {
+		if slices.ContainsFunc(s.Gateways, func(g Gateway) bool { return g.Class == c }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 func (b BackendRef) port() int {
 	if b.Port == 0 {

@@ -697,3 +697,31 @@ func TestBackendTLSModelMatchesYAML(t *testing.T) {
 		checkModelMatchesYAML(t, Permute(t, s))
 	})
 }
+
+// BackendTLSScenarios draws, one time in four, a Gateway of another
+// implementation's GatewayClass sending traffic to a Service the first
+// Gateway uses too; the class is rendered with
+// simulator.AnnotationOtherImplementation, and goes when shrinking takes
+// its Gateway away.
+func TestBackendTLSOtherImplementation(t *testing.T) {
+	drawn := 0
+	for seed := range 200 {
+		s := BackendTLSScenarios("default", 4).Example(seed)
+		if len(s.OtherClasses) == 0 {
+			continue
+		}
+		drawn++
+		y := string(s.YAML())
+		if !strings.Contains(y, simulator.AnnotationOtherImplementation+`: "true"`) || !strings.Contains(y, "controllerName: "+OtherControllerName) {
+			t.Fatalf("seed %d: the other class is not rendered as another implementation's:\n%s", seed, y)
+		}
+		c := s.Clone()
+		c.Gateways = slices.DeleteFunc(c.Gateways, func(g Gateway) bool { return g.Class == "other" })
+		if strings.Contains(string(c.YAML()), OtherControllerName) {
+			t.Fatalf("seed %d: the other class stays without its Gateway", seed)
+		}
+	}
+	if drawn < 20 || drawn > 80 {
+		t.Errorf("%d of 200 cases with another implementation's Gateway, want about 50", drawn)
+	}
+}

@@ -15,6 +15,7 @@ func (s *Scenario) Clone() *Scenario {
 	c := *s
 	c.Namespaces = slices.Clone(s.Namespaces)
 	c.GatewayClasses = slices.Clone(s.GatewayClasses)
+	c.OtherClasses = slices.Clone(s.OtherClasses)
 	c.Gateways = slices.Clone(s.Gateways)
 	for i := range c.Gateways {
 		c.Gateways[i].Listeners = slices.Clone(c.Gateways[i].Listeners)

@@ -41,6 +41,11 @@ type Scenario struct {
 
 	Policies []Policy
 
+	// OtherClasses are GatewayClasses another implementation serves
+	// (simulator.AnnotationOtherImplementation; controllerName
+	// OtherControllerName), rendered when a Gateway uses one.
+	OtherClasses []string
+
 	// ControllerName of every GatewayClass (a generated one when empty).
 	ControllerName string
 	// ServiceClusterIPs gives each Service a clusterIP, for an

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator"
 )
 
 // YAML renders s as the multi-document YAML a user would apply, which
@@ -60,6 +62,11 @@ func (s *Scenario) YAML() []byte {
 	}
 	for _, c := range s.GatewayClasses {
 		docs = append(docs, object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": s.controllerName()}))
+	}
+	for _, c := range s.usedOtherClasses() {
+		o := object("gateway.networking.k8s.io/v1", "GatewayClass", "", c, map[string]any{"controllerName": OtherControllerName})
+		o["metadata"].(map[string]any)["annotations"] = map[string]any{simulator.AnnotationOtherImplementation: "true"}
+		docs = append(docs, o)
 	}
 	for _, g := range s.Gateways {
 		var ls []any

@@ -33,6 +33,18 @@ const (
 	GepcheckGroup = "gepcheck.dev"
 )
 
+// AnnotationOtherImplementation, on a scenario's GatewayClass, says the
+// class is served by another implementation than the one a scenario is run
+// against: in a cluster its controllerName is kept, where every other class
+// gets the implementation's, and gepcheck writes that implementation's
+// policy ancestor entries. The implementation under test must not serve its
+// Gateways, nor write ancestor status for them, nor remove the entries the
+// other implementation writes (Gateway API PolicyStatus.Ancestors:
+// "implementations MUST ONLY populate ancestor status for the Ancestor
+// resources they are responsible for"). The reference engine reads the
+// class as any other: what each Gateway's implementation should do.
+const AnnotationOtherImplementation = "gepcheck.dev/other-implementation"
+
 // Options configure Load.
 type Options struct {
 	// Profiles are built-in profile names or profile files. When empty, the

@@ -24,16 +24,6 @@ const (
 	LabelScenario  = "gepcheck.dev/scenario"
 )
 
-// AnnotationOtherImplementation, on a scenario's GatewayClass, says the
-// class is served by another implementation than the one under test (its
-// controllerName is kept, where every other class gets the implementation's):
-// the implementation must not serve its Gateways, and must neither write
-// policy ancestor status for them nor remove the entries the other
-// implementation writes (Gateway API PolicyStatus.Ancestors: "implementations
-// MUST ONLY populate ancestor status for the Ancestor resources they are
-// responsible for"). gepcheck plays that implementation's part in status.
-const AnnotationOtherImplementation = "gepcheck.dev/other-implementation"
-
 // Cluster is a connection to a running cluster.
 type Cluster struct {
 	// Name says which cluster this is, for messages ("local", a

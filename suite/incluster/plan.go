@@ -64,7 +64,7 @@ type Plan struct {
 	Endpoints []*unstructured.Unstructured
 	// Others are the Gateways ("namespace/name", the cluster's names) of
 	// another implementation's GatewayClasses
-	// (cluster.AnnotationOtherImplementation), with that class's
+	// (simulator.AnnotationOtherImplementation), with that class's
 	// controllerName: the runner writes an ancestor entry of that
 	// controller for each on every policy, and the implementation must
 	// leave them and write none of its own for them.
@@ -356,7 +356,7 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 			labels["kubernetes.io/metadata.name"] = u.GetName()
 			u.SetLabels(labels)
 		case "GatewayClass":
-			if _, other := u.GetAnnotations()[cluster.AnnotationOtherImplementation]; !other {
+			if _, other := u.GetAnnotations()[simulator.AnnotationOtherImplementation]; !other {
 				_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
 			}
 		case "Service":
@@ -520,7 +520,7 @@ func (p *Plan) Unmap(s string) string {
 func otherGateways(objects []*unstructured.Unstructured) map[string]string {
 	classes := map[string]string{}
 	for _, u := range objects {
-		if _, other := u.GetAnnotations()[cluster.AnnotationOtherImplementation]; other && u.GetKind() == "GatewayClass" {
+		if _, other := u.GetAnnotations()[simulator.AnnotationOtherImplementation]; other && u.GetKind() == "GatewayClass" {
 			classes[u.GetName()], _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
 		}
 	}

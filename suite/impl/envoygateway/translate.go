@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -227,7 +227,7 @@ func readInput(cases []observe.Case) (*input, error) {
 			// (egctl sends traffic to a Service's clusterIP, and refuses
 			// an endpoint without an address).
 			switch {
-			case d.Kind == "GatewayClass" && obj(obj(raw["metadata"])["annotations"])[cluster.AnnotationOtherImplementation] != nil:
+			case d.Kind == "GatewayClass" && obj(obj(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil:
 				// Another implementation's class: egctl translates the
 				// Gateways of one class (the last given), not these.
 				objects = append(objects, raw)

@@ -27,7 +27,7 @@ type Case struct {
 	CAs map[string]string
 	// Gateways are the Gateways ("namespace/name") the implementation
 	// serves: all but those of a GatewayClass of objects with another
-	// controllerName (cluster.AnnotationOtherImplementation).
+	// controllerName (simulator.AnnotationOtherImplementation).
 	Gateways []string
 	// Others are the other Gateways of a declared GatewayClass
 	// ("namespace/name" → the class's controllerName): another
