@@ -1,13 +1,14 @@
 // Package requirements is gepcheck's requirements catalogue: every sentence
-// of GEP-713, GEP-2649 and the Kuadrant RFC on Defaults & Overrides that
-// contains an upper-case RFC 2119 keyword (MUST, MUST NOT, SHOULD, SHOULD
+// of GEP-713, GEP-2649, the Kuadrant RFC on Defaults & Overrides and Gateway
+// API's API reference of the kinds gepcheck runs against implementations
+// (PolicyStatus, BackendTLSPolicy) that contains an upper-case RFC 2119 keyword (MUST, MUST NOT, SHOULD, SHOULD
 // NOT; REQUIRED, SHALL and RECOMMENDED count as their RFC 2119 equivalents),
 // one entry per sentence, each linked to the scenarios, properties and tests
 // that cover it, or marked with the reason gepcheck cannot test it, or with
 // the open issue that will cover it.
 //
 // The catalogue is data: one YAML file per spec (gep-713.yaml,
-// gep-2649.yaml, kuadrant-rfc.yaml), embedded in the binary. An entry:
+// gep-2649.yaml, kuadrant-rfc.yaml, gateway-api.yaml), embedded in the binary. An entry:
 //
 //   - id: GEP-713-021          # <PREFIX>-NNN, increasing in document order; never renumbered
 //     level: MUST              # the strongest keyword of the sentence: MUST | MUST NOT | SHOULD | SHOULD NOT
@@ -44,7 +45,7 @@ import (
 var files embed.FS
 
 // Specs lists the catalogued specs, in the order they are reported.
-var Specs = []string{"gep-713", "gep-2649", "kuadrant-rfc"}
+var Specs = []string{"gep-713", "gep-2649", "kuadrant-rfc", "gateway-api"}
 
 // SeedFiles names, per spec, the text of the spec the quotes come from: a
 // file of the shared/seeds directory next to the repository.
@@ -54,11 +55,37 @@ var SeedFiles = map[string]string{
 	"kuadrant-rfc": "kuadrant-rfc-defaults-and-overrides.txt",
 }
 
+// ModuleFiles names, per spec that is a Go API's documentation, the module
+// and the files of it whose doc comments hold the quotes (GoComments), in
+// the order the quotes follow: the module's version is the one go.mod
+// requires.
+var ModuleFiles = map[string]struct {
+	Module string
+	Files  []string
+}{
+	"gateway-api": {Module: "sigs.k8s.io/gateway-api", Files: []string{"apis/v1/policy_types.go", "apis/v1/backendtlspolicy_types.go"}},
+}
+
+// GoComments is the text of the // comments of a Go source file, in
+// order, whitespace normalized (Normalize): the text a Go API's reference
+// documentation is made of, and its quotes are compared in.
+func GoComments(src []byte) string {
+	var b strings.Builder
+	for line := range strings.Lines(string(src)) {
+		if c, ok := strings.CutPrefix(strings.TrimSpace(line), "//"); ok {
+			b.WriteString(c)
+			b.WriteByte('\n')
+		}
+	}
+	return Normalize(b.String())
+}
+
 // idPrefix is the id prefix of each spec.
 var idPrefix = map[string]string{
 	"gep-713":      "GEP-713",
 	"gep-2649":     "GEP-2649",
 	"kuadrant-rfc": "KUADRANT-RFC",
+	"gateway-api":  "GATEWAY-API",
 }
 
 // Level is the RFC 2119 keyword of a requirement.

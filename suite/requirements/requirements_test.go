@@ -2,6 +2,7 @@ package requirements
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -115,15 +116,10 @@ var keyword = regexp.MustCompile(`\b(MUST|SHOULD|SHALL|REQUIRED|RECOMMENDED)\b`)
 // normalized), the quotes come in document order, and every keyword of the
 // spec falls inside a quote, so that no sentence is left out.
 func TestQuotesInSeeds(t *testing.T) {
-	dir := seedDir(t)
 	reqs := load(t)
 	for _, spec := range Specs {
 		t.Run(spec, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(dir, SeedFiles[spec]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := Normalize(string(raw))
+			text, source := specText(t, spec)
 			type span struct{ start, end int }
 			var spans []span
 			pos := 0
@@ -136,7 +132,7 @@ func TestQuotesInSeeds(t *testing.T) {
 					if strings.Contains(text, r.Quote) {
 						t.Errorf("%s: quote out of document order (ids must follow the text)", r.ID)
 					} else {
-						t.Errorf("%s: quote is not in %s: %q", r.ID, SeedFiles[spec], r.Quote)
+						t.Errorf("%s: quote is not in %s: %q", r.ID, source, r.Quote)
 					}
 					continue
 				}
@@ -155,6 +151,44 @@ func TestQuotesInSeeds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// specText is the normalized text of spec and where it was read: a seed
+// file (the test is skipped when there are none), or the doc comments of a
+// Go module's files (ModuleFiles) at the version go.mod requires.
+func specText(t *testing.T, spec string) (string, string) {
+	t.Helper()
+	mf, ok := ModuleFiles[spec]
+	if !ok {
+		dir := seedDir(t)
+		raw, err := os.ReadFile(filepath.Join(dir, SeedFiles[spec]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Normalize(string(raw)), SeedFiles[spec]
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", mf.Module).Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", mf.Module, err)
+	}
+	var parts []string
+	for _, f := range mf.Files {
+		raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, GoComments(raw))
+	}
+	return Normalize(strings.Join(parts, " ")), mf.Module + " " + strings.Join(mf.Files, ", ")
+}
+
+// GoComments reads the text after each "//", whatever the indentation,
+// and nothing else (code, block comments).
+func TestGoComments(t *testing.T) {
+	src := "/*\nlicence MUST\n*/\npackage v1\n\n// A policy\n//   MUST do this.\ntype P struct {\n\t// Field SHOULD\n\t// be set.\n\tField string // trailing comments are not read\n}\n"
+	if got, want := GoComments([]byte(src)), "A policy MUST do this. Field SHOULD be set."; got != want {
+		t.Errorf("GoComments = %q, want %q", got, want)
 	}
 }
 

@@ -58,10 +58,13 @@ var Rules = []Rule{
 	{
 		Name:   "conditions-are-conditions",
 		Stored: true,
-		Cite:   "Gateway API PolicyAncestorStatus.Conditions: []metav1.Condition (type, status True|False|Unknown, reason, lastTransitionTime required)",
+		Cite:   "Gateway API PolicyAncestorStatus.Conditions: []metav1.Condition (type, status True|False|Unknown, reason, lastTransitionTime required), a map keyed by type (\"Implementations MUST always _merge_ changes into Conditions of the same Type, rather than creating more than one Condition of the same Type\")",
 		check: func(e map[string]any, _ ruleContext) string {
+			seen := map[string]bool{}
 			for _, c := range conditionsOf(e) {
 				switch {
+				case seen[str(c["type"])]:
+					return str(c["type"]) + " twice"
 				case str(c["type"]) == "":
 					return "a condition without type"
 				case !slices.Contains([]string{"True", "False", "Unknown"}, str(c["status"])):
@@ -71,6 +74,7 @@ var Rules = []Rule{
 				case str(c["lastTransitionTime"]) == "":
 					return str(c["type"]) + " without lastTransitionTime"
 				}
+				seen[str(c["type"])] = true
 			}
 			return ""
 		},

@@ -53,6 +53,7 @@ func TestStatusRules(t *testing.T) {
 		{"reason outside the Go spec", policyWithStatus(entry("gw", me, cond("Accepted", "False", "NoStatus", 2))), []string{"accepted-reason"}},
 		{"a reason of another kind", policyWithStatus(entry("gw", me, cond("Accepted", "False", "NoValidCACertificate", 2))), []string{"accepted-reason"}},
 		{"not a condition", policyWithStatus(entry("gw", me, noLTT)), []string{"conditions-are-conditions"}},
+		{"a condition type twice", policyWithStatus(entry("gw", me, good, cond("Accepted", "False", "Conflicted", 2))), []string{"conditions-are-conditions"}},
 		{"status not True/False/Unknown", policyWithStatus(entry("gw", me, cond("Accepted", "Yes", "Accepted", 2))), []string{"conditions-are-conditions"}},
 		{"ancestor twice", policyWithStatus(entry("gw", me, good), entry("gw", me, good)), []string{"one-entry-per-ancestor"}},
 		{"strategy by its API name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "merged with p1 (JSONMerge)"))), []string{"strategy-names"}},
