@@ -1,0 +1,237 @@
+package admission
+
+import (
+	"fmt"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Check is one test the API server makes of a hook against a request.
+type Check struct {
+	// Name is namespaceSelector, objectSelector, rules, equivalent rules
+	// or matchConditions.
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	// Detail says why, in words a person reads (which rule, which labels).
+	Detail string `json:"detail"`
+}
+
+// Verdict says whether the API server calls a hook on a request, and why:
+// the checks it made, in its order (generic/webhook.go, ShouldCallHook):
+// namespaceSelector, objectSelector, the rules as the request names its
+// resource, under matchPolicy Equivalent the rules against each equivalent
+// resource, then matchConditions. The first check that fails ends it.
+type Verdict struct {
+	Hook   *Hook
+	Called bool
+	Checks []Check
+	// Resource and Kind are what the hook is sent as kind and resource:
+	// the request's, or under Equivalent the equivalent resource a rule
+	// names and its kind (requestResource and requestKind stay the
+	// request's).
+	Resource schema.GroupVersionResource
+	Kind     schema.GroupVersionKind
+	// Error, when set, fails the request at this hook, whatever its
+	// failurePolicy, before it is called: its namespaceSelector could not
+	// be read (a namespace that does not exist: 404).
+	Error *Failure
+}
+
+// Match is the API server's ShouldCallHook: whether it calls h on req, and
+// why. res gives the kinds and equivalent resources (nil: none are
+// equivalent, the request's kind is req.Kind).
+func Match(h *Hook, req Request, res Resources) Verdict {
+	v := Verdict{Hook: h}
+	check := func(name string, passed bool, format string, a ...any) bool {
+		v.Checks = append(v.Checks, Check{Name: name, Passed: passed, Detail: fmt.Sprintf(format, a...)})
+		return passed
+	}
+	// namespaceSelector (predicates/namespace/matcher.go). An error is
+	// kept until the rules have matched: a hook whose rules do not apply
+	// never fails a request.
+	var deferred *Failure
+	switch sel, err := metav1.LabelSelectorAsSelector(&h.NamespaceSelector); {
+	case req.Namespace == "" && req.Resource.Resource != "namespaces":
+		check("namespaceSelector", true, "a cluster-scoped resource passes any namespaceSelector")
+	case sel.Empty() && err == nil:
+		check("namespaceSelector", true, "empty: every namespace")
+	case err != nil:
+		deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
+		check("namespaceSelector", true, "does not parse: %v", err)
+	default:
+		nsLabels, from := req.NamespaceLabels, "namespace "+req.Namespace
+		if req.Resource.Resource == "namespaces" && req.Subresource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+			// A Namespace created or updated is judged by its new labels.
+			nsLabels, from = labelsOf(req.Object), "the Namespace's new labels"
+		} else if nsLabels == nil {
+			deferred = &Failure{Code: 404, Reason: "NotFound", Message: fmt.Sprintf("namespaces %q not found", req.Namespace)}
+			check("namespaceSelector", true, "namespace %s does not exist", req.Namespace)
+			break
+		}
+		if !check("namespaceSelector", sel.Matches(labels.Set(nsLabels)), "%s against %s %s", sel, from, labels.Set(nsLabels)) {
+			return v
+		}
+	}
+	// objectSelector (predicates/object/matcher.go): the new object or
+	// the old one.
+	switch sel, err := metav1.LabelSelectorAsSelector(&h.ObjectSelector); {
+	case sel.Empty() && err == nil:
+		check("objectSelector", true, "empty: every object")
+	case err != nil:
+		if deferred == nil {
+			deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
+		}
+		check("objectSelector", true, "does not parse: %v", err)
+	default:
+		matched := req.Object != nil && sel.Matches(labels.Set(req.Object.GetLabels())) || req.OldObject != nil && sel.Matches(labels.Set(req.OldObject.GetLabels()))
+		if !check("objectSelector", matched, "%s against the object %s and the old object %s", sel, describeLabels(req.Object), describeLabels(req.OldObject)) {
+			return v
+		}
+	}
+	// Rules, as the request names its resource.
+	for i, r := range h.Rules {
+		if RuleMatches(r, req.Operation, req.Resource, req.Subresource, req.Namespace) {
+			check("rules", true, "rule %d (%s) matches %s", i, ruleString(r), describeRequest(req.Operation, req.Resource, req.Subresource))
+			v.Resource, v.Kind = req.Resource, kindOf(req, res)
+			return conditions(v, h, req, deferred)
+		}
+	}
+	check("rules", false, "no rule matches %s", describeRequest(req.Operation, req.Resource, req.Subresource))
+	// Rules against the equivalent resources, earlier rules first.
+	if h.MatchPolicy == admissionv1.Equivalent && res != nil {
+		equivalents := res.Equivalents(req.Resource, req.Subresource)
+		for i, r := range h.Rules {
+			for _, e := range equivalents {
+				if e == req.Resource || !RuleMatches(r, req.Operation, e, req.Subresource, req.Namespace) {
+					continue
+				}
+				kind, ok := res.KindFor(e, req.Subresource)
+				if !ok {
+					v.Error = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: unable to convert to %v: unknown kind", e)}
+					return v
+				}
+				check("equivalent rules", true, "rule %d (%s) matches %s, equivalent to the request's", i, ruleString(r), describeRequest(req.Operation, e, req.Subresource))
+				v.Resource, v.Kind = e, kind
+				return conditions(v, h, req, deferred)
+			}
+		}
+		check("equivalent rules", false, "no rule matches a resource equivalent to %s", req.Resource)
+	}
+	return v
+}
+
+// conditions finishes a verdict whose rules matched: the selector errors
+// kept, then matchConditions.
+func conditions(v Verdict, h *Hook, req Request, deferred *Failure) Verdict {
+	if deferred != nil {
+		v.Error = deferred
+		return v
+	}
+	if len(h.MatchConditions) > 0 {
+		// TODO(issue 17): evaluate matchConditions with the API server's
+		// CEL environment; until then a hook with any is not predicted.
+		v.Checks = append(v.Checks, Check{Name: "matchConditions", Passed: false, Detail: "not evaluated yet"})
+		return v
+	}
+	v.Called = true
+	return v
+}
+
+// RuleMatches is predicates/rules/rules.go: a rule matches a request when
+// its scope, operations, apiGroups, apiVersions and resources all do.
+// Resources: "*" is every resource but no subresource, "pods/*" pods and
+// every subresource of pods (the pods resource too: a subresource "*"
+// matches none), "*/scale" every scale subresource, "*/*" everything. A
+// Namespace is cluster-scoped for scope, though a request on one carries
+// its name as namespace.
+func RuleMatches(r admissionv1.RuleWithOperations, op admissionv1.OperationType, gvr schema.GroupVersionResource, sub, namespace string) bool {
+	isNamespace := gvr == namespaces
+	switch deref(r.Scope, admissionv1.AllScopes) {
+	case admissionv1.AllScopes:
+	case admissionv1.NamespacedScope:
+		if isNamespace || namespace == "" {
+			return false
+		}
+	case admissionv1.ClusterScope:
+		if !isNamespace && namespace != "" {
+			return false
+		}
+	default:
+		return false
+	}
+	return anyOf(r.Operations, op, admissionv1.OperationAll) &&
+		anyOf(r.APIGroups, gvr.Group, "*") && anyOf(r.APIVersions, gvr.Version, "*") &&
+		resourceMatches(r.Resources, gvr.Resource, sub)
+}
+
+func anyOf[T comparable](items []T, want, all T) bool {
+	for _, it := range items {
+		if it == all || it == want {
+			return true
+		}
+	}
+	return false
+}
+
+func resourceMatches(items []string, res, sub string) bool {
+	for _, it := range items {
+		r, s, _ := strings.Cut(it, "/")
+		if (r == "*" || r == res) && (s == "*" || s == sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindOf is the request's kind: as given, else the one res serves.
+func kindOf(req Request, res Resources) schema.GroupVersionKind {
+	if !req.Kind.Empty() || res == nil {
+		return req.Kind
+	}
+	k, _ := res.KindFor(req.Resource, req.Subresource)
+	return k
+}
+
+func labelsOf(u *unstructured.Unstructured) map[string]string {
+	if u == nil {
+		return nil
+	}
+	return u.GetLabels()
+}
+
+func describeLabels(u *unstructured.Unstructured) string {
+	if u == nil {
+		return "(none)"
+	}
+	return "{" + labels.Set(u.GetLabels()).String() + "}"
+}
+
+func describeRequest(op admissionv1.OperationType, r schema.GroupVersionResource, sub string) string {
+	s := string(op) + " " + r.GroupVersion().String() + " " + r.Resource
+	if sub != "" {
+		s += "/" + sub
+	}
+	return s
+}
+
+func ruleString(r admissionv1.RuleWithOperations) string {
+	ops := make([]string, len(r.Operations))
+	for i, o := range r.Operations {
+		ops[i] = string(o)
+	}
+	return fmt.Sprintf("operations %s, apiGroups %s, apiVersions %s, resources %s, scope %s",
+		strings.Join(ops, ","), quoteAll(r.APIGroups), strings.Join(r.APIVersions, ","), strings.Join(r.Resources, ","), deref(r.Scope, admissionv1.AllScopes))
+}
+
+func quoteAll(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ",")
+}
