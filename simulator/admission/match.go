@@ -133,10 +133,16 @@ func conditions(v Verdict, h *Hook, req Request, deferred *Failure) Verdict {
 		return v
 	}
 	if len(h.MatchConditions) > 0 {
-		// TODO(issue 17): evaluate matchConditions with the API server's
-		// CEL environment; until then a hook with any is not predicted.
-		v.Checks = append(v.Checks, Check{Name: "matchConditions", Passed: false, Detail: "not evaluated yet"})
-		return v
+		ok, why, f := matchConditions(h, req, v.Kind)
+		if f != nil {
+			v.Error = f
+			v.Checks = append(v.Checks, Check{Name: "matchConditions", Passed: false, Detail: "a condition errs and failurePolicy is Fail: the request fails"})
+			return v
+		}
+		v.Checks = append(v.Checks, Check{Name: "matchConditions", Passed: ok, Detail: why})
+		if !ok {
+			return v
+		}
 	}
 	v.Called = true
 	return v
