@@ -54,11 +54,7 @@ func Chain(mutating []admissionv1.MutatingWebhookConfiguration, validating []adm
 	for _, c := range validating {
 		ws := make([]admissionv1.MutatingWebhook, len(c.Webhooks))
 		for i, w := range c.Webhooks {
-			// A validating hook has every field of a mutating one but
-			// reinvocationPolicy.
-			ws[i] = admissionv1.MutatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
-				MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
-				TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}
+			ws[i] = mutatingForm(w)
 		}
 		add(Validating, c.Name, ws)
 	}

@@ -1,0 +1,91 @@
+package admission
+
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// Group is the API group of webhook configurations.
+const Group = "admissionregistration.k8s.io"
+
+// Configurations reads the webhook configurations of docs
+// (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration and
+// ValidatingWebhookConfiguration), decoded strictly and validated as the
+// API server would validate them on creation (validateWebhook). Every
+// problem is a *load.Error naming the file, document, line and field; any
+// other kind of document is one.
+func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration, error) {
+	var errs load.Errors
+	var mutating []admissionv1.MutatingWebhookConfiguration
+	var validating []admissionv1.ValidatingWebhookConfiguration
+	report := func(d *load.Doc, fes field.ErrorList) {
+		for _, fe := range fes {
+			f := fe.Field
+			errs.Add(&load.Error{Source: d.At(f), Object: d.Object(), Field: f, Msg: fe.ErrorBody()})
+		}
+	}
+	meta := func(d *load.Doc, fld *field.Path) field.ErrorList {
+		var fes field.ErrorList
+		if d.Name == "" {
+			fes = append(fes, field.Required(fld.Child("name"), "a configuration needs a name: configurations are called in the order of their names"))
+		}
+		return fes
+	}
+	for _, d := range docs {
+		switch {
+		case d.Group == Group && d.Version == "v1" && d.Kind == "MutatingWebhookConfiguration":
+			var c admissionv1.MutatingWebhookConfiguration
+			if err := load.DecodeStrict(d, &c); err != nil {
+				errs.Add(err.(*load.Error))
+				continue
+			}
+			fes := meta(d, field.NewPath("metadata"))
+			for i, w := range c.Webhooks {
+				fes = append(fes, validateWebhook(w, true, field.NewPath("webhooks").Index(i))...)
+			}
+			fes = append(fes, validateNames(c.Webhooks, func(w admissionv1.MutatingWebhook) string { return w.Name })...)
+			report(d, fes)
+			mutating = append(mutating, c)
+		case d.Group == Group && d.Version == "v1" && d.Kind == "ValidatingWebhookConfiguration":
+			var c admissionv1.ValidatingWebhookConfiguration
+			if err := load.DecodeStrict(d, &c); err != nil {
+				errs.Add(err.(*load.Error))
+				continue
+			}
+			fes := meta(d, field.NewPath("metadata"))
+			for i, w := range c.Webhooks {
+				fes = append(fes, validateWebhook(mutatingForm(w), false, field.NewPath("webhooks").Index(i))...)
+			}
+			fes = append(fes, validateNames(c.Webhooks, func(w admissionv1.ValidatingWebhook) string { return w.Name })...)
+			report(d, fes)
+			validating = append(validating, c)
+		default:
+			errs.Add(&load.Error{Source: d.Source, Object: d.Object(), Msg: "not a webhook configuration: want " + Group + "/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration"})
+		}
+	}
+	return mutating, validating, errs.Err()
+}
+
+// validateNames: webhook names are unique in a configuration.
+func validateNames[W any](ws []W, name func(W) string) field.ErrorList {
+	var fes field.ErrorList
+	seen := map[string]bool{}
+	for i, w := range ws {
+		n := name(w)
+		if n != "" && seen[n] {
+			fes = append(fes, field.Duplicate(field.NewPath("webhooks").Index(i).Child("name"), n))
+		}
+		seen[n] = true
+	}
+	return fes
+}
+
+// mutatingForm is a validating webhook in the form of a mutating one: it
+// has every field of one but reinvocationPolicy.
+func mutatingForm(w admissionv1.ValidatingWebhook) admissionv1.MutatingWebhook {
+	return admissionv1.MutatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
+		MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
+		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}
+}

@@ -1,0 +1,36 @@
+package admission
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// A configuration the API server would refuse is refused with its file,
+// document, line and field, one error per problem, as the API server
+// words it; another kind of document is refused too.
+func TestConfigurationsRefuse(t *testing.T) {
+	docs, err := load.Read([]string{"testdata/bad.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Configurations(docs)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"testdata/bad.yaml: document 1 (line 13): ValidatingWebhookConfiguration policy: field webhooks[0].rules[0].resources: Invalid value",
+		"if '*' is present, must not specify other resources without subresources",
+		"(line 14): ValidatingWebhookConfiguration policy: field webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",
+		"field webhooks[1].name: Duplicate value",
+		"field webhooks[1].sideEffects: Unsupported value",
+		`field webhooks[1].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1`,
+		"field webhooks[1].matchConditions[0].expression: Invalid value: \"object.metadata.name\": must evaluate to bool",
+		"document 2 (line 22): ConfigMap stray: not a webhook configuration",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
