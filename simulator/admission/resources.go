@@ -1,0 +1,156 @@
+package admission
+
+import (
+	_ "embed"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Served is one resource (or subresource) of a group version an API server
+// serves, with the kind of the objects a request on it sends.
+type Served struct {
+	Group       string `json:"group"`
+	Version     string `json:"version"`
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
+	// KindGroup, KindVersion and Kind are the kind's (a subresource's
+	// own: Scale in autoscaling/v1, Eviction in policy/v1, …).
+	KindGroup   string `json:"kindGroup"`
+	KindVersion string `json:"kindVersion"`
+	Kind        string `json:"kind"`
+	Namespaced  bool   `json:"namespaced"`
+}
+
+// GVK is x's kind.
+func (x Served) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: x.KindGroup, Version: x.KindVersion, Kind: x.Kind}
+}
+
+// JSON is s as the snapshot file holds it: one served resource a line, so
+// that a new API server version reads as a short diff.
+func (s *Snapshot) JSON() []byte {
+	var b strings.Builder
+	head, _ := json.Marshal(s.Server)
+	b.WriteString("{\"server\": " + string(head) + ", \"served\": [\n")
+	for i, x := range s.Served {
+		line, _ := json.Marshal(x)
+		b.Write(line)
+		if i < len(s.Served)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}
+
+// Snapshot is what one API server serves, read from its discovery
+// (FromDiscovery): the Resources of kube-apiserver without a cluster to
+// ask.
+type Snapshot struct {
+	// Server names the API server read (kube-apiserver v1.36.3).
+	Server string   `json:"server"`
+	Served []Served `json:"served"`
+}
+
+//go:embed kube-apiserver.json
+var builtin []byte
+
+// Builtin is the snapshot of the kube-apiserver gepcheck builds, with its
+// default API groups (TestLocalResources compares it with the discovery of
+// one running).
+func Builtin() *Snapshot {
+	var s Snapshot
+	if err := json.Unmarshal(builtin, &s); err != nil {
+		panic("admission: kube-apiserver.json: " + err.Error())
+	}
+	return &s
+}
+
+// cohabiting are the resources a kube-apiserver stores as one, beside the
+// versions of one group's resource (pkg/kubeapiserver/
+// default_storage_factory_builder.go, AddCohabitatingResources): a request
+// on one is equivalent to a request on the other (matchPolicy Equivalent).
+// The first of a pair names the class.
+var cohabiting = [][2]schema.GroupResource{
+	{{Group: "networking.k8s.io", Resource: "networkpolicies"}, {Group: "extensions", Resource: "networkpolicies"}},
+	{{Group: "apps", Resource: "deployments"}, {Group: "extensions", Resource: "deployments"}},
+	{{Group: "apps", Resource: "daemonsets"}, {Group: "extensions", Resource: "daemonsets"}},
+	{{Group: "apps", Resource: "replicasets"}, {Group: "extensions", Resource: "replicasets"}},
+	{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}},
+	{{Resource: "replicationcontrollers"}, {Group: "extensions", Resource: "replicationcontrollers"}},
+	{{Group: "networking.k8s.io", Resource: "ingresses"}, {Group: "extensions", Resource: "ingresses"}},
+}
+
+// class is the storage a group's resource is served from.
+func class(gr schema.GroupResource) schema.GroupResource {
+	for _, c := range cohabiting {
+		if c[1] == gr {
+			return c[0]
+		}
+	}
+	return gr
+}
+
+// KindFor implements Resources.
+func (s *Snapshot) KindFor(r schema.GroupVersionResource, sub string) (schema.GroupVersionKind, bool) {
+	for _, x := range s.Served {
+		if x.Group == r.Group && x.Version == r.Version && x.Resource == r.Resource && x.Subresource == sub {
+			return x.GVK(), true
+		}
+	}
+	return schema.GroupVersionKind{}, false
+}
+
+// Equivalents implements Resources: the resources of the same storage
+// with the same subresource, in the snapshot's order.
+func (s *Snapshot) Equivalents(r schema.GroupVersionResource, sub string) []schema.GroupVersionResource {
+	c := class(r.GroupResource())
+	var out []schema.GroupVersionResource
+	for _, x := range s.Served {
+		gvr := schema.GroupVersionResource{Group: x.Group, Version: x.Version, Resource: x.Resource}
+		if x.Subresource == sub && class(gvr.GroupResource()) == c {
+			out = append(out, gvr)
+		}
+	}
+	return out
+}
+
+// Namespaced says whether r is namespaced, and whether s serves it.
+func (s *Snapshot) Namespaced(r schema.GroupVersionResource) (bool, bool) {
+	for _, x := range s.Served {
+		if x.Group == r.Group && x.Version == r.Version && x.Resource == r.Resource && x.Subresource == "" {
+			return x.Namespaced, true
+		}
+	}
+	return false, false
+}
+
+// FromDiscovery is the snapshot of the resources discovery lists (the
+// API server's ServerGroupsAndResources), sorted by group, version,
+// resource and subresource so that two reads of one server are equal.
+func FromDiscovery(server string, lists []*metav1.APIResourceList) *Snapshot {
+	s := &Snapshot{Server: server}
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			res, sub, _ := strings.Cut(r.Name, "/")
+			x := Served{Group: gv.Group, Version: gv.Version, Resource: res, Subresource: sub, KindGroup: gv.Group, KindVersion: gv.Version, Kind: r.Kind, Namespaced: r.Namespaced}
+			if r.Group != "" || r.Version != "" { // a subresource of another group's kind (Scale)
+				x.KindGroup, x.KindVersion = r.Group, r.Version
+			}
+			s.Served = append(s.Served, x)
+		}
+	}
+	slices.SortFunc(s.Served, func(a, b Served) int {
+		return strings.Compare(a.Group+"/"+a.Version+"/"+a.Resource+"/"+a.Subresource, b.Group+"/"+b.Version+"/"+b.Resource+"/"+b.Subresource)
+	})
+	return s
+}
