@@ -171,7 +171,8 @@ effective field. Input is the YAML you would kubectl apply.`,
 	}
 	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
 		newFuzz(stdout), newRequirements(stdout), newFindings(stdout), newGen(stdout), newRun(stdout, stderr),
-		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr))
+		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr),
+		newAdmission(stdin, stdout))
 	// Commands of the implementations (impl.Commander): their own
 	// top-level commands, and their controllers under gepcheck controller.
 	var controllers []*cobra.Command

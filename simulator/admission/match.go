@@ -120,7 +120,7 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 				return conditions(v, h, req, deferred)
 			}
 		}
-		check("equivalent rules", false, "no rule matches a resource equivalent to %s", req.Resource)
+		check("equivalent rules", false, "no rule matches a resource equivalent to %s", describeRequest(req.Operation, req.Resource, req.Subresource))
 	}
 	return v
 }

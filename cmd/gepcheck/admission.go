@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+func newAdmission(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "admission",
+		Short: "Predict the admission webhooks a request goes through (dynamic admission control)",
+		Long: `admission predicts, from MutatingWebhookConfigurations and
+ValidatingWebhookConfigurations (admissionregistration.k8s.io/v1), which
+webhooks kube-apiserver calls on a request, in what order, why each is called
+or not, and what becomes of the request when some are down, slow, failing or
+denying (docs/admission.md).`,
+	}
+	var o admissionOpts
+	simulate := &cobra.Command{
+		Use:   "simulate -f FILE|DIR|- (--request 'OP GROUP/VERSION RESOURCE[/SUB] [KEY=VALUE]...' | --request-file FILE)",
+		Short: "The chain of webhooks a request goes through, and its outcome",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := o.run(stdin)
+			if err != nil {
+				return err
+			}
+			if o.output == "json" {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			return r.Table(stdout)
+		},
+	}
+	explain := &cobra.Command{
+		Use:   "explain -f FILE|DIR|- --request ... HOOK",
+		Short: "Every check the API server makes of one webhook on a request",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := o.run(stdin)
+			if err != nil {
+				return err
+			}
+			if err := r.Explain(stdout, args[0]); err != nil {
+				return inputError{err}
+			}
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{simulate, explain} {
+		c.Flags().StringSliceVarP(&o.files, "file", "f", nil, "webhook configurations: YAML files, directories, or - for standard input")
+		c.Flags().StringVar(&o.request, "request", "", "the request: OPERATION GROUP/VERSION RESOURCE[/SUBRESOURCE] and KEY=VALUE for ns, name, user, groups, labels, oldlabels, nslabels, nsmissing, dryrun")
+		c.Flags().StringVar(&o.requestFile, "request-file", "", "the request as an admission.k8s.io/v1 AdmissionReview (and the v1 Namespace of its namespace)")
+		c.Flags().StringSliceVar(&o.down, "down", nil, "webhooks (configuration/name/n, or name) that refuse connections")
+		c.Flags().StringSliceVar(&o.slow, "slow", nil, "webhooks that answer after their timeoutSeconds")
+		c.Flags().StringSliceVar(&o.failing, "failing", nil, "webhooks that answer HTTP 500")
+		c.Flags().StringSliceVar(&o.deny, "deny", nil, "webhooks that deny the request")
+		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
+		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
+	}
+	simulate.Flags().StringVarP(&o.output, "output", "o", "table", "table or json")
+	cmd.AddCommand(simulate, explain)
+	return cmd
+}
+
+type admissionOpts struct {
+	files                     []string
+	request, requestFile      string
+	down, slow, failing, deny []string
+	output                    string
+	maxDocuments              int
+	maxBytes                  int64
+}
+
+func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
+	if len(o.files) == 0 {
+		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -")}
+	}
+	if (o.request == "") == (o.requestFile == "") {
+		return admission.Report{}, inputError{errors.New("pass exactly one of --request and --request-file")}
+	}
+	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
+		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
+	}
+	if o.maxDocuments < 1 || o.maxBytes < 1 {
+		return admission.Report{}, inputError{errors.New("--max-documents and --max-bytes must be positive")}
+	}
+	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes}
+	docs, err := load.ReadLimited(o.files, stdin, lim)
+	if err != nil {
+		return admission.Report{}, inputError{err}
+	}
+	mutating, validating, err := admission.Configurations(docs)
+	if err != nil {
+		return admission.Report{}, inputError{err}
+	}
+	res := admission.Builtin()
+	var req admission.Request
+	if o.request != "" {
+		if req, err = admission.ParseRequest(o.request, res); err != nil {
+			return admission.Report{}, inputError{fmt.Errorf("--request: %w", err)}
+		}
+	} else {
+		rdocs, err := load.ReadLimited([]string{o.requestFile}, stdin, lim)
+		if err != nil {
+			return admission.Report{}, inputError{err}
+		}
+		if req, err = admission.RequestFile(rdocs); err != nil {
+			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
+		}
+	}
+	chain := admission.Chain(mutating, validating)
+	behave := map[string]admission.Behaviour{}
+	for _, f := range []struct {
+		b     admission.Behaviour
+		names []string
+	}{{admission.Down, o.down}, {admission.Slow, o.slow}, {admission.Error, o.failing}, {admission.Deny, o.deny}} {
+		b := f.b
+		for _, n := range f.names {
+			if _, twice := behave[n]; twice {
+				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is given two behaviours", flagOf(b), n)}
+			}
+			if !slices.ContainsFunc(chain, func(h *admission.Hook) bool { return h.ID() == n || h.Name == n }) {
+				return admission.Report{}, inputError{fmt.Errorf("--%s %s: no such webhook (%s)", flagOf(b), n, ids(chain))}
+			}
+			behave[n] = b
+		}
+	}
+	p := admission.Predict(chain, req, res)
+	return admission.NewReport(req, p, p.Outcome(behave)), nil
+}
+
+func flagOf(b admission.Behaviour) string {
+	if b == admission.Error {
+		return "failing"
+	}
+	return string(b)
+}
+
+func ids(chain []*admission.Hook) string {
+	var out []string
+	for _, h := range chain {
+		out = append(out, h.ID())
+	}
+	if len(out) == 0 {
+		return "the configurations have none"
+	}
+	return "one of " + strings.Join(out, ", ")
+}

@@ -1,0 +1,151 @@
+package admission
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is a prediction as gepcheck prints it (-o json): the request, the
+// verdict of every hook, and the outcome.
+type Report struct {
+	Request string       `json:"request"`
+	Exempt  string       `json:"exempt,omitempty"`
+	Hooks   []HookReport `json:"hooks"`
+	Outcome Outcome      `json:"outcome"`
+}
+
+// HookReport is one hook's verdict.
+type HookReport struct {
+	ID    string `json:"id"`
+	Phase Phase  `json:"phase"`
+	// Order is the hook's place among the mutating hooks called (1, 2,
+	// …), 0 for a hook not called or a validating hook (called all at
+	// once).
+	Order    int      `json:"order,omitempty"`
+	Called   bool     `json:"called"`
+	Checks   []Check  `json:"checks"`
+	Resource string   `json:"resource,omitempty"`
+	Kind     string   `json:"kind,omitempty"`
+	Error    *Failure `json:"error,omitempty"`
+}
+
+// NewReport is p, with req and the outcome o, as gepcheck prints it.
+func NewReport(req Request, p Prediction, o Outcome) Report {
+	r := Report{Request: Describe(req), Exempt: p.Exempt, Hooks: []HookReport{}, Outcome: o}
+	n := 0
+	for _, v := range p.Verdicts {
+		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, Called: v.Called, Checks: v.Checks, Error: v.Error}
+		if v.Called {
+			h.Resource = describeRequest("", v.Resource, req.Subresource)[1:]
+			h.Kind = v.Kind.String()
+			if v.Hook.Phase == Mutating {
+				n++
+				h.Order = n
+			}
+		}
+		r.Hooks = append(r.Hooks, h)
+	}
+	return r
+}
+
+// Describe writes req on one line, as ParseRequest reads it.
+func Describe(req Request) string {
+	s := describeRequest(req.Operation, req.Resource, req.Subresource)
+	if req.Namespace != "" {
+		s += " ns=" + req.Namespace
+	}
+	if req.Name != "" {
+		s += " name=" + req.Name
+	}
+	if req.UserInfo.Username != "" {
+		s += " user=" + req.UserInfo.Username
+	}
+	return s
+}
+
+// Table prints r for a person: one line per hook with why it is called or
+// not (the check that decided), then the outcome.
+func (r Report) Table(w io.Writer) error {
+	fmt.Fprintf(w, "request: %s\n", r.Request)
+	if r.Exempt != "" {
+		_, err := fmt.Fprintf(w, "no webhook: %s\n", r.Exempt)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PHASE\tORDER\tHOOK\tCALLED\tWHY")
+	for _, h := range r.Hooks {
+		order := "-"
+		switch {
+		case h.Order > 0:
+			order = fmt.Sprint(h.Order)
+		case h.Called:
+			order = "*" // validating hooks are called all at once
+		}
+		called, why := "no", ""
+		if h.Called {
+			called = "yes"
+		}
+		if len(h.Checks) > 0 {
+			last := h.Checks[len(h.Checks)-1]
+			why = last.Name + ": " + last.Detail
+		}
+		if h.Error != nil {
+			called, why = "fails", fmt.Sprintf("%s (HTTP %d)", h.Error.Message, h.Error.Code)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Phase, order, h.ID, called, why)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	o := r.Outcome
+	verdict := "allowed"
+	if !o.Allowed {
+		var ms []string
+		for _, f := range o.Failures {
+			ms = append(ms, fmt.Sprintf("HTTP %d %s", f.Code, f.Message))
+		}
+		verdict = "refused: " + strings.Join(ms, "; or ")
+	}
+	fmt.Fprintf(w, "outcome: %s\n", verdict)
+	fmt.Fprintf(w, "called: mutating %s; validating, concurrently, %s\n", list(o.Mutating), list(o.Validating))
+	if len(o.FailedOpen) > 0 {
+		fmt.Fprintf(w, "failed open (failurePolicy Ignore): %s\n", strings.Join(o.FailedOpen, ", "))
+	}
+	return nil
+}
+
+// Explain prints every check of one hook.
+func (r Report) Explain(w io.Writer, id string) error {
+	for _, h := range r.Hooks {
+		if h.ID != id && !strings.HasPrefix(h.ID, id+"/") && !strings.Contains(h.ID, "/"+id+"/") {
+			continue
+		}
+		fmt.Fprintf(w, "%s (%s) on %s\n", h.ID, h.Phase, r.Request)
+		for i, c := range h.Checks {
+			mark := "pass"
+			if !c.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %d. %-17s %s  %s\n", i+1, c.Name, mark, c.Detail)
+		}
+		switch {
+		case h.Error != nil:
+			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, h.Error.Message)
+		case h.Called:
+			fmt.Fprintf(w, "  called, sent as %s (kind %s)\n", h.Resource, h.Kind)
+		default:
+			fmt.Fprintln(w, "  not called")
+		}
+		return nil
+	}
+	return fmt.Errorf("no hook %q in the chain", id)
+}
+
+func list(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}

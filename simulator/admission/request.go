@@ -1,0 +1,202 @@
+package admission
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	admissionapi "k8s.io/api/admission/v1"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// ParseRequest reads a request written on one line, as a person types it:
+//
+//	OPERATION GROUP/VERSION RESOURCE[/SUBRESOURCE] [KEY=VALUE]...
+//
+// (the core group's version is "v1") with the keys ns (the namespace),
+// name, user, groups (comma-separated), labels and oldlabels (the object's
+// and the old object's, K=V comma-separated), nslabels (the namespace's
+// labels besides kubernetes.io/metadata.name, which the API server gives
+// every namespace), nsmissing=true (the namespace does not exist) and
+// dryrun=true. The object has the kind res serves for the resource (nil:
+// the request's kind is unknown). Unknown keys and malformed values are
+// errors.
+func ParseRequest(line string, res Resources) (Request, error) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return Request{}, fmt.Errorf("want OPERATION GROUP/VERSION RESOURCE[/SUBRESOURCE] [KEY=VALUE]..., got %q", line)
+	}
+	req := Request{Operation: admissionv1.OperationType(strings.ToUpper(f[0]))}
+	if !slices.Contains([]admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, req.Operation) {
+		return Request{}, fmt.Errorf("operation %q: want CREATE, UPDATE, DELETE or CONNECT (webhooks see no other)", f[0])
+	}
+	gv, err := schema.ParseGroupVersion(f[1])
+	if err != nil || gv.Version == "" {
+		return Request{}, fmt.Errorf("group/version %q: want GROUP/VERSION, or v1 for the core group", f[1])
+	}
+	resource, sub, _ := strings.Cut(f[2], "/")
+	req.Resource, req.Subresource = gv.WithResource(resource), sub
+	var labels, oldLabels, nsLabels map[string]string
+	missing := false
+	for _, kv := range f[3:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return Request{}, fmt.Errorf("%q: want KEY=VALUE", kv)
+		}
+		switch k {
+		case "ns":
+			req.Namespace = v
+		case "name":
+			req.Name = v
+		case "user":
+			req.UserInfo.Username = v
+		case "groups":
+			req.UserInfo.Groups = strings.Split(v, ",")
+		case "labels", "oldlabels", "nslabels":
+			m, err := parseLabels(v)
+			if err != nil {
+				return Request{}, fmt.Errorf("%s: %w", k, err)
+			}
+			switch k {
+			case "labels":
+				labels = m
+			case "oldlabels":
+				oldLabels = m
+			default:
+				nsLabels = m
+			}
+		case "nsmissing", "dryrun":
+			if v != "true" && v != "false" {
+				return Request{}, fmt.Errorf("%s=%s: want true or false", k, v)
+			}
+			if k == "dryrun" {
+				req.DryRun = v == "true"
+			} else {
+				missing = v == "true"
+			}
+		default:
+			return Request{}, fmt.Errorf("key %q: want ns, name, user, groups, labels, oldlabels, nslabels, nsmissing or dryrun", k)
+		}
+	}
+	if req.Namespace != "" && !missing {
+		req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Namespace}
+		maps.Copy(req.NamespaceLabels, nsLabels)
+	}
+	if res != nil {
+		req.Kind, _ = res.KindFor(req.Resource, req.Subresource)
+	}
+	object := func(l map[string]string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		u.SetGroupVersionKind(req.Kind)
+		u.SetName(req.Name)
+		u.SetNamespace(req.Namespace)
+		if l != nil {
+			u.SetLabels(l)
+		}
+		return u
+	}
+	switch req.Operation {
+	case admissionv1.Create:
+		req.Object = object(labels)
+	case admissionv1.Update:
+		req.Object, req.OldObject = object(labels), object(oldLabels)
+	case admissionv1.Delete:
+		req.OldObject = object(oldLabels)
+		if labels != nil {
+			req.OldObject = object(labels)
+		}
+	}
+	if req.Resource == namespaces && req.Subresource == "" && req.Name != "" {
+		req.Namespace = req.Name // a request on a Namespace carries its name as namespace
+	}
+	return req, nil
+}
+
+func parseLabels(s string) (map[string]string, error) {
+	m := map[string]string{}
+	if s == "" {
+		return m, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want KEY=VALUE", kv)
+		}
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return nil, fmt.Errorf("label key %q: %s", k, errs[0])
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return nil, fmt.Errorf("label value %q: %s", v, errs[0])
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// RequestFile reads a request from documents as an API server would send
+// it to a webhook: an admission.k8s.io/v1 AdmissionReview's request
+// (operation, resource, subResource, kind, namespace, name, object,
+// oldObject, userInfo, dryRun), and optionally the v1 Namespace of the
+// request's namespace with its labels (without it, a namespace with only
+// kubernetes.io/metadata.name).
+func RequestFile(docs []*load.Doc) (Request, error) {
+	var review *admissionapi.AdmissionReview
+	var ns *unstructured.Unstructured
+	for _, d := range docs {
+		switch {
+		case d.Group == "admission.k8s.io" && d.Kind == "AdmissionReview" && review == nil:
+			review = &admissionapi.AdmissionReview{}
+			if err := load.DecodeStrict(d, review); err != nil {
+				return Request{}, err
+			}
+			if review.Request == nil {
+				return Request{}, &load.Error{Source: d.Source, Object: d.Object(), Field: "request", Msg: "required"}
+			}
+		case d.Group == "" && d.Kind == "Namespace" && ns == nil:
+			ns = &unstructured.Unstructured{Object: d.Raw}
+		default:
+			return Request{}, &load.Error{Source: d.Source, Object: d.Object(), Msg: "want one admission.k8s.io/v1 AdmissionReview and at most one v1 Namespace"}
+		}
+	}
+	if review == nil {
+		return Request{}, fmt.Errorf("no admission.k8s.io/v1 AdmissionReview")
+	}
+	r := review.Request
+	req := Request{Operation: admissionv1.OperationType(r.Operation), Resource: schema.GroupVersionResource(r.Resource), Subresource: r.SubResource,
+		Kind: schema.GroupVersionKind(r.Kind), Namespace: r.Namespace, Name: r.Name,
+		UserInfo: UserInfo{Username: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups}}
+	if r.DryRun != nil {
+		req.DryRun = *r.DryRun
+	}
+	if len(r.UserInfo.Extra) > 0 {
+		req.UserInfo.Extra = map[string][]string{}
+		for k, v := range r.UserInfo.Extra {
+			req.UserInfo.Extra[k] = v
+		}
+	}
+	for _, o := range []struct {
+		raw  []byte
+		into **unstructured.Unstructured
+	}{{r.Object.Raw, &req.Object}, {r.OldObject.Raw, &req.OldObject}} {
+		if len(o.raw) > 0 {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(o.raw); err != nil {
+				return Request{}, fmt.Errorf("request object: %w", err)
+			}
+			*o.into = u
+		}
+	}
+	if req.Namespace != "" {
+		req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Namespace}
+		if ns != nil && ns.GetName() == req.Namespace {
+			maps.Copy(req.NamespaceLabels, ns.GetLabels())
+		}
+	}
+	return req, nil
+}
