@@ -25,9 +25,11 @@ import (
 // server calls them concurrently (validating/dispatcher.go).
 func Chain(mutating []admissionv1.MutatingWebhookConfiguration, validating []admissionv1.ValidatingWebhookConfiguration) []*Hook {
 	mutating = slices.Clone(mutating)
-	slices.SortStableFunc(mutating, func(a, b admissionv1.MutatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
 	validating = slices.Clone(validating)
-	slices.SortStableFunc(validating, func(a, b admissionv1.ValidatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
+	if mutant != MutantUnsorted {
+		slices.SortStableFunc(mutating, func(a, b admissionv1.MutatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortStableFunc(validating, func(a, b admissionv1.ValidatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
+	}
 	var out []*Hook
 	add := func(phase Phase, config string, ws []admissionv1.MutatingWebhook) {
 		seen := map[string]int{}

@@ -95,6 +95,9 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 	}
 	// Rules, as the request names its resource.
 	for i, r := range h.Rules {
+		if mutant == MutantEquivalentOnly && h.MatchPolicy == admissionv1.Equivalent {
+			break
+		}
 		if RuleMatches(r, req.Operation, req.Resource, req.Subresource, req.Namespace) {
 			check("rules", true, "rule %d (%s) matches %s", i, ruleString(r), describeRequest(req.Operation, req.Resource, req.Subresource))
 			v.Resource, v.Kind = req.Resource, kindOf(req, res)
@@ -103,7 +106,7 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 	}
 	check("rules", false, "no rule matches %s", describeRequest(req.Operation, req.Resource, req.Subresource))
 	// Rules against the equivalent resources, earlier rules first.
-	if h.MatchPolicy == admissionv1.Equivalent && res != nil {
+	if h.MatchPolicy == admissionv1.Equivalent && res != nil && mutant != MutantNoEquivalent {
 		equivalents := res.Equivalents(req.Resource, req.Subresource)
 		for i, r := range h.Rules {
 			for _, e := range equivalents {
@@ -187,7 +190,7 @@ func anyOf[T comparable](items []T, want, all T) bool {
 func resourceMatches(items []string, res, sub string) bool {
 	for _, it := range items {
 		r, s, _ := strings.Cut(it, "/")
-		if (r == "*" || r == res) && (s == "*" || s == sub) {
+		if (r == "*" || r == res) && (s == "*" || s == sub || mutant == MutantStarSubresources && r == "*" && s == "") {
 			return true
 		}
 	}

@@ -45,19 +45,20 @@ func Predict(chain []*Hook, req Request, res Resources) Prediction {
 		p.Exempt = "admission configuration objects are never sent to webhooks configured through the API"
 		return p
 	}
-	for _, h := range chain {
-		if h.Phase != Mutating {
-			continue
-		}
-		v := Match(h, req, res)
-		p.Verdicts = append(p.Verdicts, v)
-		if v.Error != nil {
-			return p // the request fails here
-		}
+	phases := []Phase{Mutating, Validating}
+	if mutant == MutantValidatingFirst {
+		phases = []Phase{Validating, Mutating}
 	}
-	for _, h := range chain {
-		if h.Phase == Validating {
-			p.Verdicts = append(p.Verdicts, Match(h, req, res))
+	for _, phase := range phases {
+		for _, h := range chain {
+			if h.Phase != phase {
+				continue
+			}
+			v := Match(h, req, res)
+			p.Verdicts = append(p.Verdicts, v)
+			if v.Error != nil && phase == Mutating {
+				return p // the request fails here
+			}
 		}
 	}
 	return p
@@ -112,7 +113,7 @@ func (p Prediction) Outcome(behave map[string]Behaviour) Outcome {
 		case Deny:
 			return &Failure{Code: 400, Reason: "BadRequest", Message: fmt.Sprintf("admission webhook %q denied the request", v.Hook.Name)}
 		case Down, Slow, Error:
-			if v.Hook.FailurePolicy == admissionv1.Ignore {
+			if v.Hook.FailurePolicy == admissionv1.Ignore && mutant != MutantIgnoreBlocks {
 				o.FailedOpen = append(o.FailedOpen, v.Hook.ID())
 				return nil
 			}

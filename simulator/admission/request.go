@@ -112,8 +112,15 @@ func ParseRequest(line string, res Resources) (Request, error) {
 			req.OldObject = object(labels)
 		}
 	}
-	if req.Resource == namespaces && req.Subresource == "" && req.Name != "" {
-		req.Namespace = req.Name // a request on a Namespace carries its name as namespace
+	if req.Resource == namespaces && req.Name != "" {
+		// A request on a Namespace carries its name as namespace; the
+		// namespace's labels are its own.
+		req.Namespace = req.Name
+		if !missing {
+			req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Name}
+			maps.Copy(req.NamespaceLabels, labelsOf(req.OldObject))
+			maps.Copy(req.NamespaceLabels, nsLabels)
+		}
 	}
 	return req, nil
 }

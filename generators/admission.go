@@ -1,0 +1,180 @@
+package generators
+
+import (
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/simulator/admission"
+)
+
+// WebhookConfigurations are the configurations AdmissionConfigurations
+// draws.
+type WebhookConfigurations struct {
+	Mutating   []admissionv1.MutatingWebhookConfiguration
+	Validating []admissionv1.ValidatingWebhookConfiguration
+}
+
+// admissionResources are the resources rules name and requests are made
+// on: served by kube-apiserver v1.36 (admission.Builtin), main resources
+// and subresources, namespaced and not, with equivalents (autoscaling v1
+// and v2, core and events.k8s.io events).
+var admissionResources = []struct {
+	gvr schema.GroupVersionResource
+	sub string
+}{
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, ""},
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "status"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "exec"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, ""},
+	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, ""},
+	{schema.GroupVersionResource{Version: "v1", Resource: "events"}, ""},
+	{schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, ""},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, ""},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "scale"},
+	{schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}, ""},
+	{schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}, ""},
+	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, ""},
+}
+
+// AdmissionConfigurations draws one to three mutating and zero to three
+// validating webhook configurations, named so that their order by name
+// and the order drawn differ, each with one to three webhooks whose rules
+// name the resources above, their versions, groups and subresources, or
+// wildcards ("*", "x/*", "*/x", "*/*", "*" groups and versions), with
+// every scope, operation and policy, namespace and object selectors on
+// labels requests carry one time in three, and, one time in five, a
+// matchCondition on the user.
+func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
+	return rapid.Custom(func(t *rapid.T) WebhookConfigurations {
+		var out WebhookConfigurations
+		// Byte-wise order: "Beta" < "alpha" < "gamma-1" < "gamma.1" < "gamma0".
+		names := rapid.Permutation([]string{"alpha", "Beta", "gamma-1", "gamma.1", "gamma0", "zeta"}).Draw(t, "configuration names")
+		name := func() string {
+			n := names[0]
+			names = names[1:]
+			return n
+		}
+		nm := rapid.IntRange(1, 3).Draw(t, "mutating configurations")
+		nv := rapid.IntRange(0, 3).Draw(t, "validating configurations")
+		for range nm {
+			c := admissionv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name()}}
+			for i := range rapid.IntRange(1, 3).Draw(t, "webhooks") {
+				w := drawWebhook(t, fmt.Sprintf("m%d.%s.example.com", i, c.Name))
+				w.ReinvocationPolicy = ptr(rapid.SampledFrom([]admissionv1.ReinvocationPolicyType{admissionv1.NeverReinvocationPolicy, admissionv1.IfNeededReinvocationPolicy}).Draw(t, "reinvocationPolicy"))
+				c.Webhooks = append(c.Webhooks, w)
+			}
+			out.Mutating = append(out.Mutating, c)
+		}
+		for range nv {
+			c := admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name()}}
+			for i := range rapid.IntRange(1, 3).Draw(t, "webhooks") {
+				m := drawWebhook(t, fmt.Sprintf("v%d.%s.example.com", i, c.Name))
+				c.Webhooks = append(c.Webhooks, admissionv1.ValidatingWebhook{Name: m.Name, ClientConfig: m.ClientConfig, Rules: m.Rules,
+					FailurePolicy: m.FailurePolicy, MatchPolicy: m.MatchPolicy, NamespaceSelector: m.NamespaceSelector, ObjectSelector: m.ObjectSelector,
+					SideEffects: m.SideEffects, TimeoutSeconds: m.TimeoutSeconds, AdmissionReviewVersions: m.AdmissionReviewVersions, MatchConditions: m.MatchConditions})
+			}
+			out.Validating = append(out.Validating, c)
+		}
+		return out
+	})
+}
+
+func drawWebhook(t *rapid.T, name string) admissionv1.MutatingWebhook {
+	none := admissionv1.SideEffectClassNone
+	w := admissionv1.MutatingWebhook{Name: name, SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+		ClientConfig:  admissionv1.WebhookClientConfig{URL: ptr("https://127.0.0.1:9443/" + name)},
+		FailurePolicy: ptr(rapid.SampledFrom([]admissionv1.FailurePolicyType{admissionv1.Fail, admissionv1.Ignore}).Draw(t, "failurePolicy")),
+		MatchPolicy:   ptr(rapid.SampledFrom([]admissionv1.MatchPolicyType{admissionv1.Exact, admissionv1.Equivalent}).Draw(t, "matchPolicy")),
+	}
+	for range rapid.IntRange(1, 2).Draw(t, "rules") {
+		w.Rules = append(w.Rules, drawRule(t))
+	}
+	if rapid.IntRange(0, 2).Draw(t, "namespaceSelector") == 0 {
+		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "team")}}
+	}
+	if rapid.IntRange(0, 2).Draw(t, "objectSelector") == 0 {
+		w.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"web"}}}}
+	}
+	if rapid.IntRange(0, 4).Draw(t, "matchCondition") == 0 {
+		w.MatchConditions = []admissionv1.MatchCondition{{Name: "not-system", Expression: "!request.userInfo.username.startsWith('system:')"}}
+	}
+	return w
+}
+
+// drawRule draws a rule the API server accepts: '*' alone where it must
+// be, resources in an order validation allows.
+func drawRule(t *rapid.T) admissionv1.RuleWithOperations {
+	r := admissionv1.RuleWithOperations{}
+	if rapid.IntRange(0, 3).Draw(t, "all operations") == 0 {
+		r.Operations = []admissionv1.OperationType{admissionv1.OperationAll}
+	} else {
+		ops := []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}
+		r.Operations = rapid.SliceOfNDistinct(rapid.SampledFrom(ops), 1, 2, func(o admissionv1.OperationType) admissionv1.OperationType { return o }).Draw(t, "operations")
+	}
+	x := rapid.SampledFrom(admissionResources).Draw(t, "resource")
+	wild := func(label, v string) []string {
+		if rapid.IntRange(0, 3).Draw(t, label) == 0 {
+			return []string{"*"}
+		}
+		return []string{v}
+	}
+	r.APIGroups = wild("all groups", x.gvr.Group)
+	r.APIVersions = wild("all versions", x.gvr.Version)
+	if rapid.Bool().Draw(t, "other version") && x.gvr.Group == "autoscaling" {
+		r.APIVersions = []string{"v1"} // an equivalent of v2
+	}
+	res, sub := x.gvr.Resource, x.sub
+	switch rapid.IntRange(0, 5).Draw(t, "resource form") {
+	case 0:
+		res = "*"
+	case 1:
+		sub = "*"
+	case 2:
+		res, sub = "*", "*"
+	}
+	entry := res
+	if sub != "" {
+		entry += "/" + sub
+	}
+	r.Resources = []string{entry}
+	r.Scope = ptr(rapid.SampledFrom([]admissionv1.ScopeType{admissionv1.AllScopes, admissionv1.NamespacedScope, admissionv1.ClusterScope}).Draw(t, "scope"))
+	return r
+}
+
+// AdmissionRequests draws requests on the resources above: an operation,
+// a namespace (team-a, labelled team=a, or team-b; none for a
+// cluster-scoped resource), object labels (app=web or none), a user
+// (alice, or system:admin).
+func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Request] {
+	return rapid.Custom(func(t *rapid.T) admission.Request {
+		x := rapid.SampledFrom(admissionResources).Draw(t, "resource")
+		op := rapid.SampledFrom([]string{"CREATE", "UPDATE", "DELETE", "CONNECT"}).Draw(t, "operation")
+		line := fmt.Sprintf("%s %s %s", op, x.gvr.GroupVersion(), x.gvr.Resource)
+		if x.sub != "" {
+			line += "/" + x.sub
+		}
+		if slices.Contains([]string{"namespaces", "clusterroles"}, x.gvr.Resource) {
+			line += " name=" + rapid.SampledFrom([]string{"team-a", "x"}).Draw(t, "name")
+		} else {
+			ns := rapid.SampledFrom([]string{"team-a", "team-b"}).Draw(t, "namespace")
+			line += " ns=" + ns + " name=x"
+			if ns == "team-a" {
+				line += " nslabels=team=a"
+			}
+		}
+		if rapid.Bool().Draw(t, "app label") {
+			line += " labels=app=web oldlabels=app=web"
+		}
+		line += " user=" + rapid.SampledFrom([]string{"alice", "system:admin"}).Draw(t, "user")
+		req, err := admission.ParseRequest(line, res)
+		if err != nil {
+			panic(fmt.Sprintf("generators: drawn request %q: %v", line, err))
+		}
+		return req
+	})
+}

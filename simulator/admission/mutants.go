@@ -1,0 +1,33 @@
+package admission
+
+// Mutant names a deliberately broken variant of the engine: each
+// property of the engine (properties_test.go) must catch the mutants it
+// claims, which shows that it can fail.
+type Mutant string
+
+// Mutants.
+const (
+	// MutantUnsorted keeps configurations in the order given instead of
+	// by name.
+	MutantUnsorted Mutant = "unsorted"
+	// MutantStarSubresources lets a resource "*" match subresources.
+	MutantStarSubresources Mutant = "star-subresources"
+	// MutantNoEquivalent reads matchPolicy Equivalent as Exact.
+	MutantNoEquivalent Mutant = "no-equivalent"
+	// MutantEquivalentOnly tries only the equivalent resources under
+	// Equivalent, not the request's own.
+	MutantEquivalentOnly Mutant = "equivalent-only"
+	// MutantIgnoreBlocks fails the request on a hook that fails under
+	// failurePolicy Ignore too.
+	MutantIgnoreBlocks Mutant = "ignore-blocks"
+	// MutantValidatingFirst considers validating hooks before mutating
+	// ones.
+	MutantValidatingFirst Mutant = "validating-first"
+)
+
+// Mutants lists every mutant.
+var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst}
+
+// mutant is the mutant the engine runs as; "" is the engine itself. Only
+// tests set it.
+var mutant Mutant

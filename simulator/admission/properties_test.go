@@ -1,0 +1,244 @@
+package admission_test
+
+import (
+	"flag"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/admission"
+)
+
+// A property of the admission engine: what must hold of every chain and
+// request the generators draw (generators.AdmissionConfigurations,
+// generators.AdmissionRequests), with the mutants that break it.
+type property struct {
+	name  string
+	cite  string
+	kills []admission.Mutant
+	check func(t *rapid.T)
+}
+
+var res = admission.Builtin()
+
+func draw(t *rapid.T) (generators.WebhookConfigurations, admission.Request) {
+	return generators.AdmissionConfigurations().Draw(t, "configurations"), generators.AdmissionRequests(res).Draw(t, "request")
+}
+
+func called(p admission.Prediction) []string {
+	var out []string
+	for _, v := range p.Verdicts {
+		if v.Called {
+			out = append(out, v.Hook.ID())
+		}
+	}
+	return out
+}
+
+var properties = []property{
+	{
+		name:  "order/input-order-independence",
+		cite:  "configuration/mutating_webhook_manager.go: configurations sorted by name, \"to have a deterministic order\"; the proposal: \"we sort the intializers from different InitializerConfigurations by the name of the InitializerConfigurations\"",
+		kills: []admission.Mutant{admission.MutantUnsorted},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			want := called(admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res))
+			r := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "shuffle"), 1))
+			m, v := slices.Clone(c.Mutating), slices.Clone(c.Validating)
+			r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
+			r.Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
+			if got := called(admission.Predict(admission.Chain(m, v), req, res)); !slices.Equal(got, want) {
+				t.Fatalf("configurations reordered: hooks called %v, were %v", got, want)
+			}
+		},
+	},
+	{
+		name:  "rules/subresources-named",
+		cite:  "admissionregistration/v1 Rule.Resources: \"'*' means all resources, but not subresources\"; a subresource is matched only by a rule that names it (x/s, */s) or all of a resource's (x/*, */*)",
+		kills: []admission.Mutant{admission.MutantStarSubresources},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			if req.Subresource == "" {
+				return
+			}
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+				if !v.Called {
+					continue
+				}
+				named := slices.ContainsFunc(v.Hook.Rules, func(r admissionv1.RuleWithOperations) bool {
+					return slices.ContainsFunc(r.Resources, func(x string) bool {
+						_, sub, ok := strings.Cut(x, "/")
+						return ok && (sub == "*" || sub == req.Subresource)
+					})
+				})
+				if !named {
+					t.Fatalf("%s is called on %s/%s, which no rule of it names", v.Hook.ID(), req.Resource.Resource, req.Subresource)
+				}
+			}
+		},
+	},
+	{
+		name:  "match/equivalent-superset",
+		cite:  "admissionregistration/v1 MatchPolicy: Equivalent calls a hook on a request its rules name \"or\" on an equivalent one: every hook called under Exact is called under Equivalent",
+		kills: []admission.Mutant{admission.MutantEquivalentOnly},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			as := func(p admissionv1.MatchPolicyType) []string {
+				m := slices.Clone(c.Mutating)
+				for i := range m {
+					m[i].Webhooks = slices.Clone(m[i].Webhooks)
+					for j := range m[i].Webhooks {
+						m[i].Webhooks[j].MatchPolicy = &p
+					}
+				}
+				return called(admission.Predict(admission.Chain(m, nil), req, res))
+			}
+			exact, equivalent := as(admissionv1.Exact), as(admissionv1.Equivalent)
+			for _, h := range exact {
+				if !slices.Contains(equivalent, h) {
+					t.Fatalf("%s is called under Exact but not under Equivalent", h)
+				}
+			}
+		},
+	},
+	{
+		name:  "match/equivalent-other-version",
+		cite:  "admissionregistration/v1 MatchPolicy Equivalent: \"a request to apps/v1beta1 deployments would be converted and sent to the webhook\" whose rules name apps/v1; here autoscaling/v2 horizontalpodautoscalers to a hook naming v1, sent as v1",
+		kills: []admission.Mutant{admission.MutantNoEquivalent},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			if req.Resource.Group != "autoscaling" || req.Resource.Version != "v2" {
+				return
+			}
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+				names := v.Hook.MatchPolicy == admissionv1.Equivalent && len(v.Checks) > 0 && v.Checks[0].Passed && len(v.Checks) > 1 && v.Checks[1].Passed &&
+					slices.ContainsFunc(v.Hook.Rules, func(r admissionv1.RuleWithOperations) bool {
+						return slices.Equal(r.APIVersions, []string{"v1"}) && admission.RuleMatches(r, req.Operation, req.Resource.GroupResource().WithVersion("v1"), req.Subresource, req.Namespace)
+					}) && len(v.Hook.MatchConditions) == 0
+				if names && !v.Called {
+					t.Fatalf("%s names autoscaling/v1, is Equivalent, and is not called on %s", v.Hook.ID(), admission.Describe(req))
+				}
+				if names && v.Called && v.Kind.Version != "v1" && v.Resource.Version == "v1" {
+					t.Fatalf("%s is sent kind %s for resource %s", v.Hook.ID(), v.Kind, v.Resource)
+				}
+			}
+		},
+	},
+	{
+		name:  "failure/ignore-never-blocks",
+		cite:  "admissionregistration/v1 FailurePolicy: \"Ignore means that an error calling the webhook is ignored and the API request is allowed to continue\"",
+		kills: []admission.Mutant{admission.MutantIgnoreBlocks},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			p := admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res)
+			behave := map[string]admission.Behaviour{}
+			for _, v := range p.Verdicts {
+				if v.Hook.FailurePolicy == admissionv1.Ignore {
+					behave[v.Hook.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error}).Draw(t, "behaviour")
+				}
+			}
+			o := p.Outcome(behave)
+			for _, f := range o.Failures {
+				if strings.Contains(f.Message, "failed calling webhook") {
+					for id := range behave {
+						if strings.Contains(f.Message, `"`+strings.Split(id, "/")[1]+`"`) {
+							t.Fatalf("%s, failurePolicy Ignore, fails the request: %s", id, f.Message)
+						}
+					}
+				}
+			}
+		},
+	},
+	{
+		name:  "order/mutating-first",
+		cite:  "kube-apiserver's admission plugin order (pkg/kubeapiserver/options/plugins.go): MutatingAdmissionWebhook before ValidatingAdmissionWebhook",
+		kills: []admission.Mutant{admission.MutantValidatingFirst},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			seenValidating := false
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+				if v.Hook.Phase == admission.Validating {
+					seenValidating = true
+				} else if seenValidating {
+					t.Fatalf("mutating hook %s after a validating one", v.Hook.ID())
+				}
+			}
+		},
+	},
+}
+
+// Every property holds of the engine.
+func TestProperties(t *testing.T) {
+	for _, p := range properties {
+		t.Run(p.name, func(t *testing.T) { rapid.Check(t, p.check) })
+	}
+}
+
+// Every mutant is caught by the properties that claim it, and claimed by
+// one: a property that cannot fail proves nothing.
+func TestMutantsAreKilled(t *testing.T) {
+	claimed := map[admission.Mutant]bool{}
+	for _, p := range properties {
+		for _, m := range p.kills {
+			claimed[m] = true
+			t.Run(p.name+"/"+string(m), func(t *testing.T) {
+				defer admission.SetMutant(m)()
+				if !fails(t, p.check) {
+					t.Errorf("mutant %s survives %s", m, p.name)
+				}
+			})
+		}
+	}
+	for _, m := range admission.Mutants {
+		if !claimed[m] {
+			t.Errorf("mutant %s is claimed by no property", m)
+		}
+	}
+}
+
+// fails says whether check fails on some of 1,000 cases drawn from a
+// fixed seed (rapid reads both from its flags when a check starts).
+func fails(t *testing.T, check func(*rapid.T)) bool {
+	for name, v := range map[string]string{"rapid.checks": "1000", "rapid.seed": "20261125", "rapid.nofailfile": "true", "rapid.shrinktime": "1s"} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = flag.Set(name, old) }()
+	}
+	ft := &failTB{}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != errStop {
+				panic(r)
+			}
+		}()
+		rapid.Check(ft, check)
+	}()
+	return ft.failed
+}
+
+var errStop = new(int)
+
+// failTB records whether a check failed, and nothing else.
+type failTB struct{ failed bool }
+
+func (*failTB) Helper()                 {}
+func (*failTB) Name() string            { return "mutant" }
+func (*failTB) Log(...any)              {}
+func (*failTB) Logf(string, ...any)     {}
+func (*failTB) Skip(...any)             { panic(errStop) }
+func (*failTB) Skipf(string, ...any)    { panic(errStop) }
+func (*failTB) SkipNow()                { panic(errStop) }
+func (f *failTB) Error(...any)          { f.failed = true }
+func (f *failTB) Errorf(string, ...any) { f.failed = true }
+func (f *failTB) Fatal(...any)          { f.FailNow() }
+func (f *failTB) Fatalf(string, ...any) { f.FailNow() }
+func (f *failTB) FailNow()              { f.failed = true; panic(errStop) }
+func (f *failTB) Fail()                 { f.failed = true }
+func (f *failTB) Failed() bool          { return f.failed }
