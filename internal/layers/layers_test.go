@@ -25,7 +25,7 @@ const module = "github.com/gepcheck/gepcheck/"
 // pattern ending in "/…" matches the directories below it.
 var layers = [][]string{
 	{"internal/cache", "internal/gotool", "kind-config", "simulator/ref", "simulator/tree", "simulator/load", "suite/features"},
-	{"simulator/topology", "simulator/profile"},
+	{"simulator/topology", "simulator/profile", "simulator/admission"},
 	{"simulator/engine"},
 	{"simulator", "simulator/render"},
 	{"generators", "suite/requirements"},

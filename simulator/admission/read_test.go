@@ -34,3 +34,27 @@ func TestConfigurationsRefuse(t *testing.T) {
 		}
 	}
 }
+
+// The API server's checks of a rule's resources depend on their order
+// (kubernetes pkg/apis/admissionregistration/validation, validateResources):
+// so do gepcheck's.
+func TestValidateResourcesOrder(t *testing.T) {
+	for _, tc := range []struct {
+		resources []string
+		ok        bool
+	}{
+		{[]string{"pods", "*"}, true},
+		{[]string{"*", "pods"}, false},
+		{[]string{"pods/log", "pods/*"}, true},
+		{[]string{"pods/*", "pods/log"}, false},
+		{[]string{"pods/scale", "*/scale"}, true},
+		{[]string{"*/scale", "pods/scale"}, false},
+		{[]string{"*/*", "pods"}, false},
+		{[]string{"*", "pods/log"}, true},
+		{[]string{""}, false},
+	} {
+		if errs := validateResources(tc.resources, nil); (len(errs) == 0) != tc.ok {
+			t.Errorf("%q: errors %v, want accepted %v", tc.resources, errs, tc.ok)
+		}
+	}
+}
