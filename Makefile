@@ -56,7 +56,7 @@ fuzz:
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
-	$(GO) test -count=1 -run 'Local' ./suite/...
+	$(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
 	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/

@@ -52,8 +52,9 @@ var admissionResources = []struct {
 func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 	return rapid.Custom(func(t *rapid.T) WebhookConfigurations {
 		var out WebhookConfigurations
-		// Byte-wise order: "Beta" < "alpha" < "gamma-1" < "gamma.1" < "gamma0".
-		names := rapid.Permutation([]string{"alpha", "Beta", "gamma-1", "gamma.1", "gamma0", "zeta"}).Draw(t, "configuration names")
+		// Byte-wise order, not a person's: "10-x" < "9-x" < "gamma-1" <
+		// "gamma.1" < "gamma0".
+		names := rapid.Permutation([]string{"alpha", "10-x", "9-x", "gamma-1", "gamma.1", "gamma0", "zeta"}).Draw(t, "configuration names")
 		name := func() string {
 			n := names[0]
 			names = names[1:]

@@ -31,3 +31,13 @@ var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalen
 // mutant is the mutant the engine runs as; "" is the engine itself. Only
 // tests set it.
 var mutant Mutant
+
+// SetMutant makes the engine run as m until the returned function is
+// called: for the tests that show a check of the engine can fail (its
+// properties, and the check against a real API server). Not safe for
+// concurrent use.
+func SetMutant(m Mutant) (restore func()) {
+	old := mutant
+	mutant = m
+	return func() { mutant = old }
+}

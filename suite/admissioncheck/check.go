@@ -1,0 +1,367 @@
+package admissioncheck
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/gepcheck/gepcheck/simulator/admission"
+)
+
+// Case is one check: webhook configurations, a request, and how the hooks
+// answer (admission.Allow when not named).
+type Case struct {
+	Mutating   []admissionv1.MutatingWebhookConfiguration
+	Validating []admissionv1.ValidatingWebhookConfiguration
+	Request    admission.Request
+	Behave     map[string]admission.Behaviour
+}
+
+// Result is what the API server did with a case, beside the prediction.
+type Result struct {
+	// Predicted and Observed are the mutating hooks called, in order,
+	// then "|", then the validating hooks called, sorted (they are called
+	// concurrently).
+	Predicted, Observed []string
+	// PredictedAllowed and Allowed say whether the request succeeded.
+	PredictedAllowed, Allowed bool
+	// Error is the API server's answer when it refused the request.
+	Error string
+	// Differences say where the two part; empty when they agree.
+	Differences []string
+}
+
+// Checker sends cases to one API server.
+type Checker struct {
+	Config    *rest.Config
+	Server    *Server
+	Resources admission.Resources
+	// Slow is how long a slow hook takes: more than the timeoutSeconds
+	// the configurations give (the check sets 1 s).
+	Slow time.Duration
+
+	dyn  dynamic.Interface
+	kube kubernetes.Interface
+	n    int // cases checked
+	gen  int // sentinel generations
+}
+
+// Namespaces are the namespaces requests are made in, with their labels
+// (generators.AdmissionRequests draws them).
+var Namespaces = map[string]map[string]string{"team-a": {"team": "a"}, "team-b": nil}
+
+// Users are the users requests are made as: impersonated, each bound to
+// cluster-admin.
+var Users = []string{"alice", "system:admin"}
+
+// Prepare creates the namespaces and gives the users rights.
+func (c *Checker) Prepare(ctx context.Context) error {
+	var err error
+	if c.dyn, err = dynamic.NewForConfig(c.Config); err != nil {
+		return err
+	}
+	if c.kube, err = kubernetes.NewForConfig(c.Config); err != nil {
+		return err
+	}
+	for _, ns := range slices.Sorted(maps.Keys(Namespaces)) {
+		o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: Namespaces[ns]}}
+		if _, err := c.kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	for _, u := range Users {
+		b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gepcheck-admission-" + strings.ReplaceAll(u, ":", "-")},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: u}}}
+		if _, err := c.kube.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return c.sync(ctx, true, true)
+}
+
+// Check registers the case's configurations (renamed with a common
+// prefix, which keeps their order by name), waits until the API server
+// calls them, sends the request, and compares the calls recorded with the
+// prediction. The configurations and the objects made for the request are
+// deleted before it returns.
+func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
+	c.n++
+	prefix := fmt.Sprintf("gepcheck-%d-", c.n)
+	// A name of its own, so that an object of an earlier case being
+	// deleted (a Namespace is not gone at once) is not in the way; names
+	// decide nothing in the prediction.
+	cs.Request = renameRequest(cs.Request, fmt.Sprintf("x-%d", c.n))
+	if cs.Request.Subresource == "scale" {
+		// A Scale has no labels, new (as sent) or old (as the API server
+		// makes it from the object): the prediction reads what is sent.
+		for _, u := range []*unstructured.Unstructured{cs.Request.Object, cs.Request.OldObject} {
+			if u != nil {
+				u.SetLabels(nil)
+			}
+		}
+	}
+	chain := admission.Chain(cs.Mutating, cs.Validating)
+	p := admission.Predict(chain, cs.Request, c.Resources)
+	o := p.Outcome(cs.Behave)
+	// A hook that is down is called but cannot record the call.
+	reached := func(ids []string) []string {
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return cs.Behave[id] == admission.Down })
+	}
+	r = Result{Predicted: append(append(reached(o.Mutating), "|"), reached(o.Validating)...), PredictedAllowed: o.Allowed}
+	// The object an UPDATE or DELETE acts on, made before any hook is.
+	base, cleanup, err := c.base(ctx, cs.Request)
+	defer cleanup()
+	if err != nil {
+		return r, err
+	}
+	m, v := c.registered(prefix, cs)
+	defer func() {
+		if derr := c.deregister(context.WithoutCancel(ctx), m, v); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	if err := c.register(ctx, m, v); err != nil {
+		return r, err
+	}
+	c.Server.Expect(renamed(prefix, cs.Behave), c.Slow)
+	err = c.send(ctx, cs.Request, base)
+	var calls []string
+	var validating []string
+	for _, call := range c.Server.Calls() {
+		id, ok := strings.CutPrefix(call.Hook, prefix)
+		if !ok || call.Name != cs.Request.Name {
+			// A sentinel, or a call on another object: the controllers
+			// of the cluster make requests too (a namespace being
+			// deleted is updated as it is finalized).
+			continue
+		}
+		if isValidating(id, cs) {
+			validating = append(validating, id)
+		} else {
+			calls = append(calls, id)
+		}
+	}
+	slices.Sort(validating)
+	r.Observed = append(append(calls, "|"), validating...)
+	r.Allowed = err == nil
+	if err != nil {
+		r.Error = err.Error()
+	}
+	if !slices.Equal(r.Predicted, r.Observed) {
+		r.Differences = append(r.Differences, fmt.Sprintf("hooks called: predicted %s, the API server %s", strings.Join(r.Predicted, " "), strings.Join(r.Observed, " ")))
+	}
+	if r.Allowed != r.PredictedAllowed {
+		r.Differences = append(r.Differences, fmt.Sprintf("request allowed: predicted %v, the API server %v (%s)", r.PredictedAllowed, r.Allowed, r.Error))
+	}
+	return r, nil
+}
+
+func isValidating(id string, cs Case) bool {
+	for _, c := range cs.Validating {
+		if strings.HasPrefix(id, c.Name+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func renamed(prefix string, behave map[string]admission.Behaviour) map[string]admission.Behaviour {
+	out := map[string]admission.Behaviour{}
+	for id, b := range behave {
+		out[prefix+id] = b
+	}
+	return out
+}
+
+// registered are the case's configurations as registered: names
+// prefixed, every hook's URL its ID on the server (or down), the server's
+// CA, a timeout of 1 s (a slow hook answers after Slow), labels for
+// cleanup.
+func (c *Checker) registered(prefix string, cs Case) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration) {
+	one := int32(1)
+	cfg := func(id string) admissionv1.WebhookClientConfig {
+		url := c.Server.URLFor(prefix+id, cs.Behave[id])
+		return admissionv1.WebhookClientConfig{URL: &url, CABundle: c.Server.CABundle}
+	}
+	labels := map[string]string{"gepcheck.dev/managed-by": "gepcheck"}
+	var m []admissionv1.MutatingWebhookConfiguration
+	for _, x := range cs.Mutating {
+		x = *x.DeepCopy()
+		ids := hookIDs(x.Name, len(x.Webhooks), func(i int) string { return x.Webhooks[i].Name })
+		for i := range x.Webhooks {
+			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(ids[i]), &one
+		}
+		x.Name, x.Labels = prefix+x.Name, labels
+		m = append(m, x)
+	}
+	var v []admissionv1.ValidatingWebhookConfiguration
+	for _, x := range cs.Validating {
+		x = *x.DeepCopy()
+		ids := hookIDs(x.Name, len(x.Webhooks), func(i int) string { return x.Webhooks[i].Name })
+		for i := range x.Webhooks {
+			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(ids[i]), &one
+		}
+		x.Name, x.Labels = prefix+x.Name, labels
+		v = append(v, x)
+	}
+	return m, v
+}
+
+// hookIDs are the IDs admission.Chain gives a configuration's hooks.
+func hookIDs(config string, n int, name func(int) string) []string {
+	seen := map[string]int{}
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("%s/%s/%d", config, name(i), seen[name(i)])
+		seen[name(i)]++
+	}
+	return ids
+}
+
+// The sentinels are one hook of each kind, in configurations named to
+// sort before any case's, that only a probe calls (a dry-run ConfigMap
+// with the label gepcheck.dev/probe). Each sync moves their URL to a new
+// path and waits until a probe reaches both there: the API server has then
+// read every change made to the configurations before (its informers
+// deliver a kind's events in order).
+const sentinel = "gepcheck-0"
+
+func (c *Checker) sentinels(gen int) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
+	none, one, ignore := admissionv1.SideEffectClassNone, int32(1), admissionv1.Ignore
+	url := fmt.Sprintf("%s/hooks/sentinel/%d", c.Server.URL, gen)
+	w := admissionv1.MutatingWebhook{Name: "sentinel.gepcheck.dev", SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: &one, FailurePolicy: &ignore,
+		ClientConfig:   admissionv1.WebhookClientConfig{URL: &url, CABundle: c.Server.CABundle},
+		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gepcheck.dev/probe": "true"}},
+		Rules: []admissionv1.RuleWithOperations{{Operations: []admissionv1.OperationType{admissionv1.Create},
+			Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}
+	meta := metav1.ObjectMeta{Name: sentinel, Labels: map[string]string{"gepcheck.dev/managed-by": "gepcheck"}}
+	return &admissionv1.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionv1.MutatingWebhook{w}},
+		&admissionv1.ValidatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionv1.ValidatingWebhook{{Name: w.Name, SideEffects: w.SideEffects,
+			AdmissionReviewVersions: w.AdmissionReviewVersions, TimeoutSeconds: w.TimeoutSeconds, FailurePolicy: w.FailurePolicy, ClientConfig: w.ClientConfig,
+			ObjectSelector: w.ObjectSelector, Rules: w.Rules}}}
+}
+
+// sync moves the sentinels (which must each be reachable: see register)
+// and waits until a probe reaches the moved ones; want says which.
+func (c *Checker) sync(ctx context.Context, mutating, validating bool) error {
+	c.gen++
+	m, v := c.sentinels(c.gen)
+	api := c.kube.AdmissionregistrationV1()
+	if cur, err := api.MutatingWebhookConfigurations().Get(ctx, sentinel, metav1.GetOptions{}); err == nil {
+		m.ResourceVersion = cur.ResourceVersion
+		_, err = api.MutatingWebhookConfigurations().Update(ctx, m, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+	} else if _, err := api.MutatingWebhookConfigurations().Create(ctx, m, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if cur, err := api.ValidatingWebhookConfigurations().Get(ctx, sentinel, metav1.GetOptions{}); err == nil {
+		v.ResourceVersion = cur.ResourceVersion
+		if _, err := api.ValidatingWebhookConfigurations().Update(ctx, v, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	} else if _, err := api.ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	path := fmt.Sprintf("sentinel/%d", c.gen)
+	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "team-b", Labels: map[string]string{"gepcheck.dev/probe": "true"}}}
+	deadline := time.Now().Add(syncTimeout)
+	for time.Now().Before(deadline) {
+		c.Server.Expect(nil, 0)
+		_, _ = c.kube.CoreV1().ConfigMaps("team-b").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		seen := 0
+		for _, call := range c.Server.Calls() {
+			if call.Hook == path {
+				seen++
+			}
+		}
+		if want := btoi(mutating) + btoi(validating); seen >= want {
+			return nil
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("the API server did not take the webhook configurations within %s", syncTimeout)
+}
+
+// syncTimeout bounds the wait for the API server to read configurations.
+const syncTimeout = 30 * time.Second
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// register creates the validating configurations and waits until both
+// sentinels are reached (no mutating hook of the case can fail the probe
+// yet, and validating hooks are all called), then the mutating ones and
+// waits until the mutating sentinel, first of all, is reached.
+func (c *Checker) register(ctx context.Context, m []admissionv1.MutatingWebhookConfiguration, v []admissionv1.ValidatingWebhookConfiguration) error {
+	api := c.kube.AdmissionregistrationV1()
+	for i := range v {
+		if _, err := api.ValidatingWebhookConfigurations().Create(ctx, &v[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s: %w", v[i].Name, err)
+		}
+	}
+	if err := c.sync(ctx, true, true); err != nil {
+		return err
+	}
+	for i := range m {
+		if _, err := api.MutatingWebhookConfigurations().Create(ctx, &m[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s: %w", m[i].Name, err)
+		}
+	}
+	return c.sync(ctx, true, false)
+}
+
+// deregister deletes the configurations and waits until the API server
+// has dropped them (both sentinels reached again).
+func (c *Checker) deregister(ctx context.Context, m []admissionv1.MutatingWebhookConfiguration, v []admissionv1.ValidatingWebhookConfiguration) error {
+	api := c.kube.AdmissionregistrationV1()
+	for _, x := range m {
+		_ = api.MutatingWebhookConfigurations().Delete(ctx, x.Name, metav1.DeleteOptions{})
+	}
+	for _, x := range v {
+		_ = api.ValidatingWebhookConfigurations().Delete(ctx, x.Name, metav1.DeleteOptions{})
+	}
+	return c.sync(ctx, true, true)
+}
+
+// renameRequest is req on an object named name.
+func renameRequest(req admission.Request, name string) admission.Request {
+	req.Name = name
+	for _, u := range []**unstructured.Unstructured{&req.Object, &req.OldObject} {
+		if *u != nil {
+			*u = (*u).DeepCopy()
+			(*u).SetName(name)
+		}
+	}
+	if req.Resource.Resource == "namespaces" {
+		req.Namespace = name
+		if req.NamespaceLabels != nil {
+			req.NamespaceLabels = maps.Clone(req.NamespaceLabels)
+			req.NamespaceLabels["kubernetes.io/metadata.name"] = name
+		}
+	}
+	return req
+}

@@ -1,0 +1,156 @@
+package admissioncheck
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/gepcheck/gepcheck/simulator/admission"
+)
+
+// Sendable says whether the check can send req to an API server as it
+// is: CREATE, UPDATE or DELETE of a resource it has an object for (body),
+// or an UPDATE of pods/status or deployments/scale. CONNECT needs a node
+// (pods/exec), and other subresources refuse other operations before
+// admission.
+func Sendable(req admission.Request) bool {
+	if _, ok := body(req.Resource, "x", "default", nil); !ok {
+		return false
+	}
+	switch req.Subresource {
+	case "":
+		return req.Operation != admissionv1.Connect
+	case "status", "scale":
+		return req.Operation == admissionv1.Update && (req.Resource.Resource == "pods" && req.Subresource == "status" || req.Resource.Resource == "deployments" && req.Subresource == "scale")
+	}
+	return false
+}
+
+// body is an object of resource r the API server accepts, named name in
+// namespace ns ("" for a cluster-scoped one), with labels.
+func body(r schema.GroupVersionResource, name, ns string, labels map[string]string) (*unstructured.Unstructured, bool) {
+	container := []any{map[string]any{"name": "c", "image": "registry.invalid/c"}}
+	var kind string
+	spec := map[string]any{}
+	switch r.GroupResource().String() {
+	case "pods":
+		kind, spec["spec"] = "Pod", map[string]any{"containers": container}
+	case "configmaps":
+		kind, spec["data"] = "ConfigMap", map[string]any{"k": "v"}
+	case "namespaces":
+		kind = "Namespace"
+	case "events":
+		kind = "Event"
+		spec["involvedObject"] = map[string]any{"kind": "Pod", "name": "p", "namespace": ns}
+		spec["reason"], spec["message"], spec["type"] = "Checked", "gepcheck", "Normal"
+	case "events.events.k8s.io":
+		kind = "Event"
+		spec["eventTime"] = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
+		spec["reportingController"], spec["reportingInstance"] = "gepcheck.dev/admission", "gepcheck"
+		spec["action"], spec["reason"], spec["type"] = "Check", "Checked", "Normal"
+		spec["regarding"] = map[string]any{"kind": "Pod", "name": "p", "namespace": ns}
+	case "deployments.apps":
+		kind = "Deployment"
+		spec["spec"] = map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"gepcheck": "x"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"gepcheck": "x"}}, "spec": map[string]any{"containers": container}}}
+	case "horizontalpodautoscalers.autoscaling":
+		kind = "HorizontalPodAutoscaler"
+		spec["spec"] = map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}, "maxReplicas": int64(2)}
+	case "clusterroles.rbac.authorization.k8s.io":
+		kind = "ClusterRole"
+	default:
+		return nil, false
+	}
+	u := &unstructured.Unstructured{Object: spec}
+	u.SetAPIVersion(r.GroupVersion().String())
+	u.SetKind(kind)
+	u.SetName(name)
+	u.SetNamespace(ns)
+	if len(labels) > 0 {
+		u.SetLabels(labels)
+	}
+	return u, true
+}
+
+// base makes the object an UPDATE or DELETE acts on (with the old
+// object's labels), before any hook of the case is registered; the
+// returned function deletes it.
+func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructured.Unstructured, func(), error) {
+	nothing := func() {}
+	if req.Operation == admissionv1.Create {
+		return nil, nothing, nil
+	}
+	var labels map[string]string
+	if req.OldObject != nil {
+		labels = req.OldObject.GetLabels()
+	}
+	u, _ := body(req.Resource, req.Name, req.Namespace, labels)
+	if req.Resource.Resource == "namespaces" {
+		u.SetNamespace("")
+	}
+	res := c.resource(req.Resource, u.GetNamespace())
+	got, err := res.Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		return nil, nothing, fmt.Errorf("create the object the request acts on: %w", err)
+	}
+	return got, func() {
+		_ = res.Delete(context.Background(), u.GetName(), metav1.DeleteOptions{})
+	}, nil
+}
+
+func (c *Checker) resource(r schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
+	if ns == "" {
+		return c.dyn.Resource(r)
+	}
+	return c.dyn.Resource(r).Namespace(ns)
+}
+
+// send sends req, dry-run (nothing is stored), as req's user.
+func (c *Checker) send(ctx context.Context, req admission.Request, base *unstructured.Unstructured) error {
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: req.UserInfo.Username, Groups: req.UserInfo.Groups}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ns := req.Namespace
+	if req.Resource.Resource == "namespaces" {
+		ns = ""
+	}
+	var res dynamic.ResourceInterface = dyn.Resource(req.Resource)
+	if ns != "" {
+		res = dyn.Resource(req.Resource).Namespace(ns)
+	}
+	dry := []string{metav1.DryRunAll}
+	var labels map[string]string
+	if req.Object != nil {
+		labels = req.Object.GetLabels()
+	}
+	switch {
+	case req.Operation == admissionv1.Create:
+		u, _ := body(req.Resource, req.Name, ns, labels)
+		_, err = res.Create(ctx, u, metav1.CreateOptions{DryRun: dry})
+	case req.Operation == admissionv1.Delete:
+		err = res.Delete(ctx, req.Name, metav1.DeleteOptions{DryRun: dry})
+	case req.Subresource == "scale":
+		scale := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
+			"metadata": map[string]any{"name": req.Name, "namespace": ns}, "spec": map[string]any{"replicas": int64(2)}}}
+		_, err = res.Update(ctx, scale, metav1.UpdateOptions{DryRun: dry}, "scale")
+	default: // UPDATE of the object or of its status
+		u := base.DeepCopy()
+		u.SetLabels(labels)
+		var sub []string
+		if req.Subresource != "" {
+			sub = []string{req.Subresource}
+		}
+		_, err = res.Update(ctx, u, metav1.UpdateOptions{DryRun: dry}, sub...)
+	}
+	return err
+}
