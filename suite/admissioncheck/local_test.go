@@ -55,7 +55,8 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 // random configurations and requests: the hooks called (mutating in
 // order, validating as a set: they are called at once) and whether the
 // request succeeds, with hooks down, slow, failing and denying
-// (docs/admission.md). GEPCHECK_ADMISSION_CASES sets how many (200).
+// (docs/admission.md). GEPCHECK_ADMISSION_CASES sets how many (200);
+// GEPCHECK_ADMISSION_CASE=N runs case N alone, as a failure prints.
 func TestLocalAdmission(t *testing.T) {
 	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager} {
 		if p, _ := tool.Path(); !exists(p) {
@@ -84,7 +85,14 @@ func TestLocalAdmission(t *testing.T) {
 	}
 	start := time.Now()
 	disagree, withCalls, ordered, refused := 0, 0, 0, 0
-	for i := range n {
+	cases := make([]int, n)
+	for i := range cases {
+		cases[i] = i
+	}
+	if v, err := strconv.Atoi(os.Getenv("GEPCHECK_ADMISSION_CASE")); err == nil {
+		cases = []int{v} // a replay
+	}
+	for _, i := range cases {
 		cs := drawCase(res).Example(i)
 		r, err := c.Check(ctx, cs)
 		if err != nil {
@@ -101,11 +109,14 @@ func TestLocalAdmission(t *testing.T) {
 		}
 		if len(r.Differences) > 0 {
 			disagree++
-			t.Errorf("case %d (seed %d): %s\n%s", i, i, describe(cs), r.Differences)
+			t.Errorf("case %d: %s\n%s\nreplay: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./suite/admissioncheck", i, describe(cs), r.Differences, i)
 		}
 	}
 	t.Logf("%d cases in %s, %d disagree", n, time.Since(start).Round(time.Second), disagree)
 	t.Logf("of them: %d with a hook called, %d with two mutating hooks called or more, %d refused", withCalls, ordered, refused)
+	if os.Getenv("GEPCHECK_ADMISSION_CASE") != "" {
+		return
+	}
 	// The check can fail: an engine broken in a way that changes what is
 	// called, in what order, or the outcome disagrees with the API server
 	// within 600 cases. (validating-first changes only the order of the
