@@ -514,7 +514,6 @@ func (p *Plan) Unmap(s string) string {
 	return s
 }
 
-// strip removes what the API server owns.
 // otherGateways are the Gateways of objects whose GatewayClass is another
 // implementation's (Plan.Others), or nil.
 func otherGateways(objects []*unstructured.Unstructured) map[string]string {
@@ -537,6 +536,7 @@ func otherGateways(objects []*unstructured.Unstructured) map[string]string {
 	return out
 }
 
+// strip removes what the API server owns.
 func strip(u *unstructured.Unstructured) {
 	delete(u.Object, "status")
 	for _, f := range []string{"creationTimestamp", "resourceVersion", "uid", "generation", "managedFields", "selfLink"} {
