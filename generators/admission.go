@@ -48,7 +48,9 @@ var admissionResources = []struct {
 // wildcards ("*", "x/*", "*/x", "*/*", "*" groups and versions), with
 // every scope, operation and policy, namespace and object selectors on
 // labels requests carry one time in three, and, one time in five, a
-// matchCondition on the user.
+// matchCondition on the user or on the object's annotations (which hooks
+// that patch set: PatchAnnotation). One time in three every hook also
+// matches every request.
 func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 	return rapid.Custom(func(t *rapid.T) WebhookConfigurations {
 		var out WebhookConfigurations
@@ -74,12 +76,26 @@ func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 		for range nv {
 			c := admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name()}}
 			for i := range rapid.IntRange(1, 3).Draw(t, "webhooks") {
-				m := drawWebhook(t, fmt.Sprintf("v%d.%s.example.com", i, c.Name))
-				c.Webhooks = append(c.Webhooks, admissionv1.ValidatingWebhook{Name: m.Name, ClientConfig: m.ClientConfig, Rules: m.Rules,
-					FailurePolicy: m.FailurePolicy, MatchPolicy: m.MatchPolicy, NamespaceSelector: m.NamespaceSelector, ObjectSelector: m.ObjectSelector,
-					SideEffects: m.SideEffects, TimeoutSeconds: m.TimeoutSeconds, AdmissionReviewVersions: m.AdmissionReviewVersions, MatchConditions: m.MatchConditions})
+				c.Webhooks = append(c.Webhooks, admission.ValidatingForm(drawWebhook(t, fmt.Sprintf("v%d.%s.example.com", i, c.Name))))
 			}
 			out.Validating = append(out.Validating, c)
+		}
+		if rapid.IntRange(0, 2).Draw(t, "every hook matches every request") == 0 {
+			// So that several hooks are called, in an order to see: one
+			// rule more each, for everything ("*/*": resources and
+			// subresources), as a cluster-wide audit hook has.
+			all := admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.OperationAll},
+				Rule: admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}
+			for i := range out.Mutating {
+				for j := range out.Mutating[i].Webhooks {
+					out.Mutating[i].Webhooks[j].Rules = append([]admissionv1.RuleWithOperations{all}, out.Mutating[i].Webhooks[j].Rules...)
+				}
+			}
+			for i := range out.Validating {
+				for j := range out.Validating[i].Webhooks {
+					out.Validating[i].Webhooks[j].Rules = append([]admissionv1.RuleWithOperations{all}, out.Validating[i].Webhooks[j].Rules...)
+				}
+			}
 		}
 		return out
 	})
@@ -103,6 +119,11 @@ func drawWebhook(t *rapid.T, name string) admissionv1.MutatingWebhook {
 	}
 	if rapid.IntRange(0, 4).Draw(t, "matchCondition") == 0 {
 		w.MatchConditions = []admissionv1.MatchCondition{{Name: "not-system", Expression: "!request.userInfo.username.startsWith('system:')"}}
+	}
+	if rapid.IntRange(0, 4).Draw(t, "matchCondition on annotations") == 0 {
+		// Only an object an earlier hook has patched: a hook the first
+		// pass skips, which a reinvocation would find matching.
+		w.MatchConditions = append(w.MatchConditions, admissionv1.MatchCondition{Name: "patched", Expression: "object != null && has(object.metadata.annotations)"})
 	}
 	return w
 }
@@ -168,7 +189,7 @@ func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Reque
 				line += " nslabels=team=a"
 			}
 		}
-		if rapid.Bool().Draw(t, "app label") {
+		if rapid.Bool().Draw(t, "app label") && x.sub != "scale" { // a Scale has no labels
 			line += " labels=app=web oldlabels=app=web"
 		}
 		line += " user=" + rapid.SampledFrom([]string{"alice", "system:admin"}).Draw(t, "user")

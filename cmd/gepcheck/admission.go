@@ -21,8 +21,9 @@ func newAdmission(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Long: `admission predicts, from MutatingWebhookConfigurations and
 ValidatingWebhookConfigurations (admissionregistration.k8s.io/v1), which
 webhooks kube-apiserver calls on a request, in what order, why each is called
-or not, and what becomes of the request when some are down, slow, failing or
-denying (docs/admission.md).`,
+or not, which are called again (reinvocationPolicy IfNeeded) when others
+patch the object, and what becomes of the request when some are down, slow,
+failing or denying (docs/admission.md).`,
 	}
 	var o admissionOpts
 	simulate := &cobra.Command{
@@ -65,6 +66,7 @@ denying (docs/admission.md).`,
 		c.Flags().StringSliceVar(&o.slow, "slow", nil, "webhooks that answer after their timeoutSeconds")
 		c.Flags().StringSliceVar(&o.failing, "failing", nil, "webhooks that answer HTTP 500")
 		c.Flags().StringSliceVar(&o.deny, "deny", nil, "webhooks that deny the request")
+		c.Flags().StringSliceVar(&o.patch, "patch", nil, "mutating webhooks that patch the object (set an annotation of their own, once)")
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
 	}
@@ -74,12 +76,12 @@ denying (docs/admission.md).`,
 }
 
 type admissionOpts struct {
-	files                     []string
-	request, requestFile      string
-	down, slow, failing, deny []string
-	output                    string
-	maxDocuments              int
-	maxBytes                  int64
+	files                            []string
+	request, requestFile             string
+	down, slow, failing, deny, patch []string
+	output                           string
+	maxDocuments                     int
+	maxBytes                         int64
 }
 
 func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
@@ -124,20 +126,23 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	for _, f := range []struct {
 		b     admission.Behaviour
 		names []string
-	}{{admission.Down, o.down}, {admission.Slow, o.slow}, {admission.Error, o.failing}, {admission.Deny, o.deny}} {
+	}{{admission.Down, o.down}, {admission.Slow, o.slow}, {admission.Error, o.failing}, {admission.Deny, o.deny}, {admission.Patch, o.patch}} {
 		b := f.b
 		for _, n := range f.names {
 			if _, twice := behave[n]; twice {
 				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is given two behaviours", flagOf(b), n)}
 			}
-			if !slices.ContainsFunc(chain, func(h *admission.Hook) bool { return h.ID() == n || h.Name == n }) {
+			named := func(h *admission.Hook) bool { return h.ID() == n || h.Name == n }
+			if !slices.ContainsFunc(chain, named) {
 				return admission.Report{}, inputError{fmt.Errorf("--%s %s: no such webhook (%s)", flagOf(b), n, ids(chain))}
+			}
+			if b == admission.Patch && slices.ContainsFunc(chain, func(h *admission.Hook) bool { return named(h) && h.Phase == admission.Validating }) {
+				return admission.Report{}, inputError{fmt.Errorf("--patch %s: a validating webhook may not patch", n)}
 			}
 			behave[n] = b
 		}
 	}
-	p := admission.Predict(chain, req, res)
-	return admission.NewReport(req, p, p.Outcome(behave)), nil
+	return admission.NewReport(req, admission.Predict(chain, req, res, behave)), nil
 }
 
 func flagOf(b admission.Behaviour) string {

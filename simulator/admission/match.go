@@ -40,6 +40,11 @@ type Verdict struct {
 	// failurePolicy, before it is called: its namespaceSelector could not
 	// be read (a namespace that does not exist: 404).
 	Error *Failure
+	// Round is 0 for the first pass, 1 for the reinvocation pass
+	// (reinvocationPolicy IfNeeded).
+	Round int
+	// Changed says the hook's patch changed the object.
+	Changed bool
 }
 
 // Match is the API server's ShouldCallHook: whether it calls h on req, and

@@ -23,10 +23,19 @@ const (
 	// MutantValidatingFirst considers validating hooks before mutating
 	// ones.
 	MutantValidatingFirst Mutant = "validating-first"
+	// MutantNeverReinvoke never calls a hook a second time.
+	MutantNeverReinvoke Mutant = "never-reinvoke"
+	// MutantOwnChange makes a hook with reinvocationPolicy IfNeeded due
+	// for a second call on its own change.
+	MutantOwnChange Mutant = "own-change"
+	// MutantReinvokeAll reinvokes every matching hook with
+	// reinvocationPolicy IfNeeded, called in the first pass or not.
+	MutantReinvokeAll Mutant = "reinvoke-all"
 )
 
 // Mutants lists every mutant.
-var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst}
+var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst,
+	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll}
 
 // mutant is the mutant the engine runs as; "" is the engine itself. Only
 // tests set it.

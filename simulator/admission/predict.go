@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -14,56 +15,6 @@ type Failure struct {
 	Message string `json:"message"`
 }
 
-// Prediction is what the API server does with one request: the verdict of
-// every hook it considers, in the chain's order.
-type Prediction struct {
-	// Exempt says why no webhook is considered at all, or is "".
-	Exempt string
-	// Verdicts are the mutating hooks' verdicts, then the validating
-	// hooks'. The mutating phase stops at a hook whose verdict has an
-	// Error (later ones are not considered); the validating phase matches
-	// every hook first and calls none if one has an Error.
-	Verdicts []Verdict
-}
-
-// exemptKinds are the kinds no webhook configured through the API is ever
-// called on, whatever the operation or subresource
-// (predicates/rules/rules.go, IsExemptAdmissionConfigurationResource): so
-// that a webhook cannot lock out the objects that configure webhooks.
-var exemptKinds = []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-	"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
-
-// Predict is the API server's admission of req by the hooks of chain
-// (Chain's order): which it calls, in what order, and why.
-func Predict(chain []*Hook, req Request, res Resources) Prediction {
-	var p Prediction
-	switch kind := kindOf(req, res); {
-	case !slices.Contains([]admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, req.Operation):
-		p.Exempt = fmt.Sprintf("%s is not admitted: webhooks see CREATE, UPDATE, DELETE and CONNECT", req.Operation)
-		return p
-	case (kind.Group == "admissionregistration.k8s.io" || kind.Empty() && req.Resource.Group == "admissionregistration.k8s.io") && (slices.Contains(exemptKinds, kind.Kind) || kind.Empty()):
-		p.Exempt = "admission configuration objects are never sent to webhooks configured through the API"
-		return p
-	}
-	phases := []Phase{Mutating, Validating}
-	if mutant == MutantValidatingFirst {
-		phases = []Phase{Validating, Mutating}
-	}
-	for _, phase := range phases {
-		for _, h := range chain {
-			if h.Phase != phase {
-				continue
-			}
-			v := Match(h, req, res)
-			p.Verdicts = append(p.Verdicts, v)
-			if v.Error != nil && phase == Mutating {
-				return p // the request fails here
-			}
-		}
-	}
-	return p
-}
-
 // Behaviour is how a called hook answers.
 type Behaviour string
 
@@ -71,6 +22,11 @@ type Behaviour string
 const (
 	// Allow answers allowed: true.
 	Allow Behaviour = "allow"
+	// Patch (mutating hooks) answers allowed: true with a JSON patch that
+	// sets the hook's annotation (PatchAnnotation): the object changes on
+	// the first call and not on a second, as an idempotent webhook's
+	// should.
+	Patch Behaviour = "patch"
 	// Deny answers allowed: false.
 	Deny Behaviour = "deny"
 	// Down refuses the connection.
@@ -81,6 +37,29 @@ const (
 	Error Behaviour = "error"
 )
 
+// PatchAnnotation is the annotation a hook that answers Patch sets, to
+// "true": gepcheck.dev/patched- and a hash of its ID (a valid key whatever
+// the ID).
+func PatchAnnotation(h *Hook) string {
+	f := fnv.New32a()
+	f.Write([]byte(h.ID()))
+	return fmt.Sprintf("gepcheck.dev/patched-%08x", f.Sum32())
+}
+
+// Prediction is what the API server does with one request: the verdict of
+// every hook it considers, in its order, and what becomes of the request.
+type Prediction struct {
+	// Exempt says why no webhook is considered at all, or is "".
+	Exempt string
+	// Verdicts are the mutating hooks' verdicts (Round 0), those of the
+	// reinvocation (Round 1: the hooks to reinvoke and any that fails
+	// the request), then the validating hooks'. The mutating phase stops
+	// where the request fails; the validating phase matches every hook
+	// first and calls none if one has an Error.
+	Verdicts []Verdict
+	Outcome  Outcome
+}
+
 // Outcome is what becomes of a request.
 type Outcome struct {
 	Allowed bool `json:"allowed"`
@@ -88,75 +67,189 @@ type Outcome struct {
 	// the request: one, or for validating hooks that fail together, any
 	// of theirs (it returns the first that completes).
 	Failures []Failure `json:"failures,omitempty"`
-	// Mutating lists the mutating hooks called, in order; Validating the
-	// validating hooks called, all at once.
+	// Mutating lists the mutating hooks called, in order, a hook
+	// reinvoked twice; Validating the validating hooks called, all at
+	// once, sorted.
 	Mutating   []string `json:"mutating"`
 	Validating []string `json:"validating"`
+	// Reinvoked lists the hooks called again (reinvocationPolicy
+	// IfNeeded), in order.
+	Reinvoked []string `json:"reinvoked,omitempty"`
 	// FailedOpen lists the hooks that failed and were ignored
 	// (failurePolicy Ignore).
 	FailedOpen []string `json:"failedOpen,omitempty"`
 }
 
-// Outcome is what becomes of the request when each hook behaves as
-// behave says (Allow when not named; keys are Hook.ID or names): a denial
-// always fails it (mutating/dispatcher.go, "denied the request"); a hook
-// down, slow or erring fails it under failurePolicy Fail ("failed calling
-// webhook") and is ignored under Ignore.
-func (p Prediction) Outcome(behave map[string]Behaviour) Outcome {
-	o := Outcome{Allowed: true, Mutating: []string{}, Validating: []string{}}
-	answer := func(v Verdict) *Failure {
-		b, ok := behave[v.Hook.ID()]
-		if !ok {
-			b = behave[v.Hook.Name]
+// exemptKinds are the kinds no webhook configured through the API is ever
+// called on, whatever the operation or subresource
+// (predicates/rules/rules.go, IsExemptAdmissionConfigurationResource): so
+// that a webhook cannot lock out the objects that configure webhooks.
+var exemptKinds = []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+	"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
+
+// Predict is the API server's admission of req by the hooks of chain
+// (Chain's order) when each hook answers as behave says (Allow when not
+// named; keys are Hook.ID or names): which hooks it calls, in what order,
+// why, and the outcome.
+//
+// A denial always fails the request (mutating/dispatcher.go, "denied the
+// request"); a hook down, slow or erring fails it under failurePolicy
+// Fail ("failed calling webhook") and is ignored under Ignore. A hook
+// whose patch changes the object makes every hook with reinvocationPolicy
+// IfNeeded called before it due for a second call: when the first pass
+// has changed the object, the API server runs the mutating chain once
+// more (admission/reinvocation.go), calling only the hooks due, if they
+// still match (mutating/dispatcher.go: "a webhook will not be called for
+// the first time" then). Later hooks, and the validating ones, see the
+// object as patched.
+func Predict(chain []*Hook, req Request, res Resources, behave map[string]Behaviour) Prediction {
+	p := Prediction{Outcome: Outcome{Allowed: true, Mutating: []string{}, Validating: []string{}}}
+	switch kind := kindOf(req, res); {
+	case !slices.Contains([]admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, req.Operation):
+		p.Exempt = fmt.Sprintf("%s is not admitted: webhooks see CREATE, UPDATE, DELETE and CONNECT", req.Operation)
+		return p
+	case (kind.Group == "admissionregistration.k8s.io" || kind.Empty() && req.Resource.Group == "admissionregistration.k8s.io") && (slices.Contains(exemptKinds, kind.Kind) || kind.Empty()):
+		p.Exempt = "admission configuration objects are never sent to webhooks configured through the API"
+		return p
+	}
+	if req.Object != nil {
+		req.Object = req.Object.DeepCopy() // patched below
+	}
+	if mutant == MutantValidatingFirst {
+		if !p.validate(chain, req, res, behave) {
+			return p
 		}
-		switch b {
-		case Deny:
-			return &Failure{Code: 400, Reason: "BadRequest", Message: fmt.Sprintf("admission webhook %q denied the request", v.Hook.Name)}
-		case Down, Slow, Error:
-			if v.Hook.FailurePolicy == admissionv1.Ignore && mutant != MutantIgnoreBlocks {
-				o.FailedOpen = append(o.FailedOpen, v.Hook.ID())
-				return nil
+		p.mutate(chain, &req, res, behave)
+		return p
+	}
+	if p.mutate(chain, &req, res, behave) {
+		p.validate(chain, req, res, behave)
+	}
+	return p
+}
+
+// answer is the failure a called hook's behaviour b gives, or nil; a
+// failure under failurePolicy Ignore is recorded as failed open.
+func (p *Prediction) answer(h *Hook, b Behaviour) *Failure {
+	switch b {
+	case Deny:
+		return &Failure{Code: 400, Reason: "BadRequest", Message: fmt.Sprintf("admission webhook %q denied the request", h.Name)}
+	case Down, Slow, Error:
+		if h.FailurePolicy == admissionv1.Ignore && mutant != MutantIgnoreBlocks {
+			p.Outcome.FailedOpen = append(p.Outcome.FailedOpen, h.ID())
+			return nil
+		}
+		return &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: failed calling webhook %q", h.Name)}
+	}
+	return nil
+}
+
+func (p *Prediction) fail(f Failure) bool {
+	p.Outcome.Allowed, p.Outcome.Failures = false, append(p.Outcome.Failures, f)
+	return false
+}
+
+func behaviour(behave map[string]Behaviour, h *Hook) Behaviour {
+	if b, ok := behave[h.ID()]; ok {
+		return b
+	}
+	return behave[h.Name]
+}
+
+// mutate is the mutating phase: a first pass over the chain's mutating
+// hooks and, if a patch changed the object, the reinvocation pass. It
+// patches req's object and says whether the request goes on.
+func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave map[string]Behaviour) bool {
+	var previous, due []string // webhookReinvokeContext's two sets
+	changedAny := false
+	for round := range 2 {
+		if round == 1 && (!changedAny || mutant == MutantNeverReinvoke) {
+			return true
+		}
+		for _, h := range chain {
+			if h.Phase != Mutating {
+				continue
 			}
-			return &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: failed calling webhook %q", v.Hook.Name)}
+			v := Match(h, *req, res)
+			v.Round = round
+			if v.Error != nil {
+				p.Verdicts = append(p.Verdicts, v)
+				return p.fail(*v.Error)
+			}
+			if round == 1 && !slices.Contains(due, h.ID()) && !(mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy) {
+				continue
+			}
+			p.Verdicts = append(p.Verdicts, v)
+			if !v.Called {
+				continue
+			}
+			p.Outcome.Mutating = append(p.Outcome.Mutating, h.ID())
+			if round == 1 {
+				p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
+			}
+			b := behaviour(behave, h)
+			changed := false
+			if b == Patch {
+				if req.Object == nil {
+					// mutating/dispatcher.go: "a non-empty patch was
+					// provided, and we have no object we can apply it to
+					// (e.g. a DELETE admission operation), error" — an
+					// internal error, not a failure to call the hook.
+					return p.fail(Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name)})
+				}
+				key := PatchAnnotation(h)
+				if _, ok := req.Object.GetAnnotations()[key]; !ok {
+					a := req.Object.GetAnnotations()
+					if a == nil {
+						a = map[string]string{}
+					}
+					a[key] = "true"
+					req.Object.SetAnnotations(a)
+					changed = true
+				}
+				p.Verdicts[len(p.Verdicts)-1].Changed = changed
+			}
+			if mutant == MutantOwnChange && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy {
+				previous = append(previous, h.ID())
+			}
+			if changed {
+				due, previous, changedAny = append(due, previous...), nil, true
+			}
+			if h.Reinvocation == admissionv1.IfNeededReinvocationPolicy && mutant != MutantOwnChange {
+				previous = append(previous, h.ID())
+			}
+			if f := p.answer(h, b); f != nil {
+				return p.fail(*f)
+			}
 		}
-		return nil
 	}
-	var validating []Verdict
-	for _, v := range p.Verdicts {
-		if v.Hook.Phase == Validating {
-			validating = append(validating, v)
+	return true
+}
+
+// validate is the validating phase: every hook matched first, none called
+// if one has an Error, then all called at once.
+func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave map[string]Behaviour) bool {
+	var called []*Hook
+	for _, h := range chain {
+		if h.Phase != Validating {
 			continue
 		}
-		if v.Error != nil {
-			o.Allowed, o.Failures = false, []Failure{*v.Error}
-			return o
-		}
-		if !v.Called {
-			continue
-		}
-		o.Mutating = append(o.Mutating, v.Hook.ID())
-		if f := answer(v); f != nil {
-			o.Allowed, o.Failures = false, []Failure{*f}
-			return o
-		}
-	}
-	for _, v := range validating {
+		v := Match(h, req, res)
+		p.Verdicts = append(p.Verdicts, v)
 		if v.Error != nil {
 			// Matched before any is called: the first error ends it.
-			o.Allowed, o.Failures = false, []Failure{*v.Error}
-			return o
+			return p.fail(*v.Error)
+		}
+		if v.Called {
+			called = append(called, h)
 		}
 	}
-	for _, v := range validating {
-		if !v.Called {
-			continue
-		}
-		o.Validating = append(o.Validating, v.Hook.ID())
-		if f := answer(v); f != nil {
-			o.Allowed = false
-			o.Failures = append(o.Failures, *f)
+	for _, h := range called {
+		p.Outcome.Validating = append(p.Outcome.Validating, h.ID())
+		if f := p.answer(h, behaviour(behave, h)); f != nil {
+			p.fail(*f)
 		}
 	}
-	slices.Sort(o.Validating)
-	return o
+	slices.Sort(p.Outcome.Validating)
+	return p.Outcome.Allowed
 }

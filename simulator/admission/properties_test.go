@@ -47,12 +47,12 @@ var properties = []property{
 		kills: []admission.Mutant{admission.MutantUnsorted},
 		check: func(t *rapid.T) {
 			c, req := draw(t)
-			want := called(admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res))
+			want := called(admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil))
 			r := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "shuffle"), 1))
 			m, v := slices.Clone(c.Mutating), slices.Clone(c.Validating)
 			r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
 			r.Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
-			if got := called(admission.Predict(admission.Chain(m, v), req, res)); !slices.Equal(got, want) {
+			if got := called(admission.Predict(admission.Chain(m, v), req, res, nil)); !slices.Equal(got, want) {
 				t.Fatalf("configurations reordered: hooks called %v, were %v", got, want)
 			}
 		},
@@ -66,7 +66,7 @@ var properties = []property{
 			if req.Subresource == "" {
 				return
 			}
-			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
 				if !v.Called {
 					continue
 				}
@@ -96,7 +96,7 @@ var properties = []property{
 						m[i].Webhooks[j].MatchPolicy = &p
 					}
 				}
-				return called(admission.Predict(admission.Chain(m, nil), req, res))
+				return called(admission.Predict(admission.Chain(m, nil), req, res, nil))
 			}
 			exact, equivalent := as(admissionv1.Exact), as(admissionv1.Equivalent)
 			for _, h := range exact {
@@ -115,7 +115,7 @@ var properties = []property{
 			if req.Resource.Group != "autoscaling" || req.Resource.Version != "v2" {
 				return
 			}
-			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
 				names := v.Hook.MatchPolicy == admissionv1.Equivalent && len(v.Checks) > 0 && v.Checks[0].Passed && len(v.Checks) > 1 && v.Checks[1].Passed &&
 					slices.ContainsFunc(v.Hook.Rules, func(r admissionv1.RuleWithOperations) bool {
 						return slices.Equal(r.APIVersions, []string{"v1"}) && admission.RuleMatches(r, req.Operation, req.Resource.GroupResource().WithVersion("v1"), req.Subresource, req.Namespace)
@@ -135,14 +135,14 @@ var properties = []property{
 		kills: []admission.Mutant{admission.MutantIgnoreBlocks},
 		check: func(t *rapid.T) {
 			c, req := draw(t)
-			p := admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res)
+			chain := admission.Chain(c.Mutating, c.Validating)
 			behave := map[string]admission.Behaviour{}
-			for _, v := range p.Verdicts {
-				if v.Hook.FailurePolicy == admissionv1.Ignore {
-					behave[v.Hook.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error}).Draw(t, "behaviour")
+			for _, h := range chain {
+				if h.FailurePolicy == admissionv1.Ignore {
+					behave[h.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error}).Draw(t, "behaviour")
 				}
 			}
-			o := p.Outcome(behave)
+			o := admission.Predict(chain, req, res, behave).Outcome
 			for _, f := range o.Failures {
 				if strings.Contains(f.Message, "failed calling webhook") {
 					for id := range behave {
@@ -161,7 +161,7 @@ var properties = []property{
 		check: func(t *rapid.T) {
 			c, req := draw(t)
 			seenValidating := false
-			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res).Verdicts {
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
 				if v.Hook.Phase == admission.Validating {
 					seenValidating = true
 				} else if seenValidating {
@@ -170,6 +170,86 @@ var properties = []property{
 			}
 		},
 	},
+	{
+		name:  "reinvocation/after-a-later-change",
+		cite:  "admissionregistration/v1 MutatingWebhook.ReinvocationPolicy: IfNeeded: \"the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call\"",
+		kills: []admission.Mutant{admission.MutantNeverReinvoke},
+		check: func(t *rapid.T) {
+			p := reinvocation(t)
+			if !p.Outcome.Allowed {
+				return
+			}
+			for _, v := range p.Verdicts {
+				if v.Round == 0 && v.Called && v.Hook.Reinvocation == admissionv1.IfNeededReinvocationPolicy && changedAfter(p, v.Hook.ID()) &&
+					!slices.ContainsFunc(p.Verdicts, func(w admission.Verdict) bool { return w.Round == 1 && w.Hook == v.Hook }) {
+					t.Fatalf("%s (IfNeeded) is not considered again after a later hook changed the object", v.Hook.ID())
+				}
+			}
+		},
+	},
+	{
+		name:  "reinvocation/not-for-own-change",
+		cite:  "admissionregistration/v1 MutatingWebhook.ReinvocationPolicy: IfNeeded: reinvoked \"if the object being admitted is modified by other admission plugins after the initial webhook call\": not by its own patch",
+		kills: []admission.Mutant{admission.MutantOwnChange},
+		check: func(t *rapid.T) {
+			p := reinvocation(t)
+			for _, id := range p.Outcome.Reinvoked {
+				if !changedAfter(p, id) {
+					t.Fatalf("%s is reinvoked, but no other hook changed the object after its first call", id)
+				}
+			}
+		},
+	},
+	{
+		name:  "reinvocation/never-a-first-call",
+		cite:  "mutating/dispatcher.go: \"during reinvocation, a webhook will not be called for the first time\"",
+		kills: []admission.Mutant{admission.MutantReinvokeAll},
+		check: func(t *rapid.T) {
+			p := reinvocation(t)
+			for _, id := range p.Outcome.Reinvoked {
+				if !slices.ContainsFunc(p.Verdicts, func(v admission.Verdict) bool { return v.Round == 0 && v.Called && v.Hook.ID() == id }) {
+					t.Fatalf("%s is called in the reinvocation pass, not in the first", id)
+				}
+			}
+			calls := map[string]int{}
+			for _, id := range p.Outcome.Mutating {
+				if calls[id]++; calls[id] > 2 {
+					t.Fatalf("%s is called %d times", id, calls[id])
+				}
+			}
+		},
+	},
+}
+
+// reinvocation draws a chain and a request where half the mutating hooks
+// patch the object, and predicts it.
+func reinvocation(t *rapid.T) admission.Prediction {
+	c, req := draw(t)
+	chain := admission.Chain(c.Mutating, c.Validating)
+	behave := map[string]admission.Behaviour{}
+	for _, h := range chain {
+		if h.Phase == admission.Mutating && rapid.Bool().Draw(t, "patches") {
+			behave[h.ID()] = admission.Patch
+		}
+	}
+	return admission.Predict(chain, req, res, behave)
+}
+
+// changedAfter says whether a hook other than id changed the object in the
+// first pass after id's first call.
+func changedAfter(p admission.Prediction, id string) bool {
+	after := false
+	for _, v := range p.Verdicts {
+		if v.Round != 0 {
+			break
+		}
+		if v.Hook.ID() == id && v.Called {
+			after = true
+		} else if after && v.Changed {
+			return true
+		}
+	}
+	return false
 }
 
 // Every property holds of the engine.

@@ -2,6 +2,7 @@ package admission
 
 import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -26,13 +27,6 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 			errs.Add(&load.Error{Source: d.At(f), Object: d.Object(), Field: f, Msg: fe.ErrorBody()})
 		}
 	}
-	meta := func(d *load.Doc, fld *field.Path) field.ErrorList {
-		var fes field.ErrorList
-		if d.Name == "" {
-			fes = append(fes, field.Required(fld.Child("name"), "a configuration needs a name: configurations are called in the order of their names"))
-		}
-		return fes
-	}
 	for _, d := range docs {
 		switch {
 		case d.Group == Group && d.Version == "v1" && d.Kind == "MutatingWebhookConfiguration":
@@ -41,12 +35,7 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				errs.Add(err.(*load.Error))
 				continue
 			}
-			fes := meta(d, field.NewPath("metadata"))
-			for i, w := range c.Webhooks {
-				fes = append(fes, validateWebhook(w, true, field.NewPath("webhooks").Index(i))...)
-			}
-			fes = append(fes, validateNames(c.Webhooks, func(w admissionv1.MutatingWebhook) string { return w.Name })...)
-			report(d, fes)
+			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, func(w admissionv1.MutatingWebhook) admissionv1.MutatingWebhook { return w }, true))
 			mutating = append(mutating, c)
 		case d.Group == Group && d.Version == "v1" && d.Kind == "ValidatingWebhookConfiguration":
 			var c admissionv1.ValidatingWebhookConfiguration
@@ -54,12 +43,7 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				errs.Add(err.(*load.Error))
 				continue
 			}
-			fes := meta(d, field.NewPath("metadata"))
-			for i, w := range c.Webhooks {
-				fes = append(fes, validateWebhook(mutatingForm(w), false, field.NewPath("webhooks").Index(i))...)
-			}
-			fes = append(fes, validateNames(c.Webhooks, func(w admissionv1.ValidatingWebhook) string { return w.Name })...)
-			report(d, fes)
+			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, mutatingForm, false))
 			validating = append(validating, c)
 		default:
 			errs.Add(&load.Error{Source: d.Source, Object: d.Object(), Msg: "not a webhook configuration: want " + Group + "/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration"})
@@ -68,12 +52,21 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 	return mutating, validating, errs.Err()
 }
 
-// validateNames: webhook names are unique in a configuration.
-func validateNames[W any](ws []W, name func(W) string) field.ErrorList {
+// validateConfiguration validates a configuration of either kind, its
+// webhooks given in the mutating form: a name (configurations are called
+// in the order of their names), every webhook (validateWebhook), webhook
+// names unique in the configuration.
+func validateConfiguration[W any](meta metav1.ObjectMeta, ws []W, form func(W) admissionv1.MutatingWebhook, mutating bool) field.ErrorList {
 	var fes field.ErrorList
+	if meta.Name == "" {
+		fes = append(fes, field.Required(field.NewPath("metadata", "name"), "a configuration needs a name: configurations are called in the order of their names"))
+	}
 	seen := map[string]bool{}
 	for i, w := range ws {
-		n := name(w)
+		fes = append(fes, validateWebhook(form(w), mutating, field.NewPath("webhooks").Index(i))...)
+	}
+	for i, w := range ws {
+		n := form(w).Name
 		if n != "" && seen[n] {
 			fes = append(fes, field.Duplicate(field.NewPath("webhooks").Index(i).Child("name"), n))
 		}
@@ -83,9 +76,18 @@ func validateNames[W any](ws []W, name func(W) string) field.ErrorList {
 }
 
 // mutatingForm is a validating webhook in the form of a mutating one: it
-// has every field of one but reinvocationPolicy.
+// has every field of one but reinvocationPolicy. ValidatingForm is the
+// inverse.
 func mutatingForm(w admissionv1.ValidatingWebhook) admissionv1.MutatingWebhook {
 	return admissionv1.MutatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
+		MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
+		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}
+}
+
+// ValidatingForm is the validating webhook with the fields of w (all but
+// reinvocationPolicy).
+func ValidatingForm(w admissionv1.MutatingWebhook) admissionv1.ValidatingWebhook {
+	return admissionv1.ValidatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
 		MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
 		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}
 }

@@ -20,23 +20,26 @@ type Report struct {
 type HookReport struct {
 	ID    string `json:"id"`
 	Phase Phase  `json:"phase"`
-	// Order is the hook's place among the mutating hooks called (1, 2,
-	// …), 0 for a hook not called or a validating hook (called all at
-	// once).
-	Order    int      `json:"order,omitempty"`
-	Called   bool     `json:"called"`
-	Checks   []Check  `json:"checks"`
-	Resource string   `json:"resource,omitempty"`
-	Kind     string   `json:"kind,omitempty"`
-	Error    *Failure `json:"error,omitempty"`
+	// Order is the hook's place among the mutating calls (1, 2, …), 0
+	// for a hook not called or a validating hook (called all at once).
+	Order int `json:"order,omitempty"`
+	// Reinvoked marks the verdict of the reinvocation pass (a hook's
+	// second call); Changed says its patch changed the object.
+	Reinvoked bool     `json:"reinvoked,omitempty"`
+	Changed   bool     `json:"changed,omitempty"`
+	Called    bool     `json:"called"`
+	Checks    []Check  `json:"checks"`
+	Resource  string   `json:"resource,omitempty"`
+	Kind      string   `json:"kind,omitempty"`
+	Error     *Failure `json:"error,omitempty"`
 }
 
-// NewReport is p, with req and the outcome o, as gepcheck prints it.
-func NewReport(req Request, p Prediction, o Outcome) Report {
-	r := Report{Request: Describe(req), Exempt: p.Exempt, Hooks: []HookReport{}, Outcome: o}
+// NewReport is p, on req, as gepcheck prints it.
+func NewReport(req Request, p Prediction) Report {
+	r := Report{Request: Describe(req), Exempt: p.Exempt, Hooks: []HookReport{}, Outcome: p.Outcome}
 	n := 0
 	for _, v := range p.Verdicts {
-		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, Called: v.Called, Checks: v.Checks, Error: v.Error}
+		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, Reinvoked: v.Round > 0, Changed: v.Changed, Called: v.Called, Checks: v.Checks, Error: v.Error}
 		if v.Called {
 			h.Resource = describeRequest("", v.Resource, req.Subresource)[1:]
 			h.Kind = v.Kind.String()
@@ -91,10 +94,17 @@ func (r Report) Table(w io.Writer) error {
 			last := h.Checks[len(h.Checks)-1]
 			why = last.Name + ": " + last.Detail
 		}
+		if h.Changed {
+			why += "; its patch changed the object"
+		}
 		if h.Error != nil {
 			called, why = "fails", fmt.Sprintf("%s (HTTP %d)", h.Error.Message, h.Error.Code)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Phase, order, h.ID, called, why)
+		phase := string(h.Phase)
+		if h.Reinvoked {
+			phase += ", again"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", phase, order, h.ID, called, why)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -110,19 +120,32 @@ func (r Report) Table(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "outcome: %s\n", verdict)
 	fmt.Fprintf(w, "called: mutating %s; validating, concurrently, %s\n", list(o.Mutating), list(o.Validating))
+	if len(o.Reinvoked) > 0 {
+		fmt.Fprintf(w, "reinvoked (reinvocationPolicy IfNeeded, the object changed after their first call): %s\n", strings.Join(o.Reinvoked, ", "))
+	}
 	if len(o.FailedOpen) > 0 {
 		fmt.Fprintf(w, "failed open (failurePolicy Ignore): %s\n", strings.Join(o.FailedOpen, ", "))
 	}
 	return nil
 }
 
-// Explain prints every check of one hook.
+// Explain prints every check of one hook (of both passes, when it is
+// reinvoked).
 func (r Report) Explain(w io.Writer, id string) error {
+	found := false
 	for _, h := range r.Hooks {
 		if h.ID != id && !strings.HasPrefix(h.ID, id+"/") && !strings.Contains(h.ID, "/"+id+"/") {
 			continue
 		}
-		fmt.Fprintf(w, "%s (%s) on %s\n", h.ID, h.Phase, r.Request)
+		if found && !h.Reinvoked {
+			break // another hook of that name
+		}
+		found = true
+		pass := ""
+		if h.Reinvoked {
+			pass = ", reinvoked"
+		}
+		fmt.Fprintf(w, "%s (%s%s) on %s\n", h.ID, h.Phase, pass, r.Request)
 		for i, c := range h.Checks {
 			mark := "pass"
 			if !c.Passed {
@@ -133,14 +156,18 @@ func (r Report) Explain(w io.Writer, id string) error {
 		switch {
 		case h.Error != nil:
 			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, h.Error.Message)
+		case h.Called && h.Changed:
+			fmt.Fprintf(w, "  called, sent as %s (kind %s); its patch changed the object\n", h.Resource, h.Kind)
 		case h.Called:
 			fmt.Fprintf(w, "  called, sent as %s (kind %s)\n", h.Resource, h.Kind)
 		default:
 			fmt.Fprintln(w, "  not called")
 		}
-		return nil
 	}
-	return fmt.Errorf("no hook %q in the chain", id)
+	if !found {
+		return fmt.Errorf("no hook %q in the chain", id)
+	}
+	return nil
 }
 
 func list(l []string) string {

@@ -26,7 +26,7 @@ import (
 // every namespace), nsmissing=true (the namespace does not exist) and
 // dryrun=true. The object has the kind res serves for the resource (nil:
 // the request's kind is unknown). Unknown keys and malformed values are
-// errors.
+// errors, and so are labels on a scale request (a Scale has none).
 func ParseRequest(line string, res Resources) (Request, error) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
@@ -83,6 +83,13 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		default:
 			return Request{}, fmt.Errorf("key %q: want ns, name, user, groups, labels, oldlabels, nslabels, nsmissing or dryrun", k)
 		}
+	}
+	if req.Subresource == "scale" && (labels != nil || oldLabels != nil) {
+		// A Scale carries no labels, new (as the client sends it) or old
+		// (as the API server makes it from the object: scaleFromDeployment
+		// and the like set name, namespace, UID, resourceVersion and
+		// creationTimestamp): an objectSelector never matches one.
+		return Request{}, fmt.Errorf("labels: a Scale has none, whatever the object's (an objectSelector never matches a scale request)")
 	}
 	if req.Namespace != "" && !missing {
 		req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Namespace}

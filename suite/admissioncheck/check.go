@@ -105,18 +105,8 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	// deleted (a Namespace is not gone at once) is not in the way; names
 	// decide nothing in the prediction.
 	cs.Request = renameRequest(cs.Request, fmt.Sprintf("x-%d", c.n))
-	if cs.Request.Subresource == "scale" {
-		// A Scale has no labels, new (as sent) or old (as the API server
-		// makes it from the object): the prediction reads what is sent.
-		for _, u := range []*unstructured.Unstructured{cs.Request.Object, cs.Request.OldObject} {
-			if u != nil {
-				u.SetLabels(nil)
-			}
-		}
-	}
 	chain := admission.Chain(cs.Mutating, cs.Validating)
-	p := admission.Predict(chain, cs.Request, c.Resources)
-	o := p.Outcome(cs.Behave)
+	o := admission.Predict(chain, cs.Request, c.Resources, cs.Behave).Outcome
 	// A hook that is down is called but cannot record the call.
 	reached := func(ids []string) []string {
 		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return cs.Behave[id] == admission.Down })
@@ -137,7 +127,11 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	if err := c.register(ctx, m, v); err != nil {
 		return r, err
 	}
-	c.Server.Expect(renamed(prefix, cs.Behave), c.Slow)
+	patchKey := map[string]string{}
+	for _, h := range chain {
+		patchKey[prefix+h.ID()] = admission.PatchAnnotation(h)
+	}
+	c.Server.Expect(renamed(prefix, cs.Behave), patchKey, c.Slow)
 	err = c.send(ctx, cs.Request, base)
 	var calls []string
 	var validating []string
@@ -193,43 +187,37 @@ func renamed(prefix string, behave map[string]admission.Behaviour) map[string]ad
 // cleanup.
 func (c *Checker) registered(prefix string, cs Case) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration) {
 	one := int32(1)
-	cfg := func(id string) admissionv1.WebhookClientConfig {
+	ids := map[string]string{} // phase/configuration/index: Hook.ID
+	for _, h := range admission.Chain(cs.Mutating, cs.Validating) {
+		ids[fmt.Sprintf("%s/%s/%d", h.Phase, h.Configuration, h.Index)] = h.ID()
+	}
+	cfg := func(phase admission.Phase, config string, i int) admissionv1.WebhookClientConfig {
+		id := ids[fmt.Sprintf("%s/%s/%d", phase, config, i)]
 		url := c.Server.URLFor(prefix+id, cs.Behave[id])
 		return admissionv1.WebhookClientConfig{URL: &url, CABundle: c.Server.CABundle}
 	}
-	labels := map[string]string{"gepcheck.dev/managed-by": "gepcheck"}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: prefix + name, Labels: map[string]string{"gepcheck.dev/managed-by": "gepcheck"}}
+	}
 	var m []admissionv1.MutatingWebhookConfiguration
 	for _, x := range cs.Mutating {
 		x = *x.DeepCopy()
-		ids := hookIDs(x.Name, len(x.Webhooks), func(i int) string { return x.Webhooks[i].Name })
 		for i := range x.Webhooks {
-			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(ids[i]), &one
+			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(admission.Mutating, x.Name, i), &one
 		}
-		x.Name, x.Labels = prefix+x.Name, labels
+		x.ObjectMeta = meta(x.Name)
 		m = append(m, x)
 	}
 	var v []admissionv1.ValidatingWebhookConfiguration
 	for _, x := range cs.Validating {
 		x = *x.DeepCopy()
-		ids := hookIDs(x.Name, len(x.Webhooks), func(i int) string { return x.Webhooks[i].Name })
 		for i := range x.Webhooks {
-			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(ids[i]), &one
+			x.Webhooks[i].ClientConfig, x.Webhooks[i].TimeoutSeconds = cfg(admission.Validating, x.Name, i), &one
 		}
-		x.Name, x.Labels = prefix+x.Name, labels
+		x.ObjectMeta = meta(x.Name)
 		v = append(v, x)
 	}
 	return m, v
-}
-
-// hookIDs are the IDs admission.Chain gives a configuration's hooks.
-func hookIDs(config string, n int, name func(int) string) []string {
-	seen := map[string]int{}
-	ids := make([]string, n)
-	for i := range n {
-		ids[i] = fmt.Sprintf("%s/%s/%d", config, name(i), seen[name(i)])
-		seen[name(i)]++
-	}
-	return ids
 }
 
 // The sentinels are one hook of each kind, in configurations named to
@@ -250,9 +238,7 @@ func (c *Checker) sentinels(gen int) (*admissionv1.MutatingWebhookConfiguration,
 			Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}
 	meta := metav1.ObjectMeta{Name: sentinel, Labels: map[string]string{"gepcheck.dev/managed-by": "gepcheck"}}
 	return &admissionv1.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionv1.MutatingWebhook{w}},
-		&admissionv1.ValidatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionv1.ValidatingWebhook{{Name: w.Name, SideEffects: w.SideEffects,
-			AdmissionReviewVersions: w.AdmissionReviewVersions, TimeoutSeconds: w.TimeoutSeconds, FailurePolicy: w.FailurePolicy, ClientConfig: w.ClientConfig,
-			ObjectSelector: w.ObjectSelector, Rules: w.Rules}}}
+		&admissionv1.ValidatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionv1.ValidatingWebhook{admission.ValidatingForm(w)}}
 }
 
 // sync moves the sentinels (which must each be reachable: see register)
@@ -282,7 +268,7 @@ func (c *Checker) sync(ctx context.Context, mutating, validating bool) error {
 	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "team-b", Labels: map[string]string{"gepcheck.dev/probe": "true"}}}
 	deadline := time.Now().Add(syncTimeout)
 	for time.Now().Before(deadline) {
-		c.Server.Expect(nil, 0)
+		c.Server.Expect(nil, nil, 0)
 		_, _ = c.kube.CoreV1().ConfigMaps("team-b").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		seen := 0
 		for _, call := range c.Server.Calls() {

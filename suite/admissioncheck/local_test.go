@@ -19,24 +19,21 @@ import (
 )
 
 // drawCase draws random configurations, a request the check can send,
-// and, one hook in five, a hook that is down, slow, failing or denying.
+// and, one hook in five, a hook that is down, slow, failing or denying;
+// half the other mutating hooks patch the object.
 func drawCase(res admission.Resources) *rapid.Generator[Case] {
 	return rapid.Custom(func(t *rapid.T) Case {
 		c := generators.AdmissionConfigurations().Draw(t, "configurations")
-		if rapid.IntRange(0, 2).Draw(t, "every hook matches every request") == 0 {
-			// So that several hooks are called, in an order to check:
-			// one rule each for everything ("*/*": resources and
-			// subresources), as a cluster-wide audit hook has.
+		if rapid.IntRange(0, 3).Draw(t, "every mutating hook called") == 0 {
+			// So that hooks are reinvoked: every mutating hook matches
+			// everything, whatever the namespace or the object (it may
+			// still have matchConditions).
 			all := admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.OperationAll},
 				Rule: admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}
 			for i := range c.Mutating {
 				for j := range c.Mutating[i].Webhooks {
-					c.Mutating[i].Webhooks[j].Rules = append([]admissionv1.RuleWithOperations{all}, c.Mutating[i].Webhooks[j].Rules...)
-				}
-			}
-			for i := range c.Validating {
-				for j := range c.Validating[i].Webhooks {
-					c.Validating[i].Webhooks[j].Rules = append([]admissionv1.RuleWithOperations{all}, c.Validating[i].Webhooks[j].Rules...)
+					w := &c.Mutating[i].Webhooks[j]
+					w.Rules, w.NamespaceSelector, w.ObjectSelector = []admissionv1.RuleWithOperations{all}, nil, nil
 				}
 			}
 		}
@@ -45,6 +42,8 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 		for _, h := range admission.Chain(c.Mutating, c.Validating) {
 			if rapid.IntRange(0, 4).Draw(t, "misbehaves") == 0 {
 				cs.Behave[h.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error, admission.Deny}).Draw(t, "behaviour")
+			} else if h.Phase == admission.Mutating && rapid.Bool().Draw(t, "patches") {
+				cs.Behave[h.ID()] = admission.Patch
 			}
 		}
 		return cs
@@ -84,7 +83,7 @@ func TestLocalAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	disagree, withCalls, ordered, refused := 0, 0, 0, 0
+	disagree, withCalls, ordered, refused, reinvoked := 0, 0, 0, 0, 0
 	cases := make([]int, n)
 	for i := range cases {
 		cases[i] = i
@@ -107,13 +106,16 @@ func TestLocalAdmission(t *testing.T) {
 		if !r.Allowed {
 			refused++
 		}
+		if m := r.Observed[:slices.Index(r.Observed, "|")]; len(slices.Compact(slices.Sorted(slices.Values(m)))) < len(m) {
+			reinvoked++
+		}
 		if len(r.Differences) > 0 {
 			disagree++
 			t.Errorf("case %d: %s\n%s\nreplay: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./suite/admissioncheck", i, describe(cs), r.Differences, i)
 		}
 	}
 	t.Logf("%d cases in %s, %d disagree", n, time.Since(start).Round(time.Second), disagree)
-	t.Logf("of them: %d with a hook called, %d with two mutating hooks called or more, %d refused", withCalls, ordered, refused)
+	t.Logf("of them: %d with a hook called, %d with two mutating hooks called or more, %d with a hook reinvoked, %d refused", withCalls, ordered, reinvoked, refused)
 	if os.Getenv("GEPCHECK_ADMISSION_CASE") != "" {
 		return
 	}
@@ -124,7 +126,8 @@ func TestLocalAdmission(t *testing.T) {
 	// subresource request and a rule of "*" alone that otherwise matches,
 	// under one case in a thousand: the properties catch both, and
 	// TestRuleMatchesAsTheAPIServer holds the rules to k8s.io/apiserver's.)
-	for _, m := range []admission.Mutant{admission.MutantUnsorted, admission.MutantNoEquivalent, admission.MutantEquivalentOnly, admission.MutantIgnoreBlocks} {
+	for _, m := range []admission.Mutant{admission.MutantUnsorted, admission.MutantNoEquivalent, admission.MutantEquivalentOnly, admission.MutantIgnoreBlocks,
+		admission.MutantNeverReinvoke, admission.MutantOwnChange, admission.MutantReinvokeAll} {
 		restore := admission.SetMutant(m)
 		caught := -1
 		for i := range 600 {
@@ -135,6 +138,7 @@ func TestLocalAdmission(t *testing.T) {
 			}
 			if len(r.Differences) > 0 {
 				caught = i
+				t.Logf("mutant %s: %s", m, r.Differences)
 				break
 			}
 		}

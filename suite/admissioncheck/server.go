@@ -44,7 +44,7 @@ type Call struct {
 }
 
 // Server is the recording webhook server: every hook of a case is
-// registered at URL/hooks/ID, and answers as Behave says (allow when it
+// registered at URL/hooks/ID, and answers as Expect says (allow when it
 // does not name the hook).
 type Server struct {
 	// URL is https://127.0.0.1:PORT; CABundle the PEM of the CA that
@@ -54,11 +54,12 @@ type Server struct {
 	// DownURL is a loopback URL nothing listens on: a hook that is down.
 	DownURL string
 
-	mu     sync.Mutex
-	calls  []Call
-	behave map[string]admission.Behaviour
-	slow   time.Duration
-	srv    *http.Server
+	mu       sync.Mutex
+	calls    []Call
+	behave   map[string]admission.Behaviour
+	patchKey map[string]string
+	slow     time.Duration
+	srv      *http.Server
 }
 
 // Start starts a server on a free loopback port, with a new CA and a
@@ -113,11 +114,12 @@ func (s *Server) Stop() error {
 }
 
 // Expect makes the server answer as behave says, from now on, and forget
-// the calls recorded; slow is how long a slow hook takes.
-func (s *Server) Expect(behave map[string]admission.Behaviour, slow time.Duration) {
+// the calls recorded; a hook that patches sets the annotation patchKey
+// names (admission.PatchAnnotation), slow is how long a slow hook takes.
+func (s *Server) Expect(behave map[string]admission.Behaviour, patchKey map[string]string, slow time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.behave, s.slow, s.calls = behave, slow, nil
+	s.behave, s.patchKey, s.slow, s.calls = behave, patchKey, slow, nil
 }
 
 // Calls are the calls recorded since Expect, in the order they arrived.
@@ -145,10 +147,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	q := review.Request
 	s.mu.Lock()
 	s.calls = append(s.calls, Call{Hook: id, Operation: string(q.Operation), Resource: q.Resource, SubResource: q.SubResource, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace})
-	b, slow := s.behave[id], s.slow
+	b, key, slow := s.behave[id], s.patchKey[id], s.slow
 	s.mu.Unlock()
 	resp := &admissionapi.AdmissionResponse{UID: q.UID, Allowed: true}
 	switch b {
+	case admission.Patch:
+		if patch := annotate(q.Object.Raw, key); patch != nil {
+			pt := admissionapi.PatchTypeJSONPatch
+			resp.Patch, resp.PatchType = patch, &pt
+		}
 	case admission.Error:
 		http.Error(w, "gepcheck: failing on purpose", http.StatusInternalServerError)
 		return
@@ -165,6 +172,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	review.Response, review.Request = resp, nil
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(review)
+}
+
+// annotate is the JSON patch (RFC 6902) that sets annotation key to
+// "true" on object, nil when it is set already (the hook is idempotent,
+// so a second call changes nothing). An object that is not JSON (none:
+// a DELETE) gets a patch all the same, as a careless webhook sends it.
+func annotate(object []byte, key string) []byte {
+	var o struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(object, &o)
+	if _, ok := o.Metadata.Annotations[key]; ok {
+		return nil
+	}
+	op := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{key: "true"}}
+	if o.Metadata.Annotations != nil {
+		// RFC 6901: "/" in a key is written "~1".
+		op = map[string]any{"op": "add", "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": "true"}
+	}
+	patch, _ := json.Marshal([]any{op})
+	return patch
 }
 
 // URLFor is where hook id is registered: the server, or, for a hook that
