@@ -13,10 +13,13 @@
 package admission
 
 import (
+	"sync"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 )
 
 // Phase is the admission phase a hook runs in: every mutating hook runs
@@ -53,7 +56,9 @@ type Hook struct {
 	Reinvocation    admissionv1.ReinvocationPolicyType
 	MatchConditions []admissionv1.MatchCondition
 
-	id string
+	id       string
+	compile  sync.Once
+	compiled matchconditions.Matcher
 }
 
 // ID names a hook uniquely in a chain: configuration/name/n, n counting

@@ -30,13 +30,7 @@ var compiler = sync.OnceValue(func() cel.ConditionCompiler {
 // the hook is sent. authorizer checks are not predicted: no authorizer is
 // given, and a condition that calls one errs.
 func matchConditions(h *Hook, req Request, kind schema.GroupVersionKind) (bool, string, *Failure) {
-	exprs := make([]cel.ExpressionAccessor, len(h.MatchConditions))
-	for i, c := range h.MatchConditions {
-		exprs[i] = &matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression}
-	}
-	fp := h.FailurePolicy
-	m := matchconditions.NewMatcher(compiler().CompileCondition(exprs, cel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}, environment.StoredExpressions),
-		&fp, "webhook", string(h.Phase), h.Name)
+	m := h.matcher()
 	var obj, old runtime.Object
 	if req.Object != nil {
 		obj = req.Object
@@ -56,4 +50,19 @@ func matchConditions(h *Hook, req Request, kind schema.GroupVersionKind) (bool, 
 		return false, "a condition errs and failurePolicy is Ignore: skipped", nil
 	}
 	return true, fmt.Sprintf("all %d conditions true", len(h.MatchConditions)), nil
+}
+
+// matcher is h's matchConditions compiled, once per hook as the API server
+// compiles them (its webhook accessor keeps the matcher, sync.Once).
+func (h *Hook) matcher() matchconditions.Matcher {
+	h.compile.Do(func() {
+		exprs := make([]cel.ExpressionAccessor, len(h.MatchConditions))
+		for i, c := range h.MatchConditions {
+			exprs[i] = &matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression}
+		}
+		fp := h.FailurePolicy
+		h.compiled = matchconditions.NewMatcher(compiler().CompileCondition(exprs, cel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}, environment.StoredExpressions),
+			&fp, "webhook", string(h.Phase), h.Name)
+	})
+	return h.compiled
 }
