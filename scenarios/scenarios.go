@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
 )
@@ -24,6 +25,9 @@ func Check(file string) ([]string, error) {
 	docs, err := load.Read([]string{file}, nil)
 	if err != nil {
 		return nil, err
+	}
+	if slices.ContainsFunc(docs, admission.IsScenario) {
+		return checkAdmission(docs)
 	}
 	states, models, err := simulator.StateModels(docs, simulator.Options{})
 	if err != nil {
@@ -66,12 +70,29 @@ func Check(file string) ([]string, error) {
 	return diffs, nil
 }
 
+// checkAdmission checks an admission scenario (scenarios/README.md,
+// Admission scenarios): every case's prediction against its expectation.
+func checkAdmission(docs []*load.Doc) ([]string, error) {
+	s, err := admission.ReadScenario(docs, admission.Builtin())
+	if err != nil {
+		return nil, err
+	}
+	chain := admission.Chain(s.Mutating, s.Validating)
+	var diffs []string
+	for _, c := range s.Cases {
+		for _, d := range c.Check(admission.Predict(chain, c.Request, admission.Builtin(), c.Behave)) {
+			diffs = append(diffs, fmt.Sprintf("case %s: %s", c.Name, d))
+		}
+	}
+	return diffs, nil
+}
+
 func isScenario(d *load.Doc) bool {
 	return d.Group == simulator.GepcheckGroup && (d.Kind == "Scenario" || d.Kind == "Finding")
 }
 
 func notScenario(file string) error {
-	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
+	return fmt.Errorf("%s: not a scenario: no Scenario or AdmissionScenario document (apiVersion gepcheck.dev/v1alpha1; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
 // Files lists the YAML files of args (files, and directories walked),

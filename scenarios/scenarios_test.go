@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 func TestScenarios(t *testing.T) {
@@ -38,6 +40,9 @@ func TestScenarios(t *testing.T) {
 		t.Fatal("no scenario files found")
 	}
 	for _, f := range files {
+		if strings.HasPrefix(f, "admission/") {
+			continue // TestAdmissionScenarios
+		}
 		t.Run(strings.TrimSuffix(f, ".yaml"), func(t *testing.T) {
 			m, err := simulator.LoadFiles([]string{f}, nil, simulator.Options{})
 			if err != nil {
@@ -55,6 +60,43 @@ func TestScenarios(t *testing.T) {
 			}
 			for _, d := range diffs {
 				t.Error(d)
+			}
+		})
+	}
+}
+
+// Every admission scenario (scenarios/admission/) holds of the admission
+// engine, cites its source, and can fail: each expectation, changed, is
+// reported.
+func TestAdmissionScenarios(t *testing.T) {
+	files, err := filepath.Glob("admission/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no admission scenarios (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(f, ".yaml"), func(t *testing.T) {
+			docs, err := load.Read([]string{f}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := admission.ReadScenario(docs, admission.Builtin())
+			if err != nil || s == nil {
+				t.Fatalf("not an admission scenario: %v", err)
+			}
+			diffs, err := Check(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range diffs {
+				t.Error(d)
+			}
+			// A case whose expectation says otherwise is reported.
+			chain := admission.Chain(s.Mutating, s.Validating)
+			for _, c := range s.Cases {
+				c.Expect.Allowed = !c.Expect.Allowed
+				if len(c.Check(admission.Predict(chain, c.Request, admission.Builtin(), c.Behave))) == 0 {
+					t.Errorf("case %s: the opposite outcome is not reported", c.Name)
+				}
 			}
 		})
 	}

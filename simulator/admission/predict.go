@@ -149,18 +149,31 @@ func (p *Prediction) fail(f Failure) bool {
 	return false
 }
 
-func behaviour(behave map[string]Behaviour, h *Hook) Behaviour {
-	if b, ok := behave[h.ID()]; ok {
+// BehaviourOf is how the hook of that ID and name answers, as behave says
+// (keys are IDs or names; an ID first): Allow when behave names neither.
+func BehaviourOf(behave map[string]Behaviour, id, name string) Behaviour {
+	if b, ok := behave[id]; ok {
 		return b
 	}
-	return behave[h.Name]
+	if b, ok := behave[name]; ok {
+		return b
+	}
+	return Allow
+}
+
+func behaviour(behave map[string]Behaviour, h *Hook) Behaviour {
+	return BehaviourOf(behave, h.ID(), h.Name)
 }
 
 // mutate is the mutating phase: a first pass over the chain's mutating
 // hooks and, if a patch changed the object, the reinvocation pass. It
 // patches req's object and says whether the request goes on.
 func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave map[string]Behaviour) bool {
-	var previous, due []string // webhookReinvokeContext's two sets
+	// webhookReinvokeContext's two sets: the IfNeeded hooks called since
+	// the last change, and those due for a second call (with the hook
+	// whose change made them due).
+	var previous []string
+	due := map[string]string{}
 	changedAny := false
 	for round := range 2 {
 		if round == 1 && (!changedAny || mutant == MutantNeverReinvoke) {
@@ -176,8 +189,19 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 				p.Verdicts = append(p.Verdicts, v)
 				return p.fail(*v.Error)
 			}
-			if round == 1 && !slices.Contains(due, h.ID()) && !(mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy) {
-				continue
+			if round == 1 && v.Called {
+				changer, ok := due[h.ID()]
+				switch {
+				case ok:
+					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: true, Detail: fmt.Sprintf("reinvocationPolicy IfNeeded, and %s changed the object after its first call", changer)})
+				case mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy:
+				default:
+					v.Called = false
+					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: false, Detail: notDue(h, p.Verdicts)})
+				}
+			}
+			if round == 1 && !v.Called && len(v.Checks) > 0 && v.Checks[len(v.Checks)-1].Name != "reinvocation" {
+				continue // not matching: the second pass has nothing to say of it
 			}
 			p.Verdicts = append(p.Verdicts, v)
 			if !v.Called {
@@ -213,7 +237,10 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 				previous = append(previous, h.ID())
 			}
 			if changed {
-				due, previous, changedAny = append(due, previous...), nil, true
+				for _, id := range previous {
+					due[id] = h.ID()
+				}
+				previous, changedAny = nil, true
 			}
 			if h.Reinvocation == admissionv1.IfNeededReinvocationPolicy && mutant != MutantOwnChange {
 				previous = append(previous, h.ID())
@@ -224,6 +251,17 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 		}
 	}
 	return true
+}
+
+// notDue says why a hook that matches is not called in the second pass.
+func notDue(h *Hook, first []Verdict) string {
+	switch {
+	case !slices.ContainsFunc(first, func(v Verdict) bool { return v.Round == 0 && v.Hook == h && v.Called }):
+		return "not called in the first pass: the second never calls a hook for the first time"
+	case h.Reinvocation != admissionv1.IfNeededReinvocationPolicy:
+		return "called once: reinvocationPolicy " + string(h.Reinvocation)
+	}
+	return "reinvocationPolicy IfNeeded, but no other hook changed the object after its first call"
 }
 
 // validate is the validating phase: every hook matched first, none called

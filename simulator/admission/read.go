@@ -45,6 +45,8 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 			}
 			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, mutatingForm, false))
 			validating = append(validating, c)
+		case IsScenario(d):
+			// An admission scenario's expectations (ReadScenario).
 		default:
 			errs.Add(&load.Error{Source: d.Source, Object: d.Object(), Msg: "not a webhook configuration: want " + Group + "/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration"})
 		}

@@ -3,8 +3,12 @@ package admission
 import (
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"text/tabwriter"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Report is a prediction as gepcheck prints it (-o json): the request, the
@@ -23,15 +27,15 @@ type HookReport struct {
 	// Order is the hook's place among the mutating calls (1, 2, …), 0
 	// for a hook not called or a validating hook (called all at once).
 	Order int `json:"order,omitempty"`
-	// Reinvoked marks the verdict of the reinvocation pass (a hook's
-	// second call); Changed says its patch changed the object.
-	Reinvoked bool     `json:"reinvoked,omitempty"`
-	Changed   bool     `json:"changed,omitempty"`
-	Called    bool     `json:"called"`
-	Checks    []Check  `json:"checks"`
-	Resource  string   `json:"resource,omitempty"`
-	Kind      string   `json:"kind,omitempty"`
-	Error     *Failure `json:"error,omitempty"`
+	// SecondPass marks a verdict of the reinvocation pass; Changed says
+	// the hook's patch changed the object.
+	SecondPass bool     `json:"secondPass,omitempty"`
+	Changed    bool     `json:"changed,omitempty"`
+	Called     bool     `json:"called"`
+	Checks     []Check  `json:"checks"`
+	Resource   string   `json:"resource,omitempty"`
+	Kind       string   `json:"kind,omitempty"`
+	Error      *Failure `json:"error,omitempty"`
 }
 
 // NewReport is p, on req, as gepcheck prints it.
@@ -39,7 +43,7 @@ func NewReport(req Request, p Prediction) Report {
 	r := Report{Request: Describe(req), Exempt: p.Exempt, Hooks: []HookReport{}, Outcome: p.Outcome}
 	n := 0
 	for _, v := range p.Verdicts {
-		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, Reinvoked: v.Round > 0, Changed: v.Changed, Called: v.Called, Checks: v.Checks, Error: v.Error}
+		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, SecondPass: v.Round > 0, Changed: v.Changed, Called: v.Called, Checks: v.Checks, Error: v.Error}
 		if v.Called {
 			h.Resource = describeRequest("", v.Resource, req.Subresource)[1:]
 			h.Kind = v.Kind.String()
@@ -53,17 +57,36 @@ func NewReport(req Request, p Prediction) Report {
 	return r
 }
 
-// Describe writes req on one line, as ParseRequest reads it.
+// Describe writes req on one line, as ParseRequest reads it: of the
+// objects, only their labels (ParseRequest(Describe(r)) is r for a request
+// ParseRequest made).
 func Describe(req Request) string {
 	s := describeRequest(req.Operation, req.Resource, req.Subresource)
-	if req.Namespace != "" {
-		s += " ns=" + req.Namespace
+	kv := func(k, v string) {
+		if v != "" {
+			s += " " + k + "=" + v
+		}
 	}
-	if req.Name != "" {
-		s += " name=" + req.Name
+	if req.Resource != namespaces {
+		kv("ns", req.Namespace)
 	}
-	if req.UserInfo.Username != "" {
-		s += " user=" + req.UserInfo.Username
+	kv("name", req.Name)
+	kv("user", req.UserInfo.Username)
+	kv("groups", strings.Join(req.UserInfo.Groups, ","))
+	if req.Operation != admissionv1.Delete && req.Object != nil && req.Object.GetLabels() != nil {
+		kv("labels", labels.Set(req.Object.GetLabels()).String())
+	}
+	if req.OldObject != nil && req.OldObject.GetLabels() != nil {
+		kv("oldlabels", labels.Set(req.OldObject.GetLabels()).String())
+	}
+	if req.Namespace != "" && req.NamespaceLabels == nil {
+		kv("nsmissing", "true")
+	}
+	ns := maps.Clone(req.NamespaceLabels)
+	delete(ns, "kubernetes.io/metadata.name")
+	kv("nslabels", labels.Set(ns).String())
+	if req.DryRun {
+		kv("dryrun", "true")
 	}
 	return s
 }
@@ -101,8 +124,8 @@ func (r Report) Table(w io.Writer) error {
 			called, why = "fails", fmt.Sprintf("%s (HTTP %d)", h.Error.Message, h.Error.Code)
 		}
 		phase := string(h.Phase)
-		if h.Reinvoked {
-			phase += ", again"
+		if h.SecondPass {
+			phase += ", 2nd pass"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", phase, order, h.ID, called, why)
 	}
@@ -137,13 +160,13 @@ func (r Report) Explain(w io.Writer, id string) error {
 		if h.ID != id && !strings.HasPrefix(h.ID, id+"/") && !strings.Contains(h.ID, "/"+id+"/") {
 			continue
 		}
-		if found && !h.Reinvoked {
+		if found && !h.SecondPass {
 			break // another hook of that name
 		}
 		found = true
 		pass := ""
-		if h.Reinvoked {
-			pass = ", reinvoked"
+		if h.SecondPass {
+			pass = ", second pass"
 		}
 		fmt.Fprintf(w, "%s (%s%s) on %s\n", h.ID, h.Phase, pass, r.Request)
 		for i, c := range h.Checks {

@@ -109,7 +109,10 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	o := admission.Predict(chain, cs.Request, c.Resources, cs.Behave).Outcome
 	// A hook that is down is called but cannot record the call.
 	reached := func(ids []string) []string {
-		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return cs.Behave[id] == admission.Down })
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
+			i := slices.IndexFunc(chain, func(h *admission.Hook) bool { return h.ID() == id })
+			return admission.BehaviourOf(cs.Behave, id, chain[i].Name) == admission.Down
+		})
 	}
 	r = Result{Predicted: append(append(reached(o.Mutating), "|"), reached(o.Validating)...), PredictedAllowed: o.Allowed}
 	// The object an UPDATE or DELETE acts on, made before any hook is.
@@ -127,23 +130,25 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	if err := c.register(ctx, m, v); err != nil {
 		return r, err
 	}
-	patchKey := map[string]string{}
+	behave, patchKey := map[string]admission.Behaviour{}, map[string]string{}
 	for _, h := range chain {
-		patchKey[prefix+h.ID()] = admission.PatchAnnotation(h)
+		behave[serverKey(prefix, h)] = admission.BehaviourOf(cs.Behave, h.ID(), h.Name)
+		patchKey[serverKey(prefix, h)] = admission.PatchAnnotation(h)
 	}
-	c.Server.Expect(renamed(prefix, cs.Behave), patchKey, c.Slow)
+	c.Server.Expect(behave, patchKey, c.Slow)
 	err = c.send(ctx, cs.Request, base)
 	var calls []string
 	var validating []string
 	for _, call := range c.Server.Calls() {
-		id, ok := strings.CutPrefix(call.Hook, prefix)
+		phase, key, _ := strings.Cut(call.Hook, "/")
+		id, ok := strings.CutPrefix(key, prefix)
 		if !ok || call.Name != cs.Request.Name {
 			// A sentinel, or a call on another object: the controllers
 			// of the cluster make requests too (a namespace being
 			// deleted is updated as it is finalized).
 			continue
 		}
-		if isValidating(id, cs) {
+		if admission.Phase(phase) == admission.Validating {
 			validating = append(validating, id)
 		} else {
 			calls = append(calls, id)
@@ -164,21 +169,11 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	return r, nil
 }
 
-func isValidating(id string, cs Case) bool {
-	for _, c := range cs.Validating {
-		if strings.HasPrefix(id, c.Name+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-func renamed(prefix string, behave map[string]admission.Behaviour) map[string]admission.Behaviour {
-	out := map[string]admission.Behaviour{}
-	for id, b := range behave {
-		out[prefix+id] = b
-	}
-	return out
+// serverKey is where the server answers for h: its phase (a mutating and a
+// validating configuration may have the same name, and so their hooks the
+// same ID), then its ID in the case's configurations, renamed.
+func serverKey(prefix string, h *admission.Hook) string {
+	return string(h.Phase) + "/" + prefix + h.ID()
 }
 
 // registered are the case's configurations as registered: names
@@ -187,13 +182,13 @@ func renamed(prefix string, behave map[string]admission.Behaviour) map[string]ad
 // cleanup.
 func (c *Checker) registered(prefix string, cs Case) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration) {
 	one := int32(1)
-	ids := map[string]string{} // phase/configuration/index: Hook.ID
+	hooks := map[string]*admission.Hook{} // by phase/configuration/index
 	for _, h := range admission.Chain(cs.Mutating, cs.Validating) {
-		ids[fmt.Sprintf("%s/%s/%d", h.Phase, h.Configuration, h.Index)] = h.ID()
+		hooks[fmt.Sprintf("%s/%s/%d", h.Phase, h.Configuration, h.Index)] = h
 	}
 	cfg := func(phase admission.Phase, config string, i int) admissionv1.WebhookClientConfig {
-		id := ids[fmt.Sprintf("%s/%s/%d", phase, config, i)]
-		url := c.Server.URLFor(prefix+id, cs.Behave[id])
+		h := hooks[fmt.Sprintf("%s/%s/%d", phase, config, i)]
+		url := c.Server.URLFor(serverKey(prefix, h), admission.BehaviourOf(cs.Behave, h.ID(), h.Name))
 		return admissionv1.WebhookClientConfig{URL: &url, CABundle: c.Server.CABundle}
 	}
 	meta := func(name string) metav1.ObjectMeta {

@@ -3,7 +3,9 @@ package admissioncheck
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 )
 
@@ -119,6 +122,7 @@ func TestLocalAdmission(t *testing.T) {
 	if os.Getenv("GEPCHECK_ADMISSION_CASE") != "" {
 		return
 	}
+	checkScenarios(ctx, t, c)
 	// The check can fail: an engine broken in a way that changes what is
 	// called, in what order, or the outcome disagrees with the API server
 	// within 600 cases. (validating-first changes only the order of the
@@ -149,6 +153,50 @@ func TestLocalAdmission(t *testing.T) {
 			t.Logf("mutant %s disagrees with the API server at case %d", m, caught)
 		}
 	}
+}
+
+// checkScenarios checks every case of the admission scenarios
+// (scenarios/admission/) the check can send against the API server: the
+// documented behaviours, as kube-apiserver has them.
+func checkScenarios(ctx context.Context, t *testing.T, c *Checker) {
+	files, err := filepath.Glob("../../scenarios/admission/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no admission scenarios (%v)", err)
+	}
+	sent, skipped := 0, 0
+	for _, f := range files {
+		docs, err := load.Read([]string{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := admission.ReadScenario(docs, c.Resources)
+		if err != nil || s == nil {
+			t.Fatalf("%s: not an admission scenario: %v", f, err)
+		}
+		for _, sc := range s.Cases {
+			if !Sendable(sc.Request) {
+				skipped++
+				continue
+			}
+			if ns := sc.Request.Namespace; ns != "" && sc.Request.Resource.Resource != "namespaces" {
+				want := map[string]string{"kubernetes.io/metadata.name": ns}
+				maps.Copy(want, Namespaces[ns])
+				if _, ok := Namespaces[ns]; !ok || !maps.Equal(sc.Request.NamespaceLabels, want) {
+					t.Errorf("%s, case %s: namespace %s with labels %v; the check has %v", f, sc.Name, ns, sc.Request.NamespaceLabels, Namespaces)
+					continue
+				}
+			}
+			r, err := c.Check(ctx, Case{Mutating: s.Mutating, Validating: s.Validating, Request: sc.Request, Behave: sc.Behave})
+			if err != nil {
+				t.Fatalf("%s, case %s: %v", f, sc.Name, err)
+			}
+			sent++
+			if len(r.Differences) > 0 {
+				t.Errorf("%s, case %s: %s", f, sc.Name, r.Differences)
+			}
+		}
+	}
+	t.Logf("admission scenarios: %d cases sent to the API server, %d it cannot be sent (CONNECT, kinds the check makes no object of)", sent, skipped)
 }
 
 func describe(cs Case) string {

@@ -65,6 +65,10 @@ func body(r schema.GroupVersionResource, name, ns string, labels map[string]stri
 		spec["spec"] = map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}, "maxReplicas": int64(2)}
 	case "clusterroles.rbac.authorization.k8s.io":
 		kind = "ClusterRole"
+	case "validatingwebhookconfigurations.admissionregistration.k8s.io":
+		kind = "ValidatingWebhookConfiguration" // no webhooks: it calls nothing
+	case "mutatingwebhookconfigurations.admissionregistration.k8s.io":
+		kind = "MutatingWebhookConfiguration"
 	default:
 		return nil, false
 	}

@@ -1,0 +1,273 @@
+package admission
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// ScenarioKind is the kind of the document that makes a file of webhook
+// configurations an admission scenario (apiVersion gepcheck.dev/v1alpha1;
+// scenarios/admission/README.md): requests, how the hooks answer, and the
+// outcome a source states.
+const ScenarioKind = "AdmissionScenario"
+
+const scenarioAPIVersion = "gepcheck.dev/v1alpha1"
+
+// maxScenarioCases bounds the cases of one scenario document.
+const maxScenarioCases = 256
+
+// ScenarioDoc is the AdmissionScenario document as written.
+type ScenarioDoc struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		// Citation says where the expected outcomes come from: required.
+		Citation    string `json:"citation"`
+		Description string `json:"description,omitempty"`
+		Cases       []struct {
+			Name string `json:"name"`
+			// Request is one line, as gepcheck admission simulate
+			// --request reads it (ParseRequest).
+			Request string `json:"request"`
+			// Behave says how named hooks (Hook.ID or name) answer:
+			// allow, patch, deny, down, slow, error.
+			Behave map[string]Behaviour `json:"behave,omitempty"`
+			Expect Expectation          `json:"expect"`
+		} `json:"cases"`
+	} `json:"spec"`
+}
+
+// Expectation is the outcome a scenario case states.
+type Expectation struct {
+	// Exempt: no webhook is considered at all.
+	Exempt bool `json:"exempt,omitempty"`
+	// Mutating are the mutating hooks called, in order (a hook
+	// reinvoked twice); Validating the validating hooks called, in any
+	// order (they are called at once). Hooks are named by Hook.ID.
+	Mutating   []string `json:"mutating"`
+	Validating []string `json:"validating"`
+	Allowed    bool     `json:"allowed"`
+	// FailureContains, when set, is part of the message the request is
+	// refused with.
+	FailureContains string `json:"failureContains,omitempty"`
+}
+
+// Scenario is an admission scenario read: its configurations and cases.
+type Scenario struct {
+	Name, Citation, Description string
+	Mutating                    []admissionv1.MutatingWebhookConfiguration
+	Validating                  []admissionv1.ValidatingWebhookConfiguration
+	Cases                       []ScenarioCase
+}
+
+// ScenarioCase is one request of a scenario, with the hooks' behaviours
+// keyed by Hook.ID.
+type ScenarioCase struct {
+	Name    string
+	Request Request
+	Behave  map[string]Behaviour
+	Expect  Expectation
+}
+
+// IsScenario says whether d is an AdmissionScenario document.
+func IsScenario(d *load.Doc) bool {
+	return d.APIVersion == scenarioAPIVersion && d.Kind == ScenarioKind
+}
+
+// ReadScenario reads an admission scenario: one AdmissionScenario document
+// and webhook configurations (Configurations). It returns nil and no
+// error when docs hold no AdmissionScenario. Every problem is a
+// *load.Error naming file, document, line and field.
+func ReadScenario(docs []*load.Doc, res Resources) (*Scenario, error) {
+	var sd *load.Doc
+	for _, d := range docs {
+		if !IsScenario(d) {
+			continue
+		}
+		if sd != nil {
+			return nil, &load.Error{Source: d.Source, Object: d.Object(), Msg: fmt.Sprintf("a second %s (the first is %s)", ScenarioKind, sd.Source)}
+		}
+		sd = d
+	}
+	if sd == nil {
+		return nil, nil
+	}
+	mutating, validating, err := Configurations(docs)
+	if err != nil {
+		return nil, err
+	}
+	var doc ScenarioDoc
+	if err := load.DecodeStrict(sd, &doc); err != nil {
+		return nil, err
+	}
+	fail := func(field, format string, a ...any) error {
+		return &load.Error{Source: sd.At(field), Object: sd.Object(), Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case doc.Metadata.Name == "":
+		return nil, fail("metadata.name", "required")
+	case doc.Spec.Citation == "":
+		return nil, fail("spec.citation", "required: where the expected outcomes come from")
+	case len(doc.Spec.Cases) == 0:
+		return nil, fail("spec.cases", "required: at least one")
+	case len(doc.Spec.Cases) > maxScenarioCases:
+		return nil, fail("spec.cases", "%d cases: at most %d", len(doc.Spec.Cases), maxScenarioCases)
+	}
+	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating}
+	chain := Chain(mutating, validating)
+	names := map[string]bool{}
+	for i, c := range doc.Spec.Cases {
+		at := fmt.Sprintf("spec.cases[%d]", i)
+		if c.Name == "" || names[c.Name] {
+			return nil, fail(at+".name", "required, and unique in the scenario")
+		}
+		names[c.Name] = true
+		req, err := ParseRequest(c.Request, res)
+		if err != nil {
+			return nil, fail(at+".request", "%v", err)
+		}
+		sc := ScenarioCase{Name: c.Name, Request: req, Behave: map[string]Behaviour{}, Expect: c.Expect}
+		for _, key := range sortedKeys(c.Behave) {
+			b := c.Behave[key]
+			if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
+				return nil, fail(at+".behave."+key, "%q: want allow, patch, deny, down, slow or error", b)
+			}
+			n := 0
+			for _, h := range chain {
+				if h.ID() != key && h.Name != key {
+					continue
+				}
+				if b == Patch && h.Phase == Validating {
+					return nil, fail(at+".behave."+key, "a validating webhook may not patch")
+				}
+				sc.Behave[h.ID()] = b
+				n++
+			}
+			if n == 0 {
+				return nil, fail(at+".behave."+key, "no such webhook (%s)", strings.Join(ids(chain), ", "))
+			}
+		}
+		for j, id := range append(slices.Clone(c.Expect.Mutating), c.Expect.Validating...) {
+			if !slices.Contains(ids(chain), id) {
+				return nil, fail(at+".expect", "hook %q (item %d) is not in the chain: name hooks by configuration/name/n (%s)", id, j, strings.Join(ids(chain), ", "))
+			}
+		}
+		s.Cases = append(s.Cases, sc)
+	}
+	return s, nil
+}
+
+func ids(chain []*Hook) []string {
+	out := make([]string, len(chain))
+	for i, h := range chain {
+		out[i] = h.ID()
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Check lists how p, the prediction of the case, differs from what the
+// case expects; empty when it does not.
+func (c ScenarioCase) Check(p Prediction) []string {
+	var diffs []string
+	o, e := p.Outcome, c.Expect
+	if (p.Exempt != "") != e.Exempt {
+		diffs = append(diffs, fmt.Sprintf("exempt: expected %v, predicted %v (%s)", e.Exempt, p.Exempt != "", p.Exempt))
+	}
+	if !slices.Equal(o.Mutating, nonNil(e.Mutating)) {
+		diffs = append(diffs, fmt.Sprintf("mutating hooks called: expected %s, predicted %s", list(e.Mutating), list(o.Mutating)))
+	}
+	if want := slices.Sorted(slices.Values(e.Validating)); !slices.Equal(o.Validating, nonNil(want)) {
+		diffs = append(diffs, fmt.Sprintf("validating hooks called: expected %s, predicted %s", list(want), list(o.Validating)))
+	}
+	if o.Allowed != e.Allowed {
+		diffs = append(diffs, fmt.Sprintf("allowed: expected %v, predicted %v", e.Allowed, o.Allowed))
+	}
+	if e.FailureContains != "" && !slices.ContainsFunc(o.Failures, func(f Failure) bool { return strings.Contains(f.Message, e.FailureContains) }) {
+		diffs = append(diffs, fmt.Sprintf("no failure message contains %q (predicted %v)", e.FailureContains, o.Failures))
+	}
+	return diffs
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// Marshal writes s as a scenario file: the AdmissionScenario document
+// (header, a comment, leads it), then the configurations, in name order.
+func (s *Scenario) Marshal(header string) ([]byte, error) {
+	var doc ScenarioDoc
+	doc.APIVersion, doc.Kind, doc.Metadata.Name = scenarioAPIVersion, ScenarioKind, s.Name
+	doc.Spec.Citation, doc.Spec.Description = s.Citation, s.Description
+	for _, c := range s.Cases {
+		behave := map[string]Behaviour{}
+		for id, b := range c.Behave {
+			if b != Allow && b != "" {
+				behave[id] = b
+			}
+		}
+		doc.Spec.Cases = append(doc.Spec.Cases, struct {
+			Name    string               `json:"name"`
+			Request string               `json:"request"`
+			Behave  map[string]Behaviour `json:"behave,omitempty"`
+			Expect  Expectation          `json:"expect"`
+		}{c.Name, Describe(c.Request), behave, c.Expect})
+	}
+	var buf bytes.Buffer
+	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
+		if line != "" {
+			fmt.Fprintf(&buf, "# %s\n", line)
+		}
+	}
+	docs := []any{&doc}
+	m, v := slices.Clone(s.Mutating), slices.Clone(s.Validating)
+	slices.SortStableFunc(m, func(a, b admissionv1.MutatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(v, func(a, b admissionv1.ValidatingWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range m {
+		c.APIVersion, c.Kind = Group+"/v1", "MutatingWebhookConfiguration"
+		docs = append(docs, &c)
+	}
+	for _, c := range v {
+		c.APIVersion, c.Kind = Group+"/v1", "ValidatingWebhookConfiguration"
+		docs = append(docs, &c)
+	}
+	for i, d := range docs {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+		if err != nil {
+			return nil, err
+		}
+		unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
+		b, err := yaml.Marshal(u)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(b)
+	}
+	return buf.Bytes(), nil
+}
