@@ -56,7 +56,7 @@ func Chain(mutating []admissionv1.MutatingWebhookConfiguration, validating []adm
 	for _, c := range validating {
 		ws := make([]admissionv1.MutatingWebhook, len(c.Webhooks))
 		for i, w := range c.Webhooks {
-			ws[i] = mutatingForm(w)
+			ws[i] = MutatingForm(w)
 		}
 		add(Validating, c.Name, ws)
 	}

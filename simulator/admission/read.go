@@ -43,7 +43,7 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				errs.Add(err.(*load.Error))
 				continue
 			}
-			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, mutatingForm, false))
+			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, MutatingForm, false))
 			validating = append(validating, c)
 		case IsScenario(d):
 			// An admission scenario's expectations (ReadScenario).
@@ -77,10 +77,10 @@ func validateConfiguration[W any](meta metav1.ObjectMeta, ws []W, form func(W) a
 	return fes
 }
 
-// mutatingForm is a validating webhook in the form of a mutating one: it
+// MutatingForm is a validating webhook in the form of a mutating one: it
 // has every field of one but reinvocationPolicy. ValidatingForm is the
 // inverse.
-func mutatingForm(w admissionv1.ValidatingWebhook) admissionv1.MutatingWebhook {
+func MutatingForm(w admissionv1.ValidatingWebhook) admissionv1.MutatingWebhook {
 	return admissionv1.MutatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
 		MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
 		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}

@@ -94,6 +94,10 @@ func TestLocalAdmission(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("GEPCHECK_ADMISSION_CASE")); err == nil {
 		cases = []int{v} // a replay
 	}
+	if f := os.Getenv("GEPCHECK_ADMISSION_SCENARIO"); f != "" {
+		checkScenarios(ctx, t, c, f) // a replay of a finding or a scenario
+		return
+	}
 	for _, i := range cases {
 		cs := drawCase(res).Example(i)
 		r, err := c.Check(ctx, cs)
@@ -114,7 +118,12 @@ func TestLocalAdmission(t *testing.T) {
 		}
 		if len(r.Differences) > 0 {
 			disagree++
-			t.Errorf("case %d: %s\n%s\nreplay: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./suite/admissioncheck", i, describe(cs), r.Differences, i)
+			file, _, _, err := keep(ctx, c, cs, r, findings(), fmt.Sprintf("case-%d", i))
+			if err != nil {
+				t.Fatalf("case %d: shrinking: %v", i, err)
+			}
+			t.Errorf("case %d: %s\n%s\nshrunk to %s; replay: gepcheck check %s (the engine), GEPCHECK_ADMISSION_SCENARIO=%s go test -count=1 -run TestLocalAdmission ./suite/admissioncheck (the API server); the case whole: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./suite/admissioncheck",
+				i, describe(cs), r.Differences, file, file, file, i)
 		}
 	}
 	t.Logf("%d cases in %s, %d disagree", n, time.Since(start).Round(time.Second), disagree)
@@ -122,7 +131,7 @@ func TestLocalAdmission(t *testing.T) {
 	if os.Getenv("GEPCHECK_ADMISSION_CASE") != "" {
 		return
 	}
-	checkScenarios(ctx, t, c)
+	checkScenarios(ctx, t, c, "../../scenarios/admission")
 	// The check can fail: an engine broken in a way that changes what is
 	// called, in what order, or the outcome disagrees with the API server
 	// within 600 cases. (validating-first changes only the order of the
@@ -143,6 +152,9 @@ func TestLocalAdmission(t *testing.T) {
 			if len(r.Differences) > 0 {
 				caught = i
 				t.Logf("mutant %s: %s", m, r.Differences)
+				if m == admission.MutantUnsorted {
+					checkShrinking(ctx, t, c, drawCase(res).Example(1000+i), r)
+				}
 				break
 			}
 		}
@@ -155,13 +167,86 @@ func TestLocalAdmission(t *testing.T) {
 	}
 }
 
-// checkScenarios checks every case of the admission scenarios
-// (scenarios/admission/) the check can send against the API server: the
-// documented behaviours, as kube-apiserver has them.
-func checkScenarios(ctx context.Context, t *testing.T, c *Checker) {
-	files, err := filepath.Glob("../../scenarios/admission/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no admission scenarios (%v)", err)
+// keep shrinks a disagreement and writes it as a scenario file (a
+// finding) dir/admission/NAME.yaml; it returns the file's path and the
+// case shrunk, with the API server's result.
+func keep(ctx context.Context, c *Checker, cs Case, r Result, dir, name string) (string, Case, Result, error) {
+	small, sr, err := c.Shrink(ctx, cs, r)
+	if err != nil {
+		return "", small, sr, err
+	}
+	dir = filepath.Join(dir, "admission")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", small, sr, err
+	}
+	b, err := Finding("admission-finding-"+name, "TestLocalAdmission, "+name, small, sr).Marshal(
+		"A disagreement of gepcheck's admission prediction with kube-apiserver, shrunk.\nThe expectation is what the API server did.")
+	if err != nil {
+		return "", small, sr, err
+	}
+	file := filepath.Join(dir, name+".yaml")
+	return file, small, sr, os.WriteFile(file, b, 0o644)
+}
+
+// findings is where disagreements are written: $GEPCHECK_FINDINGS, or
+// $TMPDIR/gepcheck-findings.
+func findings() string {
+	if dir := os.Getenv("GEPCHECK_FINDINGS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(os.TempDir(), "gepcheck-findings")
+}
+
+// checkShrinking shows the shrinking works, on a mutant's disagreement:
+// the case shrunk still disagrees, is no bigger, and, written as a
+// finding, is read back, contradicts the mutant and holds of the engine
+// (whose prediction is what the API server does).
+func checkShrinking(ctx context.Context, t *testing.T, c *Checker, cs Case, r Result) {
+	file, small, sr, err := keep(ctx, c, cs, r, t.TempDir(), "shrunk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := func(cs Case) int { return len(admission.Chain(cs.Mutating, cs.Validating)) }
+	if len(sr.Differences) == 0 || hooks(small) > hooks(cs) {
+		t.Fatalf("shrunk from %d hooks to %d, differences %v", hooks(cs), hooks(small), sr.Differences)
+	}
+	t.Logf("shrunk from %d hooks to %d: %s", hooks(cs), hooks(small), sr.Differences)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := load.Read([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := admission.ReadScenario(docs, c.Resources)
+	if err != nil || s == nil || len(s.Cases) != 1 {
+		t.Fatalf("the finding does not read back (%v):\n%s", err, b)
+	}
+	sc := s.Cases[0]
+	predict := func() admission.Prediction {
+		return admission.Predict(admission.Chain(s.Mutating, s.Validating), sc.Request, c.Resources, sc.Behave)
+	}
+	if d := sc.Check(predict()); len(d) == 0 {
+		t.Errorf("the finding does not contradict the mutant:\n%s", b)
+	}
+	restore := admission.SetMutant("")
+	defer restore()
+	if d := sc.Check(predict()); len(d) > 0 {
+		t.Errorf("the finding contradicts the engine: %v\n%s", d, b)
+	}
+}
+
+// checkScenarios checks every case of the admission scenarios of path
+// (a file or a directory: scenarios/admission/, the documented behaviours)
+// the check can send against the API server.
+func checkScenarios(ctx context.Context, t *testing.T, c *Checker, path string) {
+	files := []string{path}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		files, _ = filepath.Glob(filepath.Join(path, "*.yaml"))
+	}
+	if len(files) == 0 {
+		t.Fatalf("no admission scenarios in %s", path)
 	}
 	sent, skipped := 0, 0
 	for _, f := range files {
