@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"pgregory.net/rapid"
@@ -19,10 +20,37 @@ type WebhookConfigurations struct {
 	Validating []admissionv1.ValidatingWebhookConfiguration
 }
 
+// AdmissionCRDs are the CustomResourceDefinitions whose resources rules
+// name and requests are made on: widgets.gepcheck.dev, served as v1 (the
+// storage version) and v1beta1, which are equivalent (matchPolicy
+// Equivalent), namespaced, any fields kept.
+func AdmissionCRDs() []apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	schema := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}
+	return []apiextensionsv1.CustomResourceDefinition{{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.gepcheck.dev"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "gepcheck.dev", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true, Storage: true, Schema: schema},
+				{Name: "v1beta1", Served: true, Schema: schema},
+			}},
+	}}
+}
+
+// AdmissionResources are the resources of kube-apiserver (admission.Builtin)
+// and of AdmissionCRDs: what requests drawn by AdmissionRequests are
+// predicted against.
+func AdmissionResources() *admission.Snapshot {
+	return admission.Builtin().WithCRDs(AdmissionCRDs())
+}
+
 // admissionResources are the resources rules name and requests are made
-// on: served by kube-apiserver v1.36 (admission.Builtin), main resources
-// and subresources, namespaced and not, with equivalents (autoscaling v1
-// and v2, core and events.k8s.io events).
+// on: served by kube-apiserver v1.36 (admission.Builtin) or by
+// AdmissionCRDs, main resources and subresources, namespaced and not, with
+// equivalents (autoscaling v1 and v2, core and events.k8s.io events, the
+// CRD's two versions).
 var admissionResources = []struct {
 	gvr schema.GroupVersionResource
 	sub string
@@ -39,6 +67,8 @@ var admissionResources = []struct {
 	{schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}, ""},
 	{schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}, ""},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, ""},
+	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1", Resource: "widgets"}, ""},
+	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1beta1", Resource: "widgets"}, ""},
 }
 
 // AdmissionConfigurations draws one to three mutating and zero to three
@@ -149,6 +179,9 @@ func drawRule(t *rapid.T) admissionv1.RuleWithOperations {
 	r.APIVersions = wild("all versions", x.gvr.Version)
 	if rapid.Bool().Draw(t, "other version") && x.gvr.Group == "autoscaling" {
 		r.APIVersions = []string{"v1"} // an equivalent of v2
+	}
+	if rapid.Bool().Draw(t, "other version") && x.gvr.Group == "gepcheck.dev" {
+		r.APIVersions = []string{"v1beta1"} // an equivalent of v1
 	}
 	res, sub := x.gvr.Resource, x.sub
 	switch rapid.IntRange(0, 5).Draw(t, "resource form") {

@@ -80,7 +80,7 @@ func checkAdmission(docs []*load.Doc) ([]string, error) {
 	chain := admission.Chain(s.Mutating, s.Validating)
 	var diffs []string
 	for _, c := range s.Cases {
-		for _, d := range c.Check(admission.Predict(chain, c.Request, admission.Builtin(), c.Behave)) {
+		for _, d := range c.Check(admission.Predict(chain, c.Request, s.Resources, c.Behave)) {
 			diffs = append(diffs, fmt.Sprintf("case %s: %s", c.Name, d))
 		}
 	}
@@ -92,7 +92,7 @@ func isScenario(d *load.Doc) bool {
 }
 
 func notScenario(file string) error {
-	return fmt.Errorf("%s: not a scenario: no Scenario or AdmissionScenario document (apiVersion gepcheck.dev/v1alpha1; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
+	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario, or AdmissionScenario for admission webhooks; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
 // Files lists the YAML files of args (files, and directories walked),

@@ -94,7 +94,7 @@ func TestAdmissionScenarios(t *testing.T) {
 			chain := admission.Chain(s.Mutating, s.Validating)
 			for _, c := range s.Cases {
 				c.Expect.Allowed = !c.Expect.Allowed
-				if len(c.Check(admission.Predict(chain, c.Request, admission.Builtin(), c.Behave))) == 0 {
+				if len(c.Check(admission.Predict(chain, c.Request, s.Resources, c.Behave))) == 0 {
 					t.Errorf("case %s: the opposite outcome is not reported", c.Name)
 				}
 			}

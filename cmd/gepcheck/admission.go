@@ -59,7 +59,7 @@ failing or denying (docs/admission.md).`,
 		},
 	}
 	for _, c := range []*cobra.Command{simulate, explain} {
-		c.Flags().StringSliceVarP(&o.files, "file", "f", nil, "webhook configurations: YAML files, directories, or - for standard input")
+		c.Flags().StringSliceVarP(&o.files, "file", "f", nil, "webhook configurations (and CustomResourceDefinitions, whose resources requests and rules may name): YAML files, directories, or - for standard input")
 		c.Flags().StringVar(&o.request, "request", "", "the request: OPERATION GROUP/VERSION RESOURCE[/SUBRESOURCE] and KEY=VALUE for ns, name, user, groups, labels, oldlabels, nslabels, nsmissing, dryrun")
 		c.Flags().StringVar(&o.requestFile, "request-file", "", "the request as an admission.k8s.io/v1 AdmissionReview (and the v1 Namespace of its namespace)")
 		c.Flags().StringSliceVar(&o.down, "down", nil, "webhooks (configuration/name/n, or name) that refuse connections")
@@ -106,7 +106,11 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if err != nil {
 		return admission.Report{}, inputError{err}
 	}
-	res := admission.Builtin()
+	crds, err := admission.CRDs(docs)
+	if err != nil {
+		return admission.Report{}, inputError{err}
+	}
+	res := admission.Builtin().WithCRDs(crds)
 	var req admission.Request
 	if o.request != "" {
 		if req, err = admission.ParseRequest(o.request, res); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // The same input gives byte-identical output, whatever the document order:
@@ -24,6 +27,9 @@ func TestOutputDeterministic(t *testing.T) {
 	type input struct {
 		name string
 		yaml string
+		// cmds, for an admission scenario, are gepcheck admission
+		// simulate and explain on each case's request.
+		cmds [][]string
 	}
 	var inputs []input
 	var files []string
@@ -35,6 +41,14 @@ func TestOutputDeterministic(t *testing.T) {
 		files = append(files, fs...)
 	}
 	for _, f := range files {
+		if cmds := admissionCommands(t, f); cmds != nil {
+			data, err := readFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, input{strings.TrimPrefix(f, "../../"), data, cmds})
+			continue
+		}
 		m, err := simulator.LoadFiles([]string{f}, nil, simulator.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
@@ -46,7 +60,7 @@ func TestOutputDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inputs = append(inputs, input{strings.TrimPrefix(f, "../../"), data})
+		inputs = append(inputs, input{strings.TrimPrefix(f, "../../"), data, nil})
 	}
 	if len(inputs) < 30 {
 		t.Fatalf("only %d scenario files", len(inputs))
@@ -70,12 +84,12 @@ func TestOutputDeterministic(t *testing.T) {
 	}
 	for _, name := range []string{"gateway-api", "patch-flat", "generic", "field-level", "kuadrant"} {
 		for seed := 0; seed < 2; seed++ {
-			inputs = append(inputs, input{fmt.Sprintf("generated %s seed %d", name, seed), string(gen[name](seed).YAML())})
+			inputs = append(inputs, input{fmt.Sprintf("generated %s seed %d", name, seed), string(gen[name](seed).YAML()), nil})
 		}
 	}
 	for i, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			checkDeterministic(t, in.yaml, int64(i))
+			checkDeterministic(t, in.yaml, int64(i), in.cmds)
 		})
 	}
 }
@@ -102,7 +116,7 @@ func spread(s []string, n int) []string {
 	return out
 }
 
-func checkDeterministic(t *testing.T, yaml string, seed int64) {
+func checkDeterministic(t *testing.T, yaml string, seed int64, cmds [][]string) {
 	t.Helper()
 	inputs := []string{}
 	for i := 0; i < repeats; i++ {
@@ -110,10 +124,10 @@ func checkDeterministic(t *testing.T, yaml string, seed int64) {
 	}
 	rng := rand.New(rand.NewSource(seed))
 	head, docs := splitDocs(yaml)
-	if len(docs) < 2 {
+	if len(docs) < 2 && cmds == nil {
 		t.Fatalf("%d documents to shuffle", len(docs))
 	}
-	for i := 0; i < permutations; i++ {
+	for i := 0; i < permutations && len(docs) > 1; i++ {
 		p := slices.Clone(docs)
 		for try := 0; slices.Equal(p, docs); try++ {
 			if try == 100 {
@@ -124,6 +138,10 @@ func checkDeterministic(t *testing.T, yaml string, seed int64) {
 		inputs = append(inputs, strings.Join(append(head, p...), "\n---\n")+"\n")
 	}
 
+	if cmds != nil {
+		runDeterministic(t, cmds, inputs)
+		return
+	}
 	// The commands: simulate, then explain every object and every policy
 	// the simulation names.
 	var sim simulator.Output
@@ -154,21 +172,37 @@ func checkDeterministic(t *testing.T, yaml string, seed int64) {
 		nt, np = 3, 2
 	}
 	targets, policies = spread(targets, nt), spread(policies, np)
-	cmds := [][]string{{"simulate"}, {"simulate", "--semantics", "gep713"}}
+	cmds = [][]string{{"simulate"}, {"simulate", "--semantics", "gep713"}}
 	for _, x := range targets {
 		cmds = append(cmds, []string{"explain", "--target", x})
 	}
 	for _, p := range policies {
 		cmds = append(cmds, []string{"explain", "--policy", p})
 	}
+	runDeterministic(t, cmds, inputs)
+}
+
+// runDeterministic runs each command on every input, in table and JSON
+// (-o), and fails where an output differs from the first.
+func runDeterministic(t *testing.T, cmds [][]string, inputs []string) {
+	t.Helper()
 	for _, cmd := range cmds {
 		for _, format := range []string{"table", "json"} {
 			args := append(slices.Clone(cmd), "-f", "-", "-o", format)
+			if cmd[0] == "admission" && cmd[1] == "explain" {
+				if format == "json" {
+					continue // explain prints a table only
+				}
+				args = append(slices.Clone(cmd), "-f", "-")
+			}
 			var first string
 			for i, in := range inputs {
 				code, stdout, stderr := gepcheck(args, in)
 				got := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 				if i == 0 {
+					if code != 0 && cmd[0] == "admission" {
+						t.Fatalf("gepcheck %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+					}
 					first = got
 					continue
 				}
@@ -182,6 +216,38 @@ func checkDeterministic(t *testing.T, yaml string, seed int64) {
 			}
 		}
 	}
+}
+
+// admissionCommands are, for an admission scenario file, gepcheck
+// admission simulate on each case's request with its behaviours, and
+// explain of each hook the case expects called; nil for another file.
+func admissionCommands(t *testing.T, file string) [][]string {
+	docs, err := load.Read([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := admission.ReadScenario(docs, admission.Builtin())
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if s == nil {
+		return nil
+	}
+	flags := map[admission.Behaviour]string{admission.Down: "--down", admission.Slow: "--slow", admission.Error: "--failing", admission.Deny: "--deny", admission.Patch: "--patch"}
+	var cmds [][]string
+	for _, c := range s.Cases {
+		args := []string{"--request", admission.Describe(c.Request)}
+		for _, id := range slices.Sorted(maps.Keys(c.Behave)) {
+			if f, ok := flags[c.Behave[id]]; ok {
+				args = append(args, f, id)
+			}
+		}
+		cmds = append(cmds, append([]string{"admission", "simulate"}, args...))
+		for _, id := range append(slices.Clone(c.Expect.Mutating), c.Expect.Validating...)[:min(1, len(c.Expect.Mutating)+len(c.Expect.Validating))] {
+			cmds = append(cmds, append(append([]string{"admission", "explain"}, args...), id))
+		}
+	}
+	return cmds
 }
 
 // splitDocs splits multi-document YAML into a head that stays in front (a

@@ -295,3 +295,35 @@ func TestFuzzExecReplays(t *testing.T) {
 		t.Errorf("the replay %v did not show the disagreement:\n%s", replay, again)
 	}
 }
+
+// Bad input to gepcheck admission and to gepcheck check of an admission
+// scenario: exit 2, the file, document and field named, no panic.
+func TestAdmissionBadInput(t *testing.T) {
+	cfg := "../../scenarios/admission/failure-policy.yaml"
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"admission", "simulate", "-f", "../../simulator/admission/testdata/bad.yaml", "--request", "CREATE v1 pods ns=a"}, []string{"bad.yaml", "document 1", "webhooks[0].rules[0].resources"}},
+		{[]string{"admission", "simulate", "-f", "testdata/admission/bad-crd.yaml", "--request", "CREATE v1 pods ns=a"}, []string{"bad-crd.yaml", "document 1", "spec.scope", "want Namespaced or Cluster"}},
+		{[]string{"admission", "simulate", "-f", cfg, "--request", "GET v1 pods"}, []string{"--request", "operation \"GET\""}},
+		{[]string{"admission", "simulate", "-f", cfg, "--request", "UPDATE apps/v1 deployments/scale ns=a labels=app=web"}, []string{"--request", "a Scale has none"}},
+		{[]string{"admission", "simulate", "-f", cfg, "--request", "CREATE v1 configmaps ns=a", "--down", "nope.example.com"}, []string{"--down nope.example.com", "no such webhook"}},
+		{[]string{"admission", "simulate", "-f", cfg, "--request", "CREATE v1 configmaps ns=a", "--patch", "check-1.example.com"}, []string{"--patch check-1.example.com", "a validating webhook may not patch"}},
+		{[]string{"admission", "explain", "-f", cfg, "--request", "CREATE v1 configmaps ns=a", "nope.example.com"}, []string{"no hook \"nope.example.com\""}},
+		{[]string{"check", "testdata/admission/bad-scenario.yaml"}, []string{"bad-scenario.yaml", "document 1", "spec.cases[0].behave.hook.example.com", "sleepy"}},
+	} {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitBadInput {
+				t.Fatalf("%v: exit code %d, want %d; stderr:\n%s", tc.args, code, exitBadInput, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("%v: stderr does not name %q:\n%s", tc.args, w, stderr.String())
+				}
+			}
+		})
+	}
+}

@@ -24,7 +24,7 @@ type property struct {
 	check func(t *rapid.T)
 }
 
-var res = admission.Builtin()
+var res = generators.AdmissionResources()
 
 func draw(t *rapid.T) (generators.WebhookConfigurations, admission.Request) {
 	return generators.AdmissionConfigurations().Draw(t, "configurations"), generators.AdmissionRequests(res).Draw(t, "request")

@@ -2,6 +2,7 @@ package admission
 
 import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -45,8 +46,9 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 			}
 			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, MutatingForm, false))
 			validating = append(validating, c)
-		case IsScenario(d):
-			// An admission scenario's expectations (ReadScenario).
+		case IsScenario(d), isCRD(d):
+			// An admission scenario's expectations (ReadScenario); the
+			// resources of a CRD (CRDs).
 		default:
 			errs.Add(&load.Error{Source: d.Source, Object: d.Object(), Msg: "not a webhook configuration: want " + Group + "/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration"})
 		}
@@ -92,4 +94,40 @@ func ValidatingForm(w admissionv1.MutatingWebhook) admissionv1.ValidatingWebhook
 	return admissionv1.ValidatingWebhook{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy,
 		MatchPolicy: w.MatchPolicy, NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
 		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions}
+}
+
+func isCRD(d *load.Doc) bool {
+	return d.Group == "apiextensions.k8s.io" && d.Version == "v1" && d.Kind == "CustomResourceDefinition"
+}
+
+// CRDs reads the CustomResourceDefinitions of docs (apiextensions.k8s.io/v1),
+// whose resources a request may be made on and a rule may name
+// (Snapshot.WithCRDs): decoded strictly, with the fields that make their
+// resources checked (group, names.plural, names.kind, scope, versions).
+func CRDs(docs []*load.Doc) ([]apiextensionsv1.CustomResourceDefinition, error) {
+	var errs load.Errors
+	var out []apiextensionsv1.CustomResourceDefinition
+	for _, d := range docs {
+		if !isCRD(d) {
+			continue
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := load.DecodeStrict(d, &crd); err != nil {
+			errs.Add(err.(*load.Error))
+			continue
+		}
+		for _, f := range []struct{ field, value string }{{"spec.group", crd.Spec.Group}, {"spec.names.plural", crd.Spec.Names.Plural}, {"spec.names.kind", crd.Spec.Names.Kind}} {
+			if f.value == "" {
+				errs.Add(&load.Error{Source: d.At(f.field), Object: d.Object(), Field: f.field, Msg: "required"})
+			}
+		}
+		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped && crd.Spec.Scope != apiextensionsv1.ClusterScoped {
+			errs.Add(&load.Error{Source: d.At("spec.scope"), Object: d.Object(), Field: "spec.scope", Msg: "want Namespaced or Cluster"})
+		}
+		if len(crd.Spec.Versions) == 0 {
+			errs.Add(&load.Error{Source: d.At("spec.versions"), Object: d.Object(), Field: "spec.versions", Msg: "required"})
+		}
+		out = append(out, crd)
+	}
+	return out, errs.Err()
 }

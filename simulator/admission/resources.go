@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -153,4 +154,33 @@ func FromDiscovery(server string, lists []*metav1.APIResourceList) *Snapshot {
 		return strings.Compare(a.Group+"/"+a.Version+"/"+a.Resource+"/"+a.Subresource, b.Group+"/"+b.Version+"/"+b.Resource+"/"+b.Subresource)
 	})
 	return s
+}
+
+// WithCRDs is s and the resources of crds, as kube-apiserver serves a
+// CustomResourceDefinition (apiextensions-apiserver
+// customresource_handler.go): every version of spec.versions, in its
+// order, equivalent to each other (matchPolicy Equivalent), with the
+// status and scale subresources the version has; a scale's kind is
+// autoscaling/v1 Scale. Versions not served are registered too: a rule may
+// name one, and a request is converted to it.
+func (s *Snapshot) WithCRDs(crds []apiextensionsv1.CustomResourceDefinition) *Snapshot {
+	out := &Snapshot{Server: s.Server, Served: slices.Clone(s.Served)}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			x := Served{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural,
+				KindGroup: crd.Spec.Group, KindVersion: v.Name, Kind: crd.Spec.Names.Kind, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped}
+			out.Served = append(out.Served, x)
+			if v.Subresources != nil && v.Subresources.Status != nil {
+				st := x
+				st.Subresource = "status"
+				out.Served = append(out.Served, st)
+			}
+			if v.Subresources != nil && v.Subresources.Scale != nil {
+				sc := x
+				sc.Subresource, sc.KindGroup, sc.KindVersion, sc.Kind = "scale", "autoscaling", "v1", "Scale"
+				out.Served = append(out.Served, sc)
+			}
+		}
+	}
+	return out
 }

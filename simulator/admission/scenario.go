@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -68,11 +69,14 @@ type Expectation struct {
 	Recorded bool `json:"recorded,omitempty"`
 }
 
-// Scenario is an admission scenario read: its configurations and cases.
+// Scenario is an admission scenario read: its configurations, its CRDs
+// and the resources they make with the API server's, and its cases.
 type Scenario struct {
 	Name, Citation, Description string
 	Mutating                    []admissionv1.MutatingWebhookConfiguration
 	Validating                  []admissionv1.ValidatingWebhookConfiguration
+	CRDs                        []apiextensionsv1.CustomResourceDefinition
+	Resources                   *Snapshot
 	Cases                       []ScenarioCase
 }
 
@@ -90,11 +94,12 @@ func IsScenario(d *load.Doc) bool {
 	return d.APIVersion == scenarioAPIVersion && d.Kind == ScenarioKind
 }
 
-// ReadScenario reads an admission scenario: one AdmissionScenario document
-// and webhook configurations (Configurations). It returns nil and no
+// ReadScenario reads an admission scenario: one AdmissionScenario document,
+// webhook configurations (Configurations) and CustomResourceDefinitions
+// (CRDs), served beside the resources of base. It returns nil and no
 // error when docs hold no AdmissionScenario. Every problem is a
 // *load.Error naming file, document, line and field.
-func ReadScenario(docs []*load.Doc, res Resources) (*Scenario, error) {
+func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	var sd *load.Doc
 	for _, d := range docs {
 		if !IsScenario(d) {
@@ -112,6 +117,11 @@ func ReadScenario(docs []*load.Doc, res Resources) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	crds, err := CRDs(docs)
+	if err != nil {
+		return nil, err
+	}
+	res := base.WithCRDs(crds)
 	var doc ScenarioDoc
 	if err := load.DecodeStrict(sd, &doc); err != nil {
 		return nil, err
@@ -129,7 +139,7 @@ func ReadScenario(docs []*load.Doc, res Resources) (*Scenario, error) {
 	case len(doc.Spec.Cases) > maxScenarioCases:
 		return nil, fail("spec.cases", "%d cases: at most %d", len(doc.Spec.Cases), maxScenarioCases)
 	}
-	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating}
+	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating, CRDs: crds, Resources: res}
 	chain := Chain(mutating, validating)
 	names := map[string]bool{}
 	for i, c := range doc.Spec.Cases {
@@ -258,6 +268,10 @@ func (s *Scenario) Marshal(header string) ([]byte, error) {
 	}
 	for _, c := range s.Validating {
 		c.APIVersion, c.Kind = Group+"/v1", "ValidatingWebhookConfiguration"
+		docs = append(docs, &c)
+	}
+	for _, c := range s.CRDs {
+		c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 		docs = append(docs, &c)
 	}
 	for i, d := range docs {

@@ -11,6 +11,8 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,13 +23,15 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/admission"
 )
 
-// Case is one check: webhook configurations, a request, and how the hooks
-// answer (admission.Allow when not named).
+// Case is one check: webhook configurations, a request, how the hooks
+// answer (admission.Allow when not named), and the CRDs whose resources
+// the request or the rules name.
 type Case struct {
 	Mutating   []admissionv1.MutatingWebhookConfiguration
 	Validating []admissionv1.ValidatingWebhookConfiguration
 	Request    admission.Request
 	Behave     map[string]admission.Behaviour
+	CRDs       []apiextensionsv1.CustomResourceDefinition
 }
 
 // Result is what the API server did with a case, beside the prediction.
@@ -46,17 +50,20 @@ type Result struct {
 
 // Checker sends cases to one API server.
 type Checker struct {
-	Config    *rest.Config
-	Server    *Server
-	Resources admission.Resources
+	Config *rest.Config
+	Server *Server
+	// Resources are the API server's own (a case's CRDs are added).
+	Resources *admission.Snapshot
 	// Slow is how long a slow hook takes: more than the timeoutSeconds
 	// the configurations give (the check sets 1 s).
 	Slow time.Duration
 
 	dyn  dynamic.Interface
 	kube kubernetes.Interface
-	n    int // cases checked
-	gen  int // sentinel generations
+	ext  apiextensionsclient.Interface
+	crds map[string]bool // installed, by name
+	n    int             // cases checked
+	gen  int             // sentinel generations
 }
 
 // Namespaces are the namespaces requests are made in, with their labels
@@ -76,6 +83,10 @@ func (c *Checker) Prepare(ctx context.Context) error {
 	if c.kube, err = kubernetes.NewForConfig(c.Config); err != nil {
 		return err
 	}
+	if c.ext, err = apiextensionsclient.NewForConfig(c.Config); err != nil {
+		return err
+	}
+	c.crds = map[string]bool{}
 	for _, ns := range slices.Sorted(maps.Keys(Namespaces)) {
 		o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: Namespaces[ns]}}
 		if _, err := c.kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -105,8 +116,11 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	// deleted (a Namespace is not gone at once) is not in the way; names
 	// decide nothing in the prediction.
 	cs.Request = renameRequest(cs.Request, fmt.Sprintf("x-%d", c.n))
+	if err := c.install(ctx, cs.CRDs); err != nil {
+		return r, err
+	}
 	chain := admission.Chain(cs.Mutating, cs.Validating)
-	o := admission.Predict(chain, cs.Request, c.Resources, cs.Behave).Outcome
+	o := admission.Predict(chain, cs.Request, c.Resources.WithCRDs(cs.CRDs), cs.Behave).Outcome
 	// A hook that is down is called but cannot record the call.
 	reached := func(ids []string) []string {
 		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
@@ -167,6 +181,52 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 		r.Differences = append(r.Differences, fmt.Sprintf("request allowed: predicted %v, the API server %v (%s)", r.PredictedAllowed, r.Allowed, r.Error))
 	}
 	return r, nil
+}
+
+// install creates the CRDs not installed yet, labelled for cleanup, and
+// waits until their resources are served (Established, and in discovery).
+// They stay: a later case may use them.
+func (c *Checker) install(ctx context.Context, crds []apiextensionsv1.CustomResourceDefinition) error {
+	for _, crd := range crds {
+		if c.crds[crd.Name] {
+			continue
+		}
+		crd = *crd.DeepCopy()
+		crd.ResourceVersion = ""
+		if crd.Labels == nil {
+			crd.Labels = map[string]string{}
+		}
+		crd.Labels["gepcheck.dev/managed-by"] = "gepcheck"
+		if _, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create CRD %s: %w", crd.Name, err)
+		}
+		deadline := time.Now().Add(syncTimeout)
+		for {
+			got, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			established := err == nil && slices.ContainsFunc(got.Status.Conditions, func(cond apiextensionsv1.CustomResourceDefinitionCondition) bool {
+				return cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue
+			})
+			served := established
+			for _, v := range crd.Spec.Versions {
+				if _, derr := c.kube.Discovery().ServerResourcesForGroupVersion(crd.Spec.Group + "/" + v.Name); v.Served && derr != nil {
+					served = false
+				}
+			}
+			if served {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("CRD %s not served within %s", crd.Name, syncTimeout)
+			}
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		c.crds[crd.Name] = true
+	}
+	return nil
 }
 
 // serverKey is where the server answers for h: its phase (a mutating and a

@@ -41,7 +41,7 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 			}
 		}
 		req := generators.AdmissionRequests(res).Filter(Sendable).Draw(t, "request")
-		cs := Case{Mutating: c.Mutating, Validating: c.Validating, Request: req, Behave: map[string]admission.Behaviour{}}
+		cs := Case{Mutating: c.Mutating, Validating: c.Validating, Request: req, Behave: map[string]admission.Behaviour{}, CRDs: generators.AdmissionCRDs()}
 		for _, h := range admission.Chain(c.Mutating, c.Validating) {
 			if rapid.IntRange(0, 4).Draw(t, "misbehaves") == 0 {
 				cs.Behave[h.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error, admission.Deny}).Draw(t, "behaviour")
@@ -80,8 +80,8 @@ func TestLocalAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = srv.Stop() }()
-	res := admission.Builtin()
-	c := &Checker{Config: cl.Config, Server: srv, Resources: res, Slow: 2 * time.Second}
+	res := generators.AdmissionResources()
+	c := &Checker{Config: cl.Config, Server: srv, Resources: admission.Builtin(), Slow: 2 * time.Second}
 	if err := c.Prepare(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func checkShrinking(ctx context.Context, t *testing.T, c *Checker, cs Case, r Re
 	}
 	sc := s.Cases[0]
 	predict := func() admission.Prediction {
-		return admission.Predict(admission.Chain(s.Mutating, s.Validating), sc.Request, c.Resources, sc.Behave)
+		return admission.Predict(admission.Chain(s.Mutating, s.Validating), sc.Request, s.Resources, sc.Behave)
 	}
 	if d := sc.Check(predict()); len(d) == 0 {
 		t.Errorf("the finding does not contradict the mutant:\n%s", b)
@@ -271,7 +271,7 @@ func checkScenarios(ctx context.Context, t *testing.T, c *Checker, path string) 
 					continue
 				}
 			}
-			r, err := c.Check(ctx, Case{Mutating: s.Mutating, Validating: s.Validating, Request: sc.Request, Behave: sc.Behave})
+			r, err := c.Check(ctx, Case{Mutating: s.Mutating, Validating: s.Validating, Request: sc.Request, Behave: sc.Behave, CRDs: s.CRDs})
 			if err != nil {
 				t.Fatalf("%s, case %s: %v", f, sc.Name, err)
 			}

@@ -3,6 +3,7 @@ package admissioncheck
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -21,7 +22,7 @@ import (
 // (pods/exec), and other subresources refuse other operations before
 // admission.
 func Sendable(req admission.Request) bool {
-	if _, ok := body(req.Resource, "x", "default", nil); !ok {
+	if _, ok := body(req.Resource, req.Kind.Kind, "x", "default", nil); !ok {
 		return false
 	}
 	switch req.Subresource {
@@ -34,10 +35,11 @@ func Sendable(req admission.Request) bool {
 }
 
 // body is an object of resource r the API server accepts, named name in
-// namespace ns ("" for a cluster-scoped one), with labels.
-func body(r schema.GroupVersionResource, name, ns string, labels map[string]string) (*unstructured.Unstructured, bool) {
+// namespace ns ("" for a cluster-scoped one), with labels: one of the
+// built-in kinds below, or of a custom resource's kind (its CRD keeps
+// unknown fields, as generators.AdmissionCRDs's do).
+func body(r schema.GroupVersionResource, kind, name, ns string, labels map[string]string) (*unstructured.Unstructured, bool) {
 	container := []any{map[string]any{"name": "c", "image": "registry.invalid/c"}}
-	var kind string
 	spec := map[string]any{}
 	switch r.GroupResource().String() {
 	case "pods":
@@ -70,7 +72,10 @@ func body(r schema.GroupVersionResource, name, ns string, labels map[string]stri
 	case "mutatingwebhookconfigurations.admissionregistration.k8s.io":
 		kind = "MutatingWebhookConfiguration"
 	default:
-		return nil, false
+		if _, builtin := builtins().KindFor(r, ""); builtin || kind == "" {
+			return nil, false
+		}
+		spec["spec"] = map[string]any{"size": int64(1)}
 	}
 	u := &unstructured.Unstructured{Object: spec}
 	u.SetAPIVersion(r.GroupVersion().String())
@@ -95,7 +100,7 @@ func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructure
 	if req.OldObject != nil {
 		labels = req.OldObject.GetLabels()
 	}
-	u, _ := body(req.Resource, req.Name, req.Namespace, labels)
+	u, _ := body(req.Resource, req.Kind.Kind, req.Name, req.Namespace, labels)
 	if req.Resource.Resource == "namespaces" {
 		u.SetNamespace("")
 	}
@@ -108,6 +113,9 @@ func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructure
 		_ = res.Delete(context.Background(), u.GetName(), metav1.DeleteOptions{})
 	}, nil
 }
+
+// builtins are the resources of kube-apiserver itself.
+var builtins = sync.OnceValue(admission.Builtin)
 
 func (c *Checker) resource(r schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
 	if ns == "" {
@@ -139,7 +147,7 @@ func (c *Checker) send(ctx context.Context, req admission.Request, base *unstruc
 	}
 	switch {
 	case req.Operation == admissionv1.Create:
-		u, _ := body(req.Resource, req.Name, ns, labels)
+		u, _ := body(req.Resource, req.Kind.Kind, req.Name, ns, labels)
 		_, err = res.Create(ctx, u, metav1.CreateOptions{DryRun: dry})
 	case req.Operation == admissionv1.Delete:
 		err = res.Delete(ctx, req.Name, metav1.DeleteOptions{DryRun: dry})

@@ -49,7 +49,7 @@ func (c *Checker) Shrink(ctx context.Context, cs Case, r Result) (Case, Result, 
 func smallerCases(cs Case) []Case {
 	var out []Case
 	with := func(m []admissionv1.MutatingWebhookConfiguration, v []admissionv1.ValidatingWebhookConfiguration) {
-		out = append(out, Case{Mutating: m, Validating: v, Request: cs.Request, Behave: cs.Behave})
+		out = append(out, Case{Mutating: m, Validating: v, Request: cs.Request, Behave: cs.Behave, CRDs: cs.CRDs})
 	}
 	for i := range cs.Mutating {
 		with(slices.Delete(slices.Clone(cs.Mutating), i, i+1), cs.Validating)
@@ -122,7 +122,7 @@ func smallerCases(cs Case) []Case {
 	for _, id := range slices.Sorted(maps.Keys(cs.Behave)) {
 		b := maps.Clone(cs.Behave)
 		delete(b, id)
-		out = append(out, Case{Mutating: cs.Mutating, Validating: cs.Validating, Request: cs.Request, Behave: b})
+		out = append(out, Case{Mutating: cs.Mutating, Validating: cs.Validating, Request: cs.Request, Behave: b, CRDs: cs.CRDs})
 	}
 	return out
 }
@@ -146,7 +146,7 @@ func Finding(name, source string, cs Case, r Result) *admission.Scenario {
 		Description: fmt.Sprintf("gepcheck predicted mutating %s, validating %s, allowed %v; the API server called (as recorded) mutating %s, validating %s, allowed %v%s",
 			words(r.Predicted[:slices.Index(r.Predicted, "|")]), words(r.Predicted[slices.Index(r.Predicted, "|")+1:]), r.PredictedAllowed,
 			words(r.Observed[:at]), words(r.Observed[at+1:]), r.Allowed, errorNote(r.Error)),
-		Mutating: cs.Mutating, Validating: cs.Validating,
+		Mutating: cs.Mutating, Validating: cs.Validating, CRDs: cs.CRDs,
 		Cases: []admission.ScenarioCase{{Name: "disagreement", Request: cs.Request, Behave: behave,
 			Expect: admission.Expectation{Mutating: slices.Clone(r.Observed[:at]), Validating: slices.Clone(r.Observed[at+1:]), Allowed: r.Allowed, Recorded: true}}},
 	}
