@@ -56,6 +56,13 @@ done
 printf 'garbage: [\n\x00\x01' | "$BIN" simulate -f - > /dev/null 2>&1; code=$?
 [ "$code" -eq 2 ] && ok || bad "garbage on stdin: exit $code, want 2"
 
+# Admission webhooks: the chain as JSON, with a hook reinvoked; bad input
+# exits 2 naming the file.
+out=$("$BIN" admission simulate -f scenarios/admission/reinvocation.yaml --request 'CREATE v1 configmaps ns=team-b' --patch defaults.example.com -o json)
+python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["reinvoked"]==["1-sidecar/sidecar.example.com/0"] and o["allowed"], o' "$out" && ok || bad "admission simulate -o json"
+"$BIN" admission simulate -f simulator/admission/testdata/bad.yaml --request 'CREATE v1 pods ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
+[ "$code" -eq 2 ] && grep -q 'bad.yaml: document 1' "$tmp/err.txt" && ok || bad "admission bad input: exit $code: $(cat "$tmp/err.txt")"
+
 # An unknown egctl build is refused before anything is built.
 for args in "egctl --egctl-build nope" "fuzz --impl envoy-gateway --egctl-build nope --checks 1"; do
   "$BIN" $args > /dev/null 2> "$tmp/err.txt"; code=$?
