@@ -95,6 +95,29 @@ func notScenario(file string) error {
 	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario, or AdmissionScenario for admission webhooks; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
+// PolicyFiles lists the policy scenario files of args (Files): an
+// admission scenario is not one (it is checked by Check and the admission
+// check, never run through a policy implementation). A file named in args
+// that is an admission scenario is an error.
+func PolicyFiles(args []string) ([]string, error) {
+	all, err := Files(args)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range all {
+		docs, err := load.Read([]string{f}, nil)
+		if err != nil || !slices.ContainsFunc(docs, admission.IsScenario) {
+			out = append(out, f) // its errors are the policy loader's to report
+			continue
+		}
+		if slices.Contains(args, f) {
+			return nil, fmt.Errorf("%s is an admission scenario: gepcheck check %s, or gepcheck admission simulate -f %s (docs/admission.md)", f, f, f)
+		}
+	}
+	return out, nil
+}
+
 // Files lists the YAML files of args (files, and directories walked),
 // sorted.
 func Files(args []string) ([]string, error) {

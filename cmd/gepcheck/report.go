@@ -50,7 +50,7 @@ func shardFiles(files []string, sh suite.Shard, random bool) ([]string, error) {
 	if sh.N == 0 || random && len(files) == 0 {
 		return files, nil
 	}
-	all, err := scenarios.Files(files)
+	all, err := scenarios.PolicyFiles(files)
 	if err != nil {
 		return nil, inputError{err}
 	}

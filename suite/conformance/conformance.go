@@ -128,7 +128,7 @@ func Run(t *testing.T, o Options) {
 			t.Fatal(err)
 		}
 	}
-	paths, err := scenarios.Files(files)
+	paths, err := scenarios.PolicyFiles(files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func Run(cfg Config) (*Summary, error) {
 	if logf == nil {
 		logf = func(string) {}
 	}
-	paths, err := scenarios.Files(cfg.Files)
+	paths, err := scenarios.PolicyFiles(cfg.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func Run(cfg Config) (*Summary, error) {
 		if randomDir, err = randomCases(&cfg, logf); err != nil {
 			return nil, err
 		}
-		more, _ := scenarios.Files([]string{randomDir})
+		more, _ := scenarios.PolicyFiles([]string{randomDir})
 		paths = append(paths, more...)
 	}
 	if len(paths) == 0 {

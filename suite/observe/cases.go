@@ -13,7 +13,7 @@ import (
 // holding the objects as they are at that step (simulator.States): a
 // translator is given the full state of each step.
 func ScenarioCases(files, profiles []string) ([]Case, error) {
-	paths, err := scenarios.Files(files)
+	paths, err := scenarios.PolicyFiles(files)
 	if err != nil {
 		return nil, err
 	}
