@@ -222,7 +222,7 @@ func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Reque
 				line += " nslabels=team=a"
 			}
 		}
-		if rapid.Bool().Draw(t, "app label") && x.sub != "scale" { // a Scale has no labels
+		if rapid.Bool().Draw(t, "app label") && x.sub != "scale" && op != "CONNECT" { // a Scale, a CONNECT's options have no labels
 			line += " labels=app=web oldlabels=app=web"
 		}
 		line += " user=" + rapid.SampledFrom([]string{"alice", "system:admin"}).Draw(t, "user")

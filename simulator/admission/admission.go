@@ -85,7 +85,9 @@ type Request struct {
 	// NamespaceLabels are the labels of the request's namespace as the
 	// API server reads them; nil when the namespace does not exist.
 	NamespaceLabels map[string]string
-	// Object is nil for DELETE; OldObject is nil for CREATE and CONNECT.
+	// Object is nil for DELETE, and a CONNECT's options (PodExecOptions,
+	// …: no metadata) for CONNECT; OldObject is nil for CREATE and
+	// CONNECT.
 	Object, OldObject *unstructured.Unstructured
 	UserInfo          UserInfo
 	DryRun            bool

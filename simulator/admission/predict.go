@@ -221,6 +221,12 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 					// internal error, not a failure to call the hook.
 					return p.fail(Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name)})
 				}
+				if _, ok := req.Object.Object["metadata"]; !ok {
+					// A CONNECT's options have no metadata: the JSON patch
+					// does not apply, an internal error
+					// (mutating/dispatcher.go, patchObj.Apply).
+					return p.fail(Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: the patch of admission webhook %q does not apply to %s", h.Name, req.Object.GetKind())})
+				}
 				key := PatchAnnotation(h)
 				if _, ok := req.Object.GetAnnotations()[key]; !ok {
 					a := req.Object.GetAnnotations()

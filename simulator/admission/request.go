@@ -118,6 +118,15 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		if labels != nil {
 			req.OldObject = object(labels)
 		}
+	case admissionv1.Connect:
+		// The object is the options of the connection (PodExecOptions,
+		// …; endpoints/handlers/rest.go, ConnectResource): no metadata,
+		// so no labels.
+		if labels != nil || oldLabels != nil {
+			return Request{}, fmt.Errorf("labels: a CONNECT sends its options (%s), which have none", req.Kind.Kind)
+		}
+		req.Object = &unstructured.Unstructured{Object: map[string]any{}}
+		req.Object.SetGroupVersionKind(req.Kind)
 	}
 	if req.Resource == namespaces && req.Name != "" {
 		// A request on a Namespace carries its name as namespace; the

@@ -392,7 +392,7 @@ func (c *Checker) deregister(ctx context.Context, m []admissionv1.MutatingWebhoo
 func renameRequest(req admission.Request, name string) admission.Request {
 	req.Name = name
 	for _, u := range []**unstructured.Unstructured{&req.Object, &req.OldObject} {
-		if *u != nil {
+		if *u != nil && req.Operation != admissionv1.Connect { // a CONNECT's options have no name
 			*u = (*u).DeepCopy()
 			(*u).SetName(name)
 		}

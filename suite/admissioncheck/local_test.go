@@ -281,7 +281,7 @@ func checkScenarios(ctx context.Context, t *testing.T, c *Checker, path string) 
 			}
 		}
 	}
-	t.Logf("admission scenarios: %d cases sent to the API server, %d it cannot be sent (CONNECT, kinds the check makes no object of)", sent, skipped)
+	t.Logf("admission scenarios: %d cases sent to the API server, %d it cannot send (kinds it makes no object of)", sent, skipped)
 }
 
 func describe(cs Case) string {

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
@@ -18,16 +20,20 @@ import (
 
 // Sendable says whether the check can send req to an API server as it
 // is: CREATE, UPDATE or DELETE of a resource it has an object for (body),
-// or an UPDATE of pods/status or deployments/scale. CONNECT needs a node
-// (pods/exec), and other subresources refuse other operations before
-// admission.
+// an UPDATE of pods/status or deployments/scale, or a CONNECT to
+// pods/exec (on a pod that does not exist: admission comes first, then the
+// API server finds no pod). Other subresources refuse other operations
+// before admission.
 func Sendable(req admission.Request) bool {
+	if req.Operation == admissionv1.Connect {
+		return req.Resource == schema.GroupVersionResource{Version: "v1", Resource: "pods"} && req.Subresource == "exec"
+	}
 	if _, ok := body(req.Resource, req.Kind.Kind, "x", "default", nil); !ok {
 		return false
 	}
 	switch req.Subresource {
 	case "":
-		return req.Operation != admissionv1.Connect
+		return true
 	case "status", "scale":
 		return req.Operation == admissionv1.Update && (req.Resource.Resource == "pods" && req.Subresource == "status" || req.Resource.Resource == "deployments" && req.Subresource == "scale")
 	}
@@ -93,7 +99,7 @@ func body(r schema.GroupVersionResource, kind, name, ns string, labels map[strin
 // returned function deletes it.
 func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructured.Unstructured, func(), error) {
 	nothing := func() {}
-	if req.Operation == admissionv1.Create {
+	if req.Operation == admissionv1.Create || req.Operation == admissionv1.Connect {
 		return nil, nothing, nil
 	}
 	var labels map[string]string
@@ -146,6 +152,19 @@ func (c *Checker) send(ctx context.Context, req admission.Request, base *unstruc
 		labels = req.Object.GetLabels()
 	}
 	switch {
+	case req.Operation == admissionv1.Connect:
+		// POST pods/NAME/exec: admitted as CONNECT with PodExecOptions
+		// (endpoints/handlers/rest.go, ConnectResource), then the pod is
+		// looked up: not found means admission let it through.
+		kube, kerr := kubernetes.NewForConfig(cfg)
+		if kerr != nil {
+			return kerr
+		}
+		err = kube.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name(req.Name).SubResource("exec").
+			Param("command", "true").Param("stdout", "true").Do(ctx).Error()
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
 	case req.Operation == admissionv1.Create:
 		u, _ := body(req.Resource, req.Kind.Kind, req.Name, ns, labels)
 		_, err = res.Create(ctx, u, metav1.CreateOptions{DryRun: dry})
