@@ -125,6 +125,9 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 				}
 				check("equivalent rules", true, "rule %d (%s) matches %s, equivalent to the request's", i, ruleString(r), describeRequest(req.Operation, e, req.Subresource))
 				v.Resource, v.Kind = e, kind
+				if mutant == MutantRequestKind {
+					v.Resource, v.Kind = req.Resource, kindOf(req, res)
+				}
 				return conditions(v, h, req, deferred)
 			}
 		}

@@ -28,6 +28,9 @@ const (
 	// MutantOwnChange makes a hook with reinvocationPolicy IfNeeded due
 	// for a second call on its own change.
 	MutantOwnChange Mutant = "own-change"
+	// MutantRequestKind sends a hook matched under Equivalent the
+	// request's resource and kind, not those of its rule's version.
+	MutantRequestKind Mutant = "request-kind"
 	// MutantReinvokeAll reinvokes every matching hook with
 	// reinvocationPolicy IfNeeded, called in the first pass or not.
 	MutantReinvokeAll Mutant = "reinvoke-all"
@@ -35,7 +38,7 @@ const (
 
 // Mutants lists every mutant.
 var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst,
-	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll}
+	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll, MutantRequestKind}
 
 // mutant is the mutant the engine runs as; "" is the engine itself. Only
 // tests set it.

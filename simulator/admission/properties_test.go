@@ -108,23 +108,27 @@ var properties = []property{
 	},
 	{
 		name:  "match/equivalent-other-version",
-		cite:  "admissionregistration/v1 MatchPolicy Equivalent: \"a request to apps/v1beta1 deployments would be converted and sent to the webhook\" whose rules name apps/v1; here autoscaling/v2 horizontalpodautoscalers to a hook naming v1, sent as v1",
-		kills: []admission.Mutant{admission.MutantNoEquivalent},
+		cite:  "admissionregistration/v1 MatchPolicy Equivalent: \"a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook\" whose rules name apps/v1; here autoscaling/v2 horizontalpodautoscalers to a hook naming v1 only, and a CRD's v1 widgets to one naming v1beta1 only, each sent as its rule's version",
+		kills: []admission.Mutant{admission.MutantNoEquivalent, admission.MutantRequestKind},
 		check: func(t *rapid.T) {
 			c, req := draw(t)
-			if req.Resource.Group != "autoscaling" || req.Resource.Version != "v2" {
+			other := map[string]string{"autoscaling/v2": "v1", "gepcheck.dev/v1": "v1beta1"}[req.Resource.GroupVersion().String()]
+			if other == "" {
 				return
 			}
 			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
-				names := v.Hook.MatchPolicy == admissionv1.Equivalent && len(v.Checks) > 0 && v.Checks[0].Passed && len(v.Checks) > 1 && v.Checks[1].Passed &&
+				exact := slices.ContainsFunc(v.Hook.Rules, func(r admissionv1.RuleWithOperations) bool {
+					return admission.RuleMatches(r, req.Operation, req.Resource, req.Subresource, req.Namespace)
+				})
+				names := v.Hook.MatchPolicy == admissionv1.Equivalent && !exact && len(v.Checks) > 0 && v.Checks[0].Passed && len(v.Checks) > 1 && v.Checks[1].Passed &&
 					slices.ContainsFunc(v.Hook.Rules, func(r admissionv1.RuleWithOperations) bool {
-						return slices.Equal(r.APIVersions, []string{"v1"}) && admission.RuleMatches(r, req.Operation, req.Resource.GroupResource().WithVersion("v1"), req.Subresource, req.Namespace)
+						return slices.Equal(r.APIVersions, []string{other}) && admission.RuleMatches(r, req.Operation, req.Resource.GroupResource().WithVersion(other), req.Subresource, req.Namespace)
 					}) && len(v.Hook.MatchConditions) == 0
 				if names && !v.Called {
-					t.Fatalf("%s names autoscaling/v1, is Equivalent, and is not called on %s", v.Hook.ID(), admission.Describe(req))
+					t.Fatalf("%s names %s, is Equivalent, and is not called on %s", v.Hook.ID(), other, admission.Describe(req))
 				}
-				if names && v.Called && v.Kind.Version != "v1" && v.Resource.Version == "v1" {
-					t.Fatalf("%s is sent kind %s for resource %s", v.Hook.ID(), v.Kind, v.Resource)
+				if names && (v.Resource.Version != other || v.Kind.Version != other) {
+					t.Fatalf("%s is sent %s as %s, not its rule's version %s", v.Hook.ID(), v.Resource, v.Kind, other)
 				}
 			}
 		},

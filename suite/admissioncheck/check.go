@@ -120,7 +120,16 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 		return r, err
 	}
 	chain := admission.Chain(cs.Mutating, cs.Validating)
-	o := admission.Predict(chain, cs.Request, c.Resources.WithCRDs(cs.CRDs), cs.Behave).Outcome
+	p := admission.Predict(chain, cs.Request, c.Resources.WithCRDs(cs.CRDs), cs.Behave)
+	o := p.Outcome
+	// What each hook called is sent: the resource and kind of its rule's
+	// version (matchPolicy Equivalent converts).
+	predictedSent := map[string]string{}
+	for _, v := range p.Verdicts {
+		if v.Called {
+			predictedSent[string(v.Hook.Phase)+"/"+v.Hook.ID()] = sent(metav1.GroupVersionResource(v.Resource), metav1.GroupVersionKind(v.Kind))
+		}
+	}
 	// A hook that is down is called but cannot record the call.
 	reached := func(ids []string) []string {
 		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
@@ -166,6 +175,9 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 			validating = append(validating, id)
 		} else {
 			calls = append(calls, id)
+		}
+		if want, got := predictedSent[phase+"/"+id], sent(call.Resource, call.Kind); want != "" && want != got {
+			r.Differences = append(r.Differences, fmt.Sprintf("%s %s is sent %s, predicted %s", phase, id, got, want))
 		}
 	}
 	slices.Sort(validating)
@@ -227,6 +239,11 @@ func (c *Checker) install(ctx context.Context, crds []apiextensionsv1.CustomReso
 		c.crds[crd.Name] = true
 	}
 	return nil
+}
+
+// sent says what a hook is sent: resource and kind.
+func sent(r metav1.GroupVersionResource, k metav1.GroupVersionKind) string {
+	return fmt.Sprintf("%s/%s %s as %s/%s %s", r.Group, r.Version, r.Resource, k.Group, k.Version, k.Kind)
 }
 
 // serverKey is where the server answers for h: its phase (a mutating and a

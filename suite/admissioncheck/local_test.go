@@ -140,7 +140,7 @@ func TestLocalAdmission(t *testing.T) {
 	// under one case in a thousand: the properties catch both, and
 	// TestRuleMatchesAsTheAPIServer holds the rules to k8s.io/apiserver's.)
 	for _, m := range []admission.Mutant{admission.MutantUnsorted, admission.MutantNoEquivalent, admission.MutantEquivalentOnly, admission.MutantIgnoreBlocks,
-		admission.MutantNeverReinvoke, admission.MutantOwnChange, admission.MutantReinvokeAll} {
+		admission.MutantNeverReinvoke, admission.MutantOwnChange, admission.MutantReinvokeAll, admission.MutantRequestKind} {
 		restore := admission.SetMutant(m)
 		caught := -1
 		for i := range 600 {
