@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Failure is the API server's answer to a request it refuses.
@@ -189,19 +190,19 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 				p.Verdicts = append(p.Verdicts, v)
 				return p.fail(*v.Error)
 			}
-			if round == 1 && v.Called {
-				changer, ok := due[h.ID()]
+			if round == 1 {
+				changer, isDue := due[h.ID()]
 				switch {
-				case ok:
+				case !v.Called && !isDue:
+					continue // it does not match: the second pass has nothing to say of it
+				case !v.Called:
+				case isDue:
 					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: true, Detail: fmt.Sprintf("reinvocationPolicy IfNeeded, and %s changed the object after its first call", changer)})
 				case mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy:
 				default:
 					v.Called = false
 					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: false, Detail: notDue(h, p.Verdicts)})
 				}
-			}
-			if round == 1 && !v.Called && len(v.Checks) > 0 && v.Checks[len(v.Checks)-1].Name != "reinvocation" {
-				continue // not matching: the second pass has nothing to say of it
 			}
 			p.Verdicts = append(p.Verdicts, v)
 			if !v.Called {
@@ -214,28 +215,9 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 			b := behaviour(behave, h)
 			changed := false
 			if b == Patch {
-				if req.Object == nil {
-					// mutating/dispatcher.go: "a non-empty patch was
-					// provided, and we have no object we can apply it to
-					// (e.g. a DELETE admission operation), error" — an
-					// internal error, not a failure to call the hook.
-					return p.fail(Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name)})
-				}
-				if _, ok := req.Object.Object["metadata"]; !ok {
-					// A CONNECT's options have no metadata: the JSON patch
-					// does not apply, an internal error
-					// (mutating/dispatcher.go, patchObj.Apply).
-					return p.fail(Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: the patch of admission webhook %q does not apply to %s", h.Name, req.Object.GetKind())})
-				}
-				key := PatchAnnotation(h)
-				if _, ok := req.Object.GetAnnotations()[key]; !ok {
-					a := req.Object.GetAnnotations()
-					if a == nil {
-						a = map[string]string{}
-					}
-					a[key] = "true"
-					req.Object.SetAnnotations(a)
-					changed = true
+				var f *Failure
+				if changed, f = patch(h, req.Object); f != nil {
+					return p.fail(*f)
 				}
 				p.Verdicts[len(p.Verdicts)-1].Changed = changed
 			}
@@ -257,6 +239,35 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 		}
 	}
 	return true
+}
+
+// patch applies the patch of h, a hook that answers Patch, to obj (the
+// request's object, nil for a DELETE): whether it changed it, or the
+// failure when it cannot apply, which fails the request whatever the
+// failurePolicy (it is not an error calling the hook).
+func patch(h *Hook, obj *unstructured.Unstructured) (bool, *Failure) {
+	if obj == nil {
+		// mutating/dispatcher.go: "a non-empty patch was provided, and
+		// we have no object we can apply it to (e.g. a DELETE admission
+		// operation), error".
+		return false, &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name)}
+	}
+	if _, ok := obj.Object["metadata"]; !ok {
+		// A CONNECT's options have no metadata: the JSON patch does not
+		// apply (mutating/dispatcher.go, patchObj.Apply).
+		return false, &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: the patch of admission webhook %q does not apply to %s", h.Name, obj.GetKind())}
+	}
+	key := PatchAnnotation(h)
+	a := obj.GetAnnotations()
+	if _, ok := a[key]; ok {
+		return false, nil // set by its first call: an idempotent webhook
+	}
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[key] = "true"
+	obj.SetAnnotations(a)
+	return true, nil
 }
 
 // notDue says why a hook that matches is not called in the second pass.
