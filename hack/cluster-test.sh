@@ -70,6 +70,35 @@ assert code != 0, "an interrupted run exited 0"
 assert not labelled(), "namespaces left after SIGINT: " + labelled()
 PY
 
+# gepcheck admission simulate --from-cluster reads the cluster's webhook
+# configurations and the request's namespace labels: a hook whose
+# namespaceSelector only that namespace's label matches is called there and
+# not in default (failurePolicy Ignore and a label no other namespace has,
+# so that it disturbs no other request).
+"$KUBECTL" --kubeconfig "$KC" apply -f - > /dev/null <<'EOF' && ok || bad "kubectl apply of a webhook configuration"
+apiVersion: v1
+kind: Namespace
+metadata: {name: admission-live, labels: {gepcheck-admission: "on"}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: gepcheck-cli-live}
+webhooks:
+- name: live.example.com
+  failurePolicy: Ignore
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {url: "https://127.0.0.1:1/live"}
+  namespaceSelector: {matchLabels: {gepcheck-admission: "on"}}
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+EOF
+out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" --request 'CREATE v1 configmaps ns=admission-live' -o json)
+python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["gepcheck-cli-live/live.example.com/0"], o' "$out" && ok || bad "admission --from-cluster: $out"
+out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" --request 'CREATE v1 configmaps ns=default' -o json)
+python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==[], o' "$out" && ok || bad "admission --from-cluster in default: $out"
+"$KUBECTL" --kubeconfig "$KC" delete mutatingwebhookconfiguration gepcheck-cli-live > /dev/null
+"$KUBECTL" --kubeconfig "$KC" delete namespace admission-live --wait=false > /dev/null
+
 # --keep leaves the objects; gepcheck clean removes them, and only them.
 "$KUBECTL" --kubeconfig "$KC" create namespace not-gepchecks > /dev/null && ok || bad "kubectl create namespace"
 "$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false --keep \

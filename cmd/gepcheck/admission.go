@@ -12,6 +12,8 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite/admissioncheck"
+	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 func newAdmission(stdin io.Reader, stdout io.Writer) *cobra.Command {
@@ -69,6 +71,8 @@ failing or denying (docs/admission.md).`,
 		c.Flags().StringSliceVar(&o.patch, "patch", nil, "mutating webhooks that patch the object (set an annotation of their own, once)")
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
+		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
+		o.cluster.add(c, false)
 	}
 	simulate.Flags().StringVarP(&o.output, "output", "o", "table", "table or json")
 	cmd.AddCommand(simulate, explain)
@@ -82,11 +86,13 @@ type admissionOpts struct {
 	output                           string
 	maxDocuments                     int
 	maxBytes                         int64
+	fromCluster                      bool
+	cluster                          clusterFlags
 }
 
 func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
-	if len(o.files) == 0 {
-		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -")}
+	if len(o.files) == 0 && !o.fromCluster {
+		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
 	if (o.request == "") == (o.requestFile == "") {
 		return admission.Report{}, inputError{errors.New("pass exactly one of --request and --request-file")}
@@ -110,11 +116,32 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if err != nil {
 		return admission.Report{}, inputError{err}
 	}
-	res := admission.Builtin().WithCRDs(crds)
+	res := admission.Builtin()
+	var live *admissioncheck.Live
+	ctx, cancel := signalContext()
+	defer cancel()
+	if o.fromCluster {
+		// The cluster's configurations, before those of the files; its
+		// resources in place of the built-in snapshot.
+		cl, err := cluster.FromKubeconfig(o.cluster.kubeconfig, o.cluster.context)
+		if err != nil {
+			return admission.Report{}, err
+		}
+		if live, err = admissioncheck.ReadLive(ctx, cl.Config, o.maxDocuments); err != nil {
+			return admission.Report{}, fmt.Errorf("%s: %w", cl.Name, err)
+		}
+		mutating, validating, res = append(live.Mutating, mutating...), append(live.Validating, validating...), live.Resources
+	}
+	res = res.WithCRDs(crds)
 	var req admission.Request
 	if o.request != "" {
 		if req, err = admission.ParseRequest(o.request, res); err != nil {
 			return admission.Report{}, inputError{fmt.Errorf("--request: %w", err)}
+		}
+		if live != nil {
+			if req, err = live.WithNamespace(ctx, req, o.request); err != nil {
+				return admission.Report{}, err
+			}
 		}
 	} else {
 		rdocs, err := load.ReadLimited([]string{o.requestFile}, stdin, lim)

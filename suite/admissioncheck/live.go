@@ -1,0 +1,100 @@
+package admissioncheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/gepcheck/gepcheck/simulator/admission"
+)
+
+// Live is what a running cluster says of admission: its webhook
+// configurations, the resources it serves (its discovery, CRDs included),
+// and its namespaces' labels; what gepcheck admission simulate
+// --from-cluster predicts with.
+type Live struct {
+	Mutating   []admissionv1.MutatingWebhookConfiguration
+	Validating []admissionv1.ValidatingWebhookConfiguration
+	Resources  *admission.Snapshot
+	kube       kubernetes.Interface
+}
+
+// ReadLive reads the cluster cfg reaches: at most max configurations of
+// each kind (an error beyond), every resource discovery lists (a group
+// whose discovery fails is left out, as kubectl leaves it).
+func ReadLive(ctx context.Context, cfg *rest.Config, max int) (*Live, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := &Live{kube: kube}
+	api := kube.AdmissionregistrationV1()
+	opts := metav1.ListOptions{Limit: int64(max) + 1}
+	m, err := api.MutatingWebhookConfigurations().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list MutatingWebhookConfigurations: %w", err)
+	}
+	v, err := api.ValidatingWebhookConfigurations().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list ValidatingWebhookConfigurations: %w", err)
+	}
+	if len(m.Items) > max || len(v.Items) > max || m.Continue != "" || v.Continue != "" {
+		return nil, fmt.Errorf("the cluster has more than %d webhook configurations of a kind (--max-documents)", max)
+	}
+	l.Mutating, l.Validating = m.Items, v.Items
+	_, lists, err := kube.Discovery().ServerGroupsAndResources()
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return nil, fmt.Errorf("discovery: %w", err)
+	}
+	server := "cluster"
+	if ver, err := kube.Discovery().ServerVersion(); err == nil {
+		server = "kube-apiserver " + ver.GitVersion
+	}
+	l.Resources = admission.FromDiscovery(server, lists)
+	return l, nil
+}
+
+// NamespaceLabels are the labels of namespace ns in the cluster, nil when
+// it does not exist.
+func (l *Live) NamespaceLabels(ctx context.Context, ns string) (map[string]string, error) {
+	got, err := l.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{"kubernetes.io/metadata.name": ns}
+	for k, v := range got.Labels {
+		labels[k] = v
+	}
+	return labels, nil
+}
+
+// WithNamespace is req with its namespace's labels as the cluster has
+// them, unless the request line gave them (nslabels=, nsmissing=): a
+// request on a namespaced resource, or on a Namespace being updated or
+// deleted, is judged by them.
+func (l *Live) WithNamespace(ctx context.Context, req admission.Request, line string) (admission.Request, error) {
+	given := slices.ContainsFunc(strings.Fields(line), func(f string) bool {
+		return strings.HasPrefix(f, "nslabels=") || strings.HasPrefix(f, "nsmissing=")
+	})
+	if given || req.Namespace == "" || req.Resource.Resource == "namespaces" {
+		return req, nil
+	}
+	labels, err := l.NamespaceLabels(ctx, req.Namespace)
+	if err != nil {
+		return req, errors.New("read namespace " + req.Namespace + ": " + err.Error())
+	}
+	req.NamespaceLabels = labels
+	return req, nil
+}
