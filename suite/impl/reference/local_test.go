@@ -126,8 +126,11 @@ func TestLocalReference(t *testing.T) {
 	ctx := context.Background()
 	files, _ := filepath.Glob("../../../scenarios/*/*.yaml")
 	// Envoy Gateway's catalogue needs its plug-in's profiles (cluster-test
-	// runs it against Envoy Gateway).
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.Contains(f, "/envoy-gateway/") })
+	// runs it against Envoy Gateway); admission scenarios are not policy
+	// scenarios (suite/admissioncheck sends them to kube-apiserver).
+	files = slices.DeleteFunc(files, func(f string) bool {
+		return strings.Contains(f, "/envoy-gateway/") || strings.Contains(f, "/admission/")
+	})
 
 	t.Run("catalogue", func(t *testing.T) {
 		ctl, stop := startReference(t, c, "")
