@@ -12,6 +12,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -149,12 +150,12 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 // name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
 func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
 	var clusters []any
-	for _, c := range list(cfg["configs"]) {
-		clusters = append(clusters, list(obj(c)["dynamicActiveClusters"])...)
+	for _, c := range jsonmap.List(cfg["configs"]) {
+		clusters = append(clusters, jsonmap.List(jsonmap.Map(c)["dynamicActiveClusters"])...)
 	}
 	for _, c := range clusters {
-		cl := obj(obj(c)["cluster"])
-		parts := strings.Split(str(cl["name"]), "/")
+		cl := jsonmap.Map(jsonmap.Map(c)["cluster"])
+		parts := strings.Split(jsonmap.String(cl["name"]), "/")
 		if len(parts) != 4 {
 			continue
 		}
@@ -165,17 +166,17 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 			continue
 		}
 		ref := "Service/" + ns + "/" + svc
-		ts := obj(cl["transportSocket"])
-		if str(ts["name"]) != "envoy.transport_sockets.tls" {
+		ts := jsonmap.Map(cl["transportSocket"])
+		if jsonmap.String(ts["name"]) != "envoy.transport_sockets.tls" {
 			continue // plain text: no policy applies
 		}
-		tls := obj(ts["typedConfig"])
+		tls := jsonmap.Map(ts["typedConfig"])
 		v := map[string]any{}
-		if sni := str(tls["sni"]); sni != "" {
+		if sni := jsonmap.String(tls["sni"]); sni != "" {
 			v["hostname"] = sni
 		}
-		vc := obj(obj(tls["commonTlsContext"])["validationContext"])
-		if inline := str(obj(vc["trustedCa"])["inlineBytes"]); inline != "" {
+		vc := jsonmap.Map(jsonmap.Map(tls["commonTlsContext"])["validationContext"])
+		if inline := jsonmap.String(jsonmap.Map(vc["trustedCa"])["inlineBytes"]); inline != "" {
 			pem, _ := base64.StdEncoding.DecodeString(inline)
 			cm, ok := cas[ns+"\x00"+strings.TrimSpace(string(pem))]
 			if !ok {
@@ -185,19 +186,4 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
 	}
-}
-
-func obj(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }

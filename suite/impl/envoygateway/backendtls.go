@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -17,43 +18,43 @@ import (
 // BackendTLSPolicy's sectionName does. Which ports are compared is said by
 // the input (gatewayapi.ReachedPorts), not by what Envoy Gateway configured.
 func readBackendTLS(doc map[string]any, ports map[string]map[string]string, at func(string) *observe.Observation) {
-	xds := obj(doc["xds"])
+	xds := jsonmap.Map(doc["xds"])
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		sockets := map[string]map[string]any{} // transport socket match name → UpstreamTlsContext
 		var loads []map[string]any
-		for _, cfg := range list(obj(xds[proxy])["configs"]) {
-			for _, c := range list(obj(cfg)["dynamicActiveClusters"]) {
-				for _, m := range list(obj(obj(c)["cluster"])["transportSocketMatches"]) {
-					sockets[str(obj(m)["name"])] = obj(obj(obj(m)["transportSocket"])["typedConfig"])
+		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
+			for _, c := range jsonmap.List(jsonmap.Map(cfg)["dynamicActiveClusters"]) {
+				for _, m := range jsonmap.List(jsonmap.Map(jsonmap.Map(c)["cluster"])["transportSocketMatches"]) {
+					sockets[jsonmap.String(jsonmap.Map(m)["name"])] = jsonmap.Map(jsonmap.Map(jsonmap.Map(m)["transportSocket"])["typedConfig"])
 				}
 			}
-			for _, e := range list(obj(cfg)["dynamicEndpointConfigs"]) {
-				loads = append(loads, obj(obj(e)["endpointConfig"]))
+			for _, e := range jsonmap.List(jsonmap.Map(cfg)["dynamicEndpointConfigs"]) {
+				loads = append(loads, jsonmap.Map(jsonmap.Map(e)["endpointConfig"]))
 			}
 		}
 		for _, cla := range loads {
-			for _, group := range list(cla["endpoints"]) {
+			for _, group := range jsonmap.List(cla["endpoints"]) {
 				var svc map[string]any
-				for _, r := range list(obj(obj(obj(obj(group)["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
-					if str(obj(r)["kind"]) == "Service" {
-						svc = obj(r)
+				for _, r := range jsonmap.List(jsonmap.Map(jsonmap.Map(jsonmap.Map(jsonmap.Map(group)["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+					if jsonmap.String(jsonmap.Map(r)["kind"]) == "Service" {
+						svc = jsonmap.Map(r)
 					}
 				}
 				if svc == nil {
 					continue
 				}
-				ns, name := str(svc["namespace"]), str(svc["name"])
+				ns, name := jsonmap.String(svc["namespace"]), jsonmap.String(svc["name"])
 				o := at(ns)
 				if o == nil {
 					continue
 				}
 				ref := "Service/" + ns + "/" + name
 				path := []string{ref}
-				if port := ports[ns+"/"+name][str(svc["sectionName"])]; port != "" {
+				if port := ports[ns+"/"+name][jsonmap.String(svc["sectionName"])]; port != "" {
 					path = append(path, ref+"#"+port)
 				}
-				for _, ep := range list(obj(group)["lbEndpoints"]) {
-					match := str(obj(obj(obj(obj(ep)["metadata"])["filterMetadata"])["envoy.transport_socket_match"])["name"])
+				for _, ep := range jsonmap.List(jsonmap.Map(group)["lbEndpoints"]) {
+					match := jsonmap.String(jsonmap.Map(jsonmap.Map(jsonmap.Map(jsonmap.Map(ep)["metadata"])["filterMetadata"])["envoy.transport_socket_match"])["name"])
 					if tls, ok := sockets[match]; ok && match != "" {
 						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: backendTLSSpec(tls)})
 						break
@@ -71,15 +72,15 @@ func readBackendTLS(doc map[string]any, ports map[string]map[string]string, at f
 // hostname when a policy names no subjectAltNames).
 func backendTLSSpec(tls map[string]any) map[string]any {
 	v := map[string]any{}
-	if sni := str(tls["sni"]); sni != "" {
+	if sni := jsonmap.String(tls["sni"]); sni != "" {
 		v["hostname"] = sni
 	}
-	cvc := obj(obj(tls["commonTlsContext"])["combinedValidationContext"])
-	if str(obj(cvc["validationContextSdsSecretConfig"])["name"]) == "system_ca_certificates" {
+	cvc := jsonmap.Map(jsonmap.Map(tls["commonTlsContext"])["combinedValidationContext"])
+	if jsonmap.String(jsonmap.Map(cvc["validationContextSdsSecretConfig"])["name"]) == "system_ca_certificates" {
 		v["wellKnownCACertificates"] = "System"
 	}
-	sans := gatewayapi.SubjectAltNames(list(obj(cvc["defaultValidationContext"])["matchTypedSubjectAltNames"]))
-	onlyHostname := len(sans) == 1 && obj(sans[0])["type"] == "Hostname" && obj(sans[0])["hostname"] == v["hostname"]
+	sans := gatewayapi.SubjectAltNames(jsonmap.List(jsonmap.Map(cvc["defaultValidationContext"])["matchTypedSubjectAltNames"]))
+	onlyHostname := len(sans) == 1 && jsonmap.Map(sans[0])["type"] == "Hostname" && jsonmap.Map(sans[0])["hostname"] == v["hostname"]
 	if len(sans) > 0 && !onlyHostname {
 		v["subjectAltNames"] = sans
 	}

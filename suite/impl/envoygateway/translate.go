@@ -19,6 +19,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
@@ -126,10 +127,10 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	printed := make([][]*unstructured.Unstructured, len(obs)) // each case's policies, as egctl prints them
 	for _, k := range [][2]string{{"backendTrafficPolicies", "BackendTrafficPolicy"}, {"clientTrafficPolicies", "ClientTrafficPolicy"}, {"securityPolicies", "SecurityPolicy"}, {"backendTLSPolicies", "BackendTLSPolicy"}} {
 		key, kind := k[0], k[1]
-		for _, p := range list(doc[key]) {
-			if i, ok := caseOf[str(obj(obj(p)["metadata"])["namespace"])]; ok {
-				obs[i].Policies = append(obs[i].Policies, PolicyStatus(kind, obj(p)))
-				u := &unstructured.Unstructured{Object: obj(p)}
+		for _, p := range jsonmap.List(doc[key]) {
+			if i, ok := caseOf[jsonmap.String(jsonmap.Map(jsonmap.Map(p)["metadata"])["namespace"])]; ok {
+				obs[i].Policies = append(obs[i].Policies, PolicyStatus(kind, jsonmap.Map(p)))
+				u := &unstructured.Unstructured{Object: jsonmap.Map(p)}
 				u.SetKind(kind)
 				printed[i] = append(printed[i], u)
 			}
@@ -227,14 +228,14 @@ func readInput(cases []observe.Case) (*input, error) {
 			// (egctl sends traffic to a Service's clusterIP, and refuses
 			// an endpoint without an address).
 			switch {
-			case d.Kind == "GatewayClass" && obj(obj(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil:
+			case d.Kind == "GatewayClass" && jsonmap.Map(jsonmap.Map(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil:
 				// Another implementation's class: egctl translates the
 				// Gateways of one class (the last given), not these.
 				objects = append(objects, raw)
 				continue
 			case d.Kind == "GatewayClass":
 				raw = withSpecField(raw, "controllerName", ControllerName)
-			case d.Kind == "Service" && d.Group == "" && obj(raw["spec"])["clusterIP"] == nil:
+			case d.Kind == "Service" && d.Group == "" && jsonmap.Map(raw["spec"])["clusterIP"] == nil:
 				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
 			}
 			if d.Kind == "Service" && d.Group == "" {
@@ -335,13 +336,13 @@ func observable(path []string, got *observe.Observation) bool {
 // empty list: Envoy Gateway's xDS shows both as no retriable status codes.
 func Readable(spec map[string]any) map[string]any {
 	out := map[string]any{}
-	if on, ok := obj(obj(spec)["retry"])["retryOn"].(map[string]any); ok && on["httpStatusCodes"] == nil {
+	if on, ok := jsonmap.Map(jsonmap.Map(spec)["retry"])["retryOn"].(map[string]any); ok && on["httpStatusCodes"] == nil {
 		spec = withPath(spec, []string{"retry", "retryOn", "httpStatusCodes"}, []any{})
 	}
 	for _, f := range Fields {
 		v, ok := any(spec), true
 		for _, k := range f {
-			if v, ok = obj(v)[k]; !ok {
+			if v, ok = jsonmap.Map(v)[k]; !ok {
 				break
 			}
 		}
@@ -367,17 +368,17 @@ func Readable(spec map[string]any) map[string]any {
 // names do ("httproute/NAMESPACE/NAME/rule/INDEX/match/…"), and the rule's
 // name is then read from the HTTPRoute egctl prints (none in a cluster).
 func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
-	xds := obj(doc["xds"])
+	xds := jsonmap.Map(doc["xds"])
 	ruleNames := map[string][]any{} // "namespace/name" → the route's rules
-	for _, r := range list(doc["httpRoutes"]) {
-		m := obj(obj(r)["metadata"])
-		ruleNames[str(m["namespace"])+"/"+str(m["name"])] = list(obj(obj(r)["spec"])["rules"])
+	for _, r := range jsonmap.List(doc["httpRoutes"]) {
+		m := jsonmap.Map(jsonmap.Map(r)["metadata"])
+		ruleNames[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = jsonmap.List(jsonmap.Map(jsonmap.Map(r)["spec"])["rules"])
 	}
 	sectionOf := func(res, route map[string]any) string {
-		if s := str(res["sectionName"]); s != "" {
+		if s := jsonmap.String(res["sectionName"]); s != "" {
 			return s
 		}
-		parts := strings.Split(str(route["name"]), "/")
+		parts := strings.Split(jsonmap.String(route["name"]), "/")
 		if len(parts) < 5 || parts[0] != "httproute" || parts[3] != "rule" {
 			return ""
 		}
@@ -389,23 +390,23 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 		if i < 0 || i >= len(rules) {
 			return ""
 		}
-		return str(obj(rules[i])["name"])
+		return jsonmap.String(jsonmap.Map(rules[i])["name"])
 	}
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		// The proxy's clusters by name: cluster settings of a route rule
 		// are on the cluster its route sends to.
 		clusters := map[string]map[string]any{}
-		for _, cfg := range list(obj(xds[proxy])["configs"]) {
-			for _, c := range list(obj(cfg)["dynamicActiveClusters"]) {
-				cl := obj(obj(c)["cluster"])
-				clusters[str(cl["name"])] = cl
+		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
+			for _, c := range jsonmap.List(jsonmap.Map(cfg)["dynamicActiveClusters"]) {
+				cl := jsonmap.Map(jsonmap.Map(c)["cluster"])
+				clusters[jsonmap.String(cl["name"])] = cl
 			}
 		}
-		for _, cfg := range list(obj(xds[proxy])["configs"]) {
-			for _, rc := range list(obj(cfg)["dynamicRouteConfigs"]) {
-				route := obj(obj(rc)["routeConfig"])
+		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
+			for _, rc := range jsonmap.List(jsonmap.Map(cfg)["dynamicRouteConfigs"]) {
+				route := jsonmap.Map(jsonmap.Map(rc)["routeConfig"])
 				// Route configurations are named namespace/gateway/listener.
-				parts := strings.Split(str(route["name"]), "/")
+				parts := strings.Split(jsonmap.String(route["name"]), "/")
 				if len(parts) != 3 {
 					continue
 				}
@@ -414,20 +415,20 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 				if o == nil {
 					continue
 				}
-				for _, vh := range list(route["virtualHosts"]) {
-					for _, r := range list(obj(vh)["routes"]) {
-						rm := obj(r)
+				for _, vh := range jsonmap.List(route["virtualHosts"]) {
+					for _, r := range jsonmap.List(jsonmap.Map(vh)["routes"]) {
+						rm := jsonmap.Map(r)
 						var res map[string]any
-						for _, x := range list(obj(obj(obj(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
-							if str(obj(x)["kind"]) == "HTTPRoute" {
-								res = obj(x)
+						for _, x := range jsonmap.List(jsonmap.Map(jsonmap.Map(jsonmap.Map(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+							if jsonmap.String(jsonmap.Map(x)["kind"]) == "HTTPRoute" {
+								res = jsonmap.Map(x)
 							}
 						}
 						if res == nil {
 							continue
 						}
 						spec := map[string]any{}
-						action := obj(rm["route"])
+						action := jsonmap.Map(rm["route"])
 						if t, ok := action["timeout"].(string); ok {
 							spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
 						}
@@ -440,7 +441,7 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 							// writes [503] when retry.retryOn is unset, and
 							// the list it was given (none for an empty
 							// one) when set. gepcheck never draws 503.
-							codes := list(rp["retriableStatusCodes"])
+							codes := jsonmap.List(rp["retriableStatusCodes"])
 							if !slices.Equal(codes, []any{float64(503)}) {
 								if codes == nil {
 									codes = []any{}
@@ -452,17 +453,17 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						// circuitBreaker.maxConnections: the first threshold
 						// of the route's cluster (Envoy Gateway sets none
 						// by default).
-						if th := list(obj(clusters[str(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
-							if n, ok := obj(th[0])["maxConnections"]; ok {
+						if th := jsonmap.List(jsonmap.Map(clusters[jsonmap.String(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
+							if n, ok := jsonmap.Map(th[0])["maxConnections"]; ok {
 								spec["circuitBreaker"] = map[string]any{"maxConnections": n}
 							}
 						}
 						// SecurityPolicy cors.allowOrigins: the route's CORS
 						// filter configuration.
-						if cors := obj(obj(rm["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
+						if cors := jsonmap.Map(jsonmap.Map(rm["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
 							var origins []any
-							for _, m := range list(cors["allowOriginStringMatch"]) {
-								if e, ok := obj(m)["exact"]; ok {
+							for _, m := range jsonmap.List(cors["allowOriginStringMatch"]) {
+								if e, ok := jsonmap.Map(m)["exact"]; ok {
 									origins = append(origins, e)
 								}
 							}
@@ -472,8 +473,8 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						}
 						path := []string{
 							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
-							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]),
-							"HTTPRoute/" + str(res["namespace"]) + "/" + str(res["name"]) + "#" + sectionOf(res, rm),
+							"HTTPRoute/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]),
+							"HTTPRoute/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]) + "#" + sectionOf(res, rm),
 						}
 						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
 					}
@@ -487,12 +488,12 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 // connection_limit filter's maxConnections (absent unless a policy sets
 // connection.connectionLimit).
 func readListeners(doc map[string]any, at func(string) *observe.Observation) {
-	xds := obj(doc["xds"])
+	xds := jsonmap.Map(doc["xds"])
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
-		for _, cfg := range list(obj(xds[proxy])["configs"]) {
-			for _, dl := range list(obj(cfg)["dynamicListeners"]) {
-				l := obj(obj(obj(dl)["activeState"])["listener"])
-				parts := strings.Split(str(l["name"]), "/")
+		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
+			for _, dl := range jsonmap.List(jsonmap.Map(cfg)["dynamicListeners"]) {
+				l := jsonmap.Map(jsonmap.Map(jsonmap.Map(dl)["activeState"])["listener"])
+				parts := strings.Split(jsonmap.String(l["name"]), "/")
 				if len(parts) != 3 {
 					continue
 				}
@@ -500,14 +501,14 @@ func readListeners(doc map[string]any, at func(string) *observe.Observation) {
 				if o == nil {
 					continue
 				}
-				chains := append([]any{l["defaultFilterChain"]}, list(l["filterChains"])...)
+				chains := append([]any{l["defaultFilterChain"]}, jsonmap.List(l["filterChains"])...)
 				for _, ch := range chains {
-					for _, f := range list(obj(ch)["filters"]) {
-						if str(obj(f)["name"]) != "envoy.filters.network.connection_limit" {
+					for _, f := range jsonmap.List(jsonmap.Map(ch)["filters"]) {
+						if jsonmap.String(jsonmap.Map(f)["name"]) != "envoy.filters.network.connection_limit" {
 							continue
 						}
 						var n float64
-						fmt.Sscan(fmt.Sprint(obj(obj(f)["typedConfig"])["maxConnections"]), &n)
+						fmt.Sscan(fmt.Sprint(jsonmap.Map(jsonmap.Map(f)["typedConfig"])["maxConnections"]), &n)
 						o.Effective = append(o.Effective, observe.Path{
 							Path: []string{"Gateway/" + parts[0] + "/" + parts[1], "Gateway/" + parts[0] + "/" + parts[1] + "#" + parts[2]},
 							Spec: map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": n}}},
@@ -529,29 +530,14 @@ func withPath(m map[string]any, path []string, v any) map[string]any {
 		out[path[0]] = v
 		return out
 	}
-	out[path[0]] = withPath(obj(m[path[0]]), path[1:], v)
+	out[path[0]] = withPath(jsonmap.Map(m[path[0]]), path[1:], v)
 	return out
-}
-
-func obj(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
 
 // withSpecField is raw with spec.field set to v (a copy of raw and spec).
 func withSpecField(raw map[string]any, field string, v any) map[string]any {
 	out := maps.Clone(raw)
-	spec := maps.Clone(obj(raw["spec"]))
+	spec := maps.Clone(jsonmap.Map(raw["spec"]))
 	if spec == nil {
 		spec = map[string]any{}
 	}

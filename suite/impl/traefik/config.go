@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -19,10 +20,10 @@ import (
 // names each Service's ports by number ("namespace/name" → number → name),
 // cas the CA ConfigMaps ("namespace\x00PEM" → name).
 func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
-	http := obj(cfg["http"])
-	transports := obj(http["serversTransports"])
-	for name, s := range obj(http["services"]) {
-		lb := obj(obj(s)["loadBalancer"])
+	http := jsonmap.Map(cfg["http"])
+	transports := jsonmap.Map(http["serversTransports"])
+	for name, s := range jsonmap.Map(http["services"]) {
+		lb := jsonmap.Map(jsonmap.Map(s)["loadBalancer"])
 		if lb == nil {
 			continue
 		}
@@ -34,17 +35,17 @@ func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]ma
 		if o == nil {
 			continue
 		}
-		st, ok := transports[strings.TrimSuffix(str(lb["serversTransport"]), "@kubernetesgateway")]
+		st, ok := transports[strings.TrimSuffix(jsonmap.String(lb["serversTransport"]), "@kubernetesgateway")]
 		if !ok {
 			continue // plain text: no policy applies
 		}
 		v := map[string]any{}
-		if sn := str(obj(st)["serverName"]); sn != "" {
+		if sn := jsonmap.String(jsonmap.Map(st)["serverName"]); sn != "" {
 			v["hostname"] = sn
 		}
 		var refs []any
-		for _, pem := range list(obj(st)["rootCAs"]) {
-			cm, ok := cas[svcNS+"\x00"+strings.TrimSpace(str(pem))]
+		for _, pem := range jsonmap.List(jsonmap.Map(st)["rootCAs"]) {
+			cm, ok := cas[svcNS+"\x00"+strings.TrimSpace(jsonmap.String(pem))]
 			if !ok {
 				cm = "(a CA no ConfigMap of the case holds)"
 			}
@@ -66,14 +67,14 @@ func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]ma
 // for, through the case's routes: its rule and backendRef indexes.
 func backendOf(name string, routes []map[string]any, ports map[string]map[string]string) (ns, svc, port string, ok bool) {
 	for _, r := range routes {
-		meta := obj(r["metadata"])
-		rns, rname := str(meta["namespace"]), str(meta["name"])
-		for _, p := range list(obj(r["spec"])["parentRefs"]) {
-			pns := str(obj(p)["namespace"])
+		meta := jsonmap.Map(r["metadata"])
+		rns, rname := jsonmap.String(meta["namespace"]), jsonmap.String(meta["name"])
+		for _, p := range jsonmap.List(jsonmap.Map(r["spec"])["parentRefs"]) {
+			pns := jsonmap.String(jsonmap.Map(p)["namespace"])
 			if pns == "" {
 				pns = rns
 			}
-			prefix := fmt.Sprintf("httproute-%s-%s-gw-%s-%s-ep-", rns, rname, pns, str(obj(p)["name"]))
+			prefix := fmt.Sprintf("httproute-%s-%s-gw-%s-%s-ep-", rns, rname, pns, jsonmap.String(jsonmap.Map(p)["name"]))
 			rest, found := strings.CutPrefix(name, prefix)
 			if !found {
 				continue
@@ -91,43 +92,28 @@ func backendOf(name string, routes []map[string]any, ports map[string]map[string
 				continue
 			}
 			bi, err2 := strconv.Atoi(tail[cut+1:])
-			rules := list(obj(r["spec"])["rules"])
+			rules := jsonmap.List(jsonmap.Map(r["spec"])["rules"])
 			if err2 != nil || ri >= len(rules) {
 				continue
 			}
-			brs := list(obj(rules[ri])["backendRefs"])
+			brs := jsonmap.List(jsonmap.Map(rules[ri])["backendRefs"])
 			if bi >= len(brs) {
 				continue
 			}
-			b := obj(brs[bi])
-			bns := str(b["namespace"])
+			b := jsonmap.Map(brs[bi])
+			bns := jsonmap.String(b["namespace"])
 			if bns == "" {
 				bns = rns
 			}
-			if tail[:cut] != bns+"-"+str(b["name"]) {
+			if tail[:cut] != bns+"-"+jsonmap.String(b["name"]) {
 				continue
 			}
-			name := ports[bns+"/"+str(b["name"])][fmt.Sprint(b["port"])]
+			name := ports[bns+"/"+jsonmap.String(b["name"])][fmt.Sprint(b["port"])]
 			if name == "" {
 				continue
 			}
-			return bns, str(b["name"]), name, true
+			return bns, jsonmap.String(b["name"]), name, true
 		}
 	}
 	return "", "", "", false
-}
-
-func obj(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }

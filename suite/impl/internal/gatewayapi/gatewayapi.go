@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -62,30 +63,30 @@ func Index(objects []map[string]any, controller string) *Case {
 	c := &Case{Ports: map[string]map[string]string{}, CAs: map[string]string{}, namespaces: map[string]bool{}}
 	others := map[string]string{} // GatewayClasses of another controllerName
 	for _, o := range objects {
-		m := obj(o["metadata"])
-		if ns := str(m["namespace"]); ns != "" {
+		m := jsonmap.Map(o["metadata"])
+		if ns := jsonmap.String(m["namespace"]); ns != "" {
 			c.namespaces[ns] = true
 		}
-		switch api := str(o["apiVersion"]); {
-		case str(o["kind"]) == "GatewayClass" && str(obj(o["spec"])["controllerName"]) != controller:
-			others[str(m["name"])] = str(obj(o["spec"])["controllerName"])
+		switch api := jsonmap.String(o["apiVersion"]); {
+		case jsonmap.String(o["kind"]) == "GatewayClass" && jsonmap.String(jsonmap.Map(o["spec"])["controllerName"]) != controller:
+			others[jsonmap.String(m["name"])] = jsonmap.String(jsonmap.Map(o["spec"])["controllerName"])
 		case api != "v1":
-		case str(o["kind"]) == "Service":
-			c.Ports[str(m["namespace"])+"/"+str(m["name"])] = PortNames(o)
-		case str(o["kind"]) == "ConfigMap":
-			if pem := str(obj(o["data"])["ca.crt"]); pem != "" {
-				c.CAs[str(m["namespace"])+"\x00"+strings.TrimSpace(pem)] = str(m["name"])
+		case jsonmap.String(o["kind"]) == "Service":
+			c.Ports[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = PortNames(o)
+		case jsonmap.String(o["kind"]) == "ConfigMap":
+			if pem := jsonmap.String(jsonmap.Map(o["data"])["ca.crt"]); pem != "" {
+				c.CAs[jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem)] = jsonmap.String(m["name"])
 			}
 		}
 	}
 	served := map[string]bool{}
 	for _, o := range objects {
-		if str(o["kind"]) != "Gateway" {
+		if jsonmap.String(o["kind"]) != "Gateway" {
 			continue
 		}
-		m := obj(o["metadata"])
-		gw := str(m["namespace"]) + "/" + str(m["name"])
-		if ctl, other := others[str(obj(o["spec"])["gatewayClassName"])]; other {
+		m := jsonmap.Map(o["metadata"])
+		gw := jsonmap.String(m["namespace"]) + "/" + jsonmap.String(m["name"])
+		if ctl, other := others[jsonmap.String(jsonmap.Map(o["spec"])["gatewayClassName"])]; other {
 			if c.Others == nil {
 				c.Others = map[string]string{}
 			}
@@ -96,32 +97,32 @@ func Index(objects []map[string]any, controller string) *Case {
 		served[gw] = true
 	}
 	for _, o := range objects {
-		if str(o["kind"]) != "HTTPRoute" {
+		if jsonmap.String(o["kind"]) != "HTTPRoute" {
 			continue
 		}
-		ns := str(obj(o["metadata"])["namespace"])
+		ns := jsonmap.String(jsonmap.Map(o["metadata"])["namespace"])
 		attached := false
-		for _, p := range list(obj(o["spec"])["parentRefs"]) {
-			pns := str(obj(p)["namespace"])
+		for _, p := range jsonmap.List(jsonmap.Map(o["spec"])["parentRefs"]) {
+			pns := jsonmap.String(jsonmap.Map(p)["namespace"])
 			if pns == "" {
 				pns = ns
 			}
-			attached = attached || served[pns+"/"+str(obj(p)["name"])]
+			attached = attached || served[pns+"/"+jsonmap.String(jsonmap.Map(p)["name"])]
 		}
 		if !attached {
 			continue
 		}
-		for _, rule := range list(obj(o["spec"])["rules"]) {
-			for _, b := range list(obj(rule)["backendRefs"]) {
-				bm := obj(b)
-				if k := str(bm["kind"]); k != "" && k != "Service" || str(bm["group"]) != "" {
+		for _, rule := range jsonmap.List(jsonmap.Map(o["spec"])["rules"]) {
+			for _, b := range jsonmap.List(jsonmap.Map(rule)["backendRefs"]) {
+				bm := jsonmap.Map(b)
+				if k := jsonmap.String(bm["kind"]); k != "" && k != "Service" || jsonmap.String(bm["group"]) != "" {
 					continue
 				}
-				bns := str(bm["namespace"])
+				bns := jsonmap.String(bm["namespace"])
 				if bns == "" {
 					bns = ns
 				}
-				key := bns + "/" + str(bm["name"])
+				key := bns + "/" + jsonmap.String(bm["name"])
 				if name := c.Ports[key][fmt.Sprint(bm["port"])]; name != "" {
 					c.Reached = append(c.Reached, "Service/"+key+"#"+name)
 				}
@@ -145,8 +146,8 @@ func Objects(us []*unstructured.Unstructured) []map[string]any {
 // (by name).
 func PortNames(service map[string]any) map[string]string {
 	named := map[string]string{}
-	for _, p := range list(obj(service["spec"])["ports"]) {
-		named[fmt.Sprint(obj(p)["port"])] = str(obj(p)["name"])
+	for _, p := range jsonmap.List(jsonmap.Map(service["spec"])["ports"]) {
+		named[fmt.Sprint(jsonmap.Map(p)["port"])] = jsonmap.String(jsonmap.Map(p)["name"])
 	}
 	return named
 }
@@ -157,13 +158,13 @@ func PortNames(service map[string]any) map[string]string {
 // sends traffic to its Service, and there is none.
 func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured, controller string) {
 	for _, p := range ps {
-		if p.GetKind() != "BackendTLSPolicy" || slices.ContainsFunc(list(obj(p.Object["status"])["ancestors"]), func(a any) bool { return str(obj(a)["controllerName"]) == controller }) {
+		if p.GetKind() != "BackendTLSPolicy" || slices.ContainsFunc(jsonmap.List(jsonmap.Map(p.Object["status"])["ancestors"]), func(a any) bool { return jsonmap.String(jsonmap.Map(a)["controllerName"]) == controller }) {
 			continue
 		}
 		reached := false
-		for _, tr := range list(obj(p.Object["spec"])["targetRefs"]) {
-			ref := "Service/" + p.GetNamespace() + "/" + str(obj(tr)["name"])
-			if s := str(obj(tr)["sectionName"]); s != "" {
+		for _, tr := range jsonmap.List(jsonmap.Map(p.Object["spec"])["targetRefs"]) {
+			ref := "Service/" + p.GetNamespace() + "/" + jsonmap.String(jsonmap.Map(tr)["name"])
+			if s := jsonmap.String(jsonmap.Map(tr)["sectionName"]); s != "" {
 				ref += "#" + s
 			}
 			for _, r := range o.Reached {
@@ -184,22 +185,22 @@ func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured, con
 // when no ancestor has one (GEP-713, "Standard status for Policy
 // objects": status is per ancestor).
 func PolicyStatus(kind string, p map[string]any, controller string) observe.Status {
-	meta := obj(p["metadata"])
+	meta := jsonmap.Map(p["metadata"])
 	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
-	for _, a := range list(obj(p["status"])["ancestors"]) {
-		if controller != "" && str(obj(a)["controllerName"]) != controller {
+	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
+		if controller != "" && jsonmap.String(jsonmap.Map(a)["controllerName"]) != controller {
 			continue
 		}
-		for _, c := range list(obj(a)["conditions"]) {
-			cm := obj(c)
-			typ := str(cm["type"])
+		for _, c := range jsonmap.List(jsonmap.Map(a)["conditions"]) {
+			cm := jsonmap.Map(c)
+			typ := jsonmap.String(cm["type"])
 			cur, seen := conds[typ]
-			if !seen || cur.Reason == "NoStatus" || str(cm["status"]) == "True" {
-				conds[typ] = observe.Condition{Type: typ, Status: str(cm["status"]), Reason: str(cm["reason"]), Message: str(cm["message"])}
+			if !seen || cur.Reason == "NoStatus" || jsonmap.String(cm["status"]) == "True" {
+				conds[typ] = observe.Condition{Type: typ, Status: jsonmap.String(cm["status"]), Reason: jsonmap.String(cm["reason"]), Message: jsonmap.String(cm["message"])}
 			}
 		}
 	}
-	st := observe.Status{Ref: kind + "/" + str(meta["namespace"]) + "/" + str(meta["name"])}
+	st := observe.Status{Ref: kind + "/" + jsonmap.String(meta["namespace"]) + "/" + jsonmap.String(meta["name"])}
 	for _, typ := range slices.Sorted(maps.Keys(conds)) {
 		st.Conditions = append(st.Conditions, conds[typ])
 	}
@@ -211,30 +212,15 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 func SubjectAltNames(matchers []any) []any {
 	var sans []any
 	for _, m := range matchers {
-		exact := str(obj(obj(m)["matcher"])["exact"])
-		switch str(obj(m)["sanType"]) {
+		exact := jsonmap.String(jsonmap.Map(jsonmap.Map(m)["matcher"])["exact"])
+		switch jsonmap.String(jsonmap.Map(m)["sanType"]) {
 		case "DNS":
 			sans = append(sans, map[string]any{"type": "Hostname", "hostname": exact})
 		case "URI":
 			sans = append(sans, map[string]any{"type": "URI", "uri": exact})
 		default:
-			sans = append(sans, map[string]any{"type": fmt.Sprint(obj(m)["sanType"]), "value": exact})
+			sans = append(sans, map[string]any{"type": fmt.Sprint(jsonmap.Map(m)["sanType"]), "value": exact})
 		}
 	}
 	return sans
-}
-
-func obj(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
