@@ -3,6 +3,7 @@ package admission
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -153,7 +154,7 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 			return nil, fail(at+".request", "%v", err)
 		}
 		sc := ScenarioCase{Name: c.Name, Request: req, Behave: map[string]Behaviour{}, Expect: c.Expect}
-		for _, key := range sortedKeys(c.Behave) {
+		for _, key := range slices.Sorted(maps.Keys(c.Behave)) {
 			b := c.Behave[key]
 			if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
 				return nil, fail(at+".behave."+key, "%q: want allow, patch, deny, down, slow or error", b)
@@ -189,15 +190,6 @@ func ids(chain []*Hook) []string {
 		out[i] = h.ID()
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Check lists how p, the prediction of the case, differs from what the
