@@ -18,6 +18,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 )
@@ -56,9 +57,12 @@ type Hook struct {
 	Reinvocation    admissionv1.ReinvocationPolicyType
 	MatchConditions []admissionv1.MatchCondition
 
-	id       string
-	compile  sync.Once
-	compiled matchconditions.Matcher
+	id                      string
+	compile                 sync.Once // matcher
+	compiled                matchconditions.Matcher
+	parse                   sync.Once // selectors
+	nsSelector, objSelector labels.Selector
+	nsErr, objErr           error
 }
 
 // ID names a hook uniquely in a chain: configuration/name/n, n counting

@@ -60,14 +60,15 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 	// kept until the rules have matched: a hook whose rules do not apply
 	// never fails a request.
 	var deferred *Failure
-	switch sel, err := metav1.LabelSelectorAsSelector(&h.NamespaceSelector); {
+	nsSel, objSel, nsErr, objErr := h.selectors()
+	switch sel, err := nsSel, nsErr; {
 	case req.Namespace == "" && req.Resource.Resource != "namespaces":
 		check("namespaceSelector", true, "a cluster-scoped resource passes any namespaceSelector")
-	case sel.Empty() && err == nil:
-		check("namespaceSelector", true, "empty: every namespace")
 	case err != nil:
 		deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
 		check("namespaceSelector", true, "does not parse: %v", err)
+	case sel.Empty():
+		check("namespaceSelector", true, "empty: every namespace")
 	default:
 		nsLabels, from := req.NamespaceLabels, "namespace "+req.Namespace
 		if req.Resource.Resource == "namespaces" && req.Subresource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
@@ -84,14 +85,14 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 	}
 	// objectSelector (predicates/object/matcher.go): the new object or
 	// the old one.
-	switch sel, err := metav1.LabelSelectorAsSelector(&h.ObjectSelector); {
-	case sel.Empty() && err == nil:
-		check("objectSelector", true, "empty: every object")
+	switch sel, err := objSel, objErr; {
 	case err != nil:
 		if deferred == nil {
 			deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
 		}
 		check("objectSelector", true, "does not parse: %v", err)
+	case sel.Empty():
+		check("objectSelector", true, "empty: every object")
 	default:
 		matched := req.Object != nil && sel.Matches(labels.Set(req.Object.GetLabels())) || req.OldObject != nil && sel.Matches(labels.Set(req.OldObject.GetLabels()))
 		if !check("objectSelector", matched, "%s against the object %s and the old object %s", sel, describeLabels(req.Object), describeLabels(req.OldObject)) {
@@ -134,6 +135,17 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 		check("equivalent rules", false, "no rule matches a resource equivalent to %s", describeRequest(req.Operation, req.Resource, req.Subresource))
 	}
 	return v
+}
+
+// selectors are h's namespaceSelector and objectSelector parsed, once per
+// hook as the API server parses them (its webhook accessor keeps them:
+// GetParsedNamespaceSelector, GetParsedObjectSelector).
+func (h *Hook) selectors() (ns, obj labels.Selector, nsErr, objErr error) {
+	h.parse.Do(func() {
+		h.nsSelector, h.nsErr = metav1.LabelSelectorAsSelector(&h.NamespaceSelector)
+		h.objSelector, h.objErr = metav1.LabelSelectorAsSelector(&h.ObjectSelector)
+	})
+	return h.nsSelector, h.objSelector, h.nsErr, h.objErr
 }
 
 // conditions finishes a verdict whose rules matched: the selector errors
