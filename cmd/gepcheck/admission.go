@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -163,12 +162,8 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 			if _, twice := behave[n]; twice {
 				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is given two behaviours", flagOf(b), n)}
 			}
-			named := func(h *admission.Hook) bool { return h.ID() == n || h.Name == n }
-			if !slices.ContainsFunc(chain, named) {
-				return admission.Report{}, inputError{fmt.Errorf("--%s %s: no such webhook (%s)", flagOf(b), n, ids(chain))}
-			}
-			if b == admission.Patch && slices.ContainsFunc(chain, func(h *admission.Hook) bool { return named(h) && h.Phase == admission.Validating }) {
-				return admission.Report{}, inputError{fmt.Errorf("--patch %s: a validating webhook may not patch", n)}
+			if _, err := admission.Resolve(chain, n, b); err != nil {
+				return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(b), n, err)}
 			}
 			behave[n] = b
 		}
@@ -181,15 +176,4 @@ func flagOf(b admission.Behaviour) string {
 		return "failing"
 	}
 	return string(b)
-}
-
-func ids(chain []*admission.Hook) string {
-	var out []string
-	for _, h := range chain {
-		out = append(out, h.ID())
-	}
-	if len(out) == 0 {
-		return "the configurations have none"
-	}
-	return "one of " + strings.Join(out, ", ")
 }

@@ -153,17 +153,23 @@ func (r Report) Table(w io.Writer) error {
 }
 
 // Explain prints every check of one hook (of both passes, when it is
-// reinvoked).
+// reinvoked): id is its ID, or a name, which picks the first hook of that
+// name in the chain.
 func (r Report) Explain(w io.Writer, id string) error {
-	found := false
+	chosen := ""
 	for _, h := range r.Hooks {
-		if h.ID != id && !strings.HasPrefix(h.ID, id+"/") && !strings.Contains(h.ID, "/"+id+"/") {
+		if h.ID == id || strings.HasPrefix(h.ID, id+"/") || strings.Contains(h.ID, "/"+id+"/") {
+			chosen = h.ID
+			break
+		}
+	}
+	if chosen == "" {
+		return fmt.Errorf("no hook %q in the chain", id)
+	}
+	for _, h := range r.Hooks {
+		if h.ID != chosen {
 			continue
 		}
-		if found && !h.SecondPass {
-			break // another hook of that name
-		}
-		found = true
 		pass := ""
 		if h.SecondPass {
 			pass = ", second pass"
@@ -176,19 +182,18 @@ func (r Report) Explain(w io.Writer, id string) error {
 			}
 			fmt.Fprintf(w, "  %d. %-17s %s  %s\n", i+1, c.Name, mark, c.Detail)
 		}
+		changed := ""
+		if h.Changed {
+			changed = "; its patch changed the object"
+		}
 		switch {
 		case h.Error != nil:
 			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, h.Error.Message)
-		case h.Called && h.Changed:
-			fmt.Fprintf(w, "  called, sent as %s (kind %s); its patch changed the object\n", h.Resource, h.Kind)
 		case h.Called:
-			fmt.Fprintf(w, "  called, sent as %s (kind %s)\n", h.Resource, h.Kind)
+			fmt.Fprintf(w, "  called, sent as %s (kind %s)%s\n", h.Resource, h.Kind, changed)
 		default:
 			fmt.Fprintln(w, "  not called")
 		}
-	}
-	if !found {
-		return fmt.Errorf("no hook %q in the chain", id)
 	}
 	return nil
 }

@@ -36,19 +36,22 @@ type ScenarioDoc struct {
 	} `json:"metadata"`
 	Spec struct {
 		// Citation says where the expected outcomes come from: required.
-		Citation    string `json:"citation"`
-		Description string `json:"description,omitempty"`
-		Cases       []struct {
-			Name string `json:"name"`
-			// Request is one line, as gepcheck admission simulate
-			// --request reads it (ParseRequest).
-			Request string `json:"request"`
-			// Behave says how named hooks (Hook.ID or name) answer:
-			// allow, patch, deny, down, slow, error.
-			Behave map[string]Behaviour `json:"behave,omitempty"`
-			Expect Expectation          `json:"expect"`
-		} `json:"cases"`
+		Citation    string            `json:"citation"`
+		Description string            `json:"description,omitempty"`
+		Cases       []ScenarioDocCase `json:"cases"`
 	} `json:"spec"`
+}
+
+// ScenarioDocCase is one case of an AdmissionScenario document as written.
+type ScenarioDocCase struct {
+	Name string `json:"name"`
+	// Request is one line, as gepcheck admission simulate --request
+	// reads it (ParseRequest).
+	Request string `json:"request"`
+	// Behave says how named hooks (Hook.ID or name) answer: allow,
+	// patch, deny, down, slow, error.
+	Behave map[string]Behaviour `json:"behave,omitempty"`
+	Expect Expectation          `json:"expect"`
 }
 
 // Expectation is the outcome a scenario case states.
@@ -142,6 +145,7 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	}
 	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating, CRDs: crds, Resources: res}
 	chain := Chain(mutating, validating)
+	all := IDs(chain)
 	names := map[string]bool{}
 	for i, c := range doc.Spec.Cases {
 		at := fmt.Sprintf("spec.cases[%d]", i)
@@ -155,28 +159,17 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 		}
 		sc := ScenarioCase{Name: c.Name, Request: req, Behave: map[string]Behaviour{}, Expect: c.Expect}
 		for _, key := range slices.Sorted(maps.Keys(c.Behave)) {
-			b := c.Behave[key]
-			if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
-				return nil, fail(at+".behave."+key, "%q: want allow, patch, deny, down, slow or error", b)
+			hooks, err := Resolve(chain, key, c.Behave[key])
+			if err != nil {
+				return nil, fail(at+".behave."+key, "%v", err)
 			}
-			n := 0
-			for _, h := range chain {
-				if h.ID() != key && h.Name != key {
-					continue
-				}
-				if b == Patch && h.Phase == Validating {
-					return nil, fail(at+".behave."+key, "a validating webhook may not patch")
-				}
-				sc.Behave[h.ID()] = b
-				n++
-			}
-			if n == 0 {
-				return nil, fail(at+".behave."+key, "no such webhook (%s)", strings.Join(ids(chain), ", "))
+			for _, id := range hooks {
+				sc.Behave[id] = c.Behave[key]
 			}
 		}
 		for j, id := range append(slices.Clone(c.Expect.Mutating), c.Expect.Validating...) {
-			if !slices.Contains(ids(chain), id) {
-				return nil, fail(at+".expect", "hook %q (item %d) is not in the chain: name hooks by configuration/name/n (%s)", id, j, strings.Join(ids(chain), ", "))
+			if !slices.Contains(all, id) {
+				return nil, fail(at+".expect", "hook %q (item %d) is not in the chain: name hooks by configuration/name/n (%s)", id, j, strings.Join(all, ", "))
 			}
 		}
 		s.Cases = append(s.Cases, sc)
@@ -184,12 +177,41 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	return s, nil
 }
 
-func ids(chain []*Hook) []string {
+// IDs are the IDs of chain's hooks, in its order.
+func IDs(chain []*Hook) []string {
 	out := make([]string, len(chain))
 	for i, h := range chain {
 		out[i] = h.ID()
 	}
 	return out
+}
+
+// Resolve finds the hooks of chain that key names for behaviour b (an ID,
+// or a name: every hook of that name) and returns their IDs; the error
+// says why it cannot: a behaviour unknown, no such hook, a validating
+// hook that would patch.
+func Resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
+	if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
+		return nil, fmt.Errorf("%q: want allow, patch, deny, down, slow or error", b)
+	}
+	var out []string
+	for _, h := range chain {
+		if h.ID() != key && h.Name != key {
+			continue
+		}
+		if b == Patch && h.Phase == Validating {
+			return nil, fmt.Errorf("a validating webhook may not patch")
+		}
+		out = append(out, h.ID())
+	}
+	if len(out) == 0 {
+		all := IDs(chain)
+		if len(all) == 0 {
+			return nil, fmt.Errorf("no such webhook: the configurations have none")
+		}
+		return nil, fmt.Errorf("no such webhook (one of %s)", strings.Join(all, ", "))
+	}
+	return out, nil
 }
 
 // Check lists how p, the prediction of the case, differs from what the
@@ -240,12 +262,7 @@ func (s *Scenario) Marshal(header string) ([]byte, error) {
 				behave[id] = b
 			}
 		}
-		doc.Spec.Cases = append(doc.Spec.Cases, struct {
-			Name    string               `json:"name"`
-			Request string               `json:"request"`
-			Behave  map[string]Behaviour `json:"behave,omitempty"`
-			Expect  Expectation          `json:"expect"`
-		}{c.Name, Describe(c.Request), behave, c.Expect})
+		doc.Spec.Cases = append(doc.Spec.Cases, ScenarioDocCase{c.Name, Describe(c.Request), behave, c.Expect})
 	}
 	var buf bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
