@@ -114,8 +114,7 @@ func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 			// So that several hooks are called, in an order to see: one
 			// rule more each, for everything ("*/*": resources and
 			// subresources), as a cluster-wide audit hook has.
-			all := admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.OperationAll},
-				Rule: admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}
+			all := EveryRequestRule()
 			for i := range out.Mutating {
 				for j := range out.Mutating[i].Webhooks {
 					out.Mutating[i].Webhooks[j].Rules = append([]admissionv1.RuleWithOperations{all}, out.Mutating[i].Webhooks[j].Rules...)
@@ -156,6 +155,13 @@ func drawWebhook(t *rapid.T, name string) admissionv1.MutatingWebhook {
 		w.MatchConditions = append(w.MatchConditions, admissionv1.MatchCondition{Name: "patched", Expression: "object != null && has(object.metadata.annotations)"})
 	}
 	return w
+}
+
+// EveryRequestRule is a rule that matches every request: every operation,
+// group, version, resource and subresource ("*/*").
+func EveryRequestRule() admissionv1.RuleWithOperations {
+	return admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.OperationAll},
+		Rule: admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}
 }
 
 // drawRule draws a rule the API server accepts: '*' alone where it must

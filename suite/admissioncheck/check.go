@@ -58,12 +58,13 @@ type Checker struct {
 	// the configurations give (the check sets 1 s).
 	Slow time.Duration
 
-	dyn  dynamic.Interface
-	kube kubernetes.Interface
-	ext  apiextensionsclient.Interface
-	crds map[string]bool // installed, by name
-	n    int             // cases checked
-	gen  int             // sentinel generations
+	dyn   dynamic.Interface
+	kube  kubernetes.Interface
+	ext   apiextensionsclient.Interface
+	crds  map[string]bool    // installed, by name
+	users map[string]clients // impersonating clients, by user and groups
+	n     int                // cases checked
+	gen   int                // sentinel generations
 }
 
 // Namespaces are the namespaces requests are made in, with their labels

@@ -2,8 +2,8 @@ package admissioncheck
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -74,16 +74,14 @@ func (l *Live) NamespaceLabels(ctx context.Context, ns string) (map[string]strin
 		return nil, err
 	}
 	labels := map[string]string{"kubernetes.io/metadata.name": ns}
-	for k, v := range got.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, got.Labels)
 	return labels, nil
 }
 
-// WithNamespace is req with its namespace's labels as the cluster has
-// them, unless the request line gave them (nslabels=, nsmissing=): a
-// request on a namespaced resource, or on a Namespace being updated or
-// deleted, is judged by them.
+// WithNamespace is req, a request on a namespaced resource, with its
+// namespace's labels as the cluster has them, unless the request line gave
+// them (nslabels=, nsmissing=); a request on a Namespace is judged by the
+// Namespace's own labels, which the line gives.
 func (l *Live) WithNamespace(ctx context.Context, req admission.Request, line string) (admission.Request, error) {
 	given := slices.ContainsFunc(strings.Fields(line), func(f string) bool {
 		return strings.HasPrefix(f, "nslabels=") || strings.HasPrefix(f, "nsmissing=")
@@ -93,7 +91,7 @@ func (l *Live) WithNamespace(ctx context.Context, req admission.Request, line st
 	}
 	labels, err := l.NamespaceLabels(ctx, req.Namespace)
 	if err != nil {
-		return req, errors.New("read namespace " + req.Namespace + ": " + err.Error())
+		return req, fmt.Errorf("read namespace %s: %w", req.Namespace, err)
 	}
 	req.NamespaceLabels = labels
 	return req, nil

@@ -31,12 +31,10 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 			// So that hooks are reinvoked: every mutating hook matches
 			// everything, whatever the namespace or the object (it may
 			// still have matchConditions).
-			all := admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.OperationAll},
-				Rule: admissionv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}
 			for i := range c.Mutating {
 				for j := range c.Mutating[i].Webhooks {
 					w := &c.Mutating[i].Webhooks[j]
-					w.Rules, w.NamespaceSelector, w.ObjectSelector = []admissionv1.RuleWithOperations{all}, nil, nil
+					w.Rules, w.NamespaceSelector, w.ObjectSelector = []admissionv1.RuleWithOperations{generators.EveryRequestRule()}, nil, nil
 				}
 			}
 		}

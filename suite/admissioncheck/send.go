@@ -3,6 +3,7 @@ package admissioncheck
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,7 +111,7 @@ func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructure
 	if req.Resource.Resource == "namespaces" {
 		u.SetNamespace("")
 	}
-	res := c.resource(req.Resource, u.GetNamespace())
+	res := resourceIn(c.dyn, req.Resource, u.GetNamespace())
 	got, err := res.Create(ctx, u, metav1.CreateOptions{})
 	if err != nil {
 		return nil, nothing, fmt.Errorf("create the object the request acts on: %w", err)
@@ -123,18 +124,45 @@ func (c *Checker) base(ctx context.Context, req admission.Request) (*unstructure
 // builtins are the resources of kube-apiserver itself.
 var builtins = sync.OnceValue(admission.Builtin)
 
-func (c *Checker) resource(r schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
+func resourceIn(dyn dynamic.Interface, r schema.GroupVersionResource, ns string) dynamic.ResourceInterface {
 	if ns == "" {
-		return c.dyn.Resource(r)
+		return dyn.Resource(r)
 	}
-	return c.dyn.Resource(r).Namespace(ns)
+	return dyn.Resource(r).Namespace(ns)
+}
+
+// clients are the clients of one impersonated user.
+type clients struct {
+	dyn  dynamic.Interface
+	kube kubernetes.Interface
+}
+
+// as are the clients that impersonate u, made once per user and groups.
+func (c *Checker) as(u admission.UserInfo) (clients, error) {
+	key := u.Username + "\x00" + strings.Join(u.Groups, ",")
+	if cl, ok := c.users[key]; ok {
+		return cl, nil
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: u.Username, Groups: u.Groups}
+	var cl clients
+	var err error
+	if cl.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+		return cl, err
+	}
+	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return cl, err
+	}
+	if c.users == nil {
+		c.users = map[string]clients{}
+	}
+	c.users[key] = cl
+	return cl, nil
 }
 
 // send sends req, dry-run (nothing is stored), as req's user.
 func (c *Checker) send(ctx context.Context, req admission.Request, base *unstructured.Unstructured) error {
-	cfg := rest.CopyConfig(c.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: req.UserInfo.Username, Groups: req.UserInfo.Groups}
-	dyn, err := dynamic.NewForConfig(cfg)
+	cl, err := c.as(req.UserInfo)
 	if err != nil {
 		return err
 	}
@@ -142,10 +170,7 @@ func (c *Checker) send(ctx context.Context, req admission.Request, base *unstruc
 	if req.Resource.Resource == "namespaces" {
 		ns = ""
 	}
-	var res dynamic.ResourceInterface = dyn.Resource(req.Resource)
-	if ns != "" {
-		res = dyn.Resource(req.Resource).Namespace(ns)
-	}
+	res := resourceIn(cl.dyn, req.Resource, ns)
 	dry := []string{metav1.DryRunAll}
 	var labels map[string]string
 	if req.Object != nil {
@@ -156,11 +181,7 @@ func (c *Checker) send(ctx context.Context, req admission.Request, base *unstruc
 		// POST pods/NAME/exec: admitted as CONNECT with PodExecOptions
 		// (endpoints/handlers/rest.go, ConnectResource), then the pod is
 		// looked up: not found means admission let it through.
-		kube, kerr := kubernetes.NewForConfig(cfg)
-		if kerr != nil {
-			return kerr
-		}
-		err = kube.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name(req.Name).SubResource("exec").
+		err = cl.kube.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name(req.Name).SubResource("exec").
 			Param("command", "true").Param("stdout", "true").Do(ctx).Error()
 		if apierrors.IsNotFound(err) {
 			return nil
