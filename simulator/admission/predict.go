@@ -162,10 +162,6 @@ func BehaviourOf(behave map[string]Behaviour, id, name string) Behaviour {
 	return Allow
 }
 
-func behaviour(behave map[string]Behaviour, h *Hook) Behaviour {
-	return BehaviourOf(behave, h.ID(), h.Name)
-}
-
 // mutate is the mutating phase: a first pass over the chain's mutating
 // hooks and, if a patch changed the object, the reinvocation pass. It
 // patches req's object and says whether the request goes on.
@@ -212,7 +208,7 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 			if round == 1 {
 				p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
 			}
-			b := behaviour(behave, h)
+			b := BehaviourOf(behave, h.ID(), h.Name)
 			changed := false
 			if b == Patch {
 				var f *Failure
@@ -301,7 +297,7 @@ func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave 
 	}
 	for _, h := range called {
 		p.Outcome.Validating = append(p.Outcome.Validating, h.ID())
-		if f := p.answer(h, behaviour(behave, h)); f != nil {
+		if f := p.answer(h, BehaviourOf(behave, h.ID(), h.Name)); f != nil {
 			p.fail(*f)
 		}
 	}
