@@ -116,6 +116,9 @@ type Resources interface {
 	// Equivalents lists the resources equivalent to r (r included) for
 	// subresource, in the order the API server registered them.
 	Equivalents(r schema.GroupVersionResource, subresource string) []schema.GroupVersionResource
+	// Namespaced says whether r is namespaced, and whether the API
+	// server serves it.
+	Namespaced(r schema.GroupVersionResource) (namespaced, served bool)
 }
 
 // namespaces is the Namespace resource, which the API server treats as

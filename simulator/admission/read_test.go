@@ -58,3 +58,27 @@ func TestValidateResourcesOrder(t *testing.T) {
 		}
 	}
 }
+
+// A request the API server refuses before admission (a resource it does
+// not serve: 404; a namespaced resource without a namespace; a
+// cluster-scoped one with one) is refused, saying why; the same requests
+// written right are read.
+func TestParseRequestRefuses(t *testing.T) {
+	res := Builtin()
+	for line, want := range map[string]string{
+		"CREATE apps/v1 deploymentz ns=a":                       "apps/v1 deploymentz: not a resource the API server serves",
+		"CREATE v1 pods/foo ns=a":                               `pods has no subresource "foo"`,
+		"CREATE v1 configmaps":                                  "v1 configmaps: namespaced: give ns=NAMESPACE",
+		"CREATE rbac.authorization.k8s.io/v1 clusterroles ns=a": "ns=a: rbac.authorization.k8s.io/v1 clusterroles is cluster-scoped",
+		"CREAT v1 configmaps ns=a":                              `operation "CREAT"`,
+	} {
+		if _, err := ParseRequest(line, res); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error with %q", line, err, want)
+		}
+	}
+	for _, line := range []string{"CREATE apps/v1 deployments ns=a", "CREATE v1 pods/exec ns=a", "CREATE rbac.authorization.k8s.io/v1 clusterroles name=r", "CREATE v1 namespaces name=n"} {
+		if _, err := ParseRequest(line, res); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+}

@@ -96,7 +96,10 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		maps.Copy(req.NamespaceLabels, nsLabels)
 	}
 	if res != nil {
-		req.Kind, _ = res.KindFor(req.Resource, req.Subresource)
+		var err error
+		if req.Kind, err = servedKind(req, res); err != nil {
+			return Request{}, err
+		}
 	}
 	object := func(l map[string]string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{}}
@@ -139,6 +142,27 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// servedKind is the kind res serves for req's resource, or why the API
+// server refuses req before any webhook sees it: a resource it does not
+// serve (404), a namespaced resource without a namespace, a cluster-scoped
+// one with one.
+func servedKind(req Request, res Resources) (schema.GroupVersionKind, error) {
+	what := describeRequest("", req.Resource, req.Subresource)[1:]
+	namespaced, ok := res.Namespaced(req.Resource)
+	kind, subOK := res.KindFor(req.Resource, req.Subresource)
+	switch {
+	case !ok:
+		return kind, fmt.Errorf("%s: not a resource the API server serves (404); give a CustomResourceDefinition's with -f, or read a cluster's with --from-cluster", what)
+	case !subOK:
+		return kind, fmt.Errorf("%s: %s has no subresource %q (404)", what, req.Resource.Resource, req.Subresource)
+	case namespaced && req.Namespace == "":
+		return kind, fmt.Errorf("%s: namespaced: give ns=NAMESPACE", what)
+	case !namespaced && req.Namespace != "" && req.Resource != namespaces:
+		return kind, fmt.Errorf("ns=%s: %s is cluster-scoped: a request on it has no namespace", req.Namespace, what)
+	}
+	return kind, nil
 }
 
 func parseLabels(s string) (map[string]string, error) {
