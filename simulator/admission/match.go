@@ -45,6 +45,9 @@ type Verdict struct {
 	Round int
 	// Changed says the hook's patch changed the object.
 	Changed bool
+	// Answer is how a called hook answered (Allow, Patch, Deny, Down,
+	// Slow or Error).
+	Answer Behaviour
 }
 
 // Match is the API server's ShouldCallHook: whether it calls h on req, and

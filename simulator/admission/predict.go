@@ -56,7 +56,9 @@ type Prediction struct {
 	// reinvocation (Round 1: the hooks to reinvoke and any that fails
 	// the request), then the validating hooks'. The mutating phase stops
 	// where the request fails; the validating phase matches every hook
-	// first and calls none if one has an Error.
+	// first and calls none if one has an Error. The hooks a refused
+	// request never reached follow, each with the one failed check
+	// "reached".
 	Verdicts []Verdict
 	Outcome  Outcome
 }
@@ -117,14 +119,20 @@ func Predict(chain []*Hook, req Request, res Resources, behave map[string]Behavi
 		req.Object = req.Object.DeepCopy() // patched below
 	}
 	if mutant == MutantValidatingFirst {
-		if !p.validate(chain, req, res, behave) {
-			return p
+		if p.validate(chain, req, res, behave) {
+			p.mutate(chain, &req, res, behave)
 		}
-		p.mutate(chain, &req, res, behave)
-		return p
-	}
-	if p.mutate(chain, &req, res, behave) {
+	} else if p.mutate(chain, &req, res, behave) {
 		p.validate(chain, req, res, behave)
+	}
+	seen := make(map[*Hook]bool, len(chain))
+	for _, v := range p.Verdicts {
+		seen[v.Hook] = true
+	}
+	for _, h := range chain {
+		if !seen[h] {
+			p.Verdicts = append(p.Verdicts, Verdict{Hook: h, Checks: []Check{{Name: "reached", Detail: "the request was refused before the API server came to it"}}})
+		}
 	}
 	return p
 }
@@ -209,6 +217,7 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 				p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
 			}
 			b := BehaviourOf(behave, h.ID(), h.Name)
+			p.Verdicts[len(p.Verdicts)-1].Answer = b
 			changed := false
 			if b == Patch {
 				var f *Failure
@@ -280,7 +289,7 @@ func notDue(h *Hook, first []Verdict) string {
 // validate is the validating phase: every hook matched first, none called
 // if one has an Error, then all called at once.
 func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave map[string]Behaviour) bool {
-	var called []*Hook
+	var called []int // indices in p.Verdicts
 	for _, h := range chain {
 		if h.Phase != Validating {
 			continue
@@ -292,12 +301,14 @@ func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave 
 			return p.fail(*v.Error)
 		}
 		if v.Called {
-			called = append(called, h)
+			called = append(called, len(p.Verdicts)-1)
 		}
 	}
-	for _, h := range called {
-		p.Outcome.Validating = append(p.Outcome.Validating, h.ID())
-		if f := p.answer(h, BehaviourOf(behave, h.ID(), h.Name)); f != nil {
+	for _, i := range called {
+		v := &p.Verdicts[i]
+		v.Answer = BehaviourOf(behave, v.Hook.ID(), v.Hook.Name)
+		p.Outcome.Validating = append(p.Outcome.Validating, v.Hook.ID())
+		if f := p.answer(v.Hook, v.Answer); f != nil {
 			p.fail(*f)
 		}
 	}

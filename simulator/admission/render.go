@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -29,13 +30,16 @@ type HookReport struct {
 	Order int `json:"order,omitempty"`
 	// SecondPass marks a verdict of the reinvocation pass; Changed says
 	// the hook's patch changed the object.
-	SecondPass bool     `json:"secondPass,omitempty"`
-	Changed    bool     `json:"changed,omitempty"`
-	Called     bool     `json:"called"`
-	Checks     []Check  `json:"checks"`
-	Resource   string   `json:"resource,omitempty"`
-	Kind       string   `json:"kind,omitempty"`
-	Error      *Failure `json:"error,omitempty"`
+	SecondPass bool `json:"secondPass,omitempty"`
+	Changed    bool `json:"changed,omitempty"`
+	Called     bool `json:"called"`
+	// Answer is how a called hook answered: allow, patch, deny, down,
+	// slow or error.
+	Answer   Behaviour `json:"answer,omitempty"`
+	Checks   []Check   `json:"checks"`
+	Resource string    `json:"resource,omitempty"`
+	Kind     string    `json:"kind,omitempty"`
+	Error    *Failure  `json:"error,omitempty"`
 }
 
 // NewReport is p, on req, as gepcheck prints it.
@@ -43,10 +47,10 @@ func NewReport(req Request, p Prediction) Report {
 	r := Report{Request: Describe(req), Exempt: p.Exempt, Hooks: []HookReport{}, Outcome: p.Outcome}
 	n := 0
 	for _, v := range p.Verdicts {
-		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, SecondPass: v.Round > 0, Changed: v.Changed, Called: v.Called, Checks: v.Checks, Error: v.Error}
+		h := HookReport{ID: v.Hook.ID(), Phase: v.Hook.Phase, SecondPass: v.Round > 0, Changed: v.Changed, Called: v.Called, Answer: v.Answer, Checks: v.Checks, Error: v.Error}
 		if v.Called {
 			h.Resource = describeRequest("", v.Resource, req.Subresource)[1:]
-			h.Kind = v.Kind.String()
+			h.Kind = v.Kind.GroupVersion().String() + " " + v.Kind.Kind
 			if v.Hook.Phase == Mutating {
 				n++
 				h.Order = n
@@ -100,7 +104,7 @@ func (r Report) Table(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tORDER\tHOOK\tCALLED\tWHY")
+	fmt.Fprintln(tw, "PHASE\tORDER\tHOOK\tCALLED\tANSWER\tWHY")
 	for _, h := range r.Hooks {
 		order := "-"
 		switch {
@@ -117,9 +121,6 @@ func (r Report) Table(w io.Writer) error {
 			last := h.Checks[len(h.Checks)-1]
 			why = last.Name + ": " + last.Detail
 		}
-		if h.Changed {
-			why += "; its patch changed the object"
-		}
 		if h.Error != nil {
 			called, why = "fails", fmt.Sprintf("%s (HTTP %d)", h.Error.Message, h.Error.Code)
 		}
@@ -127,7 +128,7 @@ func (r Report) Table(w io.Writer) error {
 		if h.SecondPass {
 			phase += ", 2nd pass"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", phase, order, h.ID, called, why)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", phase, order, h.ID, called, r.answer(h), why)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -150,6 +151,23 @@ func (r Report) Table(w io.Writer) error {
 		fmt.Fprintf(w, "failed open (failurePolicy Ignore): %s\n", strings.Join(o.FailedOpen, ", "))
 	}
 	return nil
+}
+
+// answer is how h answered, as the table shows it: "-" for a hook not
+// called; a failure ignored under failurePolicy Ignore says so, a patch
+// whether it changed the object.
+func (r Report) answer(h HookReport) string {
+	switch {
+	case !h.Called || h.Answer == "":
+		return "-"
+	case h.Answer == Patch && h.Changed:
+		return "patch: changed the object"
+	case h.Answer == Patch:
+		return "patch: no change"
+	case slices.Contains(r.Outcome.FailedOpen, h.ID) && (h.Answer == Down || h.Answer == Slow || h.Answer == Error):
+		return string(h.Answer) + ": ignored (failurePolicy Ignore)"
+	}
+	return string(h.Answer)
 }
 
 // Explain prints every check of one hook (of both passes, when it is
@@ -182,15 +200,11 @@ func (r Report) Explain(w io.Writer, id string) error {
 			}
 			fmt.Fprintf(w, "  %d. %-17s %s  %s\n", i+1, c.Name, mark, c.Detail)
 		}
-		changed := ""
-		if h.Changed {
-			changed = "; its patch changed the object"
-		}
 		switch {
 		case h.Error != nil:
 			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, h.Error.Message)
 		case h.Called:
-			fmt.Fprintf(w, "  called, sent as %s (kind %s)%s\n", h.Resource, h.Kind, changed)
+			fmt.Fprintf(w, "  called, sent as %s (kind %s); answers %s\n", h.Resource, h.Kind, r.answer(h))
 		default:
 			fmt.Fprintln(w, "  not called")
 		}
