@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,14 +28,15 @@ type WebhookConfigurations struct {
 func AdmissionCRDs() []apiextensionsv1.CustomResourceDefinition {
 	preserve := true
 	schema := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}
+	status := &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
 	return []apiextensionsv1.CustomResourceDefinition{{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
 		ObjectMeta: metav1.ObjectMeta{Name: "widgets.gepcheck.dev"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "gepcheck.dev", Scope: apiextensionsv1.NamespaceScoped,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
-				{Name: "v1", Served: true, Storage: true, Schema: schema},
-				{Name: "v1beta1", Served: true, Schema: schema},
+				{Name: "v1", Served: true, Storage: true, Schema: schema, Subresources: status},
+				{Name: "v1beta1", Served: true, Schema: schema, Subresources: status},
 			}},
 	}}
 }
@@ -64,11 +66,13 @@ var admissionResources = []struct {
 	{schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, ""},
 	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, ""},
 	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "scale"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "status"},
 	{schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}, ""},
 	{schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}, ""},
 	{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, ""},
 	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1", Resource: "widgets"}, ""},
 	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1beta1", Resource: "widgets"}, ""},
+	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1", Resource: "widgets"}, "status"},
 }
 
 // AdmissionConfigurations draws one to three mutating and zero to three
@@ -141,21 +145,60 @@ func drawWebhook(t *rapid.T, name string) admissionv1.MutatingWebhook {
 		w.Rules = append(w.Rules, drawRule(t))
 	}
 	if rapid.IntRange(0, 2).Draw(t, "namespaceSelector") == 0 {
-		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "team")}}
+		w.NamespaceSelector = rapid.SampledFrom(namespaceSelectors).Draw(t, "namespace selector")
 	}
 	if rapid.IntRange(0, 2).Draw(t, "objectSelector") == 0 {
-		w.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"web"}}}}
+		w.ObjectSelector = rapid.SampledFrom(objectSelectors).Draw(t, "object selector")
 	}
 	if rapid.IntRange(0, 4).Draw(t, "matchCondition") == 0 {
 		w.MatchConditions = []admissionv1.MatchCondition{{Name: "not-system", Expression: "!request.userInfo.username.startsWith('system:')"}}
 	}
+	if rapid.IntRange(0, 4).Draw(t, "matchCondition on the kind sent") == 0 {
+		// Always true in the API server, which converts the object to the
+		// kind the hook is sent (request.kind) before the conditions read
+		// it: under matchPolicy Equivalent, another version's.
+		w.MatchConditions = append(w.MatchConditions, admissionv1.MatchCondition{Name: SentKindCondition,
+			Expression: "object == null || object.apiVersion == (request.kind.group == '' ? '' : request.kind.group + '/') + request.kind.version"})
+	}
 	if rapid.IntRange(0, 4).Draw(t, "matchCondition on annotations") == 0 {
 		// Only an object an earlier hook has patched: a hook the first
 		// pass skips, which a reinvocation would find matching.
-		w.MatchConditions = append(w.MatchConditions, admissionv1.MatchCondition{Name: "patched", Expression: "object != null && has(object.metadata.annotations)"})
+		w.MatchConditions = append(w.MatchConditions, admissionv1.MatchCondition{Name: PatchedCondition, Expression: "object != null && has(object.metadata.annotations)"})
 	}
 	return w
 }
+
+// namespaceSelectors and objectSelectors are the selectors hooks draw:
+// on the labels requests carry (team=a on namespace team-a, app=web on
+// objects), with every operator, and on kubernetes.io/metadata.name, which
+// the API server gives every Namespace (a selector a Namespace's own
+// request is judged by). NotIn and DoesNotExist match an object without
+// the label, and so tell an object without labels from one without
+// metadata (a CONNECT's options, which match no selector).
+var (
+	namespaceSelectors = []*metav1.LabelSelector{
+		{MatchLabels: map[string]string{"team": "a"}},
+		{MatchLabels: map[string]string{"team": "b"}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"a"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{"team-a"}}}},
+	}
+	objectSelectors = []*metav1.LabelSelector{
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"web"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"web"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpDoesNotExist}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{"team-a"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpExists}}},
+	}
+)
+
+// PatchedCondition names the matchCondition AdmissionConfigurations draws
+// that holds of an object with annotations: here, one a hook has patched.
+const PatchedCondition = "patched"
+
+// SentKindCondition names the matchCondition AdmissionConfigurations draws
+// that holds of every object the API server converts to the kind it sends.
+const SentKindCondition = "sent-kind"
 
 // EveryRequestRule is a rule that matches every request: every operation,
 // group, version, resource and subresource ("*/*").
@@ -207,14 +250,16 @@ func drawRule(t *rapid.T) admissionv1.RuleWithOperations {
 	return r
 }
 
-// AdmissionRequests draws requests on the resources above: an operation,
-// a namespace (team-a, labelled team=a, or team-b; none for a
+// AdmissionRequests draws requests on the resources above: an operation
+// the resource takes (res's verbs: a CONNECT on pods/exec, an UPDATE on a
+// status or scale subresource), a namespace (team-a, labelled team=a, or team-b; none for a
 // cluster-scoped resource), object labels (app=web or none), a user
 // (alice, or system:admin).
 func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Request] {
 	return rapid.Custom(func(t *rapid.T) admission.Request {
 		x := rapid.SampledFrom(admissionResources).Draw(t, "resource")
-		op := rapid.SampledFrom([]string{"CREATE", "UPDATE", "DELETE", "CONNECT"}).Draw(t, "operation")
+		served, _ := res.Lookup(x.gvr, x.sub)
+		op := rapid.SampledFrom(served.Operations()).Draw(t, "operation")
 		line := fmt.Sprintf("%s %s %s", op, x.gvr.GroupVersion(), x.gvr.Resource)
 		if x.sub != "" {
 			line += "/" + x.sub
@@ -228,8 +273,10 @@ func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Reque
 				line += " nslabels=team=a"
 			}
 		}
-		if rapid.Bool().Draw(t, "app label") && x.sub != "scale" && op != "CONNECT" { // a Scale, a CONNECT's options have no labels
-			line += " labels=app=web oldlabels=app=web"
+		if x.sub != "scale" && op != admissionv1.Connect { // a Scale, a CONNECT's options have no labels
+			// The object's and the old object's app=web label: on both,
+			// neither, or only one (an UPDATE that adds or removes it).
+			line += rapid.SampledFrom([]string{"", " labels=app=web oldlabels=app=web", " labels=app=web", " oldlabels=app=web"}).Draw(t, "app label")
 		}
 		line += " user=" + rapid.SampledFrom([]string{"alice", "system:admin"}).Draw(t, "user")
 		req, err := admission.ParseRequest(line, res)

@@ -62,6 +62,10 @@ out=$("$BIN" admission simulate -f scenarios/admission/reinvocation.yaml --reque
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["reinvoked"]==["1-sidecar/sidecar.example.com/0"] and o["allowed"], o' "$out" && ok || bad "admission simulate -o json"
 "$BIN" admission simulate -f simulator/admission/testdata/bad.yaml --request 'CREATE v1 pods ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
 [ "$code" -eq 2 ] && grep -q 'bad.yaml: document 1' "$tmp/err.txt" && ok || bad "admission bad input: exit $code: $(cat "$tmp/err.txt")"
+out=$("$BIN" admission simulate -f scenarios/admission/selectors.yaml --request-file simulator/admission/testdata/review.yaml -o json)
+python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["selectors/team-a.example.com/0", "selectors/app-web.example.com/0"], o' "$out" && ok || bad "admission --request-file (an AdmissionReview): $out"
+"$BIN" admission simulate -f scenarios/admission/selectors.yaml --request 'CREATE apps/v1 deploymentz ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
+[ "$code" -eq 2 ] && grep -q 'not a resource the API server serves' "$tmp/err.txt" && ok || bad "admission request on no resource: exit $code: $(cat "$tmp/err.txt")"
 
 # An unknown egctl build is refused before anything is built.
 for args in "egctl --egctl-build nope" "fuzz --impl envoy-gateway --egctl-build nope --checks 1"; do

@@ -75,7 +75,7 @@ PY
 # namespaceSelector only that namespace's label matches is called there and
 # not in default (failurePolicy Ignore and a label no other namespace has,
 # so that it disturbs no other request).
-"$KUBECTL" --kubeconfig "$KC" apply -f - > /dev/null <<'EOF' && ok || bad "kubectl apply of a webhook configuration"
+cat > "$tmp/live.yaml" <<'EOF'
 apiVersion: v1
 kind: Namespace
 metadata: {name: admission-live, labels: {gepcheck-admission: "on"}}
@@ -92,10 +92,16 @@ webhooks:
   namespaceSelector: {matchLabels: {gepcheck-admission: "on"}}
   rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
 EOF
+"$KUBECTL" --kubeconfig "$KC" apply -f "$tmp/live.yaml" > /dev/null && ok || bad "kubectl apply of a webhook configuration"
 out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" --request 'CREATE v1 configmaps ns=admission-live' -o json)
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["gepcheck-cli-live/live.example.com/0"], o' "$out" && ok || bad "admission --from-cluster: $out"
 out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" --request 'CREATE v1 configmaps ns=default' -o json)
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==[], o' "$out" && ok || bad "admission --from-cluster in default: $out"
+# A configuration given with -f replaces the cluster's of the same name:
+# the same hook without its namespaceSelector is called in default, once.
+sed -n '/^kind: MutatingWebhookConfiguration/,$p; 1i apiVersion: admissionregistration.k8s.io/v1' "$tmp/live.yaml" | grep -v namespaceSelector > "$tmp/live-edit.yaml"
+out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" -f "$tmp/live-edit.yaml" --request 'CREATE v1 configmaps ns=default' -o json)
+python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["gepcheck-cli-live/live.example.com/0"], o' "$out" && ok || bad "admission --from-cluster -f (a configuration edited): $out"
 "$KUBECTL" --kubeconfig "$KC" delete mutatingwebhookconfiguration gepcheck-cli-live > /dev/null
 "$KUBECTL" --kubeconfig "$KC" delete namespace admission-live --wait=false > /dev/null
 

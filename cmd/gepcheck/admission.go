@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -120,8 +121,9 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	ctx, cancel := signalContext()
 	defer cancel()
 	if o.fromCluster {
-		// The cluster's configurations, before those of the files; its
-		// resources in place of the built-in snapshot.
+		// The cluster's configurations, before those of the files, which
+		// replace the cluster's of the same name (what if this one were
+		// changed?); its resources in place of the built-in snapshot.
 		cl, err := cluster.FromKubeconfig(o.cluster.kubeconfig, o.cluster.context)
 		if err != nil {
 			return admission.Report{}, err
@@ -129,7 +131,9 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 		if live, err = admissioncheck.ReadLive(ctx, cl.Config, o.maxDocuments); err != nil {
 			return admission.Report{}, fmt.Errorf("%s: %w", cl.Name, err)
 		}
-		mutating, validating, res = append(live.Mutating, mutating...), append(live.Validating, validating...), live.Resources
+		mutating = replaced(live.Mutating, mutating, func(c admissionv1.MutatingWebhookConfiguration) string { return c.Name })
+		validating = replaced(live.Validating, validating, func(c admissionv1.ValidatingWebhookConfiguration) string { return c.Name })
+		res = live.Resources
 	}
 	res = res.WithCRDs(crds)
 	var req admission.Request
@@ -147,28 +151,37 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 		if err != nil {
 			return admission.Report{}, inputError{err}
 		}
-		if req, err = admission.RequestFile(rdocs); err != nil {
+		if req, err = admission.RequestFile(rdocs, res); err != nil {
 			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
 		}
 	}
 	chain := admission.Chain(mutating, validating)
-	behave := map[string]admission.Behaviour{}
+	keys := map[string]admission.Behaviour{}
 	for _, f := range []struct {
 		b     admission.Behaviour
 		names []string
 	}{{admission.Down, o.down}, {admission.Slow, o.slow}, {admission.Error, o.failing}, {admission.Deny, o.deny}, {admission.Patch, o.patch}} {
-		b := f.b
 		for _, n := range f.names {
-			if _, twice := behave[n]; twice {
-				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is given two behaviours", flagOf(b), n)}
+			if b, twice := keys[n]; twice {
+				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is also given --%s", flagOf(f.b), n, flagOf(b))}
 			}
-			if _, err := admission.Resolve(chain, n, b); err != nil {
-				return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(b), n, err)}
-			}
-			behave[n] = b
+			keys[n] = f.b
 		}
 	}
+	behave, key, err := admission.ResolveBehaviours(chain, keys)
+	if err != nil {
+		return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
+	}
 	return admission.NewReport(req, admission.Predict(chain, req, res, behave)), nil
+}
+
+// replaced is the configurations of cluster but those of file's names,
+// then file's.
+func replaced[C any](cluster, file []C, name func(C) string) []C {
+	out := slices.DeleteFunc(slices.Clone(cluster), func(c C) bool {
+		return slices.ContainsFunc(file, func(f C) bool { return name(f) == name(c) })
+	})
+	return append(out, file...)
 }
 
 func flagOf(b admission.Behaviour) string {

@@ -110,18 +110,19 @@ type UserInfo struct {
 // same objects (every version of a group's resource, a CRD's versions,
 // core events and events.k8s.io events).
 type Resources interface {
-	// KindFor is the kind of resource (and subresource), or false when
-	// the API server does not serve it.
-	KindFor(r schema.GroupVersionResource, subresource string) (schema.GroupVersionKind, bool)
 	// Equivalents lists the resources equivalent to r (r included) for
 	// subresource, in the order the API server registered them.
 	Equivalents(r schema.GroupVersionResource, subresource string) []schema.GroupVersionResource
-	// Namespaced says whether r is namespaced, and whether the API
-	// server serves it.
-	Namespaced(r schema.GroupVersionResource) (namespaced, served bool)
+	// Lookup is what the API server serves as resource r (and
+	// subresource): its kind, scope and verbs; false when it knows no
+	// such resource.
+	Lookup(r schema.GroupVersionResource, subresource string) (Served, bool)
 }
 
 // namespaces is the Namespace resource, which the API server treats as
 // cluster-scoped even though a request on one carries its name as the
 // request's namespace.
 var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// namespaceKind is the kind of a Namespace.
+var namespaceKind = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}

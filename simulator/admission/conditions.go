@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -27,17 +28,14 @@ var compiler = sync.OnceValue(func() cel.ConditionCompiler {
 // expression, 2,500,000 for a hook's conditions); any false skips the
 // hook, even beside an error; errors otherwise fail the request under
 // failurePolicy Fail (403) and skip the hook under Ignore. kind is the kind
-// the hook is sent. authorizer checks are not predicted: no authorizer is
-// given, and a condition that calls one errs.
+// the hook is sent: the conditions read the objects as that kind
+// (generic/webhook.go, VersionedAttribute), which gepcheck converts by
+// their apiVersion and kind only (a conversion of other fields, as
+// autoscaling/v2 to v1, is not made). authorizer checks are not
+// predicted: no authorizer is given, and a condition that calls one errs.
 func matchConditions(h *Hook, req Request, kind schema.GroupVersionKind) (bool, string, *Failure) {
 	m := h.matcher()
-	var obj, old runtime.Object
-	if req.Object != nil {
-		obj = req.Object
-	}
-	if req.OldObject != nil {
-		old = req.OldObject
-	}
+	obj, old := asKind(req.Object, kind), asKind(req.OldObject, kind)
 	u := &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: req.UserInfo.Extra}
 	attr := admission.NewAttributesRecord(obj, old, kind, req.Namespace, req.Name, req.Resource, req.Subresource, admission.Operation(req.Operation), nil, req.DryRun, u)
 	r := m.Match(context.Background(), &admission.VersionedAttributes{Attributes: attr, VersionedObject: obj, VersionedOldObject: old, VersionedKind: kind}, nil, nil)
@@ -50,6 +48,20 @@ func matchConditions(h *Hook, req Request, kind schema.GroupVersionKind) (bool, 
 		return false, "a condition errs and failurePolicy is Ignore: skipped", nil
 	}
 	return true, fmt.Sprintf("all %d conditions true", len(h.MatchConditions)), nil
+}
+
+// asKind is u as kind (a copy when its kind differs), or a nil
+// runtime.Object for a nil u.
+func asKind(u *unstructured.Unstructured, kind schema.GroupVersionKind) runtime.Object {
+	switch {
+	case u == nil:
+		return nil
+	case kind.Empty() || u.GroupVersionKind() == kind || mutant == MutantUnconvertedConditions:
+		return u
+	}
+	c := u.DeepCopy()
+	c.SetGroupVersionKind(kind)
+	return c
 }
 
 // matcher is h's matchConditions compiled, once per hook as the API server

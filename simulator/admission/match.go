@@ -97,7 +97,7 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 	case sel.Empty():
 		check("objectSelector", true, "empty: every object")
 	default:
-		matched := req.Object != nil && sel.Matches(labels.Set(req.Object.GetLabels())) || req.OldObject != nil && sel.Matches(labels.Set(req.OldObject.GetLabels()))
+		matched := matchObject(req.Object, sel) || matchObject(req.OldObject, sel)
 		if !check("objectSelector", matched, "%s against the object %s and the old object %s", sel, describeLabels(req.Object), describeLabels(req.OldObject)) {
 			return v
 		}
@@ -122,7 +122,8 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 				if e == req.Resource || !RuleMatches(r, req.Operation, e, req.Subresource, req.Namespace) {
 					continue
 				}
-				kind, ok := res.KindFor(e, req.Subresource)
+				x, ok := res.Lookup(e, req.Subresource)
+				kind := x.GVK()
 				if !ok {
 					v.Error = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: unable to convert to %v: unknown kind", e)}
 					return v
@@ -225,8 +226,8 @@ func kindOf(req Request, res Resources) schema.GroupVersionKind {
 	if !req.Kind.Empty() || res == nil {
 		return req.Kind
 	}
-	k, _ := res.KindFor(req.Resource, req.Subresource)
-	return k
+	x, _ := res.Lookup(req.Resource, req.Subresource)
+	return x.GVK()
 }
 
 func labelsOf(u *unstructured.Unstructured) map[string]string {
@@ -236,9 +237,29 @@ func labelsOf(u *unstructured.Unstructured) map[string]string {
 	return u.GetLabels()
 }
 
-func describeLabels(u *unstructured.Unstructured) string {
+// matchObject is predicates/object/matcher.go's: an object matches sel
+// by its labels; none (nil), or one without metadata (a CONNECT's
+// options: meta.Accessor fails), matches no selector.
+func matchObject(u *unstructured.Unstructured, sel labels.Selector) bool {
+	return (hasMetadata(u) || u != nil && mutant == MutantOptionsLabels) && sel.Matches(labels.Set(u.GetLabels()))
+}
+
+// hasMetadata says whether u is an object with metadata: not nil, and not
+// a CONNECT's options.
+func hasMetadata(u *unstructured.Unstructured) bool {
 	if u == nil {
+		return false
+	}
+	_, ok := u.Object["metadata"]
+	return ok
+}
+
+func describeLabels(u *unstructured.Unstructured) string {
+	switch {
+	case u == nil:
 		return "(none)"
+	case !hasMetadata(u):
+		return "(no metadata: " + u.GetKind() + ")"
 	}
 	return "{" + labels.Set(u.GetLabels()).String() + "}"
 }

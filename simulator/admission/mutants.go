@@ -34,11 +34,23 @@ const (
 	// MutantReinvokeAll reinvokes every matching hook with
 	// reinvocationPolicy IfNeeded, called in the first pass or not.
 	MutantReinvokeAll Mutant = "reinvoke-all"
+	// MutantOptionsLabels reads an object without metadata (a CONNECT's
+	// options) as an object without labels for an objectSelector.
+	MutantOptionsLabels Mutant = "options-labels"
+	// MutantNoNameLabel leaves out the kubernetes.io/metadata.name label
+	// the API server gives a Namespace before admission.
+	MutantNoNameLabel Mutant = "no-name-label"
+	// MutantUnconvertedConditions evaluates matchConditions on the object
+	// as the request sent it, not as the kind the hook is sent.
+	MutantUnconvertedConditions Mutant = "unconverted-conditions"
+	// MutantStorageKeepsMetadata sends validating hooks the object as the
+	// mutating hooks left it, whatever the subresource's storage does.
+	MutantStorageKeepsMetadata Mutant = "storage-keeps-metadata"
 )
 
 // Mutants lists every mutant.
 var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst,
-	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll, MutantRequestKind}
+	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll, MutantRequestKind, MutantOptionsLabels, MutantNoNameLabel, MutantUnconvertedConditions, MutantStorageKeepsMetadata}
 
 // mutant is the mutant the engine runs as; "" is the engine itself. Only
 // tests set it.

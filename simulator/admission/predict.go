@@ -1,12 +1,17 @@
 package admission
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Failure is the API server's answer to a request it refuses.
@@ -83,6 +88,15 @@ type Outcome struct {
 	FailedOpen []string `json:"failedOpen,omitempty"`
 }
 
+// Recorded is o as a recording webhook server sees it when hooks answer as
+// behave says: the hooks called but those down, which refuse the
+// connection and so record no call.
+func (o Outcome) Recorded(behave map[string]Behaviour) Outcome {
+	down := func(id string) bool { return BehaviourOf(behave, id) == Down }
+	o.Mutating, o.Validating = slices.DeleteFunc(slices.Clone(o.Mutating), down), slices.DeleteFunc(slices.Clone(o.Validating), down)
+	return o
+}
+
 // exemptKinds are the kinds no webhook configured through the API is ever
 // called on, whatever the operation or subresource
 // (predicates/rules/rules.go, IsExemptAdmissionConfigurationResource): so
@@ -92,7 +106,7 @@ var exemptKinds = []string{"ValidatingWebhookConfiguration", "MutatingWebhookCon
 
 // Predict is the API server's admission of req by the hooks of chain
 // (Chain's order) when each hook answers as behave says (Allow when not
-// named; keys are Hook.ID or names): which hooks it calls, in what order,
+// named; keys are Hook.ID: ResolveBehaviours): which hooks it calls, in what order,
 // why, and the outcome.
 //
 // A denial always fails the request (mutating/dispatcher.go, "denied the
@@ -123,7 +137,7 @@ func Predict(chain []*Hook, req Request, res Resources, behave map[string]Behavi
 			p.mutate(chain, &req, res, behave)
 		}
 	} else if p.mutate(chain, &req, res, behave) {
-		p.validate(chain, req, res, behave)
+		p.validate(chain, ForValidation(req, res), res, behave)
 	}
 	seen := make(map[*Hook]bool, len(chain))
 	for _, v := range p.Verdicts {
@@ -158,13 +172,10 @@ func (p *Prediction) fail(f Failure) bool {
 	return false
 }
 
-// BehaviourOf is how the hook of that ID and name answers, as behave says
-// (keys are IDs or names; an ID first): Allow when behave names neither.
-func BehaviourOf(behave map[string]Behaviour, id, name string) Behaviour {
+// BehaviourOf is how the hook of that ID answers, as behave (keyed by
+// hook ID: ResolveBehaviours) says: Allow when behave does not name it.
+func BehaviourOf(behave map[string]Behaviour, id string) Behaviour {
 	if b, ok := behave[id]; ok {
-		return b
-	}
-	if b, ok := behave[name]; ok {
 		return b
 	}
 	return Allow
@@ -216,7 +227,7 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 			if round == 1 {
 				p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
 			}
-			b := BehaviourOf(behave, h.ID(), h.Name)
+			b := BehaviourOf(behave, h.ID())
 			p.Verdicts[len(p.Verdicts)-1].Answer = b
 			changed := false
 			if b == Patch {
@@ -246,33 +257,68 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 	return true
 }
 
-// patch applies the patch of h, a hook that answers Patch, to obj (the
-// request's object, nil for a DELETE): whether it changed it, or the
-// failure when it cannot apply, which fails the request whatever the
-// failurePolicy (it is not an error calling the hook).
+// PatchFor is the JSON patch (RFC 6902) a hook that answers Patch sends
+// on object (JSON; none for a DELETE): it sets annotation key
+// (PatchAnnotation) to "true", or is nil when the annotation is set (a
+// second call changes nothing, as an idempotent webhook's). On an object
+// without metadata (a CONNECT's options) it is sent all the same, as a
+// careless webhook sends it.
+func PatchFor(object []byte, key string) []byte {
+	var o struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(object, &o)
+	if _, ok := o.Metadata.Annotations[key]; ok {
+		return nil
+	}
+	op := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{key: "true"}}
+	if o.Metadata.Annotations != nil {
+		// RFC 6901: "/" in a key is written "~1".
+		op = map[string]any{"op": "add", "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": "true"}
+	}
+	patch, _ := json.Marshal([]any{op})
+	return patch
+}
+
+// patch applies the patch of h, a hook that answers Patch (PatchFor), to
+// obj (the request's object, nil for a DELETE) as mutating/dispatcher.go
+// does, with its JSON patch library: whether it changed the object, or
+// the failure when it does not apply, which fails the request whatever
+// the failurePolicy (it is not an error calling the hook).
 func patch(h *Hook, obj *unstructured.Unstructured) (bool, *Failure) {
+	internal := func(err error) *Failure {
+		return &Failure{Code: 500, Reason: "InternalError", Message: "Internal error occurred: " + err.Error()}
+	}
 	if obj == nil {
-		// mutating/dispatcher.go: "a non-empty patch was provided, and
-		// we have no object we can apply it to (e.g. a DELETE admission
-		// operation), error".
-		return false, &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name)}
+		// "a non-empty patch was provided, and we have no object we
+		// can apply it to (e.g. a DELETE admission operation), error".
+		return false, internal(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name))
 	}
-	if _, ok := obj.Object["metadata"]; !ok {
-		// A CONNECT's options have no metadata: the JSON patch does not
-		// apply (mutating/dispatcher.go, patchObj.Apply).
-		return false, &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: the patch of admission webhook %q does not apply to %s", h.Name, obj.GetKind())}
+	js, err := obj.MarshalJSON()
+	if err != nil {
+		return false, internal(err)
 	}
-	key := PatchAnnotation(h)
-	a := obj.GetAnnotations()
-	if _, ok := a[key]; ok {
-		return false, nil // set by its first call: an idempotent webhook
+	p := PatchFor(js, PatchAnnotation(h))
+	if p == nil {
+		return false, nil
 	}
-	if a == nil {
-		a = map[string]string{}
+	decoded, err := jsonpatch.DecodePatch(p)
+	if err != nil {
+		return false, internal(err)
 	}
-	a[key] = "true"
-	obj.SetAnnotations(a)
-	return true, nil
+	patched, err := decoded.Apply(js)
+	if err != nil {
+		return false, internal(err) // a CONNECT's options: no metadata to annotate
+	}
+	var m map[string]any
+	if err := utiljson.Unmarshal(patched, &m); err != nil {
+		return false, internal(err)
+	}
+	changed := !apiequality.Semantic.DeepEqual(obj.Object, m)
+	obj.Object = m
+	return changed, nil
 }
 
 // notDue says why a hook that matches is not called in the second pass.
@@ -284,6 +330,61 @@ func notDue(h *Hook, first []Verdict) string {
 		return "called once: reinvocationPolicy " + string(h.Reinvocation)
 	}
 	return "reinvocationPolicy IfNeeded, but no other hook changed the object after its first call"
+}
+
+// ForValidation is req as its validating hooks are sent it: after the
+// mutating hooks, the resource's storage prepares the object and calls the
+// validating phase (registry/generic/registry/store.go: rest.BeforeCreate
+// and BeforeUpdate, then the validation), and some subresources lose what
+// the mutating hooks did to the object's metadata on the way (kube-apiserver
+// v1.36.3; only labels and annotations, which gepcheck's objects carry):
+//
+//   - a scale subresource's validation is sent a Scale made anew from the
+//     updated object (toScaleUpdateValidation: scaleFromDeployment and its
+//     kin, scaleFromCustomResource): name and namespace, no labels, no
+//     annotations;
+//   - a custom resource's status keeps only the status of the object sent:
+//     the rest is the stored object's (customresource statusStrategy);
+//   - pods/ephemeralcontainers and pods/resize reset the metadata to the
+//     stored object's (ResetObjectMetaForStatus); deployments/status its
+//     labels (deploymentStatusStrategy).
+//
+// Other subresources, pods/status among them, are assumed to keep it.
+func ForValidation(req Request, res Resources) Request {
+	if req.Object == nil || req.Subresource == "" {
+		return req
+	}
+	var x Served
+	if res != nil {
+		x, _ = res.Lookup(req.Resource, req.Subresource)
+	}
+	old := func(keep ...string) {
+		u := req.Object.DeepCopy()
+		for _, f := range keep {
+			v, _, _ := unstructured.NestedFieldCopy(req.OldObject.Object, "metadata", f)
+			if v == nil {
+				unstructured.RemoveNestedField(u.Object, "metadata", f)
+			} else {
+				_ = unstructured.SetNestedField(u.Object, v, "metadata", f)
+			}
+		}
+		req.Object = u
+	}
+	switch gr, sub := req.Resource.GroupResource().String(), req.Subresource; {
+	case mutant == MutantStorageKeepsMetadata:
+	case sub == "scale":
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
+		u.SetGroupVersionKind(req.Object.GroupVersionKind())
+		u.SetName(req.Object.GetName())
+		u.SetNamespace(req.Object.GetNamespace())
+		req.Object = u
+	case req.OldObject == nil:
+	case x.Custom && sub == "status", gr == "pods" && (sub == "ephemeralcontainers" || sub == "resize"):
+		old("labels", "annotations")
+	case gr == "deployments.apps" && sub == "status":
+		old("labels")
+	}
+	return req
 }
 
 // validate is the validating phase: every hook matched first, none called
@@ -306,7 +407,7 @@ func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave 
 	}
 	for _, i := range called {
 		v := &p.Verdicts[i]
-		v.Answer = BehaviourOf(behave, v.Hook.ID(), v.Hook.Name)
+		v.Answer = BehaviourOf(behave, v.Hook.ID())
 		p.Outcome.Validating = append(p.Outcome.Validating, v.Hook.ID())
 		if f := p.answer(v.Hook, v.Answer); f != nil {
 			p.fail(*f)

@@ -3,11 +3,14 @@ package admission_test
 import (
 	"flag"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	"github.com/gepcheck/gepcheck/generators"
@@ -217,10 +220,79 @@ var properties = []property{
 					t.Fatalf("%s is called in the reinvocation pass, not in the first", id)
 				}
 			}
-			calls := map[string]int{}
-			for _, id := range p.Outcome.Mutating {
-				if calls[id]++; calls[id] > 2 {
-					t.Fatalf("%s is called %d times", id, calls[id])
+		},
+	},
+	{
+		name:  "selectors/no-metadata-no-match",
+		cite:  "admissionregistration/v1 ObjectSelector: \"an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match\" (predicates/object/matcher.go, matchObject); a CONNECT's object is its options (endpoints/handlers/rest.go)",
+		kills: []admission.Mutant{admission.MutantOptionsLabels},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			if req.Operation != admissionv1.Connect {
+				return
+			}
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
+				if sel := v.Hook.ObjectSelector; v.Called && len(sel.MatchLabels)+len(sel.MatchExpressions) > 0 {
+					t.Fatalf("%s, objectSelector %s, is called on %s, whose object has no metadata", v.Hook.ID(), metav1.FormatLabelSelector(&sel), admission.Describe(req))
+				}
+			}
+		},
+	},
+	{
+		name:  "selectors/namespace-name-label",
+		cite:  "core/v1 defaults.go SetDefaults_Namespace: every named Namespace is labelled kubernetes.io/metadata.name with its name, before admission; admissionregistration/v1 NamespaceSelector: \"If the object itself is a namespace, the matching is performed on object.metadata.labels\"",
+		kills: []admission.Mutant{admission.MutantNoNameLabel},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			exists := metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpExists}}}
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
+				i := slices.IndexFunc(v.Checks, func(c admission.Check) bool { return c.Name == "objectSelector" })
+				if i < 0 || !reflect.DeepEqual(v.Hook.ObjectSelector, exists) {
+					continue
+				}
+				// Objects other than Namespaces carry no such label here
+				// (the generators label them app=web at most).
+				if want := req.Resource.Resource == "namespaces"; v.Checks[i].Passed != want {
+					t.Fatalf("%s: objectSelector %s on %s: passed %v, want %v (%s)", v.Hook.ID(), metav1.FormatLabelSelector(&exists), admission.Describe(req), v.Checks[i].Passed, want, v.Checks[i].Detail)
+				}
+			}
+		},
+	},
+	{
+		name:  "match/conditions-read-the-sent-kind",
+		cite:  "generic/webhook.go ShouldCallHook: matchConditions read the object converted to the kind the hook is sent (VersionedAttribute(invocation.Kind); conversion.go ConvertToGVK sets that kind), which is request.kind (plugin/cel CreateAdmissionRequest): a condition that the object is of request.kind's version never is false",
+		kills: []admission.Mutant{admission.MutantUnconvertedConditions},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
+				for _, ch := range v.Checks {
+					if ch.Name == "matchConditions" && strings.Contains(ch.Detail, "condition "+generators.SentKindCondition+" is false") {
+						t.Fatalf("%s on %s: %s", v.Hook.ID(), admission.Describe(req), ch.Detail)
+					}
+				}
+			}
+		},
+	},
+	{
+		name:  "storage/scale-validated-anew",
+		cite:  "kube-apiserver v1.36 registry (apps/deployment/storage toScaleUpdateValidation, scaleFromDeployment; its kin for replicasets, statefulsets, replicationcontrollers and custom resources): a scale subresource's validation is sent a Scale made anew from the updated object, name and namespace without annotations; what mutating hooks set on the Scale's metadata no validating hook sees",
+		kills: []admission.Mutant{admission.MutantStorageKeepsMetadata},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			if req.Subresource != "scale" {
+				return
+			}
+			chain := admission.Chain(c.Mutating, c.Validating)
+			behave := map[string]admission.Behaviour{}
+			for _, h := range chain {
+				if h.Phase == admission.Mutating {
+					behave[h.ID()] = admission.Patch
+				}
+			}
+			for _, v := range admission.Predict(chain, req, res, behave).Verdicts {
+				patched := slices.ContainsFunc(v.Hook.MatchConditions, func(m admissionv1.MatchCondition) bool { return m.Name == generators.PatchedCondition })
+				if v.Hook.Phase == admission.Validating && v.Called && patched {
+					t.Fatalf("%s, whose matchCondition wants annotations, is called on %s: the Scale it is sent is made anew", v.Hook.ID(), admission.Describe(req))
 				}
 			}
 		},

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
@@ -60,14 +62,23 @@ func TestValidateResourcesOrder(t *testing.T) {
 }
 
 // A request the API server refuses before admission (a resource it does
-// not serve: 404; a namespaced resource without a namespace; a
-// cluster-scoped one with one) is refused, saying why; the same requests
-// written right are read.
+// not serve, or a version of a CRD not served: 404; an operation the
+// resource's verbs do not give: 405; a namespaced resource without a
+// namespace; a cluster-scoped one with one) is refused, saying why; the
+// same requests written right are read.
 func TestParseRequestRefuses(t *testing.T) {
-	res := Builtin()
+	res := Builtin().WithCRDs([]apiextensionsv1.CustomResourceDefinition{{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: "example.com", Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"}, Scope: apiextensionsv1.NamespaceScoped,
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}, {Name: "v1alpha1", Served: false}},
+	}}})
 	for line, want := range map[string]string{
 		"CREATE apps/v1 deploymentz ns=a":                       "apps/v1 deploymentz: not a resource the API server serves",
+		"CREATE example.com/v1alpha1 widgets ns=a":              "example.com/v1alpha1 widgets: not a resource the API server serves",
 		"CREATE v1 pods/foo ns=a":                               `pods has no subresource "foo"`,
+		"CREATE v1 pods/exec ns=a":                              "CREATE v1 pods/exec: it takes CONNECT (its verbs: create, get)",
+		"CONNECT v1 configmaps ns=a":                            "CONNECT v1 configmaps: it takes CREATE, UPDATE, DELETE",
+		"CREATE v1 pods/status ns=a":                            "CREATE v1 pods/status: it takes UPDATE (its verbs: get, patch, update)",
+		"UPDATE v1 pods/log ns=a":                               "it takes no request that reaches admission (its verbs: get)",
 		"CREATE v1 configmaps":                                  "v1 configmaps: namespaced: give ns=NAMESPACE",
 		"CREATE rbac.authorization.k8s.io/v1 clusterroles ns=a": "ns=a: rbac.authorization.k8s.io/v1 clusterroles is cluster-scoped",
 		"CREAT v1 configmaps ns=a":                              `operation "CREAT"`,
@@ -76,9 +87,39 @@ func TestParseRequestRefuses(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", line, err, want)
 		}
 	}
-	for _, line := range []string{"CREATE apps/v1 deployments ns=a", "CREATE v1 pods/exec ns=a", "CREATE rbac.authorization.k8s.io/v1 clusterroles name=r", "CREATE v1 namespaces name=n"} {
+	for _, line := range []string{"CREATE apps/v1 deployments ns=a", "CONNECT v1 pods/exec ns=a", "UPDATE v1 pods/status ns=a", "CREATE v1 pods/eviction ns=a",
+		"DELETE example.com/v1 widgets ns=a", "CREATE rbac.authorization.k8s.io/v1 clusterroles name=r", "CREATE v1 namespaces name=n"} {
 		if _, err := ParseRequest(line, res); err != nil {
 			t.Errorf("%s: %v", line, err)
+		}
+	}
+}
+
+// An AdmissionReview reads as the request line that says the same (with
+// the Namespace's labels beside it); one on a resource the API server does
+// not serve is refused, naming file, document and field.
+func TestRequestFile(t *testing.T) {
+	res := Builtin()
+	docs, err := load.Read([]string{"testdata/review.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := RequestFile(docs, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "CREATE apps/v1 deployments ns=team-a name=web user=alice groups=dev labels=app=web nslabels=team=a"
+	if got := Describe(req); got != want {
+		t.Errorf("read as %q, want %q", got, want)
+	}
+	docs, err = load.Read([]string{"testdata/review-unserved.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RequestFile(docs, res)
+	for _, want := range []string{"testdata/review-unserved.yaml: document 1", "field request", "apps/v1 deploymentz: not a resource the API server serves"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want an error with %q", err, want)
 		}
 	}
 }

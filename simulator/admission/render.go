@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -77,17 +79,26 @@ func Describe(req Request) string {
 	kv("name", req.Name)
 	kv("user", req.UserInfo.Username)
 	kv("groups", strings.Join(req.UserInfo.Groups, ","))
+	// Of a Namespace's labels, the one the API server gives it is not
+	// written: ParseRequest adds it.
+	own := func(u *unstructured.Unstructured) map[string]string {
+		l := u.GetLabels()
+		if u.GroupVersionKind() == namespaceKind && l[corev1.LabelMetadataName] == u.GetName() {
+			delete(l, corev1.LabelMetadataName)
+		}
+		return l
+	}
 	if req.Operation != admissionv1.Delete && req.Object != nil && req.Object.GetLabels() != nil {
-		kv("labels", labels.Set(req.Object.GetLabels()).String())
+		kv("labels", labels.Set(own(req.Object)).String())
 	}
 	if req.OldObject != nil && req.OldObject.GetLabels() != nil {
-		kv("oldlabels", labels.Set(req.OldObject.GetLabels()).String())
+		kv("oldlabels", labels.Set(own(req.OldObject)).String())
 	}
 	if req.Namespace != "" && req.NamespaceLabels == nil {
 		kv("nsmissing", "true")
 	}
 	ns := maps.Clone(req.NamespaceLabels)
-	delete(ns, "kubernetes.io/metadata.name")
+	delete(ns, corev1.LabelMetadataName)
 	kv("nslabels", labels.Set(ns).String())
 	if req.DryRun {
 		kv("dryrun", "true")

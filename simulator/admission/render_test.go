@@ -43,8 +43,12 @@ func TestTableShowsAnswersAndHooksNotReached(t *testing.T) {
 			"2-validate/check-2.example.com/0": "yes allow",
 		}},
 	} {
+		behave, _, err := ResolveBehaviours(chain, tc.behave)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var b strings.Builder
-		if err := NewReport(req, Predict(chain, req, Builtin(), tc.behave)).Table(&b); err != nil {
+		if err := NewReport(req, Predict(chain, req, Builtin(), behave)).Table(&b); err != nil {
 			t.Fatal(err)
 		}
 		rows := 0

@@ -8,6 +8,7 @@ import (
 
 	admissionapi "k8s.io/api/admission/v1"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -92,7 +93,7 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		return Request{}, fmt.Errorf("labels: a Scale has none, whatever the object's (an objectSelector never matches a scale request)")
 	}
 	if req.Namespace != "" && !missing {
-		req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Namespace}
+		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
 		maps.Copy(req.NamespaceLabels, nsLabels)
 	}
 	if res != nil {
@@ -102,10 +103,22 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		}
 	}
 	object := func(l map[string]string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{}}
+		// An object has metadata, if empty (a CONNECT's options have
+		// none: an objectSelector never matches them).
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
 		u.SetGroupVersionKind(req.Kind)
 		u.SetName(req.Name)
 		u.SetNamespace(req.Namespace)
+		if req.Kind == namespaceKind && req.Name != "" && mutant != MutantNoNameLabel {
+			// SetDefaults_Namespace (core/v1 defaults.go) labels every
+			// named Namespace with its name, before admission; the one
+			// stored has the label too.
+			l = maps.Clone(l)
+			if l == nil {
+				l = map[string]string{}
+			}
+			l[corev1.LabelMetadataName] = req.Name
+		}
 		if l != nil {
 			u.SetLabels(l)
 		}
@@ -136,7 +149,7 @@ func ParseRequest(line string, res Resources) (Request, error) {
 		// namespace's labels are its own.
 		req.Namespace = req.Name
 		if !missing {
-			req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Name}
+			req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Name}
 			maps.Copy(req.NamespaceLabels, labelsOf(req.OldObject))
 			maps.Copy(req.NamespaceLabels, nsLabels)
 		}
@@ -146,23 +159,37 @@ func ParseRequest(line string, res Resources) (Request, error) {
 
 // servedKind is the kind res serves for req's resource, or why the API
 // server refuses req before any webhook sees it: a resource it does not
-// serve (404), a namespaced resource without a namespace, a cluster-scoped
-// one with one.
+// serve (404), an operation the resource does not take (405), a
+// namespaced resource without a namespace, a cluster-scoped one with one.
 func servedKind(req Request, res Resources) (schema.GroupVersionKind, error) {
 	what := describeRequest("", req.Resource, req.Subresource)[1:]
-	namespaced, ok := res.Namespaced(req.Resource)
-	kind, subOK := res.KindFor(req.Resource, req.Subresource)
+	main, ok := res.Lookup(req.Resource, "")
+	x, subOK := res.Lookup(req.Resource, req.Subresource)
 	switch {
-	case !ok:
-		return kind, fmt.Errorf("%s: not a resource the API server serves (404); give a CustomResourceDefinition's with -f, or read a cluster's with --from-cluster", what)
+	case !ok || len(main.Verbs) == 0:
+		return x.GVK(), fmt.Errorf("%s: not a resource the API server serves (404); give a CustomResourceDefinition's with -f, or read a cluster's with --from-cluster", what)
 	case !subOK:
-		return kind, fmt.Errorf("%s: %s has no subresource %q (404)", what, req.Resource.Resource, req.Subresource)
-	case namespaced && req.Namespace == "":
-		return kind, fmt.Errorf("%s: namespaced: give ns=NAMESPACE", what)
-	case !namespaced && req.Namespace != "" && req.Resource != namespaces:
-		return kind, fmt.Errorf("ns=%s: %s is cluster-scoped: a request on it has no namespace", req.Namespace, what)
+		return x.GVK(), fmt.Errorf("%s: %s has no subresource %q (404)", what, req.Resource.Resource, req.Subresource)
+	case !slices.Contains(x.Operations(), req.Operation):
+		return x.GVK(), fmt.Errorf("%s %s: it takes %s (its verbs: %s); the API server refuses any other request before admission (405)",
+			req.Operation, what, describeOperations(x.Operations()), strings.Join(x.Verbs, ", "))
+	case main.Namespaced && req.Namespace == "":
+		return x.GVK(), fmt.Errorf("%s: namespaced: give ns=NAMESPACE", what)
+	case !main.Namespaced && req.Namespace != "" && req.Resource != namespaces:
+		return x.GVK(), fmt.Errorf("ns=%s: %s is cluster-scoped: a request on it has no namespace", req.Namespace, what)
 	}
-	return kind, nil
+	return x.GVK(), nil
+}
+
+func describeOperations(ops []admissionv1.OperationType) string {
+	if len(ops) == 0 {
+		return "no request that reaches admission"
+	}
+	s := make([]string, len(ops))
+	for i, o := range ops {
+		s[i] = string(o)
+	}
+	return strings.Join(s, ", ")
 }
 
 func parseLabels(s string) (map[string]string, error) {
@@ -191,14 +218,17 @@ func parseLabels(s string) (map[string]string, error) {
 // (operation, resource, subResource, kind, namespace, name, object,
 // oldObject, userInfo, dryRun), and optionally the v1 Namespace of the
 // request's namespace with its labels (without it, a namespace with only
-// kubernetes.io/metadata.name).
-func RequestFile(docs []*load.Doc) (Request, error) {
+// kubernetes.io/metadata.name). A request res says the API server refuses
+// before admission is refused as ParseRequest refuses it; the kind, when
+// the review has none, is the one res serves.
+func RequestFile(docs []*load.Doc, res Resources) (Request, error) {
 	var review *admissionapi.AdmissionReview
+	var reviewDoc *load.Doc
 	var ns *unstructured.Unstructured
 	for _, d := range docs {
 		switch {
 		case d.Group == "admission.k8s.io" && d.Kind == "AdmissionReview" && review == nil:
-			review = &admissionapi.AdmissionReview{}
+			review, reviewDoc = &admissionapi.AdmissionReview{}, d
 			if err := load.DecodeStrict(d, review); err != nil {
 				return Request{}, err
 			}
@@ -240,9 +270,18 @@ func RequestFile(docs []*load.Doc) (Request, error) {
 		}
 	}
 	if req.Namespace != "" {
-		req.NamespaceLabels = map[string]string{"kubernetes.io/metadata.name": req.Namespace}
+		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
 		if ns != nil && ns.GetName() == req.Namespace {
 			maps.Copy(req.NamespaceLabels, ns.GetLabels())
+		}
+	}
+	if res != nil {
+		kind, err := servedKind(req, res)
+		if err != nil {
+			return Request{}, &load.Error{Source: reviewDoc.Source, Object: reviewDoc.Object(), Field: "request", Msg: err.Error()}
+		}
+		if req.Kind.Empty() {
+			req.Kind = kind
 		}
 	}
 	return req, nil

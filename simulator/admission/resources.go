@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,6 +25,38 @@ type Served struct {
 	KindVersion string `json:"kindVersion"`
 	Kind        string `json:"kind"`
 	Namespaced  bool   `json:"namespaced"`
+	// Verbs are the verbs discovery lists for it, sorted: the operations
+	// a request on it can be (Operations). None for a version a CRD does
+	// not serve, which a rule may still name.
+	Verbs []string `json:"verbs,omitempty"`
+	// Custom marks a custom resource's (WithCRDs): its storage differs
+	// from kube-apiserver's own resources' (ForValidation).
+	Custom bool `json:"custom,omitempty"`
+}
+
+// Operations are the admission operations of the requests x takes
+// (endpoints/installer.go): every request on a connecter's subresource
+// (pods/exec, nodes/proxy, …: its kind is the connection's options,
+// PodExecOptions, …) is a CONNECT; otherwise create is CREATE, update and
+// patch are UPDATE, delete and deletecollection DELETE. The API server
+// refuses any other request before admission (404, 405).
+func (x Served) Operations() []admissionv1.OperationType {
+	if len(x.Verbs) == 0 {
+		return nil
+	}
+	if strings.HasSuffix(x.Kind, "Options") {
+		return []admissionv1.OperationType{admissionv1.Connect}
+	}
+	var ops []admissionv1.OperationType
+	for _, o := range []struct {
+		op    admissionv1.OperationType
+		verbs []string
+	}{{admissionv1.Create, []string{"create"}}, {admissionv1.Update, []string{"update", "patch"}}, {admissionv1.Delete, []string{"delete", "deletecollection"}}} {
+		if slices.ContainsFunc(o.verbs, func(v string) bool { return slices.Contains(x.Verbs, v) }) {
+			ops = append(ops, o.op)
+		}
+	}
+	return ops
 }
 
 // GVK is x's kind.
@@ -97,14 +130,14 @@ func class(gr schema.GroupResource) schema.GroupResource {
 	return gr
 }
 
-// KindFor implements Resources.
-func (s *Snapshot) KindFor(r schema.GroupVersionResource, sub string) (schema.GroupVersionKind, bool) {
+// Lookup implements Resources.
+func (s *Snapshot) Lookup(r schema.GroupVersionResource, sub string) (Served, bool) {
 	for _, x := range s.Served {
 		if x.Group == r.Group && x.Version == r.Version && x.Resource == r.Resource && x.Subresource == sub {
-			return x.GVK(), true
+			return x, true
 		}
 	}
-	return schema.GroupVersionKind{}, false
+	return Served{}, false
 }
 
 // Equivalents implements Resources: the resources of the same storage
@@ -121,16 +154,6 @@ func (s *Snapshot) Equivalents(r schema.GroupVersionResource, sub string) []sche
 	return out
 }
 
-// Namespaced says whether r is namespaced, and whether s serves it.
-func (s *Snapshot) Namespaced(r schema.GroupVersionResource) (bool, bool) {
-	for _, x := range s.Served {
-		if x.Group == r.Group && x.Version == r.Version && x.Resource == r.Resource && x.Subresource == "" {
-			return x.Namespaced, true
-		}
-	}
-	return false, false
-}
-
 // FromDiscovery is the snapshot of the resources discovery lists (the
 // API server's ServerGroupsAndResources), sorted by group, version,
 // resource and subresource so that two reads of one server are equal.
@@ -143,7 +166,7 @@ func FromDiscovery(server string, lists []*metav1.APIResourceList) *Snapshot {
 		}
 		for _, r := range l.APIResources {
 			res, sub, _ := strings.Cut(r.Name, "/")
-			x := Served{Group: gv.Group, Version: gv.Version, Resource: res, Subresource: sub, KindGroup: gv.Group, KindVersion: gv.Version, Kind: r.Kind, Namespaced: r.Namespaced}
+			x := Served{Group: gv.Group, Version: gv.Version, Resource: res, Subresource: sub, KindGroup: gv.Group, KindVersion: gv.Version, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: slices.Sorted(slices.Values(r.Verbs))}
 			if r.Group != "" || r.Version != "" { // a subresource of another group's kind (Scale)
 				x.KindGroup, x.KindVersion = r.Group, r.Version
 			}
@@ -156,27 +179,40 @@ func FromDiscovery(server string, lists []*metav1.APIResourceList) *Snapshot {
 	return s
 }
 
-// WithCRDs is s and the resources of crds, as kube-apiserver serves a
-// CustomResourceDefinition (apiextensions-apiserver
+// WithCRDs is s and the resources of crds, in place of any s serves under
+// the same group and resource (a cluster's, read from discovery), as
+// kube-apiserver serves a CustomResourceDefinition (apiextensions-apiserver
 // customresource_handler.go): every version of spec.versions, in its
 // order, equivalent to each other (matchPolicy Equivalent), with the
 // status and scale subresources the version has; a scale's kind is
-// autoscaling/v1 Scale. Versions not served are registered too: a rule may
-// name one, and a request is converted to it.
+// autoscaling/v1 Scale. Versions not served are registered too, with no
+// verbs: a rule may name one, and a request is converted to it.
 func (s *Snapshot) WithCRDs(crds []apiextensionsv1.CustomResourceDefinition) *Snapshot {
-	out := &Snapshot{Server: s.Server, Served: slices.Clone(s.Served)}
+	out := &Snapshot{Server: s.Server}
+	out.Served = slices.DeleteFunc(slices.Clone(s.Served), func(x Served) bool {
+		return slices.ContainsFunc(crds, func(crd apiextensionsv1.CustomResourceDefinition) bool {
+			return x.Group == crd.Spec.Group && x.Resource == crd.Spec.Names.Plural
+		})
+	})
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
 			x := Served{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural,
-				KindGroup: crd.Spec.Group, KindVersion: v.Name, Kind: crd.Spec.Names.Kind, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped}
+				KindGroup: crd.Spec.Group, KindVersion: v.Name, Kind: crd.Spec.Names.Kind, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped, Custom: true}
+			// The verbs discovery lists for a custom resource and its
+			// subresources (customresource_handler.go).
+			sub := x
+			if v.Served {
+				x.Verbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+				sub.Verbs = []string{"get", "patch", "update"}
+			}
 			out.Served = append(out.Served, x)
 			if v.Subresources != nil && v.Subresources.Status != nil {
-				st := x
+				st := sub
 				st.Subresource = "status"
 				out.Served = append(out.Served, st)
 			}
 			if v.Subresources != nil && v.Subresources.Scale != nil {
-				sc := x
+				sc := sub
 				sc.Subresource, sc.KindGroup, sc.KindVersion, sc.Kind = "scale", "autoscaling", "v1", "Scale"
 				out.Served = append(out.Served, sc)
 			}

@@ -16,19 +16,19 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
-// ScenarioKind is the kind of the document that makes a file of webhook
+// scenarioKind is the kind of the document that makes a file of webhook
 // configurations an admission scenario (apiVersion gepcheck.dev/v1alpha1;
 // scenarios/admission/README.md): requests, how the hooks answer, and the
 // outcome a source states.
-const ScenarioKind = "AdmissionScenario"
+const scenarioKind = "AdmissionScenario"
 
 const scenarioAPIVersion = "gepcheck.dev/v1alpha1"
 
 // maxScenarioCases bounds the cases of one scenario document.
 const maxScenarioCases = 256
 
-// ScenarioDoc is the AdmissionScenario document as written.
-type ScenarioDoc struct {
+// scenarioDoc is the AdmissionScenario document as written.
+type scenarioDoc struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -38,12 +38,12 @@ type ScenarioDoc struct {
 		// Citation says where the expected outcomes come from: required.
 		Citation    string            `json:"citation"`
 		Description string            `json:"description,omitempty"`
-		Cases       []ScenarioDocCase `json:"cases"`
+		Cases       []scenarioDocCase `json:"cases"`
 	} `json:"spec"`
 }
 
-// ScenarioDocCase is one case of an AdmissionScenario document as written.
-type ScenarioDocCase struct {
+// scenarioDocCase is one case of an AdmissionScenario document as written.
+type scenarioDocCase struct {
 	Name string `json:"name"`
 	// Request is one line, as gepcheck admission simulate --request
 	// reads it (ParseRequest).
@@ -95,7 +95,7 @@ type ScenarioCase struct {
 
 // IsScenario says whether d is an AdmissionScenario document.
 func IsScenario(d *load.Doc) bool {
-	return d.APIVersion == scenarioAPIVersion && d.Kind == ScenarioKind
+	return d.APIVersion == scenarioAPIVersion && d.Kind == scenarioKind
 }
 
 // ReadScenario reads an admission scenario: one AdmissionScenario document,
@@ -110,7 +110,7 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 			continue
 		}
 		if sd != nil {
-			return nil, &load.Error{Source: d.Source, Object: d.Object(), Msg: fmt.Sprintf("a second %s (the first is %s)", ScenarioKind, sd.Source)}
+			return nil, &load.Error{Source: d.Source, Object: d.Object(), Msg: fmt.Sprintf("a second %s (the first is %s)", scenarioKind, sd.Source)}
 		}
 		sd = d
 	}
@@ -126,7 +126,7 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 		return nil, err
 	}
 	res := base.WithCRDs(crds)
-	var doc ScenarioDoc
+	var doc scenarioDoc
 	if err := load.DecodeStrict(sd, &doc); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	}
 	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating, CRDs: crds, Resources: res}
 	chain := Chain(mutating, validating)
-	all := IDs(chain)
+	all := ids(chain)
 	names := map[string]bool{}
 	for i, c := range doc.Spec.Cases {
 		at := fmt.Sprintf("spec.cases[%d]", i)
@@ -157,19 +157,19 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 		if err != nil {
 			return nil, fail(at+".request", "%v", err)
 		}
-		sc := ScenarioCase{Name: c.Name, Request: req, Behave: map[string]Behaviour{}, Expect: c.Expect}
-		for _, key := range slices.Sorted(maps.Keys(c.Behave)) {
-			hooks, err := Resolve(chain, key, c.Behave[key])
-			if err != nil {
-				return nil, fail(at+".behave."+key, "%v", err)
-			}
-			for _, id := range hooks {
-				sc.Behave[id] = c.Behave[key]
-			}
+		behave, key, err := ResolveBehaviours(chain, c.Behave)
+		if err != nil {
+			return nil, fail(at+".behave."+key, "%v", err)
 		}
-		for j, id := range append(slices.Clone(c.Expect.Mutating), c.Expect.Validating...) {
-			if !slices.Contains(all, id) {
-				return nil, fail(at+".expect", "hook %q (item %d) is not in the chain: name hooks by configuration/name/n (%s)", id, j, strings.Join(all, ", "))
+		sc := ScenarioCase{Name: c.Name, Request: req, Behave: behave, Expect: c.Expect}
+		for _, e := range []struct {
+			field string
+			ids   []string
+		}{{"mutating", c.Expect.Mutating}, {"validating", c.Expect.Validating}} {
+			for j, id := range e.ids {
+				if !slices.Contains(all, id) {
+					return nil, fail(fmt.Sprintf("%s.expect.%s[%d]", at, e.field, j), "hook %q is not in the chain: name hooks by configuration/name/n (%s)", id, strings.Join(all, ", "))
+				}
 			}
 		}
 		s.Cases = append(s.Cases, sc)
@@ -177,8 +177,8 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	return s, nil
 }
 
-// IDs are the IDs of chain's hooks, in its order.
-func IDs(chain []*Hook) []string {
+// ids are the IDs of chain's hooks, in its order.
+func ids(chain []*Hook) []string {
 	out := make([]string, len(chain))
 	for i, h := range chain {
 		out[i] = h.ID()
@@ -205,7 +205,7 @@ func Resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
 		out = append(out, h.ID())
 	}
 	if len(out) == 0 {
-		all := IDs(chain)
+		all := ids(chain)
 		if len(all) == 0 {
 			return nil, fmt.Errorf("no such webhook: the configurations have none")
 		}
@@ -214,14 +214,35 @@ func Resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
 	return out, nil
 }
 
+// ResolveBehaviours is behave, whose keys name hooks of chain by ID or by
+// name (Resolve), keyed by hook ID; on an error, key is the key it is
+// about. A hook named twice, by its ID and its name, with two behaviours
+// is an error.
+func ResolveBehaviours(chain []*Hook, behave map[string]Behaviour) (out map[string]Behaviour, key string, err error) {
+	out = map[string]Behaviour{}
+	by := map[string]string{} // hook ID: the key that gave its behaviour
+	for _, key := range slices.Sorted(maps.Keys(behave)) {
+		ids, err := Resolve(chain, key, behave[key])
+		if err != nil {
+			return nil, key, err
+		}
+		for _, id := range ids {
+			if b, ok := out[id]; ok && b != behave[key] {
+				return nil, key, fmt.Errorf("webhook %s is %s (as %s) and %s (as %s)", id, b, by[id], behave[key], key)
+			}
+			out[id], by[id] = behave[key], key
+		}
+	}
+	return out, "", nil
+}
+
 // Check lists how p, the prediction of the case, differs from what the
 // case expects; empty when it does not.
 func (c ScenarioCase) Check(p Prediction) []string {
 	var diffs []string
 	o, e := p.Outcome, c.Expect
 	if e.Recorded {
-		down := func(id string) bool { return BehaviourOf(c.Behave, id, "") == Down }
-		o.Mutating, o.Validating = slices.DeleteFunc(slices.Clone(o.Mutating), down), slices.DeleteFunc(slices.Clone(o.Validating), down)
+		o = o.Recorded(c.Behave)
 	}
 	if (p.Exempt != "") != e.Exempt {
 		diffs = append(diffs, fmt.Sprintf("exempt: expected %v, predicted %v (%s)", e.Exempt, p.Exempt != "", p.Exempt))
@@ -252,8 +273,8 @@ func nonNil(l []string) []string {
 // (header, a comment, leads it), then the configurations, in s's order
 // (which the API server's does not depend on, but a broken engine may).
 func (s *Scenario) Marshal(header string) ([]byte, error) {
-	var doc ScenarioDoc
-	doc.APIVersion, doc.Kind, doc.Metadata.Name = scenarioAPIVersion, ScenarioKind, s.Name
+	var doc scenarioDoc
+	doc.APIVersion, doc.Kind, doc.Metadata.Name = scenarioAPIVersion, scenarioKind, s.Name
 	doc.Spec.Citation, doc.Spec.Description = s.Citation, s.Description
 	for _, c := range s.Cases {
 		behave := map[string]Behaviour{}
@@ -262,7 +283,7 @@ func (s *Scenario) Marshal(header string) ([]byte, error) {
 				behave[id] = b
 			}
 		}
-		doc.Spec.Cases = append(doc.Spec.Cases, ScenarioDocCase{c.Name, Describe(c.Request), behave, c.Expect})
+		doc.Spec.Cases = append(doc.Spec.Cases, scenarioDocCase{c.Name, Describe(c.Request), behave, c.Expect})
 	}
 	var buf bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {

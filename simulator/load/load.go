@@ -663,6 +663,11 @@ func parseList(src Source, c chunk, m map[string]any, items []any, errs *Errors)
 	return docs
 }
 
+// withoutObjectMeta are the types gepcheck reads that are no API objects:
+// they have TypeMeta and no ObjectMeta, so no metadata.name (an
+// admission.k8s.io AdmissionReview, as a webhook receives it).
+var withoutObjectMeta = map[string]bool{"admission.k8s.io/AdmissionReview": true}
+
 // newDoc checks the type and object metadata of m and builds its Doc, or
 // reports every problem found and returns nil.
 func newDoc(src Source, c chunk, m map[string]any, errs *Errors) *Doc {
@@ -682,6 +687,7 @@ func newDoc(src Source, c chunk, m map[string]any, errs *Errors) *Doc {
 	meta, present := m["metadata"]
 	metaMap, ok := meta.(map[string]any)
 	switch {
+	case (!present || meta == nil) && withoutObjectMeta[d.Group+"/"+d.Kind]:
 	case !present || meta == nil:
 		report("metadata.name", "is required")
 	case !ok:

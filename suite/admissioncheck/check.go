@@ -2,6 +2,7 @@ package admissioncheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,12 +14,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
 )
@@ -61,10 +64,10 @@ type Checker struct {
 	dyn   dynamic.Interface
 	kube  kubernetes.Interface
 	ext   apiextensionsclient.Interface
-	crds  map[string]bool    // installed, by name
-	users map[string]clients // impersonating clients, by user and groups
-	n     int                // cases checked
-	gen   int                // sentinel generations
+	crds  map[string]apiextensionsv1.CustomResourceDefinitionSpec // installed, by name: the spec sent
+	users map[string]clients                                      // impersonating clients, by user and groups
+	n     int                                                     // cases checked
+	gen   int                                                     // sentinel generations
 }
 
 // Namespaces are the namespaces requests are made in, with their labels
@@ -87,7 +90,7 @@ func (c *Checker) Prepare(ctx context.Context) error {
 	if c.ext, err = apiextensionsclient.NewForConfig(c.Config); err != nil {
 		return err
 	}
-	c.crds = map[string]bool{}
+	c.crds = map[string]apiextensionsv1.CustomResourceDefinitionSpec{}
 	for _, ns := range slices.Sorted(maps.Keys(Namespaces)) {
 		o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: Namespaces[ns]}}
 		if _, err := c.kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -128,24 +131,19 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	predictedSent := map[string]string{}
 	for _, v := range p.Verdicts {
 		if v.Called {
-			predictedSent[string(v.Hook.Phase)+"/"+v.Hook.ID()] = sent(metav1.GroupVersionResource(v.Resource), metav1.GroupVersionKind(v.Kind))
+			predictedSent[string(v.Hook.Phase)+"/"+v.Hook.ID()] = sent(Call{Operation: string(cs.Request.Operation), Resource: metav1.GroupVersionResource(v.Resource),
+				SubResource: cs.Request.Subresource, Kind: metav1.GroupVersionKind(v.Kind), Namespace: cs.Request.Namespace})
 		}
 	}
-	// A hook that is down is called but cannot record the call.
-	reached := func(ids []string) []string {
-		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
-			i := slices.IndexFunc(chain, func(h *admission.Hook) bool { return h.ID() == id })
-			return admission.BehaviourOf(cs.Behave, id, chain[i].Name) == admission.Down
-		})
-	}
-	r = Result{Predicted: append(append(reached(o.Mutating), "|"), reached(o.Validating)...), PredictedAllowed: o.Allowed}
+	rec := o.Recorded(cs.Behave)
+	r = Result{Predicted: append(append(rec.Mutating, "|"), rec.Validating...), PredictedAllowed: o.Allowed}
 	// The object an UPDATE or DELETE acts on, made before any hook is.
 	base, cleanup, err := c.base(ctx, cs.Request)
 	defer cleanup()
 	if err != nil {
 		return r, err
 	}
-	m, v := c.registered(prefix, cs)
+	m, v := c.registered(prefix, cs, chain)
 	defer func() {
 		if derr := c.deregister(context.WithoutCancel(ctx), m, v); derr != nil && err == nil {
 			err = derr
@@ -156,7 +154,7 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	}
 	behave, patchKey := map[string]admission.Behaviour{}, map[string]string{}
 	for _, h := range chain {
-		behave[serverKey(prefix, h)] = admission.BehaviourOf(cs.Behave, h.ID(), h.Name)
+		behave[serverKey(prefix, h)] = admission.BehaviourOf(cs.Behave, h.ID())
 		patchKey[serverKey(prefix, h)] = admission.PatchAnnotation(h)
 	}
 	c.Server.Expect(behave, patchKey, c.Slow)
@@ -177,7 +175,7 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 		} else {
 			calls = append(calls, id)
 		}
-		if want, got := predictedSent[phase+"/"+id], sent(call.Resource, call.Kind); want != "" && want != got {
+		if want, got := predictedSent[phase+"/"+id], sent(call); want != "" && want != got {
 			r.Differences = append(r.Differences, fmt.Sprintf("%s %s is sent %s, predicted %s", phase, id, got, want))
 		}
 	}
@@ -192,16 +190,41 @@ func (c *Checker) Check(ctx context.Context, cs Case) (r Result, err error) {
 	}
 	if r.Allowed != r.PredictedAllowed {
 		r.Differences = append(r.Differences, fmt.Sprintf("request allowed: predicted %v, the API server %v (%s)", r.PredictedAllowed, r.Allowed, r.Error))
+	} else if d := refusal(o.Failures, err); d != "" {
+		r.Differences = append(r.Differences, d)
 	}
 	return r, nil
 }
 
-// install creates the CRDs not installed yet, labelled for cleanup, and
-// waits until their resources are served (Established, and in discovery).
-// They stay: a later case may use them.
+// refusal says how err, the API server's refusal of a request, differs
+// from every refusal predicted: its HTTP code, or a message that does not
+// hold the predicted one (the API server adds the webhook's words, or
+// the connection's error); "" when one agrees or nothing was refused.
+func refusal(predicted []admission.Failure, err error) string {
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return ""
+	}
+	got := status.Status()
+	if slices.ContainsFunc(predicted, func(f admission.Failure) bool { return f.Code == got.Code && strings.Contains(got.Message, f.Message) }) {
+		return ""
+	}
+	var want []string
+	for _, f := range predicted {
+		want = append(want, fmt.Sprintf("HTTP %d %s", f.Code, f.Message))
+	}
+	return fmt.Sprintf("refusal: predicted %s, the API server HTTP %d %s", strings.Join(want, " or "), got.Code, got.Message)
+}
+
+// install creates the CRDs not installed yet, labelled for cleanup, or
+// updates one installed with another spec (two scenario files may define a
+// CRD of one name differently), and waits until their resources are served
+// (Established, and in discovery). They stay: a later case may use them.
 func (c *Checker) install(ctx context.Context, crds []apiextensionsv1.CustomResourceDefinition) error {
+	api := c.ext.ApiextensionsV1().CustomResourceDefinitions()
 	for _, crd := range crds {
-		if c.crds[crd.Name] {
+		spec, installed := c.crds[crd.Name]
+		if installed && apiequality.Semantic.DeepEqual(spec, crd.Spec) {
 			continue
 		}
 		crd = *crd.DeepCopy()
@@ -210,18 +233,30 @@ func (c *Checker) install(ctx context.Context, crds []apiextensionsv1.CustomReso
 			crd.Labels = map[string]string{}
 		}
 		crd.Labels["gepcheck.dev/managed-by"] = "gepcheck"
-		if _, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		_, err := api.Create(ctx, &crd, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				got, err := api.Get(ctx, crd.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				got.Spec = crd.Spec
+				_, err = api.Update(ctx, got, metav1.UpdateOptions{})
+				return err
+			})
+		}
+		if err != nil {
 			return fmt.Errorf("create CRD %s: %w", crd.Name, err)
 		}
 		deadline := time.Now().Add(syncTimeout)
 		for {
-			got, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			got, err := api.Get(ctx, crd.Name, metav1.GetOptions{})
 			established := err == nil && slices.ContainsFunc(got.Status.Conditions, func(cond apiextensionsv1.CustomResourceDefinitionCondition) bool {
 				return cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue
 			})
 			served := established
 			for _, v := range crd.Spec.Versions {
-				if _, derr := c.kube.Discovery().ServerResourcesForGroupVersion(crd.Spec.Group + "/" + v.Name); v.Served && derr != nil {
+				if v.Served && !slices.Equal(c.discovered(crd.Spec.Group+"/"+v.Name, crd.Spec.Names.Plural), crdResources(crd.Spec.Names.Plural, v)) {
 					served = false
 				}
 			}
@@ -237,14 +272,54 @@ func (c *Checker) install(ctx context.Context, crds []apiextensionsv1.CustomReso
 				return ctx.Err()
 			}
 		}
-		c.crds[crd.Name] = true
+		c.crds[crd.Name] = crd.Spec
 	}
 	return nil
 }
 
-// sent says what a hook is sent: resource and kind.
-func sent(r metav1.GroupVersionResource, k metav1.GroupVersionKind) string {
-	return fmt.Sprintf("%s/%s %s as %s/%s %s", r.Group, r.Version, r.Resource, k.Group, k.Version, k.Kind)
+// discovered lists the resource plural and its subresources as discovery
+// serves them in group version gv, sorted; none when gv is not served.
+func (c *Checker) discovered(gv, plural string) []string {
+	l, err := c.kube.Discovery().ServerResourcesForGroupVersion(gv)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range l.APIResources {
+		if r.Name == plural || strings.HasPrefix(r.Name, plural+"/") {
+			out = append(out, r.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// crdResources lists the resources a CRD's version v serves as plural:
+// itself and its subresources, sorted.
+func crdResources(plural string, v apiextensionsv1.CustomResourceDefinitionVersion) []string {
+	out := []string{plural}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		out = append(out, plural+"/scale")
+	}
+	if v.Subresources != nil && v.Subresources.Status != nil {
+		out = append(out, plural+"/status")
+	}
+	return out
+}
+
+// sent says what a hook is sent: operation, resource, subresource, kind
+// and namespace.
+func sent(c Call) string {
+	r, k := c.Resource, c.Kind
+	s := fmt.Sprintf("%s %s/%s %s", c.Operation, r.Group, r.Version, r.Resource)
+	if c.SubResource != "" {
+		s += "/" + c.SubResource
+	}
+	s += fmt.Sprintf(" as %s/%s %s", k.Group, k.Version, k.Kind)
+	if c.Namespace != "" {
+		s += " in " + c.Namespace
+	}
+	return s
 }
 
 // serverKey is where the server answers for h: its phase (a mutating and a
@@ -257,16 +332,21 @@ func serverKey(prefix string, h *admission.Hook) string {
 // registered are the case's configurations as registered: names
 // prefixed, every hook's URL its ID on the server (or down), the server's
 // CA, a timeout of 1 s (a slow hook answers after Slow), labels for
-// cleanup.
-func (c *Checker) registered(prefix string, cs Case) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration) {
+// cleanup; chain is the case's (admission.Chain).
+func (c *Checker) registered(prefix string, cs Case, chain []*admission.Hook) ([]admissionv1.MutatingWebhookConfiguration, []admissionv1.ValidatingWebhookConfiguration) {
 	one := int32(1)
-	hooks := map[string]*admission.Hook{} // by phase/configuration/index
-	for _, h := range admission.Chain(cs.Mutating, cs.Validating) {
-		hooks[fmt.Sprintf("%s/%s/%d", h.Phase, h.Configuration, h.Index)] = h
+	type at struct {
+		phase  admission.Phase
+		config string
+		index  int
+	}
+	hooks := map[at]*admission.Hook{}
+	for _, h := range chain {
+		hooks[at{h.Phase, h.Configuration, h.Index}] = h
 	}
 	cfg := func(phase admission.Phase, config string, i int) admissionv1.WebhookClientConfig {
-		h := hooks[fmt.Sprintf("%s/%s/%d", phase, config, i)]
-		url := c.Server.URLFor(serverKey(prefix, h), admission.BehaviourOf(cs.Behave, h.ID(), h.Name))
+		h := hooks[at{phase, config, i}]
+		url := c.Server.URLFor(serverKey(prefix, h), admission.BehaviourOf(cs.Behave, h.ID()))
 		return admissionv1.WebhookClientConfig{URL: &url, CABundle: c.Server.CABundle}
 	}
 	meta := func(name string) metav1.ObjectMeta {
@@ -413,13 +493,17 @@ func renameRequest(req admission.Request, name string) admission.Request {
 		if *u != nil && req.Operation != admissionv1.Connect { // a CONNECT's options have no name
 			*u = (*u).DeepCopy()
 			(*u).SetName(name)
+			if l := (*u).GetLabels(); l[corev1.LabelMetadataName] != "" {
+				l[corev1.LabelMetadataName] = name // a Namespace's own label (ParseRequest)
+				(*u).SetLabels(l)
+			}
 		}
 	}
 	if req.Resource.Resource == "namespaces" {
 		req.Namespace = name
 		if req.NamespaceLabels != nil {
 			req.NamespaceLabels = maps.Clone(req.NamespaceLabels)
-			req.NamespaceLabels["kubernetes.io/metadata.name"] = name
+			req.NamespaceLabels[corev1.LabelMetadataName] = name
 		}
 	}
 	return req

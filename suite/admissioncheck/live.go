@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
@@ -29,10 +30,16 @@ type Live struct {
 }
 
 // ReadLive reads the cluster cfg reaches: at most max configurations of
-// each kind (an error beyond), every resource discovery lists (a group
-// whose discovery fails is left out, as kubectl leaves it).
+// each kind and max CustomResourceDefinitions (an error beyond), every
+// resource discovery lists (a group whose discovery fails is left out, as
+// kubectl leaves it), those of its CRDs as their CRDs say (admission.Served
+// Custom: the storage of a custom resource differs).
 func ReadLive(ctx context.Context, cfg *rest.Config, max int) (*Live, error) {
 	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -59,13 +66,20 @@ func ReadLive(ctx context.Context, cfg *rest.Config, max int) (*Live, error) {
 	if ver, err := kube.Discovery().ServerVersion(); err == nil {
 		server = "kube-apiserver " + ver.GitVersion
 	}
-	l.Resources = admission.FromDiscovery(server, lists)
+	crds, err := ext.ApiextensionsV1().CustomResourceDefinitions().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
+	}
+	if len(crds.Items) > max || crds.Continue != "" {
+		return nil, fmt.Errorf("the cluster has more than %d CustomResourceDefinitions (--max-documents)", max)
+	}
+	l.Resources = admission.FromDiscovery(server, lists).WithCRDs(crds.Items)
 	return l, nil
 }
 
-// NamespaceLabels are the labels of namespace ns in the cluster, nil when
+// namespaceLabels are the labels of namespace ns in the cluster, nil when
 // it does not exist.
-func (l *Live) NamespaceLabels(ctx context.Context, ns string) (map[string]string, error) {
+func (l *Live) namespaceLabels(ctx context.Context, ns string) (map[string]string, error) {
 	got, err := l.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -89,7 +103,7 @@ func (l *Live) WithNamespace(ctx context.Context, req admission.Request, line st
 	if given || req.Namespace == "" || req.Resource.Resource == "namespaces" {
 		return req, nil
 	}
-	labels, err := l.NamespaceLabels(ctx, req.Namespace)
+	labels, err := l.namespaceLabels(ctx, req.Namespace)
 	if err != nil {
 		return req, fmt.Errorf("read namespace %s: %w", req.Namespace, err)
 	}

@@ -20,11 +20,11 @@ import (
 )
 
 // Sendable says whether the check can send req to an API server as it
-// is: CREATE, UPDATE or DELETE of a resource it has an object for (body),
-// an UPDATE of pods/status or deployments/scale, or a CONNECT to
+// is: a request on a resource it has an object for (body) or on that
+// object's status, an UPDATE of deployments/scale, or a CONNECT to
 // pods/exec (on a pod that does not exist: admission comes first, then the
-// API server finds no pod). Other subresources refuse other operations
-// before admission.
+// API server finds no pod). The operations are those the resource takes
+// (ParseRequest refuses others).
 func Sendable(req admission.Request) bool {
 	if req.Operation == admissionv1.Connect {
 		return req.Resource == schema.GroupVersionResource{Version: "v1", Resource: "pods"} && req.Subresource == "exec"
@@ -33,10 +33,10 @@ func Sendable(req admission.Request) bool {
 		return false
 	}
 	switch req.Subresource {
-	case "":
+	case "", "status":
 		return true
-	case "status", "scale":
-		return req.Operation == admissionv1.Update && (req.Resource.Resource == "pods" && req.Subresource == "status" || req.Resource.Resource == "deployments" && req.Subresource == "scale")
+	case "scale":
+		return req.Resource.Resource == "deployments"
 	}
 	return false
 }
@@ -79,7 +79,7 @@ func body(r schema.GroupVersionResource, kind, name, ns string, labels map[strin
 	case "mutatingwebhookconfigurations.admissionregistration.k8s.io":
 		kind = "MutatingWebhookConfiguration"
 	default:
-		if _, builtin := builtins().KindFor(r, ""); builtin || kind == "" {
+		if _, builtin := builtins().Lookup(r, ""); builtin || kind == "" {
 			return nil, false
 		}
 		spec["spec"] = map[string]any{"size": int64(1)}

@@ -33,7 +33,8 @@ import (
 
 // Call is one call of a webhook the server recorded.
 type Call struct {
-	// Hook is the hook's ID (admission.Hook.ID), from the path called.
+	// Hook is the hook's ID (admission.Hook.ID), from the path called;
+	// the rest is what the AdmissionReview's request says.
 	Hook        string
 	Operation   string
 	Resource    metav1.GroupVersionResource
@@ -152,7 +153,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	resp := &admissionapi.AdmissionResponse{UID: q.UID, Allowed: true}
 	switch b {
 	case admission.Patch:
-		if patch := annotate(q.Object.Raw, key); patch != nil {
+		if patch := admission.PatchFor(q.Object.Raw, key); patch != nil {
 			pt := admissionapi.PatchTypeJSONPatch
 			resp.Patch, resp.PatchType = patch, &pt
 		}
@@ -167,34 +168,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case admission.Deny:
 		resp.Allowed = false
-		resp.Result = &metav1.Status{Code: http.StatusForbidden, Message: "denied by gepcheck on purpose"}
+		// No code: the API server gives 400 (webhook/errors, ToStatusErr),
+		// as admission.Deny predicts.
+		resp.Result = &metav1.Status{Message: "denied by gepcheck on purpose"}
 	}
 	review.Response, review.Request = resp, nil
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(review)
-}
-
-// annotate is the JSON patch (RFC 6902) that sets annotation key to
-// "true" on object, nil when it is set already (the hook is idempotent,
-// so a second call changes nothing). An object that is not JSON (none:
-// a DELETE) gets a patch all the same, as a careless webhook sends it.
-func annotate(object []byte, key string) []byte {
-	var o struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(object, &o)
-	if _, ok := o.Metadata.Annotations[key]; ok {
-		return nil
-	}
-	op := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{key: "true"}}
-	if o.Metadata.Annotations != nil {
-		// RFC 6901: "/" in a key is written "~1".
-		op = map[string]any{"op": "add", "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": "true"}
-	}
-	patch, _ := json.Marshal([]any{op})
-	return patch
 }
 
 // URLFor is where hook id is registered: the server, or, for a hook that

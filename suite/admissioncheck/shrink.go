@@ -136,7 +136,7 @@ func Finding(name, source string, cs Case, r Result) *admission.Scenario {
 	chain := admission.Chain(cs.Mutating, cs.Validating)
 	behave := map[string]admission.Behaviour{}
 	for _, h := range chain {
-		if b := admission.BehaviourOf(cs.Behave, h.ID(), h.Name); b != admission.Allow {
+		if b := admission.BehaviourOf(cs.Behave, h.ID()); b != admission.Allow {
 			behave[h.ID()] = b
 		}
 	}
