@@ -46,11 +46,14 @@ const (
 	// MutantStorageKeepsMetadata sends validating hooks the object as the
 	// mutating hooks left it, whatever the subresource's storage does.
 	MutantStorageKeepsMetadata Mutant = "storage-keeps-metadata"
+	// MutantDenialForbidden answers a denial with HTTP 403 Forbidden, not
+	// the 400 the API server gives a denial without a code.
+	MutantDenialForbidden Mutant = "denial-forbidden"
 )
 
 // Mutants lists every mutant.
 var Mutants = []Mutant{MutantUnsorted, MutantStarSubresources, MutantNoEquivalent, MutantEquivalentOnly, MutantIgnoreBlocks, MutantValidatingFirst,
-	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll, MutantRequestKind, MutantOptionsLabels, MutantNoNameLabel, MutantUnconvertedConditions, MutantStorageKeepsMetadata}
+	MutantNeverReinvoke, MutantOwnChange, MutantReinvokeAll, MutantRequestKind, MutantOptionsLabels, MutantNoNameLabel, MutantUnconvertedConditions, MutantStorageKeepsMetadata, MutantDenialForbidden}
 
 // mutant is the mutant the engine runs as; "" is the engine itself. Only
 // tests set it.

@@ -156,6 +156,11 @@ func Predict(chain []*Hook, req Request, res Resources, behave map[string]Behavi
 func (p *Prediction) answer(h *Hook, b Behaviour) *Failure {
 	switch b {
 	case Deny:
+		// webhook/errors ToStatusErr: a denial's code is the hook's, 400
+		// when it gives none (or one below 400).
+		if mutant == MutantDenialForbidden {
+			return &Failure{Code: 403, Reason: "Forbidden", Message: fmt.Sprintf("admission webhook %q denied the request", h.Name)}
+		}
 		return &Failure{Code: 400, Reason: "BadRequest", Message: fmt.Sprintf("admission webhook %q denied the request", h.Name)}
 	case Down, Slow, Error:
 		if h.FailurePolicy == admissionv1.Ignore && mutant != MutantIgnoreBlocks {

@@ -297,6 +297,26 @@ var properties = []property{
 			}
 		},
 	},
+	{
+		name:  "failure/denial-is-400",
+		cite:  "webhook/errors ToStatusErr: \"Make sure we don't return < 400 status codes along with a rejection\": a denial without a code (admission.Deny) is HTTP 400, \"admission webhook NAME denied the request\"",
+		kills: []admission.Mutant{admission.MutantDenialForbidden},
+		check: func(t *rapid.T) {
+			c, req := draw(t)
+			chain := admission.Chain(c.Mutating, c.Validating)
+			behave := map[string]admission.Behaviour{}
+			for _, h := range chain {
+				if rapid.IntRange(0, 2).Draw(t, "denies") == 0 {
+					behave[h.ID()] = admission.Deny
+				}
+			}
+			for _, f := range admission.Predict(chain, req, res, behave).Outcome.Failures {
+				if strings.Contains(f.Message, "denied the request") && f.Code != 400 {
+					t.Fatalf("a denial is HTTP %d: %s", f.Code, f.Message)
+				}
+			}
+		},
+	},
 }
 
 // reinvocation draws a chain and a request where half the mutating hooks

@@ -143,7 +143,8 @@ func TestLocalAdmission(t *testing.T) {
 	// TestRuleMatchesAsTheAPIServer holds the rules to k8s.io/apiserver's.
 	for _, m := range []admission.Mutant{admission.MutantUnsorted, admission.MutantNoEquivalent, admission.MutantEquivalentOnly, admission.MutantIgnoreBlocks,
 		admission.MutantNeverReinvoke, admission.MutantOwnChange, admission.MutantReinvokeAll, admission.MutantRequestKind,
-		admission.MutantOptionsLabels, admission.MutantNoNameLabel, admission.MutantUnconvertedConditions, admission.MutantStorageKeepsMetadata} {
+		admission.MutantOptionsLabels, admission.MutantNoNameLabel, admission.MutantUnconvertedConditions, admission.MutantStorageKeepsMetadata,
+		admission.MutantDenialForbidden} {
 		restore := admission.SetMutant(m)
 		caught := ""
 		for i := range 300 {
