@@ -252,9 +252,10 @@ func drawRule(t *rapid.T) admissionv1.RuleWithOperations {
 
 // AdmissionRequests draws requests on the resources above: an operation
 // the resource takes (res's verbs: a CONNECT on pods/exec, an UPDATE on a
-// status or scale subresource), a namespace (team-a, labelled team=a, or team-b; none for a
-// cluster-scoped resource), object labels (app=web or none), a user
-// (alice, or system:admin).
+// status or scale subresource), a namespace (team-a, labelled team=a, or
+// team-b; none for a cluster-scoped resource), the app=web label on the
+// object, the old object, both or neither (none on a Scale or a CONNECT's
+// options), a user (alice, or system:admin).
 func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Request] {
 	return rapid.Custom(func(t *rapid.T) admission.Request {
 		x := rapid.SampledFrom(admissionResources).Draw(t, "resource")

@@ -275,11 +275,17 @@ func PatchFor(object []byte, key string) []byte {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(object, &o)
-	if _, ok := o.Metadata.Annotations[key]; ok {
+	return annotationPatch(o.Metadata.Annotations, key)
+}
+
+// annotationPatch is PatchFor of an object whose annotations are
+// annotations (nil: none, or no metadata).
+func annotationPatch(annotations map[string]string, key string) []byte {
+	if _, ok := annotations[key]; ok {
 		return nil
 	}
 	op := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{key: "true"}}
-	if o.Metadata.Annotations != nil {
+	if annotations != nil {
 		// RFC 6901: "/" in a key is written "~1".
 		op = map[string]any{"op": "add", "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": "true"}
 	}
@@ -301,13 +307,13 @@ func patch(h *Hook, obj *unstructured.Unstructured) (bool, *Failure) {
 		// can apply it to (e.g. a DELETE admission operation), error".
 		return false, internal(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.Name))
 	}
+	p := annotationPatch(obj.GetAnnotations(), PatchAnnotation(h))
+	if p == nil {
+		return false, nil
+	}
 	js, err := obj.MarshalJSON()
 	if err != nil {
 		return false, internal(err)
-	}
-	p := PatchFor(js, PatchAnnotation(h))
-	if p == nil {
-		return false, nil
 	}
 	decoded, err := jsonpatch.DecodePatch(p)
 	if err != nil {

@@ -141,14 +141,12 @@ var properties = []property{
 		cite:  "admissionregistration/v1 FailurePolicy: \"Ignore means that an error calling the webhook is ignored and the API request is allowed to continue\"",
 		kills: []admission.Mutant{admission.MutantIgnoreBlocks},
 		check: func(t *rapid.T) {
-			c, req := draw(t)
-			chain := admission.Chain(c.Mutating, c.Validating)
-			behave := map[string]admission.Behaviour{}
-			for _, h := range chain {
-				if h.FailurePolicy == admissionv1.Ignore {
-					behave[h.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error}).Draw(t, "behaviour")
+			chain, req, behave := drawBehaving(t, func(h *admission.Hook) admission.Behaviour {
+				if h.FailurePolicy != admissionv1.Ignore {
+					return admission.Allow
 				}
-			}
+				return rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error}).Draw(t, "behaviour")
+			})
 			o := admission.Predict(chain, req, res, behave).Outcome
 			for _, f := range o.Failures {
 				if strings.Contains(f.Message, "failed calling webhook") {
@@ -278,16 +276,14 @@ var properties = []property{
 		cite:  "kube-apiserver v1.36 registry (apps/deployment/storage toScaleUpdateValidation, scaleFromDeployment; its kin for replicasets, statefulsets, replicationcontrollers and custom resources): a scale subresource's validation is sent a Scale made anew from the updated object, name and namespace without annotations; what mutating hooks set on the Scale's metadata no validating hook sees",
 		kills: []admission.Mutant{admission.MutantStorageKeepsMetadata},
 		check: func(t *rapid.T) {
-			c, req := draw(t)
+			chain, req, behave := drawBehaving(t, func(h *admission.Hook) admission.Behaviour {
+				if h.Phase != admission.Mutating {
+					return admission.Allow
+				}
+				return admission.Patch
+			})
 			if req.Subresource != "scale" {
 				return
-			}
-			chain := admission.Chain(c.Mutating, c.Validating)
-			behave := map[string]admission.Behaviour{}
-			for _, h := range chain {
-				if h.Phase == admission.Mutating {
-					behave[h.ID()] = admission.Patch
-				}
 			}
 			for _, v := range admission.Predict(chain, req, res, behave).Verdicts {
 				patched := slices.ContainsFunc(v.Hook.MatchConditions, func(m admissionv1.MatchCondition) bool { return m.Name == generators.PatchedCondition })
@@ -302,14 +298,12 @@ var properties = []property{
 		cite:  "webhook/errors ToStatusErr: \"Make sure we don't return < 400 status codes along with a rejection\": a denial without a code (admission.Deny) is HTTP 400, \"admission webhook NAME denied the request\"",
 		kills: []admission.Mutant{admission.MutantDenialForbidden},
 		check: func(t *rapid.T) {
-			c, req := draw(t)
-			chain := admission.Chain(c.Mutating, c.Validating)
-			behave := map[string]admission.Behaviour{}
-			for _, h := range chain {
-				if rapid.IntRange(0, 2).Draw(t, "denies") == 0 {
-					behave[h.ID()] = admission.Deny
+			chain, req, behave := drawBehaving(t, func(*admission.Hook) admission.Behaviour {
+				if rapid.IntRange(0, 2).Draw(t, "denies") != 0 {
+					return admission.Allow
 				}
-			}
+				return admission.Deny
+			})
 			for _, f := range admission.Predict(chain, req, res, behave).Outcome.Failures {
 				if strings.Contains(f.Message, "denied the request") && f.Code != 400 {
 					t.Fatalf("a denial is HTTP %d: %s", f.Code, f.Message)
@@ -322,15 +316,28 @@ var properties = []property{
 // reinvocation draws a chain and a request where half the mutating hooks
 // patch the object, and predicts it.
 func reinvocation(t *rapid.T) admission.Prediction {
+	chain, req, behave := drawBehaving(t, func(h *admission.Hook) admission.Behaviour {
+		if h.Phase == admission.Mutating && rapid.Bool().Draw(t, "patches") {
+			return admission.Patch
+		}
+		return admission.Allow
+	})
+	return admission.Predict(chain, req, res, behave)
+}
+
+// drawBehaving draws configurations and a request (draw), the chain of the
+// configurations, and how each of its hooks answers, as answer says
+// (keyed by hook ID; Allow is left out).
+func drawBehaving(t *rapid.T, answer func(*admission.Hook) admission.Behaviour) ([]*admission.Hook, admission.Request, map[string]admission.Behaviour) {
 	c, req := draw(t)
 	chain := admission.Chain(c.Mutating, c.Validating)
 	behave := map[string]admission.Behaviour{}
 	for _, h := range chain {
-		if h.Phase == admission.Mutating && rapid.Bool().Draw(t, "patches") {
-			behave[h.ID()] = admission.Patch
+		if b := answer(h); b != admission.Allow {
+			behave[h.ID()] = b
 		}
 	}
-	return admission.Predict(chain, req, res, behave)
+	return chain, req, behave
 }
 
 // changedAfter says whether a hook other than id changed the object in the

@@ -186,11 +186,11 @@ func ids(chain []*Hook) []string {
 	return out
 }
 
-// Resolve finds the hooks of chain that key names for behaviour b (an ID,
+// resolve finds the hooks of chain that key names for behaviour b (an ID,
 // or a name: every hook of that name) and returns their IDs; the error
 // says why it cannot: a behaviour unknown, no such hook, a validating
 // hook that would patch.
-func Resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
+func resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
 	if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
 		return nil, fmt.Errorf("%q: want allow, patch, deny, down, slow or error", b)
 	}
@@ -215,18 +215,18 @@ func Resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
 }
 
 // ResolveBehaviours is behave, whose keys name hooks of chain by ID or by
-// name (Resolve), keyed by hook ID; on an error, key is the key it is
+// name (resolve), keyed by hook ID; on an error, key is the key it is
 // about. A hook named twice, by its ID and its name, with two behaviours
 // is an error.
 func ResolveBehaviours(chain []*Hook, behave map[string]Behaviour) (out map[string]Behaviour, key string, err error) {
 	out = map[string]Behaviour{}
 	by := map[string]string{} // hook ID: the key that gave its behaviour
 	for _, key := range slices.Sorted(maps.Keys(behave)) {
-		ids, err := Resolve(chain, key, behave[key])
+		hooks, err := resolve(chain, key, behave[key])
 		if err != nil {
 			return nil, key, err
 		}
-		for _, id := range ids {
+		for _, id := range hooks {
 			if b, ok := out[id]; ok && b != behave[key] {
 				return nil, key, fmt.Errorf("webhook %s is %s (as %s) and %s (as %s)", id, b, by[id], behave[key], key)
 			}
