@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"sigs.k8s.io/yaml"
 
@@ -278,9 +279,36 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 
 // readFile reads a regular file of at most max bytes.
 func readFile(path string, max int64) ([]byte, error) {
-	// Stat before opening: opening a named pipe blocks until a writer
-	// comes.
-	info, err := os.Stat(path)
+	data, err := ReadRegular(path, max)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("%s (--max-bytes raises it)", le.Msg)
+	}
+	return data, err
+}
+
+// LimitError is a file over the byte limit of ReadRegular; Msg says so
+// without naming the flag that raises it, which the caller knows.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// ReadRegular reads the regular file at path, of at most max bytes: the
+// one way gepcheck reads a file it is given (scenarios, profiles,
+// results, findings, admission configurations and requests, CRDs,
+// what an implementation writes). A device, a named pipe or a socket is
+// refused by name before any byte is read (docs/limits.md); a file over
+// max is a *LimitError. Errors do not repeat the path: callers name it.
+func ReadRegular(path string, max int64) ([]byte, error) {
+	// Opened without blocking (a named pipe would wait for a writer),
+	// then checked on the open file, so that what is read is what was
+	// checked.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, errors.New(pathErrMsg(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nil, errors.New(pathErrMsg(err))
 	}
@@ -288,14 +316,16 @@ func readFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
 	}
 	if info.Size() > max {
-		return nil, fmt.Errorf("is %d bytes, more than the limit of %d (--max-bytes raises it)", info.Size(), max)
+		return nil, &LimitError{Msg: fmt.Sprintf("is %d bytes, more than the limit of %d", info.Size(), max)}
 	}
-	f, err := os.Open(path)
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, errors.New(pathErrMsg(err))
 	}
-	defer f.Close()
-	return readAtMost(f, max)
+	if int64(len(data)) > max {
+		return nil, &LimitError{Msg: fmt.Sprintf("grew past the limit of %d bytes while read", max)}
+	}
+	return data, nil
 }
 
 // readAtMost reads r to its end, or fails past max bytes.
@@ -321,6 +351,8 @@ func fileKind(m fs.FileMode) string {
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
+	case m.IsDir():
+		return "a directory"
 	}
 	return "not a regular file"
 }

@@ -53,10 +53,12 @@ func Invalid(name string, problems []string) string {
 
 // Printable is s with control characters and invalid UTF-8 escaped, as in
 // a Go string literal, so that text from the input printed to a terminal
-// can neither move the cursor, colour it, nor forge a line; other strings
-// are returned as they are.
+// can neither move the cursor, colour it, forge a line nor reorder what
+// is shown (Unicode's bidirectional controls); other strings are returned
+// as they are. It is the escaper of every string from input or from an
+// implementation that gepcheck prints to a terminal.
 func Printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) || bidi(r) }) {
 		return s
 	}
 	var b strings.Builder
@@ -68,10 +70,19 @@ func Printable(s string) string {
 		case unicode.IsControl(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
+		case bidi(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[:n])
 		}
 		s = s[n:]
 	}
 	return b.String()
+}
+
+// bidi says whether r is one of Unicode's explicit bidirectional
+// formatting characters (UAX #9, "Explicit Directional Embeddings",
+// "Overrides" and "Isolates"), which reorder the text around them.
+func bidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
