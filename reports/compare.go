@@ -23,7 +23,7 @@ func Compare(rs []*Results, under []string) []byte {
 	b.WriteString("| | " + strings.Join(columns(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
 	b.WriteString("| claims |")
 	for _, r := range rs {
-		fmt.Fprintf(&b, " %s |", claims(r))
+		fmt.Fprintf(&b, " %s |", mdText(claims(r)))
 	}
 	b.WriteString("\n")
 	var names []string
@@ -49,7 +49,7 @@ func Compare(rs []*Results, under []string) []byte {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "| `%s` |", n)
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
 		for i := range rs {
 			fmt.Fprintf(&b, " %s |", mark(outcome[i][n]))
 		}
@@ -66,13 +66,13 @@ func Compare(rs []*Results, under []string) []byte {
 	}
 	for i, r := range rs {
 		for _, c := range r.Campaigns {
-			name := fmt.Sprintf("random %s cases (%s)", c.Kind, c.Profile)
+			name := fmt.Sprintf("random %s cases (%s)", mdText(c.Kind), mdText(c.Profile))
 			if c.Steps > 0 {
-				name = fmt.Sprintf("random %s cases with up to %d steps (%s)", c.Kind, c.Steps, c.Profile)
+				name = fmt.Sprintf("random %s cases with up to %d steps (%s)", mdText(c.Kind), c.Steps, mdText(c.Profile))
 			}
 			add(name, i, fmt.Sprintf("%d of %d disagree (seed %d)", c.Disagreed, c.Checks, c.Seed))
 			for _, f := range c.Findings {
-				add(name+": `"+f.Kind+"`", i, "found")
+				add(name+": "+mdCell(f.Kind), i, "found")
 			}
 		}
 	}
@@ -94,7 +94,7 @@ func Compare(rs []*Results, under []string) []byte {
 func columns(rs []*Results) []string {
 	var out []string
 	for _, r := range rs {
-		out = append(out, fmt.Sprintf("%s %s (%s)", r.Implementation.Project, r.Implementation.Version, r.Mode))
+		out = append(out, mdText(fmt.Sprintf("%s %s (%s)", r.Implementation.Project, r.Implementation.Version, r.Mode)))
 	}
 	return out
 }

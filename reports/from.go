@@ -21,7 +21,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 	if sem == "" {
 		sem = caps.Claim()
 	}
-	r := &Results{APIVersion: "gepcheck.dev/v1alpha1", Kind: ResultsKind, Implementation: who,
+	r := &Results{APIVersion: ResultsAPIVersion, Kind: ResultsKind, Implementation: who,
 		Mode: mode, Semantics: string(sem), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
 		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
 	for _, f := range caps.Features {

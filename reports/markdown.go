@@ -26,12 +26,13 @@ func Markdown(rs []*Results) []byte {
 		return nil
 	}
 	first := rs[0]
-	fmt.Fprintf(&b, "# %s %s\n\n", first.Implementation.Project, first.Implementation.Version)
-	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck `--impl %s`), written by gepcheck (docs/reports.md).\n\n", first.Implementation.Project, first.Implementation.Name)
+	fmt.Fprintf(&b, "# %s %s\n\n", mdText(first.Implementation.Project), mdText(first.Implementation.Version))
+	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck %s), written by gepcheck (docs/reports.md).\n\n", mdText(first.Implementation.Project), mdCode("--impl "+first.Implementation.Name))
 	b.WriteString("| API channel | Implementation version | Mode | Report | Also |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rs {
 		_, report, junit, html, results := Files(r)
-		fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) | [HTML](./%s), [JUnit](./%s), [results](./%s) |\n", r.GatewayAPIChannel, r.Implementation.Version, r.Mode, report, report, html, junit, results)
+		// Validate keeps the channel, version and mode to names.
+		fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) | [HTML](./%s), [JUnit](./%s), [results](./%s) |\n", mdText(r.GatewayAPIChannel), mdText(r.Implementation.Version), mdText(r.Mode), mdText(report), report, html, junit, results)
 	}
 	for _, r := range rs {
 		markdownMode(&b, r)
@@ -42,13 +43,13 @@ func Markdown(rs []*Results) []byte {
 func markdownMode(b *bytes.Buffer, r *Results) {
 	p, f, s, e := r.Counts()
 	fmt.Fprintf(b, "\n## %s\n\n", strings.ToUpper(modeText(r.Mode)[:1])+modeText(r.Mode)[1:])
-	fmt.Fprintf(b, "Under the %s reading of GEP-713 (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", r.Semantics, len(r.Cases), p, f, s, e)
+	fmt.Fprintf(b, "Under the %s reading of GEP-713 (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", mdText(r.Semantics), len(r.Cases), p, f, s, e)
 	if len(r.Shards) > 0 {
-		fmt.Fprintf(b, " (merged from shards %s)", strings.Join(r.Shards, ", "))
+		fmt.Fprintf(b, " (merged from shards %s)", mdText(strings.Join(r.Shards, ", ")))
 	}
 	b.WriteString(".\n\n| Feature | Profile | Passed | Failed | Skipped |\n| --- | --- | ---: | ---: | ---: |\n")
 	for _, fc := range FeatureCounts(r) {
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", fc.Name, fc.Profile, fc.Passed, fc.Failed, fc.Skipped)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", mdText(fc.Name), mdText(fc.Profile), fc.Passed, fc.Failed, fc.Skipped)
 	}
 	var failed []CaseResult
 	for _, c := range r.Cases {
@@ -59,43 +60,44 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 	if len(failed) > 0 {
 		b.WriteString("\n### Failed\n\n")
 		for _, c := range failed {
-			fmt.Fprintf(b, "- `%s` (%s)", c.Name, strings.Join(c.Features, ", "))
+			fmt.Fprintf(b, "- %s (%s)", mdCode(c.Name), mdText(strings.Join(c.Features, ", ")))
 			if c.Reason != "" {
-				fmt.Fprintf(b, ": %s", c.Reason)
+				fmt.Fprintf(b, ": %s", mdText(c.Reason))
 			}
 			b.WriteString("\n")
 			for _, d := range c.Differences {
-				fmt.Fprintf(b, "  - %s\n", mdEscape(d))
+				fmt.Fprintf(b, "  - %s\n", mdCode(d))
 			}
 		}
 	}
 	for _, c := range r.Campaigns {
-		fmt.Fprintf(b, "\n### Random cases: %s\n\nProfile `%s`, seed %d, %d cases", c.Kind, c.Profile, c.Seed, c.Checks)
+		fmt.Fprintf(b, "\n### Random cases: %s\n\nProfile %s, seed %d, %d cases", mdText(c.Kind), mdCode(c.Profile), c.Seed, c.Checks)
 		if c.Steps > 0 {
 			fmt.Fprintf(b, " with up to %d changes over time each", c.Steps)
 		}
 		fmt.Fprintf(b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
 		for _, f := range c.Findings {
-			fmt.Fprintf(b, "- `%s` (case %d)\n", f.Kind, f.Case)
+			fmt.Fprintf(b, "- %s (case %d)\n", mdCode(f.Kind), f.Case)
 			for _, d := range f.Differences {
-				fmt.Fprintf(b, "  - %s\n", mdEscape(d))
+				fmt.Fprintf(b, "  - %s\n", mdCode(d))
 			}
 		}
-		fmt.Fprintf(b, "\nReplay: `%s`\n", c.Replay)
+		fmt.Fprintf(b, "\nReplay: %s\n", mdCode(c.Replay))
 	}
-	b.WriteString("\n### Reproduce\n\n```sh\ngit clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build\n")
+	lines := []string{"git clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build"}
 	seen := map[string]bool{}
 	for _, c := range r.Cases {
 		cmd := replayCommand(c.Replay)
 		if !seen[cmd] {
 			seen[cmd] = true
-			fmt.Fprintf(b, "%s\n", cmd)
+			lines = append(lines, cmd)
 		}
 	}
 	for _, c := range r.Campaigns {
-		fmt.Fprintf(b, "bin/%s\n", c.Replay)
+		lines = append(lines, "bin/"+c.Replay)
 	}
-	b.WriteString("```\n")
+	b.WriteString("\n### Reproduce\n\n")
+	b.WriteString(mdFenced("sh", lines))
 }
 
 // replayCommand is a case's replay for a whole run: the command with the
@@ -117,10 +119,4 @@ func modeText(mode string) string {
 		return "offline (its translator)"
 	}
 	return "in a cluster (" + strings.TrimPrefix(mode, "cluster-") + ")"
-}
-
-// mdEscape keeps a difference on one Markdown line and its braces and
-// pipes literal.
-func mdEscape(s string) string {
-	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "`", "'") + "`"
 }

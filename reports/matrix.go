@@ -20,7 +20,7 @@ func Matrix(rs []*Results) []byte {
 	slices.SortFunc(rs, func(a, b *Results) int { return semver.Compare(a.Implementation.Version, b.Implementation.Version) })
 	var b bytes.Buffer
 	impl := rs[0].Implementation
-	fmt.Fprintf(&b, "# %s: Policy Attachment conformance by version\n\n", impl.Project)
+	fmt.Fprintf(&b, "# %s: Policy Attachment conformance by version\n\n", mdText(impl.Project))
 	fmt.Fprintf(&b, "Written by `gepcheck report matrix` from the offline reports of each version (docs/reports.md); each version's README has the details and how to reproduce.\n\n")
 	var versions []string
 	for _, r := range rs {
@@ -49,7 +49,7 @@ func Matrix(rs []*Results) []byte {
 	}
 	b.WriteString("\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "| `%s` |", n)
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
 		for _, v := range versions {
 			fmt.Fprintf(&b, " %s |", mark(outcome[n][v]))
 		}
@@ -74,9 +74,9 @@ func Matrix(rs []*Results) []byte {
 	}
 	slices.Sort(kindNames)
 	if len(kindNames) > 0 {
-		b.WriteString("\n## Kinds of difference the random cases found\n\n| kind | " + strings.Join(versions, " | ") + " |\n|---|" + strings.Repeat("---|", len(versions)) + "\n")
+		b.WriteString("\n## Kinds of difference the random cases found\n\n| kind | " + strings.Join(mdTexts(versions), " | ") + " |\n|---|" + strings.Repeat("---|", len(versions)) + "\n")
 		for _, k := range kindNames {
-			fmt.Fprintf(&b, "| `%s` |", k)
+			fmt.Fprintf(&b, "| %s |", mdCell(k))
 			for _, v := range versions {
 				if kinds[k][v] {
 					b.WriteString(" found |")
@@ -93,19 +93,19 @@ func Matrix(rs []*Results) []byte {
 		var changes []string
 		for _, n := range names {
 			if a, z := outcome[n][from], outcome[n][to]; a != z {
-				changes = append(changes, fmt.Sprintf("`%s`: %s → %s", n, or(a, "absent"), or(z, "absent")))
+				changes = append(changes, fmt.Sprintf("%s: %s → %s", mdCode(n), or(a, "absent"), or(z, "absent")))
 			}
 		}
 		for _, k := range kindNames {
 			if kinds[k][from] != kinds[k][to] {
 				if kinds[k][to] {
-					changes = append(changes, fmt.Sprintf("random cases: `%s` appears", k))
+					changes = append(changes, fmt.Sprintf("random cases: %s appears", mdCode(k)))
 				} else {
-					changes = append(changes, fmt.Sprintf("random cases: `%s` no longer found", k))
+					changes = append(changes, fmt.Sprintf("random cases: %s no longer found", mdCode(k)))
 				}
 			}
 		}
-		fmt.Fprintf(&b, "- %s → %s: ", from, to)
+		fmt.Fprintf(&b, "- %s → %s: ", mdText(from), mdText(to))
 		if len(changes) == 0 {
 			b.WriteString("nothing gepcheck sees.\n")
 			continue
@@ -118,7 +118,17 @@ func Matrix(rs []*Results) []byte {
 func linkVersions(vs []string) []string {
 	var out []string
 	for _, v := range vs {
-		out = append(out, fmt.Sprintf("[%s](./%s/)", v, v))
+		// Validate keeps a version to a name: a link to a folder.
+		out = append(out, fmt.Sprintf("[%s](./%s/)", mdText(v), v))
+	}
+	return out
+}
+
+// mdTexts is mdText of each of ss.
+func mdTexts(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdText(s)
 	}
 	return out
 }

@@ -3,11 +3,17 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/gepcheck/gepcheck/internal/outpath"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -158,7 +164,8 @@ func (r *Results) Sort() {
 	slices.Sort(r.Shards)
 }
 
-// WriteResults writes r as indented JSON.
+// WriteResults writes r as indented JSON. A file gepcheck could not read
+// back (more than MaxResultsBytes once indented) is not written.
 func WriteResults(file string, r *Results) error {
 	r.Sort()
 	var b bytes.Buffer
@@ -168,36 +175,122 @@ func WriteResults(file string, r *Results) error {
 	if err := enc.Encode(r); err != nil {
 		return err
 	}
+	if b.Len() > MaxResultsBytes {
+		return fmt.Errorf("%s: the results would be %d bytes, more than the %d a results file may have (docs/limits.md)", file, b.Len(), MaxResultsBytes)
+	}
 	return os.WriteFile(file, b.Bytes(), 0o644)
 }
 
-// MaxResultsBytes bounds a results file read (docs/limits.md).
+// MaxResultsBytes bounds a results file read or written (docs/limits.md).
 const MaxResultsBytes = 256 << 20
 
-// ReadResults reads a results file strictly: an unknown field is an
-// error naming it.
+// ReadResults reads a results file strictly: a regular file of at most
+// MaxResultsBytes (load.ReadRegular), one JSON object and nothing after
+// it, no unknown field, and values Validate accepts. Errors name the
+// file.
 func ReadResults(file string) (*Results, error) {
-	st, err := os.Stat(file)
+	data, err := load.ReadRegular(file, MaxResultsBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if st.Size() > MaxResultsBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a results file may have", file, st.Size(), MaxResultsBytes)
-	}
-	data, err := os.ReadFile(file)
+	r, err := ParseResults(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	return r, nil
+}
+
+// ParseResults decodes and validates the bytes of a results file.
+func ParseResults(data []byte) (*Results, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Results
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: not a results file: %w", file, err)
+		return nil, fmt.Errorf("not a results file: %w", err)
 	}
-	if r.Kind != ResultsKind {
-		return nil, fmt.Errorf("%s: kind %q, want %s", file, r.Kind, ResultsKind)
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("not a results file: %d bytes after its JSON object", len(rest))
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
 	}
 	return &r, nil
+}
+
+// ResultsAPIVersion is the apiVersion of a results file.
+const ResultsAPIVersion = "gepcheck.dev/v1alpha1"
+
+// Validate says what in r no run of gepcheck writes: the kind and
+// version, names that become paths (implementation name and version,
+// mode, channel: each a DNS-1123 label or a version string, outpath.Elem),
+// a known semantics, date and shards, every outcome one of the four, and
+// counts that are not negative (a campaign's disagreements at most its
+// checks).
+func (r *Results) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if r.APIVersion != ResultsAPIVersion || r.Kind != ResultsKind {
+		return fmt.Errorf("apiVersion %q, kind %q: want %s, %s", r.APIVersion, r.Kind, ResultsAPIVersion, ResultsKind)
+	}
+	elem := func(field, v string) {
+		if err := outpath.Elem(v); err != nil {
+			bad(field, "%v", err)
+		}
+	}
+	elem("implementation.name", r.Implementation.Name)
+	elem("implementation.version", r.Implementation.Version)
+	elem("mode", r.Mode)
+	if r.Mode != "offline" && !strings.HasPrefix(r.Mode, "cluster-") {
+		bad("mode", "%q: want offline or cluster-PROVIDER", r.Mode)
+	}
+	if r.GatewayAPIChannel != "standard" && r.GatewayAPIChannel != "experimental" {
+		bad("gatewayAPIChannel", "%q: want standard or experimental", r.GatewayAPIChannel)
+	}
+	elem("gatewayAPIVersion", r.GatewayAPIVersion)
+	if _, err := engine.ParseSemantics(r.Semantics); err != nil {
+		bad("semantics", "%v", err)
+	}
+	if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
+		bad("date", "%q is not an RFC 3339 time", r.Date)
+	}
+	for i, s := range r.Shards {
+		if _, err := suite.ParseShard(s); err != nil || s == "" {
+			bad(fmt.Sprintf("shards[%d]", i), "%q: want i/N with 1 ≤ i ≤ N ≤ %d", s, suite.MaxShards)
+		}
+	}
+	for i, c := range r.Cases {
+		switch c.Outcome {
+		case Passed, Failed, Skipped, Errored:
+		default:
+			bad(fmt.Sprintf("cases[%d].outcome", i), "%q: want one of %s, %s, %s, %s", c.Outcome, Passed, Failed, Skipped, Errored)
+		}
+		if c.Name == "" {
+			bad(fmt.Sprintf("cases[%d].name", i), "is empty")
+		}
+	}
+	for i, c := range r.Campaigns {
+		f := fmt.Sprintf("campaigns[%d]", i)
+		switch {
+		case c.Checks < 0:
+			bad(f+".checks", "%d is negative", c.Checks)
+		case c.Disagreed < 0 || c.Disagreed > c.Checks:
+			bad(f+".disagreed", "%d: want 0 to checks (%d)", c.Disagreed, c.Checks)
+		}
+		if c.Steps < 0 {
+			bad(f+".steps", "%d is negative", c.Steps)
+		}
+		for j, fd := range c.Findings {
+			if fd.Case < 0 {
+				bad(fmt.Sprintf("%s.findings[%d].case", f, j), "%d is negative", fd.Case)
+			}
+		}
+	}
+	if len(errs) > 10 {
+		errs = append(errs[:10], fmt.Errorf("and %d more", len(errs)-10))
+	}
+	return errors.Join(errs...)
 }
 
 // Merge merges the results of shards of one run: the same implementation,

@@ -6,18 +6,27 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/internal/outpath"
 )
 
 // Write writes r's reports into dir/<implementation>/<version>/ (Files):
 // the ConformanceReport YAML (checked by decoding it strictly with the
 // upstream types), JUnit, the README and the HTML page, and the results
-// they are made from. It returns the directory.
+// they are made from. It returns the directory. Every name in the paths
+// is checked first (Validate, Dir): nothing is written outside dir.
 func Write(dir string, r *Results) (string, error) {
 	r.Sort()
+	if err := r.Validate(); err != nil {
+		return "", err
+	}
 	if err := r.Check(); err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, r.Implementation.Name, r.Implementation.Version)
+	out, err := Dir(dir, r)
+	if err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
@@ -59,9 +68,23 @@ func Write(dir string, r *Results) (string, error) {
 	return out, os.WriteFile(filepath.Join(out, readme), Markdown(all), 0o644)
 }
 
+// Dir is the directory of r's reports under dir:
+// dir/<implementation>/<version>, each a name outpath.Elem accepts.
+func Dir(dir string, r *Results) (string, error) {
+	return outpath.Join(dir, outpath.Named{Field: "implementation.name", Value: r.Implementation.Name},
+		outpath.Named{Field: "implementation.version", Value: r.Implementation.Version})
+}
+
+// MissingError lists what a report needs that the results lack (Check).
+type MissingError struct{ Fields []string }
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("the implementation's %s are not known", strings.Join(e.Fields, ", "))
+}
+
 // Check says what a report needs that r lacks: the implementation's
 // name, version and who it is (a ConformanceReport requires organization,
-// project, URL and contact).
+// project, URL and contact), as a *MissingError.
 func (r *Results) Check() error {
 	i := r.Implementation
 	var missing []string
@@ -74,7 +97,7 @@ func (r *Results) Check() error {
 		missing = append(missing, "contact")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("the implementation's %v are not known: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", missing)
+		return &MissingError{Fields: missing}
 	}
 	return nil
 }

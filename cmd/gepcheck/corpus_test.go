@@ -103,10 +103,28 @@ func TestCorpus(t *testing.T) {
 		n++
 		classes[c.class]++
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			args := []string{c.command}
+			args := strings.Fields(c.command)
 			var stdin []byte
+			// A case's {out} is a folder deep in a fresh one (base), so
+			// that a path that climbs out of it still lands in base and
+			// is seen there.
+			base := t.TempDir()
+			out := filepath.Join(base, "a", "b", "c", "out")
+			for i, a := range c.args {
+				c.args[i] = strings.ReplaceAll(a, "{out}", out)
+			}
+			// Nothing is written outside the folder named, whatever else
+			// fails.
+			defer func() {
+				_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && !strings.HasPrefix(p, out+string(filepath.Separator)) {
+						t.Errorf("%s written, outside %s", p, out)
+					}
+					return nil
+				})
+			}()
 			switch {
-			case c.command == "check":
+			case c.command == "check" || strings.HasPrefix(c.command, "report"):
 				args = append(args, f)
 			case c.stdin:
 				stdin, _ = os.ReadFile(f)
@@ -124,21 +142,21 @@ func TestCorpus(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatalf("gepcheck %s: still running after a minute", strings.Join(args, " "))
 			}
-			out := stdout.String() + stderr.String()
+			output := stdout.String() + stderr.String()
 			if code != c.code {
-				t.Fatalf("gepcheck %s: exit %d, want %d\n%.3000s", strings.Join(args, " "), code, c.code, out)
+				t.Fatalf("gepcheck %s: exit %d, want %d\n%.3000s", strings.Join(args, " "), code, c.code, output)
 			}
-			if strings.Contains(out, "panic") || regexp.MustCompile(`goroutine \d+`).MatchString(out) {
-				t.Fatalf("a panic or goroutine dump:\n%.3000s", out)
+			if strings.Contains(output, "panic") || regexp.MustCompile(`goroutine \d+`).MatchString(output) {
+				t.Fatalf("a panic or goroutine dump:\n%.3000s", output)
 			}
 			for _, w := range c.wants {
-				if !strings.Contains(out, w) {
-					t.Errorf("output does not say %q:\n%.3000s", w, out)
+				if !strings.Contains(output, w) {
+					t.Errorf("output does not say %q:\n%.3000s", w, output)
 				}
 			}
 			for _, w := range c.nots {
-				if strings.Contains(out, w) {
-					t.Errorf("output says %q:\n%.3000s", w, out)
+				if strings.Contains(output, w) {
+					t.Errorf("output says %q:\n%.3000s", w, output)
 				}
 			}
 		})

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -11,6 +13,7 @@ import (
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -99,15 +102,29 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 	if f.dir == "" {
 		return nil
 	}
-	_, _, _, _, name := reports.Files(r)
-	if prev, err := reports.ReadResults(filepath.Join(f.dir, r.Implementation.Name, r.Implementation.Version, name)); err == nil {
-		r = reports.Combine(prev, r)
+	dir, err := reports.Dir(f.dir, r)
+	if err != nil {
+		return inputError{fmt.Errorf("--report-dir: %w (--report-version sets the version)", err)}
 	}
-	dir, err := reports.Write(f.dir, r)
+	_, _, _, _, name := reports.Files(r)
+	prev, err := reports.ReadResults(filepath.Join(dir, name))
+	switch {
+	case err == nil:
+		r = reports.Combine(prev, r)
+	case !errors.Is(err, fs.ErrNotExist):
+		// A results file that is there but cannot be read is not
+		// written over.
+		return inputError{fmt.Errorf("--report-dir: %w", err)}
+	}
+	dir, err = reports.Write(f.dir, r)
+	var missing *reports.MissingError
+	if errors.As(err, &missing) {
+		return inputError{fmt.Errorf("--report-dir: %w: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", err)}
+	}
 	if err != nil {
 		return inputError{fmt.Errorf("--report-dir: %w", err)}
 	}
-	fmt.Fprintf(w, "reports written to %s\n", dir)
+	fmt.Fprintf(w, "reports written to %s\n", ref.Printable(dir))
 	return nil
 }
 
@@ -115,10 +132,14 @@ func newReport(stdout io.Writer) *cobra.Command {
 	var out string
 	write := func(r *reports.Results) error {
 		dir, err := reports.Write(out, r)
+		var missing *reports.MissingError
+		if errors.As(err, &missing) {
+			return inputError{fmt.Errorf("%w: the results file's implementation block must have them (a run sets them with its --report-* flags)", err)}
+		}
 		if err != nil {
 			return inputError{err}
 		}
-		fmt.Fprintf(stdout, "reports written to %s\n", dir)
+		fmt.Fprintf(stdout, "reports written to %s\n", ref.Printable(dir))
 		return nil
 	}
 	cmd := &cobra.Command{

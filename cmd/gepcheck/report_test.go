@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gepcheck/gepcheck/reports"
 )
@@ -103,5 +105,70 @@ func TestReportShardsMerge(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"report", "merge", "--out", filepath.Join(tmp, "x"), parts[0], parts[0]}, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "must not overlap") {
 		t.Errorf("merging a shard with itself: exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestReportBadFiles: report, merge, matrix and compare read results
+// files through the bounded reader: a named pipe (also one named
+// results-*.json in the folder a report is added to) and a symlink to
+// /dev/zero are refused at once with exit 2, never read until memory runs
+// out or a writer comes (docs/limits.md).
+func TestReportBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "results-offline.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	// matrix reads DIR/<version>/results-offline.json.
+	matrix := filepath.Join(dir, "matrix")
+	if err := os.MkdirAll(filepath.Join(matrix, "v1.0.0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(matrix, "v1.0.0", "results-offline.json")); err != nil {
+		t.Fatal(err)
+	}
+	// A report added to a folder holding a named pipe called
+	// results-cluster-local.json: Write reads every results-*.json there.
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(out, "reference", "main"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(out, "reference", "main", "results-cluster-local.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.json")
+	data, err := os.ReadFile("testdata/corpus/report-unknown-field.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, bytes.Replace(data, []byte(`"extra": 1`), []byte(`"campaigns": []`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", fifo, "--out", filepath.Join(dir, "o1")}, "is a named pipe"},
+		{[]string{"report", zero, "--out", filepath.Join(dir, "o2")}, "is a character device"},
+		{[]string{"report", "merge", good, zero, "--out", filepath.Join(dir, "o3")}, "is a character device"},
+		{[]string{"report", "compare", good, fifo}, "is a named pipe"},
+		{[]string{"report", "matrix", matrix}, "is a character device"},
+		{[]string{"report", good, "--out", out}, "results-cluster-local.json: is a named pipe"},
+	} {
+		var stdout, stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- run(c.args, strings.NewReader(""), &stdout, &stderr) }()
+		select {
+		case code := <-done:
+			if code != exitBadInput || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitBadInput, c.want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%v: still running after a minute", c.args)
+		}
 	}
 }

@@ -287,6 +287,16 @@ func readFile(path string, max int64) ([]byte, error) {
 	return data, err
 }
 
+// fileError is an error of the file system, said without the path (the
+// caller names it), that still matches fs.ErrNotExist and the like.
+type fileError struct {
+	msg string
+	err error
+}
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.err }
+
 // LimitError is a file over the byte limit of ReadRegular; Msg says so
 // without naming the flag that raises it, which the caller knows.
 type LimitError struct{ Msg string }
@@ -305,12 +315,12 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 	// checked.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, errors.New(pathErrMsg(err))
+		return nil, &fileError{pathErrMsg(err), err}
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, errors.New(pathErrMsg(err))
+		return nil, &fileError{pathErrMsg(err), err}
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
@@ -320,7 +330,7 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, errors.New(pathErrMsg(err))
+		return nil, &fileError{pathErrMsg(err), err}
 	}
 	if int64(len(data)) > max {
 		return nil, &LimitError{Msg: fmt.Sprintf("grew past the limit of %d bytes while read", max)}

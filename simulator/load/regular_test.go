@@ -54,3 +54,12 @@ func TestReadRegular(t *testing.T) {
 		t.Errorf("ReadRegular(dir) = %v, want a directory refused", err)
 	}
 }
+
+// TestReadRegularNotExist: a missing file is fs.ErrNotExist, said without
+// the path.
+func TestReadRegularNotExist(t *testing.T) {
+	_, err := ReadRegular(filepath.Join(t.TempDir(), "none.json"), 10)
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "no such file or directory" {
+		t.Errorf("ReadRegular(missing) = %v", err)
+	}
+}

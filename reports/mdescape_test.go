@@ -1,0 +1,93 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// hostile is a results file whose free-text fields try to break out of
+// where the Markdown writers put them: a newline then a raw HTML block, a
+// backtick closing a code span, a pipe adding a table cell, a link, a
+// fence closing the Reproduce block, a terminal escape.
+func hostile(t *testing.T) *Results {
+	r := sampleResults(t)
+	r.Implementation.Project = "p\n\n<img src=x onerror=alert(1)>"
+	r.Cases[0].Name = "b` <img src=x onerror=alert(2)> `"
+	r.Cases[0].Reason = "[click](javascript:alert(3))"
+	r.Cases[0].Outcome = Errored
+	r.Cases[0].Differences = []string{"d`\n<script>alert(4)</script>"}
+	r.Cases[1].Name = "a | <b>cell</b>"
+	r.Cases[1].Replay = "gepcheck run\n```\n<img src=x onerror=alert(5)>\n```"
+	r.Campaigns[0].Replay = "fuzz ```\n<img src=x onerror=alert(6)>"
+	r.Campaigns[0].Findings[0].Kind = "k|<i>x</i>"
+	r.Cases[2].Name = "c\x1b[31m"
+	return r
+}
+
+// TestMarkdownInjection: rendered as GitHub renders Markdown (GFM), no
+// string from a results file becomes HTML, a link or a table cell, in the
+// README, the matrix and the comparison page; and no raw control
+// character is written.
+func TestMarkdownInjection(t *testing.T) {
+	r := hostile(t)
+	r2 := hostile(t)
+	r2.Implementation.Version = "v2"
+	pages := map[string][]byte{"README": Markdown([]*Results{r}), "matrix": Matrix([]*Results{r, r2}), "compare": Compare([]*Results{r, r2}, nil)}
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	for name, page := range pages {
+		if bytes.ContainsAny(page, "\x1b\r") {
+			t.Errorf("%s: a raw control character:\n%s", name, page)
+		}
+		var html bytes.Buffer
+		if err := md.Convert(page, &html); err != nil {
+			t.Fatal(err)
+		}
+		h := html.String()
+		for _, bad := range []string{"<img", "<script", "<b>", "<i>", `href="javascript`} {
+			if strings.Contains(h, bad) {
+				t.Errorf("%s: %q rendered as HTML:\n%s\n--- from ---\n%s", name, bad, h, page)
+			}
+		}
+		// Every row of a table has as many cells as its header.
+		for _, table := range strings.Split(h, "<table>")[1:] {
+			rows := strings.Split(strings.Split(table, "</table>")[0], "<tr>")[1:]
+			want := strings.Count(rows[0], "<th")
+			for _, row := range rows[1:] {
+				if got := strings.Count(row, "<td"); got != want {
+					t.Errorf("%s: a row with %d cells under %d headers: %s", name, got, want, row)
+				}
+			}
+		}
+	}
+}
+
+// TestMarkdownEscapers: the text reads back literally (what GFM shows is
+// what the results file says, control characters escaped).
+func TestMarkdownEscapers(t *testing.T) {
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	render := func(s string) string {
+		var b bytes.Buffer
+		if err := md.Convert([]byte(s), &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, s := range []string{"plain", "a`b", "``x``", "`", "<b>x</b>", "[l](u)", "*e* _u_", `back\slash`, "a|b", "&amp;"} {
+		got := render(mdText(s))
+		if !strings.Contains(got, htmlEscape(s)) {
+			t.Errorf("mdText(%q) renders %q", s, got)
+		}
+		got = render(mdCode(s))
+		if !strings.Contains(got, "<code>"+htmlEscape(s)+"</code>") {
+			t.Errorf("mdCode(%q) renders %q", s, got)
+		}
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
