@@ -1,7 +1,7 @@
-// Package proc starts the processes gepcheck runs (an implementation
-// command, a translator, go builds, a control plane, controllers) contained: each in its
-// own process group, killed as a group, its output read through limits
-// (docs/limits.md, "Implementations").
+// Package proc starts the processes gepcheck runs (an implementation's
+// command, a translator, go builds, a control plane, controllers)
+// contained: each in its own process group, killed as a group, its output
+// read through limits (docs/limits.md, "Implementations").
 package proc
 
 import (
