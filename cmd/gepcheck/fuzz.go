@@ -60,6 +60,13 @@ skipped unless named with --property.`,
 			if checks < 1 {
 				return inputError{fmt.Errorf("--checks must be at least 1")}
 			}
+			if workers < 1 {
+				return inputError{fmt.Errorf("--parallel %d: at least 1", workers)}
+			}
+			// An invalid --shard is refused whatever else is given.
+			if _, err := rep.parseShard(); err != nil {
+				return err
+			}
 			if profileName != "" {
 				if err := (generators.Config{Profile: profileName}).Validate(); err != nil {
 					return inputError{fmt.Errorf("--profile: %w", err)}
@@ -117,6 +124,11 @@ skipped unless named with --property.`,
 				if batched {
 					return fuzzBatched(stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep})
 				}
+				// A property run has no shards, reports, kept findings
+				// or kinds: refused, not ignored.
+				if name := batchedOnly(cmd.Flags()); name != "" {
+					return inputError{fmt.Errorf("--%s: fuzz --impl %s checks one property against the reference, without shards, reports, kept findings or --kind (only implementations that fuzz in batches have them; gepcheck run --impl %s writes reports of scenario files, sharded)", name, im.Name(), im.Name())}
+				}
 				if coverage {
 					return inputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
 				}
@@ -126,6 +138,9 @@ skipped unless named with --property.`,
 				p := differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
 				p.Replay = replayFlags(cmd.Flags(), "seed", "checks", "out", "parallel", "property", "shrink-time")
 				ps = append(ps, p)
+			}
+			if name := batchedOnly(cmd.Flags()); impls.Impl == "" && name != "" {
+				return inputError{fmt.Errorf("--%s needs --impl of an implementation that fuzzes in batches", name)}
 			}
 			if len(ps) == 0 || len(properties) > 0 {
 				more, err := suite.Select(properties)
@@ -267,6 +282,17 @@ func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cf
 	res := f.rep.results(im, cfg, "offline", "", d.Capabilities())
 	res.Campaigns = []reports.Campaign{c}
 	return f.rep.write(stdout, res)
+}
+
+// batchedOnly names the first flag given that only a batched differential
+// run reads, "" if none.
+func batchedOnly(fs *pflag.FlagSet) string {
+	for _, name := range []string{"shard", "report-dir", "report-organization", "report-project", "report-url", "report-version", "report-contact", "known", "kind"} {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			return name
+		}
+	}
+	return ""
 }
 
 // kindOf is the policy kind a fuzz run draws: --kind, or the first the

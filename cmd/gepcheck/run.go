@@ -50,6 +50,12 @@ the expectation is computed from them. Everything created is removed at the
 end, after a failure and on SIGINT/SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files = append(files, args...)
+			if rf.parallel < 1 {
+				return inputError{fmt.Errorf("--parallel %d: at least 1", rf.parallel)}
+			}
+			if rf.stepTimeout <= 0 {
+				return inputError{fmt.Errorf("--step-timeout %s: must be more than 0", rf.stepTimeout)}
+			}
 			sh, err := rep.parseShard()
 			if err != nil {
 				return err
@@ -115,10 +121,12 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	return cmd
 }
 
-// implFlags are the implementation's flags a replay needs.
+// implFlags are the implementation's flags a replay needs: those of a
+// differential.Fuzzer, or of any configuration that names them (exec's
+// --exec-command).
 func implFlags(cfg impl.Config) []string {
-	if fz, ok := cfg.(differential.Fuzzer); ok {
-		return fz.ReplayFlags()
+	if r, ok := cfg.(interface{ ReplayFlags() []string }); ok {
+		return r.ReplayFlags()
 	}
 	return nil
 }

@@ -16,8 +16,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gepcheck/gepcheck/internal/cache"
+	"github.com/gepcheck/gepcheck/internal/proc"
 )
 
 // Pinned versions (docs/cluster.md).
@@ -189,6 +191,7 @@ func Tail(s string, n int) string {
 // and no workspace.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
+	proc.Contain(cmd, 5*time.Second) // the compilers it starts end with it
 	cmd.Dir = dir
 	if dir == "" {
 		cmd.Dir = os.TempDir()

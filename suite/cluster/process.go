@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/internal/proc"
 )
 
 // Process is a program gepcheck runs for a cluster (a control plane
@@ -31,7 +32,8 @@ func Start(name string, cmd *exec.Cmd, logPath string) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	proc.Contain(cmd, 5*time.Second)
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -39,6 +41,8 @@ func Start(name string, cmd *exec.Cmd, logPath string) (*Process, error) {
 	p := &Process{Name: name, Log: logPath, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
+		// What it started does not outlive it.
+		_ = proc.KillGroup(cmd)
 		logFile.Close()
 		close(p.done)
 	}()
@@ -62,11 +66,11 @@ func (p *Process) Exited() error {
 
 // Stop sends SIGTERM to the process group, and SIGKILL after grace.
 func (p *Process) Stop(grace time.Duration) {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	_ = proc.SignalGroup(p.cmd, syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		_ = proc.KillGroup(p.cmd)
 		<-p.done
 	}
 }

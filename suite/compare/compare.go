@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -219,6 +220,12 @@ func jsonEqual(a, b any) bool {
 // String prints the difference as gepcheck prints it in reports and
 // findings files, in the form those files have always had.
 func (d Difference) String() string {
+	// Paths, refs and messages come from an implementation: printed
+	// escaped, they cannot drive a terminal.
+	return ref.Printable(d.text())
+}
+
+func (d Difference) text() string {
 	switch d.Kind {
 	case Error:
 		return fmt.Sprintf("error: want %q, got %q", d.Want, d.Got)

@@ -1,7 +1,10 @@
 package observe
 
 import (
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -26,6 +29,11 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 		states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
 		if err != nil {
 			return nil, err
+		}
+		if len(profiles) > 0 {
+			if err := hasPolicies(p, profiles, docs, models); err != nil {
+				return nil, err
+			}
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -56,4 +64,23 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// hasPolicies refuses a case in which the profiles given keep no policy
+// (the case's policies are of other kinds): compared so, it would agree
+// with anything.
+func hasPolicies(file string, profiles []string, docs []*load.Doc, models []*simulator.Model) error {
+	for _, m := range models {
+		if m.HasPolicies() == nil {
+			return nil
+		}
+	}
+	var kinds []string
+	for _, d := range docs {
+		if !slices.Contains(kinds, d.Kind) {
+			kinds = append(kinds, d.Kind)
+		}
+	}
+	slices.Sort(kinds)
+	return fmt.Errorf("%s: --profile %s: %v (the case holds %s)", file, strings.Join(profiles, ","), models[0].HasPolicies(), strings.Join(kinds, ", "))
 }

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
@@ -82,6 +83,7 @@ func Start(ctx context.Context, c *cluster.Cluster, opts Options) (*Process, err
 	dir := opts.Dir
 	home := filepath.Join(dir, "envoy-gateway-home")
 	cg := exec.CommandContext(ctx, bin, "certgen", "--local", "--config-home", home)
+	proc.Contain(cg, 5*time.Second)
 	if out, err := cg.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("envoy-gateway certgen: %v\n%s", err, out)
 	}

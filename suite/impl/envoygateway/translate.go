@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
@@ -39,7 +41,15 @@ type Translator struct {
 	// Parallelism is how many egctl processes run at once, each on a share
 	// of the batch (2 when zero).
 	Parallelism int
+	// MaxOutput is the most bytes of egctl's stdout read per batch
+	// (MaxEgctlOutput when zero; docs/limits.md).
+	MaxOutput int64
 }
+
+// MaxEgctlOutput is the most bytes of stdout read from one egctl x
+// translate (docs/limits.md, "Implementations"); its stderr is kept to
+// its last 64 KiB.
+const MaxEgctlOutput = 512 << 20
 
 // Name implements observe.Observer.
 func (*Translator) Name() string { return "envoy-gateway" }
@@ -266,12 +276,18 @@ func (e *Translator) run(ctx context.Context, in []byte) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	limit := cmp.Or(e.MaxOutput, MaxEgctlOutput)
 	cmd := exec.CommandContext(ctx, e.Egctl, "x", "translate", "--from", "gateway-api", "--to", "gateway-api,xds", "-f", "-")
+	proc.Contain(cmd, time.Second)
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &proc.Head{What: "egctl's stdout", Limit: limit, OnCut: cancel}
+	stderr := &proc.Tail{Limit: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
+	_ = proc.KillGroup(cmd)
 	switch {
+	case stdout.Cut():
+		return nil, fmt.Errorf("egctl printed more than the limit of %d bytes", limit)
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("egctl timed out after %s", timeout)
 	case err != nil:

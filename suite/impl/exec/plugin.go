@@ -1,14 +1,20 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	osexec "os/exec"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -24,17 +30,20 @@ func (plugin) Name() string { return "exec" }
 func (plugin) Doc() string { return "any command speaking docs/exec-protocol.md, with --exec-command" }
 
 func (plugin) Configure(fs *pflag.FlagSet) impl.Config {
-	c := &config{}
+	c := &config{fs: fs}
 	fs.StringVar(&c.command, "exec-command", "", "command speaking docs/exec-protocol.md, for --impl exec")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit per case")
+	fs.Int64Var(&c.maxOutput, "exec-max-output", DefaultMaxOutput, fmt.Sprintf("most bytes of stdout read from the command per case, for --impl exec (at most %d); more fails the case", MaxMaxOutput))
 	fs.StringSliceVar(&c.features, "exec-features", nil, "features the command supports, for --impl exec: policy kinds (ColorPolicy, …) and ObjectFields; cases needing another are skipped (default: all)")
 	return c
 }
 
 type config struct {
-	command  string
-	timeout  time.Duration
-	features []string
+	command   string
+	timeout   time.Duration
+	maxOutput int64
+	features  []string
+	fs        *pflag.FlagSet
 }
 
 func (c *config) Offline(context.Context) (observe.Observer, error) {
@@ -42,16 +51,75 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	if err != nil || len(args) == 0 {
 		return nil, fmt.Errorf("--impl exec needs --exec-command: %v", err)
 	}
-	if _, err := osexec.LookPath(args[0]); err != nil {
+	path, err := osexec.LookPath(args[0])
+	if err != nil {
 		return nil, fmt.Errorf("--exec-command: %w", err)
+	}
+	if err := runnable(path); err != nil {
+		return nil, &CommandError{Command: c.command, Err: err}
+	}
+	if c.timeout <= 0 {
+		return nil, fmt.Errorf("--timeout %s: must be more than 0", c.timeout)
+	}
+	if c.maxOutput < 1 || c.maxOutput > MaxMaxOutput {
+		return nil, fmt.Errorf("--exec-max-output %d: between 1 and %d bytes", c.maxOutput, MaxMaxOutput)
 	}
 	var fs features.Set
 	for _, f := range c.features {
 		fs = append(fs, features.Name(f))
 	}
-	return &Exec{Command: args, Timeout: c.timeout, Parallelism: 2, Features: fs}, nil
+	return &Exec{Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs}, nil
 }
 
 func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
 	return nil, impl.ErrUnsupported
+}
+
+// ReplayFlags are the flags of the implementation that a replay command
+// repeats: the command and the limits it was given.
+func (c *config) ReplayFlags() []string {
+	out := []string{"--exec-command", shellQuote(c.command)}
+	for _, name := range []string{"timeout", "exec-max-output", "exec-features"} {
+		if f := c.fs.Lookup(name); f != nil && f.Changed {
+			out = append(out, "--"+name+"="+shellQuote(f.Value.String()))
+		}
+	}
+	return out
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runnable refuses a file the system cannot execute, before any case:
+// neither an ELF binary nor a script starting with #! and an interpreter
+// that exists (execve(2) fails with ENOEXEC or ENOENT).
+func runnable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	switch {
+	case bytes.HasPrefix(head, []byte("\x7fELF")):
+		return nil
+	case bytes.HasPrefix(head, []byte("#!")):
+		line, _, _ := bytes.Cut(head[2:], []byte("\n"))
+		fields := strings.Fields(string(line))
+		if len(fields) == 0 {
+			return fmt.Errorf("%s: the #! line names no interpreter", path)
+		}
+		if fi, err := os.Stat(fields[0]); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Errorf("%s: the interpreter of its #! line, %s, is not an executable file", path, ref.Printable(fields[0]))
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: %w (neither an ELF executable nor a script starting with #!)", path, syscall.ENOEXEC)
 }

@@ -1,0 +1,2 @@
+#!/nonexistent/gepcheck-interpreter
+{}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints JSON null, which is not an observation.
+echo null

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints an observation followed by garbage.
+echo '{"effective": []} done'
