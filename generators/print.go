@@ -37,10 +37,24 @@ func Draw(o PrintOptions) (*Scenario, error) {
 	return Scenarios(cfg).Example(o.Seed), nil
 }
 
+// MaxMaxObjects and MaxMaxPolicies bound what a drawn scenario may hold
+// (gen --max-objects, --max-policies): a hundred times the defaults,
+// drawn in well under a second; 10^8 took half a minute and 3.6 GB.
+const (
+	MaxMaxObjects  = 100 * DefaultMaxObjects
+	MaxMaxPolicies = 100 * DefaultMaxPolicies
+)
+
 // Print draws the scenario o names and prints it as multi-document YAML,
 // its first line the gepcheck gen command that prints the same bytes.
 func Print(o PrintOptions) ([]byte, error) {
 	var out bytes.Buffer
+	if o.MaxObjects < 0 || o.MaxObjects > MaxMaxObjects {
+		return nil, fmt.Errorf("--max-objects %d: from 1 to %d (docs/limits.md)", o.MaxObjects, MaxMaxObjects)
+	}
+	if o.MaxPolicies < 0 || o.MaxPolicies > MaxMaxPolicies {
+		return nil, fmt.Errorf("--max-policies %d: from 1 to %d (docs/limits.md)", o.MaxPolicies, MaxMaxPolicies)
+	}
 	if o.Steps < 0 || o.Steps > MaxDrawnSteps {
 		return nil, fmt.Errorf("--steps %d: from 0 to %d", o.Steps, MaxDrawnSteps)
 	}

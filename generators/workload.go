@@ -7,6 +7,11 @@ import (
 	"time"
 )
 
+// MaxWorkloadRoutes bounds Workload (gen --workload-routes): about 1.5
+// documents a route, so more would pass the loader's 200,000 documents
+// (docs/limits.md).
+const MaxWorkloadRoutes = 100_000
+
 // Workload writes the benchmark input of docs/performance.md as YAML that
 // simulate reads with --profile color-inherited: one GatewayClass, 100
 // Gateways × 4 listeners in 10 namespaces, routes HTTPRoutes × 3 rules
@@ -17,6 +22,9 @@ import (
 // times drawn from 50 seconds, so ties are common). The same routes and
 // seed always give the same bytes.
 func Workload(w io.Writer, routes int, seed uint64) error {
+	if routes < 1 || routes > MaxWorkloadRoutes {
+		return fmt.Errorf("%d routes: from 1 to %d", routes, MaxWorkloadRoutes)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	const gateways, listeners, namespaces = 100, 4, 10
 	services := max(routes/5, namespaces)

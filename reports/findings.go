@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/internal/outpath"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite"
@@ -46,14 +48,17 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 		return "", err
 	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference.\n# Replay: %s\n", impl, replay)
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(replay))
 	out.Write(b)
 	out.WriteString("---\n")
 	out.Write(bytes.TrimPrefix(d.Scenario.YAML(), []byte("---\n")))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s.yaml", impl, kind))
+	file, err := findingPath(dir, impl, kind, "")
+	if err != nil {
+		return "", err
+	}
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
 }
 
@@ -64,16 +69,28 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 // steps, so that the file replays as it is.
 func WriteStepsFinding(dir, impl, replay, kind string, data []byte, step string, diffs []string) (string, error) {
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", impl, step, replay)
+	// Comment lines: escaped (ref.Printable), so that none ends early
+	// and adds YAML to the file.
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(step), ref.Printable(replay))
 	for _, d := range diffs {
-		fmt.Fprintf(&out, "#   %s\n", strings.ReplaceAll(d, "\n", " "))
+		fmt.Fprintf(&out, "#   %s\n", ref.Printable(strings.ReplaceAll(d, "\n", " ")))
 	}
 	out.Write(data)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s-steps.yaml", impl, kind))
+	file, err := findingPath(dir, impl, kind, "-steps")
+	if err != nil {
+		return "", err
+	}
 	return file, os.WriteFile(file, out.Bytes(), 0o644)
+}
+
+// findingPath is dir/IMPL-KIND[suffix].yaml, the name checked as one
+// path element (outpath.Elem): an implementation's name and a kind of
+// difference lead nowhere else.
+func findingPath(dir, impl, kind, suffix string) (string, error) {
+	return outpath.Join(dir, outpath.Named{Field: "findings file name", Value: impl + "-" + kind + suffix + ".yaml"})
 }
 
 // Findings prints one line per findings file (gepcheck findings): file,
@@ -90,8 +107,14 @@ func Findings(w io.Writer, files []suite.FindingFile) error {
 		for i, u := range f.Triage.Upstream {
 			up[i] = shortIssue(u)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.File, orDash(f.Implementation), f.Kind, f.Triage.Verdict,
-			orDash(f.Triage.Requirement), orDash(strings.Join(up, ", ")))
+		// Every field is from a findings file: printed escaped
+		// (ref.Printable), so none can send a terminal escape or add a
+		// line or a column.
+		row := []string{f.File, orDash(f.Implementation), f.Kind, string(f.Triage.Verdict), orDash(f.Triage.Requirement), orDash(strings.Join(up, ", "))}
+		for i, c := range row {
+			row[i] = strings.ReplaceAll(ref.Printable(c), "\t", `\t`)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,12 +1,12 @@
 package reports
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -67,7 +67,7 @@ func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, 
 func ClusterCases(results []incluster.Result, replay func(file string) string, caps observe.Capabilities) []CaseResult {
 	var out []CaseResult
 	for _, r := range results {
-		data, _ := os.ReadFile(r.Plan.File)
+		data, _ := load.ReadRegular(r.Plan.File, load.DefaultLimits.MaxBytes)
 		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
 		// A random case is named by its file alone, not the temporary
 		// directory it was drawn into (its first line is the gepcheck gen

@@ -2,9 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"encoding/xml"
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 )
@@ -90,4 +92,26 @@ func TestMarkdownEscapers(t *testing.T) {
 
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// TestJUnitHostile: JUnit XML of a results file whose strings hold markup
+// and control characters (which XML 1.0 cannot carry) is well-formed, and
+// every case is there under its name.
+func TestJUnitHostile(t *testing.T) {
+	r := hostile(t)
+	r.Cases[1].Name = "a]]><x/>\x00\x07"
+	data, err := JUnit(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites reporters.JUnitTestSuites
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		t.Fatalf("not well-formed: %v\n%s", err, data)
+	}
+	if n := len(suites.TestSuites[0].TestCases); n != len(r.Cases) {
+		t.Errorf("%d test cases, want %d", n, len(r.Cases))
+	}
+	if bytes.Contains(data, []byte("<x/>")) || bytes.Contains(data, []byte("<img")) {
+		t.Errorf("markup from a name written raw:\n%s", data)
+	}
 }

@@ -30,6 +30,9 @@ DAG of abstract kinds (A > B > C > D) with a policy kind P instead of Gateway
 API objects.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("workload-routes") && (workload < 1 || workload > generators.MaxWorkloadRoutes) {
+				return inputError{fmt.Errorf("--workload-routes %d: from 1 to %d (docs/limits.md)", workload, generators.MaxWorkloadRoutes)}
+			}
 			if workload > 0 {
 				// docs/performance.md: the whole-pipeline workload.
 				w := bufio.NewWriter(stdout)

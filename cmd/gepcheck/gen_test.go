@@ -130,3 +130,24 @@ func TestGenInheritedAndEnvoyGatewayProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGenAbsurdFlags: sizes past the documented limits are refused with
+// the limit named, exit 2, before anything is drawn (docs/limits.md).
+func TestGenAbsurdFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "--seed", "1", "--max-objects", "100000000"}, "--max-objects 100000000: from 1 to 2000"},
+		{[]string{"gen", "--seed", "1", "--max-objects", "-1"}, "--max-objects -1"},
+		{[]string{"gen", "--seed", "1", "--max-policies", "1000000"}, "--max-policies 1000000: from 1 to 1000"},
+		{[]string{"gen", "--workload-routes", "-1"}, "--workload-routes -1: from 1 to 100000"},
+		{[]string{"gen", "--workload-routes", "0"}, "--workload-routes 0"},
+		{[]string{"gen", "--workload-routes", "100000000"}, "--workload-routes 100000000"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitBadInput, c.want)
+		}
+	}
+}

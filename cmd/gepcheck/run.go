@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -209,7 +209,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		if sh.Scenario == nil {
 			// A case with steps, shrunk as it is written.
 			var data []byte
-			if data, err = os.ReadFile(sh.File); err == nil {
+			if data, err = load.ReadRegular(sh.File, load.DefaultLimits.MaxBytes); err == nil {
 				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Step, compare.Strings(sh.Result.Diff))
 			}
 		} else {

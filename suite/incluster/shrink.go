@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
@@ -143,7 +144,7 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 // at creation does not count.
 func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget time.Duration) Shrunk {
 	out := Shrunk{From: file, Kind: target, Result: first, File: file}
-	data, err := os.ReadFile(file)
+	data, err := load.ReadRegular(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
 		out.Stopped = err.Error()
 		return out

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -35,7 +34,7 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 				return nil, err
 			}
 		}
-		data, err := os.ReadFile(p)
+		data, err := load.ReadRegular(p, load.DefaultLimits.MaxBytes)
 		if err != nil {
 			return nil, err
 		}
