@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -33,7 +35,7 @@ failing or denying (docs/admission.md).`,
 		Short: "The chain of webhooks a request goes through, and its outcome",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := o.run(stdin)
+			r, err := o.run(cmd, stdin)
 			if err != nil {
 				return err
 			}
@@ -50,7 +52,7 @@ failing or denying (docs/admission.md).`,
 		Short: "Every check the API server makes of one webhook on a request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := o.run(stdin)
+			r, err := o.run(cmd, stdin)
 			if err != nil {
 				return err
 			}
@@ -71,6 +73,9 @@ failing or denying (docs/admission.md).`,
 		c.Flags().StringSliceVar(&o.patch, "patch", nil, "mutating webhooks that patch the object (set an annotation of their own, once)")
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
+		c.Flags().Int64Var(&o.maxCELCost, "max-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
+		c.Flags().Int64Var(&o.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
+		c.Flags().DurationVar(&o.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}
@@ -85,12 +90,13 @@ type admissionOpts struct {
 	down, slow, failing, deny, patch []string
 	output                           string
 	maxDocuments                     int
-	maxBytes                         int64
+	maxBytes, maxCELCost, maxMemory  int64
+	timeout                          time.Duration
 	fromCluster                      bool
 	cluster                          clusterFlags
 }
 
-func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
+func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Report, error) {
 	if len(o.files) == 0 && !o.fromCluster {
 		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
@@ -100,9 +106,16 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
 		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
 	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents and --max-bytes must be positive")}
+	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxMemory < 1 || o.maxCELCost < 1 {
+		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-memory and --max-cel-cost must be positive")}
 	}
+	if o.timeout < 0 {
+		return admission.Report{}, inputError{errors.New("--timeout must not be negative")}
+	}
+	// Bounded as simulate is (docs/limits.md): the watch ends the run past
+	// --timeout or --max-memory; a signal ends the prediction (between
+	// hooks, and within a condition by CEL's interrupt).
+	defer watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout)()
 	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes}
 	docs, err := load.ReadLimited(o.files, stdin, lim)
 	if err != nil {
@@ -172,7 +185,11 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if err != nil {
 		return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
 	}
-	return admission.NewReport(req, admission.Predict(chain, req, res, behave)), nil
+	p, err := admission.PredictBounded(ctx, admission.Bounds{MaxCELCost: o.maxCELCost}, chain, req, res, behave)
+	if err != nil {
+		return admission.Report{}, inputError{predictionError(ctx, err)}
+	}
+	return admission.NewReport(req, p), nil
 }
 
 // replaced is the configurations of cluster but those of file's names,
@@ -182,6 +199,15 @@ func replaced[C any](cluster, file []C, name func(C) string) []C {
 		return slices.ContainsFunc(file, func(f C) bool { return name(f) == name(c) })
 	})
 	return append(out, file...)
+}
+
+// predictionError says what stopped a prediction, and the flag that
+// raises the limit.
+func predictionError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return fmt.Errorf("%w (--max-cel-cost raises it; docs/limits.md)", err)
 }
 
 func flagOf(b admission.Behaviour) string {

@@ -204,6 +204,9 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 			if h.Phase != Mutating {
 				continue
 			}
+			if req.budget.over() {
+				return false
+			}
 			v := Match(h, *req, res)
 			v.Round = round
 			if v.Error != nil {
@@ -405,6 +408,9 @@ func (p *Prediction) validate(chain []*Hook, req Request, res Resources, behave 
 	for _, h := range chain {
 		if h.Phase != Validating {
 			continue
+		}
+		if req.budget.over() {
+			return false
 		}
 		v := Match(h, req, res)
 		p.Verdicts = append(p.Verdicts, v)
