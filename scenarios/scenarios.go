@@ -23,14 +23,15 @@ import (
 // implementation is not checked here (gepcheck fuzz --impl replays it); a
 // finding about the two semantics holds while they still disagree on it.
 func Check(file string) ([]string, error) {
-	return CheckBounded(context.Background(), file, admission.Bounds{})
+	return CheckBounded(context.Background(), file, load.DefaultLimits, admission.Bounds{})
 }
 
-// CheckBounded is Check with the prediction of every case of an admission
-// scenario bounded by b and ctx (admission.PredictBounded): an error, a
-// *admission.LimitError, when one is stopped.
-func CheckBounded(ctx context.Context, file string, b admission.Bounds) ([]string, error) {
-	docs, err := load.Read([]string{file}, nil)
+// CheckBounded is Check with file read within lim and the prediction of
+// every case of an admission scenario bounded by b and ctx
+// (admission.PredictBounded): an error, a *admission.LimitError, when one
+// is stopped.
+func CheckBounded(ctx context.Context, file string, lim load.Limits, b admission.Bounds) ([]string, error) {
+	docs, err := load.ReadLimited([]string{file}, nil, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/admissioncheck"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
@@ -73,6 +75,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().StringSliceVar(&o.patch, "patch", nil, "mutating webhooks that patch the object (set an annotation of their own, once)")
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
+		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
 		c.Flags().Int64Var(&o.maxCELCost, "max-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
 		c.Flags().Int64Var(&o.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
 		c.Flags().DurationVar(&o.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
@@ -89,14 +92,23 @@ type admissionOpts struct {
 	request, requestFile             string
 	down, slow, failing, deny, patch []string
 	output                           string
-	maxDocuments                     int
+	maxDocuments, maxDepth           int
 	maxBytes, maxCELCost, maxMemory  int64
 	timeout                          time.Duration
 	fromCluster                      bool
 	cluster                          clusterFlags
 }
 
-func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Report, error) {
+func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Report, err error) {
+	defer func() {
+		// Text from the input and the flags, printed to a terminal:
+		// escaped (ref.Printable is idempotent, so a load.Error's
+		// message, escaped already, is unchanged).
+		var ie inputError
+		if errors.As(err, &ie) {
+			err = inputError{printableError{ie.err}}
+		}
+	}()
 	if len(o.files) == 0 && !o.fromCluster {
 		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
@@ -106,8 +118,8 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Repo
 	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
 		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
 	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxMemory < 1 || o.maxCELCost < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-memory and --max-cel-cost must be positive")}
+	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxMemory < 1 || o.maxCELCost < 1 {
+		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth, --max-memory and --max-cel-cost must be positive")}
 	}
 	if o.timeout < 0 {
 		return admission.Report{}, inputError{errors.New("--timeout must not be negative")}
@@ -116,7 +128,7 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Repo
 	// --timeout or --max-memory; a signal ends the prediction (between
 	// hooks, and within a condition by CEL's interrupt).
 	defer watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout)()
-	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes}
+	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
 	docs, err := load.ReadLimited(o.files, stdin, lim)
 	if err != nil {
 		return admission.Report{}, inputError{err}
@@ -148,6 +160,13 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Repo
 		validating = replaced(live.Validating, validating, func(c admissionv1.ValidatingWebhookConfiguration) string { return c.Name })
 		res = live.Resources
 	}
+	if len(mutating)+len(validating) == 0 {
+		where := "in " + strings.Join(o.files, ", ")
+		if o.fromCluster {
+			where = "in the cluster or the files"
+		}
+		return admission.Report{}, inputError{fmt.Errorf("no webhook configurations %s (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration): nothing to predict", where)}
+	}
 	res = res.WithCRDs(crds)
 	var req admission.Request
 	if o.request != "" {
@@ -164,7 +183,7 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Repo
 		if err != nil {
 			return admission.Report{}, inputError{err}
 		}
-		if req, err = admission.RequestFile(rdocs, res); err != nil {
+		if req, err = admission.RequestFile(o.requestFile, rdocs, res); err != nil {
 			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
 		}
 	}
@@ -191,6 +210,19 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (admission.Repo
 	}
 	return admission.NewReport(req, p), nil
 }
+
+// printableError is err with each line of its message escaped
+// (ref.Printable): an Errors is one error a line.
+type printableError struct{ err error }
+
+func (e printableError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = ref.Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+func (e printableError) Unwrap() error { return e.err }
 
 // replaced is the configurations of cluster but those of file's names,
 // then file's.

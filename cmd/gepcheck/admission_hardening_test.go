@@ -125,3 +125,84 @@ func TestAdmissionSignal(t *testing.T) {
 		}
 	}
 }
+
+// --request-file and --request are decoded strictly and validated as the
+// API server would (issue 28, names and misleading messages): each case
+// was accepted before, or refused without naming file, line and field.
+func TestAdmissionRequestStrict(t *testing.T) {
+	cfg := hardening + "config.yaml"
+	file := func(name string, wants ...string) hardeningCase {
+		return hardeningCase{name: name, args: []string{"admission", "simulate", "-f", cfg, "--request-file", hardening + name}, code: 2, wants: append([]string{hardening + name, "document "}, wants...)}
+	}
+	line := func(req string, wants ...string) hardeningCase {
+		return hardeningCase{name: req, args: []string{"admission", "simulate", "-f", cfg, "--request", req}, code: 2, wants: append([]string{"--request: "}, wants...)}
+	}
+	for _, tc := range []hardeningCase{
+		file("review-v9.yaml", "(line 3)", "field apiVersion", "admission.k8s.io/v9: want admission.k8s.io/v1"),
+		file("review-unknown-field.yaml", "(line 16)", "field request.namespce: unknown field"),
+		file("review-bad-namespace.yaml", "(line 9)", "field request.namespace", "not a namespace name"),
+		file("review-ns-other-name.yaml", "document 2 (line 20)", "field metadata.name", "the Namespace given must be the request's, which has namespace \"team-a\""),
+		file("review-ns-int-label.yaml", "document 2 (line 20)", "field metadata.labels", "expected a string, got a number"),
+		file("review-ns-bad-label-key.yaml", "document 2 (line 19)", "field metadata.labels", `"bad key!"`),
+		file("review-ns-unknown-field.yaml", "document 2 (line 19)", "field metadata.lables: unknown field"),
+		file("review-ns-v2.yaml", "document 2 (line 17)", "field apiVersion", "v2: want v1"),
+		file("review-no-kind.yaml", "(line 2)", "field kind: is required"),
+		file("review-sequence.yaml", "(line 2)", "document must be a mapping, got a list"),
+		file("review-request-list.yaml", "(line 4)", "field request: expected an object, got a list"),
+		{name: "review-deep.yaml", args: []string{"admission", "simulate", "-f", cfg, "--request-file", hardening + "review-deep.yaml"}, code: 2,
+			wants: []string{"review-deep.yaml: document 1", "nested more than 100 levels deep", "--max-depth raises it"}},
+		{name: "no review", args: []string{"admission", "simulate", "-f", cfg, "--request-file", cfg}, code: 2,
+			wants: []string{"config.yaml: document 1", "want one admission.k8s.io/v1 AdmissionReview"}},
+		line("CREATE v1 configmaps ns=a ns=b", `key "ns" given twice`),
+		line("CREATE v1 configmaps ns=../../etc", "ns=../../etc: not a namespace name"),
+		line("CREATE v1 configmaps ns=a name=../x", "name=../x: not a valid name: may not contain '/'"),
+		line("CREATE v1 namespaces name=Team", "name=Team: not a namespace name"),
+		line("CREATE v1 configmaps ns=a\x1b[31m", `ns=a\x1b[31m`),
+	} {
+		tc.nots = append(tc.nots, "\x1b")
+		t.Run(tc.name, tc.run)
+	}
+	// A List holding the review is read as its item, as kubectl reads it.
+	hardeningCase{name: "list", args: []string{"admission", "simulate", "-f", cfg, "--request-file", hardening + "review-list.yaml"}, code: 0,
+		wants: []string{"request: CREATE v1 configmaps ns=team-a name=c user=alice groups=dev"}}.run(t)
+}
+
+// Strings from the input reach the terminal escaped (ref.Printable): a
+// review's username and groups in the table and in explain (issue 28:
+// printed raw), a CRD's names.kind in the message that refuses it.
+func TestAdmissionEscapes(t *testing.T) {
+	cfg := hardening + "config.yaml"
+	for _, tc := range []hardeningCase{
+		{name: "table", args: []string{"admission", "simulate", "-f", cfg, "--request-file", hardening + "review-escapes.yaml"},
+			wants: []string{`user=\x1b[31malice\x1b[0m groups=dev\x1b]0;title\a`}},
+		{name: "explain", args: []string{"admission", "explain", "-f", cfg, "--request-file", hardening + "review-escapes.yaml", "check.example.com"},
+			wants: []string{`user=\x1b[31malice\x1b[0m`}},
+		{name: "request line", args: []string{"admission", "simulate", "-f", cfg, "--request", "CREATE v1 configmaps ns=a user=\u202eevil"},
+			wants: []string{`user=\u202eevil`}},
+		{name: "crd kind", args: []string{"admission", "simulate", "-f", cfg, "-f", hardening + "crd-kind-escapes.yaml", "--request", "CREATE v1 configmaps ns=a"}, code: 2,
+			wants: []string{"crd-kind-escapes.yaml: document 1 (line 10)", "field spec.names.kind", `"Widget\x1b[2J"`}},
+	} {
+		tc.nots = []string{"\x1b", "\u202e"}
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// Configurations and CRDs as the API server would keep them (issue 28):
+// two configurations of one kind and name refused, naming both; no
+// configuration at all is exit 2, not "allowed"; a CRD not named
+// plural.group refused.
+func TestAdmissionConfigurationsStrict(t *testing.T) {
+	req := []string{"--request", "CREATE v1 configmaps ns=a"}
+	for _, tc := range []hardeningCase{
+		{name: "duplicate name", args: append([]string{"admission", "simulate", "-f", hardening + "duplicate-name.yaml"}, req...), code: 2,
+			wants: []string{"duplicate-name.yaml: document 2 (line 15)", `a second ValidatingWebhookConfiguration named "check"`, "the first: " + hardening + "duplicate-name.yaml: document 1 (line 3)"}},
+		{name: "duplicate across files", args: append([]string{"admission", "simulate", "-f", hardening + "config.yaml", "-f", hardening + "config.yaml"}, req...), code: 2,
+			wants: []string{`a second ValidatingWebhookConfiguration named "check"`}},
+		{name: "no configurations", args: append([]string{"admission", "simulate", "-f", hardening + "no-configurations.yaml"}, req...), code: 2,
+			wants: []string{"no webhook configurations in " + hardening + "no-configurations.yaml"}},
+		{name: "crd name", args: append([]string{"admission", "simulate", "-f", hardening + "config.yaml", "-f", hardening + "crd-name.yaml"}, req...), code: 2,
+			wants: []string{"crd-name.yaml: document 1 (line 5)", "field metadata.name", `must be spec.names.plural+"."+spec.group: "widgets.example.com"`}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
