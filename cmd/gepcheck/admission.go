@@ -128,6 +128,8 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Re
 	// --timeout or --max-memory; a signal ends the prediction (between
 	// hooks, and within a condition by CEL's interrupt).
 	defer watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout)()
+	ctx, cancel := signalContext()
+	defer cancel()
 	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
 	docs, err := load.ReadLimited(o.files, stdin, lim)
 	if err != nil {
@@ -143,8 +145,6 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Re
 	}
 	res := admission.Builtin()
 	var live *admissioncheck.Live
-	ctx, cancel := signalContext()
-	defer cancel()
 	if o.fromCluster {
 		// The cluster's configurations, before those of the files, which
 		// replace the cluster's of the same name (what if this one were

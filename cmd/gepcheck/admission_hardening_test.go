@@ -111,7 +111,9 @@ func TestAdmissionSignal(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Second) // in the prediction: 40 hooks take 15 s
+			// In the prediction by then (40 hooks take 15 s or more), whatever
+			// the load: before signalContext, SIGTERM would kill the child.
+			time.Sleep(3 * time.Second)
 			sent := time.Now()
 			_ = cmd.Process.Signal(sig)
 			err := cmd.Wait()
