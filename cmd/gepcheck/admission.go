@@ -37,7 +37,12 @@ failing or denying (docs/admission.md).`,
 		Short: "The chain of webhooks a request goes through, and its outcome",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := o.run(cmd, stdin)
+			stop, err := o.watch(cmd)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			r, err := o.run(stdin)
 			if err != nil {
 				return err
 			}
@@ -54,7 +59,12 @@ failing or denying (docs/admission.md).`,
 		Short: "Every check the API server makes of one webhook on a request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := o.run(cmd, stdin)
+			stop, err := o.watch(cmd)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			r, err := o.run(stdin)
 			if err != nil {
 				return err
 			}
@@ -99,7 +109,7 @@ type admissionOpts struct {
 	cluster                          clusterFlags
 }
 
-func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Report, err error) {
+func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 	defer func() {
 		// Text from the input and the flags, printed to a terminal:
 		// escaped (ref.Printable is idempotent, so a load.Error's
@@ -118,16 +128,11 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Re
 	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
 		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
 	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxMemory < 1 || o.maxCELCost < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth, --max-memory and --max-cel-cost must be positive")}
+	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
+		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-cel-cost must be positive")}
 	}
-	if o.timeout < 0 {
-		return admission.Report{}, inputError{errors.New("--timeout must not be negative")}
-	}
-	// Bounded as simulate is (docs/limits.md): the watch ends the run past
-	// --timeout or --max-memory; a signal ends the prediction (between
-	// hooks, and within a condition by CEL's interrupt).
-	defer watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout)()
+	// A signal ends the prediction (between hooks, and within a condition
+	// by CEL's interrupt).
 	ctx, cancel := signalContext()
 	defer cancel()
 	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
@@ -209,6 +214,16 @@ func (o *admissionOpts) run(cmd *cobra.Command, stdin io.Reader) (r admission.Re
 		return admission.Report{}, inputError{predictionError(ctx, err)}
 	}
 	return admission.NewReport(req, p), nil
+}
+
+// watch bounds the rest of the run as simulate's is (docs/limits.md):
+// reading, predicting and printing; past --timeout or --max-memory it ends
+// it with exit 2.
+func (o *admissionOpts) watch(cmd *cobra.Command) (stop func(), err error) {
+	if o.maxMemory < 1 || o.timeout < 0 {
+		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+	}
+	return watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout), nil
 }
 
 // printableError is err with each line of its message escaped

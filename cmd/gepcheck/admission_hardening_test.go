@@ -64,7 +64,7 @@ func TestAdmissionBounded(t *testing.T) {
 		{name: "check of an admission scenario", args: []string{"check", hardening + "costly-scenario.yaml"},
 			code: 2, wants: []string{"costly-scenario.yaml", "case costly", "--max-cel-cost raises it"}},
 		{name: "bad bounds", args: []string{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a", "--timeout", "-1s"},
-			code: 2, wants: []string{"--timeout must not be negative"}},
+			code: 2, wants: []string{"--max-memory must be positive, --timeout not negative"}},
 	} {
 		t.Run(tc.name, tc.run)
 	}
