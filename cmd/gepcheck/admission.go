@@ -86,7 +86,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
 		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
-		c.Flags().Int64Var(&o.maxCELCost, "max-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
+		c.Flags().Int64Var(&o.maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
 		c.Flags().Int64Var(&o.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
 		c.Flags().DurationVar(&o.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
@@ -129,7 +129,7 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
 	}
 	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-cel-cost must be positive")}
+		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
 	}
 	// A signal ends the prediction (between hooks, and within a condition
 	// by CEL's interrupt).
@@ -254,7 +254,7 @@ func predictionError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return err
 	}
-	return fmt.Errorf("%w (--max-cel-cost raises it; docs/limits.md)", err)
+	return fmt.Errorf("%w (--max-request-cel-cost raises it; docs/limits.md)", err)
 }
 
 func flagOf(b admission.Behaviour) string {

@@ -50,7 +50,7 @@ func (tc hardeningCase) run(t *testing.T) {
 }
 
 // Admission and check are bounded as simulate is (issue 28, unbounded
-// work): a request's matchConditions share one CEL budget (--max-cel-cost),
+// work): a request's matchConditions share one CEL budget (--max-request-cel-cost),
 // and --timeout ends the run; each case took a minute or more before.
 func TestAdmissionBounded(t *testing.T) {
 	codes := make(chan int, 1)
@@ -58,11 +58,11 @@ func TestAdmissionBounded(t *testing.T) {
 	defer func() { exit = os.Exit }()
 	for _, tc := range []hardeningCase{
 		{name: "cel budget across hooks", args: []string{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a"},
-			code: 2, wants: []string{"cost more than 10000000 in all", "--max-cel-cost raises it"}},
+			code: 2, wants: []string{"cost more than 10000000 in all", "--max-request-cel-cost raises it"}},
 		{name: "explain too", args: []string{"admission", "explain", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a", "costly-0.example.com"},
 			code: 2, wants: []string{"cost more than 10000000 in all"}},
 		{name: "check of an admission scenario", args: []string{"check", hardening + "costly-scenario.yaml"},
-			code: 2, wants: []string{"costly-scenario.yaml", "case costly", "--max-cel-cost raises it"}},
+			code: 2, wants: []string{"costly-scenario.yaml", "case costly", "--max-request-cel-cost raises it"}},
 		{name: "bad bounds", args: []string{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a", "--timeout", "-1s"},
 			code: 2, wants: []string{"--max-memory must be positive, --timeout not negative"}},
 	} {
@@ -103,8 +103,8 @@ func TestHelperGepcheck(t *testing.T) {
 func TestAdmissionSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		for _, args := range [][]string{
-			{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a", "--max-cel-cost", "1000000000"},
-			{"check", hardening + "costly-scenario.yaml", "--max-cel-cost", "1000000000"},
+			{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a", "--max-request-cel-cost", "1000000000"},
+			{"check", hardening + "costly-scenario.yaml", "--max-request-cel-cost", "1000000000"},
 		} {
 			cmd := osexec.Command(os.Args[0], "-test.run=^TestHelperGepcheck$")
 			cmd.Env = append(os.Environ(), "GEPCHECK_HELPER_ARGS="+strings.Join(args, "\x1f"))

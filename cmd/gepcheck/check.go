@@ -29,7 +29,7 @@ scenario names, and reports every difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxMemory < 1 || maxCELCost < 1 || lim.MaxBytes < 1 || lim.MaxDocuments < 1 || lim.MaxDepth < 1 || timeout < 0 {
-				return inputError{errors.New("--max-memory, --max-cel-cost, --max-bytes, --max-documents and --max-depth must be positive, --timeout not negative")}
+				return inputError{errors.New("--max-memory, --max-request-cel-cost, --max-bytes, --max-documents and --max-depth must be positive, --timeout not negative")}
 			}
 			// Bounded as simulate is (docs/limits.md, Admission and
 			// check); a signal stops an admission scenario's prediction.
@@ -75,6 +75,6 @@ scenario names, and reports every difference from the expected outcome.`,
 	cmd.Flags().IntVar(&lim.MaxDepth, "max-depth", lim.MaxDepth, "most levels of nesting in one document")
 	cmd.Flags().Int64Var(&maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
-	cmd.Flags().Int64Var(&maxCELCost, "max-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
+	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd
 }

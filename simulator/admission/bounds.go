@@ -13,7 +13,7 @@ import (
 
 // DefaultMaxCELCost is the most CEL cost the matchConditions of all the
 // hooks of one request may spend in a prediction, by default
-// (--max-cel-cost; docs/limits.md, Admission and check): 10,000,000, the
+// (--max-request-cel-cost; docs/limits.md, Admission and check): 10,000,000, the
 // API server's RuntimeCELCostBudget (k8s.io/apiserver/pkg/apis/cel,
 // config.go), which bounds a whole ValidatingAdmissionPolicyBinding or a
 // custom resource's validation rules.
