@@ -23,22 +23,23 @@ import (
 // implementation is not checked here (gepcheck fuzz --impl replays it); a
 // finding about the two semantics holds while they still disagree on it.
 func Check(file string) ([]string, error) {
-	return CheckBounded(context.Background(), file, load.DefaultLimits, admission.Bounds{})
+	return CheckBounded(context.Background(), file, simulator.Options{}, admission.Bounds{})
 }
 
-// CheckBounded is Check with file read within lim and the prediction of
-// every case of an admission scenario bounded by b and ctx
+// CheckBounded is Check with file read within opts.Limits, a policy
+// scenario run within opts.CEL (its other fields are not read), and the
+// prediction of every case of an admission scenario bounded by b and ctx
 // (admission.PredictBounded): an error, a *admission.LimitError, when one
 // is stopped.
-func CheckBounded(ctx context.Context, file string, lim load.Limits, b admission.Bounds) ([]string, error) {
-	docs, err := load.ReadLimited([]string{file}, nil, lim)
+func CheckBounded(ctx context.Context, file string, opts simulator.Options, b admission.Bounds) ([]string, error) {
+	docs, err := load.ReadLimited([]string{file}, nil, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
 	if slices.ContainsFunc(docs, admission.IsScenario) {
 		return checkAdmission(ctx, b, docs)
 	}
-	states, models, err := simulator.StateModels(docs, simulator.Options{})
+	states, models, err := simulator.StateModels(docs, simulator.Options{Limits: opts.Limits, CEL: opts.CEL})
 	if err != nil {
 		// Say first that the file is not a scenario: its other errors
 		// could name flags of simulate that check has not.

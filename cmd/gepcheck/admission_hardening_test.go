@@ -210,3 +210,21 @@ func TestAdmissionConfigurationsStrict(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// check takes the limit flags its messages name (issue 28: they named
+// flags of simulate and admission that check had not), for policy and
+// admission scenarios alike.
+func TestCheckLimitFlags(t *testing.T) {
+	for _, tc := range []hardeningCase{
+		{name: "max-depth, policy", args: []string{"check", "--max-depth", "3", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"}, code: 2,
+			wants: []string{"nested more than 3 levels deep (the limit; --max-depth raises it)"}},
+		{name: "max-depth, admission", args: []string{"check", "--max-depth", "3", hardening + "costly-scenario.yaml"}, code: 2,
+			wants: []string{"nested more than 3 levels deep (the limit; --max-depth raises it)"}},
+		{name: "max-bytes", args: []string{"check", "--max-bytes", "100", hardening + "costly-scenario.yaml"}, code: 2,
+			wants: []string{"--max-bytes raises it"}},
+		{name: "max-request-cel-cost", args: []string{"check", "--max-request-cel-cost", "1", "../../scenarios/admission/match-conditions.yaml"}, code: 2,
+			wants: []string{"cost more than 1 in all", "--max-request-cel-cost raises it"}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}

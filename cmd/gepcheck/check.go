@@ -10,15 +10,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/admission"
-	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 func newCheck(stdout io.Writer) *cobra.Command {
 	var (
 		maxMemory, maxCELCost int64
 		timeout               time.Duration
-		lim                   = load.DefaultLimits
+		opts                  simulator.Options // simulate's limits, for policy scenarios too
 	)
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR...",
@@ -28,8 +28,11 @@ Scenario, see scenarios/README.md) through the engine under each semantics the
 scenario names, and reports every difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxMemory < 1 || maxCELCost < 1 || lim.MaxBytes < 1 || lim.MaxDocuments < 1 || lim.MaxDepth < 1 || timeout < 0 {
-				return inputError{errors.New("--max-memory, --max-request-cel-cost, --max-bytes, --max-documents and --max-depth must be positive, --timeout not negative")}
+			if maxMemory < 1 || maxCELCost < 1 || timeout < 0 {
+				return inputError{errors.New("--max-memory and --max-request-cel-cost must be positive, --timeout not negative")}
+			}
+			if err := opts.CheckLimits(); err != nil {
+				return inputError{err}
 			}
 			// Bounded as simulate is (docs/limits.md, Admission and
 			// check); a signal stops an admission scenario's prediction.
@@ -45,7 +48,7 @@ scenario names, and reports every difference from the expected outcome.`,
 			}
 			failed, passed := 0, 0
 			for _, f := range files {
-				diffs, err := scenarios.CheckBounded(ctx, f, lim, admission.Bounds{MaxCELCost: maxCELCost})
+				diffs, err := scenarios.CheckBounded(ctx, f, opts, admission.Bounds{MaxCELCost: maxCELCost})
 				if err != nil {
 					if errors.As(err, new(*admission.LimitError)) {
 						return inputError{fmt.Errorf("%s: %w", f, predictionError(ctx, err))}
@@ -70,9 +73,8 @@ scenario names, and reports every difference from the expected outcome.`,
 			return nil
 		},
 	}
-	cmd.Flags().Int64Var(&lim.MaxBytes, "max-bytes", lim.MaxBytes, "most bytes read from one scenario file")
-	cmd.Flags().IntVar(&lim.MaxDocuments, "max-documents", lim.MaxDocuments, "most documents in one scenario file")
-	cmd.Flags().IntVar(&lim.MaxDepth, "max-depth", lim.MaxDepth, "most levels of nesting in one document")
+	// The flags the loader's and the engine's messages name (docs/limits.md).
+	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().Int64Var(&maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
 	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
