@@ -104,6 +104,9 @@ func (c costed) ForInput(ctx context.Context, va *admission.VersionedAttributes,
 // request's matchConditions have cost more than b.MaxCELCost, and then
 // returns a *LimitError and no prediction.
 func PredictBounded(ctx context.Context, b Bounds, chain []*Hook, req Request, res Resources, behave map[string]Behaviour) (Prediction, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	bd := &budget{ctx: ctx, max: b.MaxCELCost}
 	req.budget = bd
 	p := Predict(chain, req, res, behave)
