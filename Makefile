@@ -49,6 +49,8 @@ fuzz:
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzMergePatch ./simulator/tree/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzSimulate ./simulator/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzReadResults ./reports/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzParseRequest ./simulator/admission/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRequestFile ./simulator/admission/
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary, and every property

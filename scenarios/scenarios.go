@@ -4,6 +4,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,14 +23,23 @@ import (
 // implementation is not checked here (gepcheck fuzz --impl replays it); a
 // finding about the two semantics holds while they still disagree on it.
 func Check(file string) ([]string, error) {
-	docs, err := load.Read([]string{file}, nil)
+	return CheckBounded(context.Background(), file, simulator.Options{}, admission.Bounds{})
+}
+
+// CheckBounded is Check with file read within opts.Limits, a policy
+// scenario run within opts.CEL (its other fields are not read), and the
+// prediction of every case of an admission scenario bounded by b and ctx
+// (admission.PredictBounded): an error, a *admission.LimitError, when one
+// is stopped.
+func CheckBounded(ctx context.Context, file string, opts simulator.Options, b admission.Bounds) ([]string, error) {
+	docs, err := load.ReadLimited([]string{file}, nil, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
 	if slices.ContainsFunc(docs, admission.IsScenario) {
-		return checkAdmission(docs)
+		return checkAdmission(ctx, b, docs)
 	}
-	states, models, err := simulator.StateModels(docs, simulator.Options{})
+	states, models, err := simulator.StateModels(docs, simulator.Options{Limits: opts.Limits, CEL: opts.CEL})
 	if err != nil {
 		// Say first that the file is not a scenario: its other errors
 		// could name flags of simulate that check has not.
@@ -72,7 +82,7 @@ func Check(file string) ([]string, error) {
 
 // checkAdmission checks an admission scenario (scenarios/README.md,
 // Admission scenarios): every case's prediction against its expectation.
-func checkAdmission(docs []*load.Doc) ([]string, error) {
+func checkAdmission(ctx context.Context, b admission.Bounds, docs []*load.Doc) ([]string, error) {
 	s, err := admission.ReadScenario(docs, admission.Builtin())
 	if err != nil {
 		return nil, err
@@ -80,7 +90,11 @@ func checkAdmission(docs []*load.Doc) ([]string, error) {
 	chain := admission.Chain(s.Mutating, s.Validating)
 	var diffs []string
 	for _, c := range s.Cases {
-		for _, d := range c.Check(admission.Predict(chain, c.Request, s.Resources, c.Behave)) {
+		p, err := admission.PredictBounded(ctx, b, chain, c.Request, s.Resources, c.Behave)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+		for _, d := range c.Check(p) {
 			diffs = append(diffs, fmt.Sprintf("case %s: %s", c.Name, d))
 		}
 	}

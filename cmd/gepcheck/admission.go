@@ -1,17 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/admissioncheck"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
@@ -33,6 +37,11 @@ failing or denying (docs/admission.md).`,
 		Short: "The chain of webhooks a request goes through, and its outcome",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			stop, err := o.watch(cmd)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			r, err := o.run(stdin)
 			if err != nil {
 				return err
@@ -50,6 +59,11 @@ failing or denying (docs/admission.md).`,
 		Short: "Every check the API server makes of one webhook on a request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stop, err := o.watch(cmd)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			r, err := o.run(stdin)
 			if err != nil {
 				return err
@@ -71,6 +85,10 @@ failing or denying (docs/admission.md).`,
 		c.Flags().StringSliceVar(&o.patch, "patch", nil, "mutating webhooks that patch the object (set an annotation of their own, once)")
 		c.Flags().IntVar(&o.maxDocuments, "max-documents", 10_000, "most documents read (each a configuration)")
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
+		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
+		c.Flags().Int64Var(&o.maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
+		c.Flags().Int64Var(&o.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
+		c.Flags().DurationVar(&o.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}
@@ -84,13 +102,23 @@ type admissionOpts struct {
 	request, requestFile             string
 	down, slow, failing, deny, patch []string
 	output                           string
-	maxDocuments                     int
-	maxBytes                         int64
+	maxDocuments, maxDepth           int
+	maxBytes, maxCELCost, maxMemory  int64
+	timeout                          time.Duration
 	fromCluster                      bool
 	cluster                          clusterFlags
 }
 
-func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
+func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
+	defer func() {
+		// Text from the input and the flags, printed to a terminal:
+		// escaped (ref.Printable is idempotent, so a load.Error's
+		// message, escaped already, is unchanged).
+		var ie inputError
+		if errors.As(err, &ie) {
+			err = inputError{printableError{ie.err}}
+		}
+	}()
 	if len(o.files) == 0 && !o.fromCluster {
 		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
@@ -100,10 +128,14 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
 		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
 	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents and --max-bytes must be positive")}
+	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
+		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
 	}
-	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes}
+	// A signal ends the prediction (between hooks, and within a condition
+	// by CEL's interrupt).
+	ctx, cancel := signalContext()
+	defer cancel()
+	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
 	docs, err := load.ReadLimited(o.files, stdin, lim)
 	if err != nil {
 		return admission.Report{}, inputError{err}
@@ -118,8 +150,6 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	}
 	res := admission.Builtin()
 	var live *admissioncheck.Live
-	ctx, cancel := signalContext()
-	defer cancel()
 	if o.fromCluster {
 		// The cluster's configurations, before those of the files, which
 		// replace the cluster's of the same name (what if this one were
@@ -134,6 +164,11 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 		mutating = replaced(live.Mutating, mutating, func(c admissionv1.MutatingWebhookConfiguration) string { return c.Name })
 		validating = replaced(live.Validating, validating, func(c admissionv1.ValidatingWebhookConfiguration) string { return c.Name })
 		res = live.Resources
+	}
+	// Files without a configuration are a mistake; a cluster without
+	// one is an answer: the request meets no webhook.
+	if len(mutating)+len(validating) == 0 && !o.fromCluster {
+		return admission.Report{}, inputError{fmt.Errorf("no webhook configurations in %s (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration): nothing to predict", strings.Join(o.files, ", "))}
 	}
 	res = res.WithCRDs(crds)
 	var req admission.Request
@@ -151,7 +186,7 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 		if err != nil {
 			return admission.Report{}, inputError{err}
 		}
-		if req, err = admission.RequestFile(rdocs, res); err != nil {
+		if req, err = admission.RequestFile(o.requestFile, rdocs, res); err != nil {
 			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
 		}
 	}
@@ -172,8 +207,35 @@ func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	if err != nil {
 		return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
 	}
-	return admission.NewReport(req, admission.Predict(chain, req, res, behave)), nil
+	p, err := admission.PredictBounded(ctx, admission.Bounds{MaxCELCost: o.maxCELCost}, chain, req, res, behave)
+	if err != nil {
+		return admission.Report{}, inputError{predictionError(ctx, err)}
+	}
+	return admission.NewReport(req, p), nil
 }
+
+// watch bounds the rest of the run as simulate's is (docs/limits.md):
+// reading, predicting and printing; past --timeout or --max-memory it ends
+// it with exit 2.
+func (o *admissionOpts) watch(cmd *cobra.Command) (stop func(), err error) {
+	if o.maxMemory < 1 || o.timeout < 0 {
+		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+	}
+	return watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout), nil
+}
+
+// printableError is err with each line of its message escaped
+// (ref.Printable): an Errors is one error a line.
+type printableError struct{ err error }
+
+func (e printableError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = ref.Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+func (e printableError) Unwrap() error { return e.err }
 
 // replaced is the configurations of cluster but those of file's names,
 // then file's.
@@ -182,6 +244,15 @@ func replaced[C any](cluster, file []C, name func(C) string) []C {
 		return slices.ContainsFunc(file, func(f C) bool { return name(f) == name(c) })
 	})
 	return append(out, file...)
+}
+
+// predictionError says what stopped a prediction, and the flag that
+// raises the limit.
+func predictionError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return fmt.Errorf("%w (--max-request-cel-cost raises it; docs/limits.md)", err)
 }
 
 func flagOf(b admission.Behaviour) string {

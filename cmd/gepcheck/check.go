@@ -1,16 +1,25 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/admission"
 )
 
 func newCheck(stdout io.Writer) *cobra.Command {
+	var (
+		maxMemory, maxCELCost int64
+		timeout               time.Duration
+		opts                  simulator.Options // simulate's limits, for policy scenarios too
+	)
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR...",
 		Short: "Run scenario files and compare with the outcome they expect",
@@ -19,6 +28,17 @@ Scenario, see scenarios/README.md) through the engine under each semantics the
 scenario names, and reports every difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxMemory < 1 || maxCELCost < 1 || timeout < 0 {
+				return inputError{errors.New("--max-memory and --max-request-cel-cost must be positive, --timeout not negative")}
+			}
+			if err := opts.CheckLimits(); err != nil {
+				return inputError{err}
+			}
+			// Bounded as simulate is (docs/limits.md, Admission and
+			// check); a signal stops an admission scenario's prediction.
+			defer watch(cmd.ErrOrStderr(), maxMemory, timeout)()
+			ctx, cancel := signalContext()
+			defer cancel()
 			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}
@@ -28,8 +48,11 @@ scenario names, and reports every difference from the expected outcome.`,
 			}
 			failed, passed := 0, 0
 			for _, f := range files {
-				diffs, err := scenarios.Check(f)
+				diffs, err := scenarios.CheckBounded(ctx, f, opts, admission.Bounds{MaxCELCost: maxCELCost})
 				if err != nil {
+					if errors.As(err, new(*admission.LimitError)) {
+						return inputError{fmt.Errorf("%s: %w", f, predictionError(ctx, err))}
+					}
 					return inputError{err}
 				}
 				if len(diffs) == 0 {
@@ -50,5 +73,10 @@ scenario names, and reports every difference from the expected outcome.`,
 			return nil
 		},
 	}
+	// The flags the loader's and the engine's messages name (docs/limits.md).
+	simulator.AddLimitFlags(cmd.Flags(), &opts)
+	cmd.Flags().Int64Var(&maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd
 }

@@ -95,6 +95,8 @@ type Request struct {
 	Object, OldObject *unstructured.Unstructured
 	UserInfo          UserInfo
 	DryRun            bool
+	// budget, when set (PredictBounded), bounds the prediction.
+	budget *budget
 }
 
 // UserInfo is the requesting user, as an AdmissionReview carries it.

@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -38,7 +37,7 @@ func matchConditions(h *Hook, req Request, kind schema.GroupVersionKind) (bool, 
 	obj, old := asKind(req.Object, kind), asKind(req.OldObject, kind)
 	u := &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: req.UserInfo.Extra}
 	attr := admission.NewAttributesRecord(obj, old, kind, req.Namespace, req.Name, req.Resource, req.Subresource, admission.Operation(req.Operation), nil, req.DryRun, u)
-	r := m.Match(context.Background(), &admission.VersionedAttributes{Attributes: attr, VersionedObject: obj, VersionedOldObject: old, VersionedKind: kind}, nil, nil)
+	r := m.Match(req.budget.context(), &admission.VersionedAttributes{Attributes: attr, VersionedObject: obj, VersionedOldObject: old, VersionedKind: kind}, nil, nil)
 	switch {
 	case r.Error != nil:
 		return false, "", &Failure{Code: 403, Reason: "Forbidden", Message: fmt.Sprintf("%s %q is forbidden: %v", req.Resource.GroupResource(), req.Name, r.Error)}
@@ -73,7 +72,7 @@ func (h *Hook) matcher() matchconditions.Matcher {
 			exprs[i] = &matchconditions.MatchCondition{Name: c.Name, Expression: c.Expression}
 		}
 		fp := h.FailurePolicy
-		h.compiled = matchconditions.NewMatcher(compiler().CompileCondition(exprs, cel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}, environment.StoredExpressions),
+		h.compiled = matchconditions.NewMatcher(costed{compiler().CompileCondition(exprs, cel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}, environment.StoredExpressions)},
 			&fp, "webhook", string(h.Phase), h.Name)
 	})
 	return h.compiled

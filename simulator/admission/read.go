@@ -1,9 +1,13 @@
 package admission
 
 import (
+	"fmt"
+	"strings"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -28,6 +32,20 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 			errs.Add(&load.Error{Source: d.At(f), Object: d.Object(), Field: f, Msg: fe.ErrorBody()})
 		}
 	}
+	// The API server keeps one object of a kind per name: two of one
+	// name are two versions of one configuration, whose hooks would have
+	// the same IDs.
+	first := map[[2]string]*load.Doc{}
+	unique := func(d *load.Doc, name string) bool {
+		k := [2]string{d.Kind, name}
+		if f, ok := first[k]; ok && name != "" {
+			errs.Add(&load.Error{Source: d.At("metadata.name"), Object: d.Object(), Field: "metadata.name",
+				Msg: fmt.Sprintf("a second %s named %q (the first: %s): the API server keeps one object of a name; give each configuration once", d.Kind, name, f.Source)})
+			return false
+		}
+		first[k] = d
+		return true
+	}
 	for _, d := range docs {
 		switch {
 		case d.Group == Group && d.Version == "v1" && d.Kind == "MutatingWebhookConfiguration":
@@ -37,7 +55,9 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				continue
 			}
 			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, func(w admissionv1.MutatingWebhook) admissionv1.MutatingWebhook { return w }, true))
-			mutating = append(mutating, c)
+			if unique(d, c.Name) {
+				mutating = append(mutating, c)
+			}
 		case d.Group == Group && d.Version == "v1" && d.Kind == "ValidatingWebhookConfiguration":
 			var c admissionv1.ValidatingWebhookConfiguration
 			if err := load.DecodeStrict(d, &c); err != nil {
@@ -45,7 +65,9 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				continue
 			}
 			report(d, validateConfiguration(c.ObjectMeta, c.Webhooks, MutatingForm, false))
-			validating = append(validating, c)
+			if unique(d, c.Name) {
+				validating = append(validating, c)
+			}
 		case IsScenario(d), isCRD(d):
 			// An admission scenario's expectations (ReadScenario); the
 			// resources of a CRD (CRDs).
@@ -116,10 +138,38 @@ func CRDs(docs []*load.Doc) ([]apiextensionsv1.CustomResourceDefinition, error) 
 			errs.Add(err.(*load.Error))
 			continue
 		}
-		for _, f := range []struct{ field, value string }{{"spec.group", crd.Spec.Group}, {"spec.names.plural", crd.Spec.Names.Plural}, {"spec.names.kind", crd.Spec.Names.Kind}} {
-			if f.value == "" {
-				errs.Add(&load.Error{Source: d.At(f.field), Object: d.Object(), Field: f.field, Msg: "required"})
+		bad := func(field, msg string) {
+			errs.Add(&load.Error{Source: d.At(field), Object: d.Object(), Field: field, Msg: msg})
+		}
+		// As apiextensions validation (ValidateCustomResourceDefinition
+		// and its Names) requires: a group with a dot, names that are
+		// DNS-1035 labels (the kinds once lowercased), and the CRD named
+		// plural.group.
+		n := crd.Spec.Names
+		for _, f := range []struct {
+			field, value string
+			required     bool
+		}{{"spec.names.plural", n.Plural, true}, {"spec.names.singular", n.Singular, false}, {"spec.names.kind", n.Kind, true}, {"spec.names.listKind", n.ListKind, false}} {
+			switch {
+			case f.value == "" && f.required:
+				bad(f.field, "required")
+			case f.value == "":
+			default:
+				if msgs := validation.IsDNS1035Label(strings.ToLower(f.value)); len(msgs) > 0 {
+					bad(f.field, fmt.Sprintf("%q: %s", f.value, msgs[0]))
+				}
 			}
+		}
+		switch g := crd.Spec.Group; {
+		case g == "":
+			bad("spec.group", "required")
+		case len(validation.IsDNS1123Subdomain(g)) > 0:
+			bad("spec.group", fmt.Sprintf("%q: %s", g, validation.IsDNS1123Subdomain(g)[0]))
+		case !strings.Contains(g, "."):
+			bad("spec.group", fmt.Sprintf("%q: should be a domain with at least one dot", g))
+		}
+		if want := n.Plural + "." + crd.Spec.Group; n.Plural != "" && crd.Spec.Group != "" && crd.Name != want {
+			bad("metadata.name", fmt.Sprintf("must be spec.names.plural+\".\"+spec.group: %q", want))
 		}
 		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped && crd.Spec.Scope != apiextensionsv1.ClusterScoped {
 			errs.Add(&load.Error{Source: d.At("spec.scope"), Object: d.Object(), Field: "spec.scope", Msg: "want Namespaced or Cluster"})

@@ -104,7 +104,7 @@ func TestRequestFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := RequestFile(docs, res)
+	req, err := RequestFile("testdata/review.yaml", docs, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRequestFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = RequestFile(docs, res)
+	_, err = RequestFile("testdata/review-unserved.yaml", docs, res)
 	for _, want := range []string{"testdata/review-unserved.yaml: document 1", "field request", "apps/v1 deploymentz: not a resource the API server serves"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want an error with %q", err, want)

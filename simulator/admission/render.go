@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // Report is a prediction as gepcheck prints it (-o json): the request, the
@@ -109,7 +111,7 @@ func Describe(req Request) string {
 // Table prints r for a person: one line per hook with why it is called or
 // not (the check that decided), then the outcome.
 func (r Report) Table(w io.Writer) error {
-	fmt.Fprintf(w, "request: %s\n", r.Request)
+	fmt.Fprintf(w, "request: %s\n", ref.Printable(r.Request))
 	if r.Exempt != "" {
 		_, err := fmt.Fprintf(w, "no webhook: %s\n", r.Exempt)
 		return err
@@ -139,7 +141,7 @@ func (r Report) Table(w io.Writer) error {
 		if h.SecondPass {
 			phase += ", 2nd pass"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", phase, order, h.ID, called, r.answer(h), why)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", phase, order, ref.Printable(h.ID), called, r.answer(h), ref.Printable(why))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -153,13 +155,13 @@ func (r Report) Table(w io.Writer) error {
 		}
 		verdict = "refused: " + strings.Join(ms, "; or ")
 	}
-	fmt.Fprintf(w, "outcome: %s\n", verdict)
-	fmt.Fprintf(w, "called: mutating %s; validating, concurrently, %s\n", list(o.Mutating), list(o.Validating))
+	fmt.Fprintf(w, "outcome: %s\n", ref.Printable(verdict))
+	fmt.Fprintf(w, "called: mutating %s; validating, concurrently, %s\n", ref.Printable(list(o.Mutating)), ref.Printable(list(o.Validating)))
 	if len(o.Reinvoked) > 0 {
-		fmt.Fprintf(w, "reinvoked (reinvocationPolicy IfNeeded, the object changed after their first call): %s\n", strings.Join(o.Reinvoked, ", "))
+		fmt.Fprintf(w, "reinvoked (reinvocationPolicy IfNeeded, the object changed after their first call): %s\n", ref.Printable(strings.Join(o.Reinvoked, ", ")))
 	}
 	if len(o.FailedOpen) > 0 {
-		fmt.Fprintf(w, "failed open (failurePolicy Ignore): %s\n", strings.Join(o.FailedOpen, ", "))
+		fmt.Fprintf(w, "failed open (failurePolicy Ignore): %s\n", ref.Printable(strings.Join(o.FailedOpen, ", ")))
 	}
 	return nil
 }
@@ -203,19 +205,19 @@ func (r Report) Explain(w io.Writer, id string) error {
 		if h.SecondPass {
 			pass = ", second pass"
 		}
-		fmt.Fprintf(w, "%s (%s%s) on %s\n", h.ID, h.Phase, pass, r.Request)
+		fmt.Fprintf(w, "%s (%s%s) on %s\n", ref.Printable(h.ID), h.Phase, pass, ref.Printable(r.Request))
 		for i, c := range h.Checks {
 			mark := "pass"
 			if !c.Passed {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(w, "  %d. %-17s %s  %s\n", i+1, c.Name, mark, c.Detail)
+			fmt.Fprintf(w, "  %d. %-17s %s  %s\n", i+1, ref.Printable(c.Name), mark, ref.Printable(c.Detail))
 		}
 		switch {
 		case h.Error != nil:
-			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, h.Error.Message)
+			fmt.Fprintf(w, "  the request fails here: HTTP %d %s\n", h.Error.Code, ref.Printable(h.Error.Message))
 		case h.Called:
-			fmt.Fprintf(w, "  called, sent as %s (kind %s); answers %s\n", h.Resource, h.Kind, r.answer(h))
+			fmt.Fprintf(w, "  called, sent as %s (kind %s); answers %s\n", ref.Printable(h.Resource), ref.Printable(h.Kind), r.answer(h))
 		default:
 			fmt.Fprintln(w, "  not called")
 		}

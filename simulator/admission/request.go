@@ -4,14 +4,18 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	admissionapi "k8s.io/api/admission/v1"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
@@ -45,15 +49,26 @@ func ParseRequest(line string, res Resources) (Request, error) {
 	req.Resource, req.Subresource = gv.WithResource(resource), sub
 	var labels, oldLabels, nsLabels map[string]string
 	missing := false
+	seen := map[string]bool{}
 	for _, kv := range f[3:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return Request{}, fmt.Errorf("%q: want KEY=VALUE", kv)
 		}
+		if seen[k] {
+			return Request{}, fmt.Errorf("key %q given twice", k)
+		}
+		seen[k] = true
 		switch k {
 		case "ns":
+			if msg := namespaceProblem(v); msg != "" {
+				return Request{}, fmt.Errorf("ns=%s: %s", v, msg)
+			}
 			req.Namespace = v
 		case "name":
+			if msg := nameProblem(v, req.Resource); msg != "" {
+				return Request{}, fmt.Errorf("name=%s: %s", v, msg)
+			}
 			req.Name = v
 		case "user":
 			req.UserInfo.Username = v
@@ -213,41 +228,107 @@ func parseLabels(s string) (map[string]string, error) {
 	return m, nil
 }
 
+// namespaceProblem is why the API server refuses ns as a request's
+// namespace, or "": a namespace's name is a DNS-1123 label
+// (ValidateNamespaceName).
+func namespaceProblem(ns string) string {
+	if ns == "" {
+		return "empty"
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return "not a namespace name: " + errs[0]
+	}
+	return ""
+}
+
+// nameProblem is why the API server refuses name as the name of an object
+// of resource r, or "": every name is a path segment (no "/" or "%", not
+// "." or "..": ValidatePathSegmentName, checked on every request), a
+// Namespace's a DNS-1123 label. Other resources' own rules are not
+// checked.
+func nameProblem(name string, r schema.GroupVersionResource) string {
+	if name == "" {
+		return ""
+	}
+	if r == namespaces {
+		return namespaceProblem(name)
+	}
+	if errs := path.IsValidPathSegmentName(name); len(errs) > 0 {
+		return "not a valid name: " + errs[0]
+	}
+	return ""
+}
+
 // RequestFile reads a request from documents as an API server would send
-// it to a webhook: an admission.k8s.io/v1 AdmissionReview's request
-// (operation, resource, subResource, kind, namespace, name, object,
-// oldObject, userInfo, dryRun), and optionally the v1 Namespace of the
-// request's namespace with its labels (without it, a namespace with only
-// kubernetes.io/metadata.name). A request res says the API server refuses
-// before admission is refused as ParseRequest refuses it; the kind, when
-// the review has none, is the one res serves.
-func RequestFile(docs []*load.Doc, res Resources) (Request, error) {
+// it to a webhook: an admission.k8s.io/v1 (or v1beta1) AdmissionReview's
+// request (operation, resource, subResource, kind, namespace, name,
+// object, oldObject, userInfo, dryRun), and optionally the v1 Namespace of
+// the request's namespace with its labels (without it, a namespace with
+// only kubernetes.io/metadata.name). Both are decoded strictly (an unknown
+// field is an error) and validated as the API server would: the
+// namespace's name and the request's a DNS-1123 label, the Namespace's
+// labels valid, the Namespace the request's (another is an error, not
+// ignored). A request res says the API server refuses before admission is
+// refused as ParseRequest refuses it; the kind, when the review has none,
+// is the one res serves. Every error names the file, document, line and
+// field; file names the input when it holds no review.
+func RequestFile(file string, docs []*load.Doc, res Resources) (Request, error) {
 	var review *admissionapi.AdmissionReview
-	var reviewDoc *load.Doc
-	var ns *unstructured.Unstructured
+	var reviewDoc, nsDoc *load.Doc
+	var ns *corev1.Namespace
+	fail := func(d *load.Doc, field, msg string) error {
+		src := d.Source
+		if field != "" {
+			src = d.At(field)
+		}
+		return &load.Error{Source: src, Object: d.Object(), Field: field, Msg: msg}
+	}
 	for _, d := range docs {
 		switch {
 		case d.Group == "admission.k8s.io" && d.Kind == "AdmissionReview" && review == nil:
+			if d.Version != "v1" && d.Version != "v1beta1" {
+				return Request{}, fail(d, "apiVersion", fmt.Sprintf("admission.k8s.io/%s: want admission.k8s.io/v1 (or v1beta1, the versions kube-apiserver sends)", d.Version))
+			}
 			review, reviewDoc = &admissionapi.AdmissionReview{}, d
 			if err := load.DecodeStrict(d, review); err != nil {
 				return Request{}, err
 			}
 			if review.Request == nil {
-				return Request{}, &load.Error{Source: d.Source, Object: d.Object(), Field: "request", Msg: "required"}
+				return Request{}, fail(d, "", "field request: required")
 			}
 		case d.Group == "" && d.Kind == "Namespace" && ns == nil:
-			ns = &unstructured.Unstructured{Object: d.Raw}
+			if d.Version != "v1" {
+				return Request{}, fail(d, "apiVersion", fmt.Sprintf("%s: want v1", d.Version))
+			}
+			ns, nsDoc = &corev1.Namespace{}, d
+			if err := load.DecodeStrict(d, ns); err != nil {
+				return Request{}, err
+			}
+			if msg := namespaceProblem(ns.Name); msg != "" {
+				return Request{}, fail(d, "metadata.name", msg)
+			}
+			if fes := metav1validation.ValidateLabels(ns.Labels, field.NewPath("metadata", "labels")); len(fes) > 0 {
+				return Request{}, fail(d, fes[0].Field, fes[0].ErrorBody())
+			}
 		default:
-			return Request{}, &load.Error{Source: d.Source, Object: d.Object(), Msg: "want one admission.k8s.io/v1 AdmissionReview and at most one v1 Namespace"}
+			return Request{}, fail(d, "", "want one admission.k8s.io/v1 AdmissionReview and at most one v1 Namespace")
 		}
 	}
 	if review == nil {
-		return Request{}, fmt.Errorf("no admission.k8s.io/v1 AdmissionReview")
+		return Request{}, fmt.Errorf("%s: no admission.k8s.io/v1 AdmissionReview", file)
 	}
 	r := review.Request
 	req := Request{Operation: admissionv1.OperationType(r.Operation), Resource: schema.GroupVersionResource(r.Resource), Subresource: r.SubResource,
 		Kind: schema.GroupVersionKind(r.Kind), Namespace: r.Namespace, Name: r.Name,
 		UserInfo: UserInfo{Username: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups}}
+	if r.Namespace != "" {
+		if msg := namespaceProblem(r.Namespace); msg != "" {
+			return Request{}, fail(reviewDoc, "request.namespace", msg)
+		}
+	}
+	if msg := nameProblem(r.Name, req.Resource); msg != "" {
+		return Request{}, fail(reviewDoc, "request.name", msg)
+	}
 	if r.DryRun != nil {
 		req.DryRun = *r.DryRun
 	}
@@ -258,27 +339,35 @@ func RequestFile(docs []*load.Doc, res Resources) (Request, error) {
 		}
 	}
 	for _, o := range []struct {
-		raw  []byte
-		into **unstructured.Unstructured
-	}{{r.Object.Raw, &req.Object}, {r.OldObject.Raw, &req.OldObject}} {
-		if len(o.raw) > 0 {
+		field string
+		raw   []byte
+		into  **unstructured.Unstructured
+	}{{"request.object", r.Object.Raw, &req.Object}, {"request.oldObject", r.OldObject.Raw, &req.OldObject}} {
+		if len(o.raw) > 0 && string(o.raw) != "null" {
 			u := &unstructured.Unstructured{}
 			if err := u.UnmarshalJSON(o.raw); err != nil {
-				return Request{}, fmt.Errorf("request object: %w", err)
+				return Request{}, fail(reviewDoc, o.field, err.Error())
 			}
 			*o.into = u
 		}
 	}
+	if ns != nil && ns.Name != req.Namespace {
+		what := "namespace " + strconv.Quote(req.Namespace)
+		if req.Namespace == "" {
+			what = "no namespace"
+		}
+		return Request{}, fail(nsDoc, "metadata.name", fmt.Sprintf("%s: the Namespace given must be the request's, which has %s", ns.Name, what))
+	}
 	if req.Namespace != "" {
 		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
-		if ns != nil && ns.GetName() == req.Namespace {
-			maps.Copy(req.NamespaceLabels, ns.GetLabels())
+		if ns != nil {
+			maps.Copy(req.NamespaceLabels, ns.Labels)
 		}
 	}
 	if res != nil {
 		kind, err := servedKind(req, res)
 		if err != nil {
-			return Request{}, &load.Error{Source: reviewDoc.Source, Object: reviewDoc.Object(), Field: "request", Msg: err.Error()}
+			return Request{}, fail(reviewDoc, "request", err.Error())
 		}
 		if req.Kind.Empty() {
 			req.Kind = kind
