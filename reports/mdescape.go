@@ -16,7 +16,7 @@ import (
 
 // mdSpecial are the ASCII punctuation characters that can start Markdown
 // syntax inline: any ASCII punctuation may be backslash-escaped, and
-// these are, so ordinary names ("envoy-gateway v1.9.1") read as they are.
+// these are, so ordinary names ("gepcheck-reference v1.0.0") read as they are.
 const mdSpecial = "\\`*_[]<>|&!#~"
 
 // mdText is s as literal inline Markdown text, also inside a table cell.
