@@ -120,7 +120,7 @@ func TestAdmissionSignal(t *testing.T) {
 			_ = cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
-			if d := time.Since(sent); d > 5*time.Second {
+			if d := time.Since(sent); d > 20*time.Second {
 				t.Errorf("%s %v: ended %s after the signal", sig, args[:2], d)
 			}
 			if code != exitBadInput || !strings.Contains(stderr.String(), "the prediction was stopped") {

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gepcheck/gepcheck/internal/proc"
 )
 
 const (
@@ -85,5 +90,69 @@ func TestRunExecRecordsTheCommand(t *testing.T) {
 	})
 	if !found {
 		t.Errorf("no results file under %s records a replay with --exec-command", dir)
+	}
+}
+
+// TestExecSignal: SIGTERM or SIGINT to gepcheck while an exec
+// implementation runs kills the implementation's whole process group (a
+// grandchild included: it is in a group of its own, out of reach of a
+// signal to gepcheck's) and ends the run with exit 2, no verdict
+// (docs/limits.md, Implementations).
+func TestExecSignal(t *testing.T) {
+	script, err := filepath.Abs(execTestdata + "grandchild.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		for _, args := range [][]string{
+			{"run", "--impl", "exec", "--exec-command", script, "--timeout", "10m", direct},
+			{"fuzz", "--impl", "exec", "--exec-command", script, "--timeout", "10m", "--profile", "color-direct", "--checks", "1", "--seed", "1", "--out", t.TempDir()},
+		} {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := osexec.Command(os.Args[0], "-test.run=^TestHelperGepcheck$")
+			cmd.Env = append(os.Environ(), "GEPCHECK_HELPER_ARGS="+strings.Join(args, "\x1f"), "PIDFILE="+pidFile)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait for the implementation to run (it writes its pid),
+			// not for a time.
+			var pid int
+			for range 600 {
+				if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+					pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if pid == 0 {
+				_ = cmd.Process.Kill()
+				t.Fatalf("%v: the implementation never ran: %s", args[:1], stderr.String())
+			}
+			_ = cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				_ = cmd.Process.Kill()
+				t.Fatalf("%s %v: still running a minute after the signal", sig, args[:1])
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitBadInput || !strings.Contains(stderr.String(), "stopped") {
+				t.Errorf("%s %v: exit %d, want %d and \"stopped\"; stderr:\n%s", sig, args[:1], code, exitBadInput, stderr.String())
+			}
+			gone := false
+			for range 100 {
+				if gone = proc.GroupGone(pid); gone {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if !gone {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				t.Errorf("%s %v: the implementation's group %d outlived gepcheck", sig, args[:1], pid)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -29,7 +30,19 @@ func (f *clusterFlags) options(logf func(string)) providers.Options {
 	return providers.Options{Kubeconfig: f.kubeconfig, Context: f.context, KindName: f.kindName, Log: logf}
 }
 
-// signalContext is cancelled on SIGINT and SIGTERM.
+// signalContext is cancelled on SIGINT and SIGTERM. Hold one only while
+// the work watches it: it takes the signals' default action (ending the
+// process) away.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// interrupted is err, or, when ctx (nil: none) was cancelled by a signal,
+// the error that says so, exit 2: what an implementation did after its
+// processes were killed is no verdict on it.
+func interrupted(ctx context.Context, err error) error {
+	if ctx != nil && ctx.Err() != nil {
+		return inputError{fmt.Errorf("stopped: %v", context.Cause(ctx))}
+	}
+	return err
 }

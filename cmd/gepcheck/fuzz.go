@@ -49,6 +49,9 @@ Properties marked as findings look for disagreements between specs; they are
 skipped unless named with --property.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// interrupt is the context of an implementation run by a
+			// property, which a signal cancels.
+			var interrupt context.Context
 			opts := suite.Options{Profile: profileName, ShrinkTime: shrinkTime}
 			if semantics != "" {
 				sem, err := engine.ParseSemantics(semantics)
@@ -106,7 +109,12 @@ skipped unless named with --property.`,
 				if err != nil {
 					return inputError{err}
 				}
-				d, err := cfg.Offline(context.Background())
+				// A signal stops the implementation's processes
+				// (their groups are killed through the context) and
+				// the run, exit 2.
+				ctx, stop := signalContext()
+				defer stop()
+				d, err := cfg.Offline(ctx)
 				if errors.Is(err, impl.ErrUnsupported) {
 					return inputError{fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
 				}
@@ -119,10 +127,10 @@ skipped unless named with --property.`,
 					if !batched {
 						return inputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 					}
-					return fuzzSteps(stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}, steps)
+					return interrupted(ctx, fuzzSteps(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}, steps))
 				}
 				if batched {
-					return fuzzBatched(stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep})
+					return interrupted(ctx, fuzzBatched(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}))
 				}
 				// A property run has no shards, reports, kept findings
 				// or kinds: refused, not ignored.
@@ -135,7 +143,8 @@ skipped unless named with --property.`,
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
 				}
-				p := differential.Property(d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
+				p := differential.Property(ctx, d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
+				interrupt = ctx
 				p.Replay = replayFlags(cmd.Flags(), "seed", "checks", "out", "parallel", "property", "shrink-time")
 				ps = append(ps, p)
 			}
@@ -160,6 +169,9 @@ skipped unless named with --property.`,
 				}
 			}
 			suite.RunAll(ps, engine.Mutant(mutant), seed, checks, opts, workers, report)
+			if err := interrupted(interrupt, nil); err != nil {
+				return err
+			}
 			fmt.Fprintf(stdout, "%d passed, %d failed\n", len(ps)-failed, failed)
 			if failed > 0 {
 				return failedError{fmt.Sprintf("%d propert(ies) failed; seed %d", failed, seed)}
@@ -200,7 +212,7 @@ type batchedFlags struct {
 
 // fuzzBatched is the batched differential run against an implementation
 // that names policy kinds to fuzz (differential.Fuzzer).
-func fuzzBatched(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags) error {
+func fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags) error {
 	seed, checks, outDir := f.seed, f.checks, f.outDir
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
@@ -216,7 +228,7 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz d
 		return reports.WriteFinding(outDir, r.Profile, r.Replay, kind, r.ProfileSource, dis)
 	}
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s\n", seed, fz.Describe(), r.Profile)
-	sum, err := differential.Fuzz(context.Background(), r, stdout)
+	sum, err := differential.Fuzz(ctx, r, stdout)
 	if err != nil {
 		return err
 	}
@@ -239,7 +251,7 @@ func fuzzBatched(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz d
 }
 
 // fuzzSteps is the batched differential run of cases with steps.
-func fuzzSteps(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags, steps int) error {
+func fuzzSteps(ctx context.Context, stdout io.Writer, im impl.Implementation, cfg impl.Config, fz differential.Fuzzer, d observe.Observer, f batchedFlags, steps int) error {
 	seed := f.seed
 	if seed == 0 {
 		seed = newSeed() & 0xffffffff
@@ -255,7 +267,7 @@ func fuzzSteps(stdout io.Writer, im impl.Implementation, cfg impl.Config, fz dif
 		return reports.WriteStepsFinding(f.outDir, r.Profile, replay, kind, dis.Case.YAML(), dis.Step, compare.Strings(dis.Diff))
 	}
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s, up to %d steps\n", seed, fz.Describe(), r.Profile, steps)
-	sum, err := differential.FuzzSteps(context.Background(), r, stdout)
+	sum, err := differential.FuzzSteps(ctx, r, stdout)
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,11 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if cf.cluster != "" {
 				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem, &rep)
 			}
-			d, err := cfg.Offline(context.Background())
+			// A signal stops the implementation's processes (their
+			// groups are killed through the context) and the run, exit 2.
+			ctx, stop := signalContext()
+			defer stop()
+			d, err := cfg.Offline(ctx)
 			if errors.Is(err, impl.ErrUnsupported) {
 				return inputError{fmt.Errorf("--impl %s runs only in a cluster (--cluster)", im.Name())}
 			}
@@ -91,8 +95,8 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
-			results, err := differential.Cases(context.Background(), d, cases)
-			if err != nil {
+			results, err := differential.Cases(ctx, d, cases)
+			if err := interrupted(ctx, err); err != nil {
 				return err
 			}
 			failed := reports.OfflineRun(stdout, results)

@@ -23,12 +23,17 @@ import (
 // the output after the process has ended or the context is done
 // (cmd.WaitDelay), then closes the pipes: Wait then returns
 // exec.ErrWaitDelay. Call KillGroup after Wait so that no process of the
-// group outlives it.
+// group outlives it. The process is also killed if gepcheck dies first
+// (Pdeathsig): a process of its own group is out of reach of a signal
+// sent to gepcheck's group; what it started in turn is reached only by
+// the kills of the group above (the run's context ends on SIGINT and
+// SIGTERM).
 func Contain(cmd *exec.Cmd, grace time.Duration) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if cmd.Cancel != nil { // set by exec.CommandContext
 		cmd.Cancel = func() error { return KillGroup(cmd) }
 	}

@@ -79,10 +79,10 @@ func TestCasesFollowTheClaim(t *testing.T) {
 // sticky-overrides it is caught.
 func TestPropertyAndBatchFollowTheClaim(t *testing.T) {
 	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", MaxPolicies: 6})
-	if out := suite.Run(Property(literal{engine.GEP713}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); !out.Passed {
+	if out := suite.Run(Property(context.Background(), literal{engine.GEP713}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); !out.Passed {
 		t.Errorf("claiming gep713, a literal implementation fails the differential property: %s", out.Log)
 	}
-	if out := suite.Run(Property(literal{engine.StickyOverrides}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); out.Passed {
+	if out := suite.Run(Property(context.Background(), literal{engine.StickyOverrides}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); out.Passed {
 		t.Error("claiming sticky-overrides, a literal implementation passes 200 cases (seed 3): the claim is not followed")
 	}
 	draw := func(i int) *generators.Scenario { return gen.Example(i) }
@@ -171,7 +171,7 @@ func (d mutated) Observe(_ context.Context, cases []observe.Case) ([]observe.Obs
 // caught on ColorPolicy scenarios (a list under a key the specs share).
 func TestDifferentialCatchesListsMerged(t *testing.T) {
 	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", Strategies: []profile.Strategy{profile.PatchDefaults, profile.PatchOverrides}})
-	out := suite.Run(Property(mutated{engine.MutantListsMerged}, "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
+	out := suite.Run(Property(context.Background(), mutated{engine.MutantListsMerged}, "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
 	if out.Passed {
 		t.Fatal("an implementation merging lists element by element passes 300 color-inherited cases (seed 1)")
 	}

@@ -22,8 +22,9 @@ import (
 
 // Property is "implementation d does what the reference engine does" on
 // scenarios drawn from gen with the given profile: every disagreement is a
-// counterexample, shrunk by rapid to a minimal scenario.
-func Property(d observe.Observer, profile string, gen *rapid.Generator[*generators.Scenario]) suite.Property {
+// counterexample, shrunk by rapid to a minimal scenario. d runs in ctx:
+// when it ends, so do the implementation's processes.
+func Property(ctx context.Context, d observe.Observer, profile string, gen *rapid.Generator[*generators.Scenario]) suite.Property {
 	return suite.Property{
 		Name: "differential/" + d.Name(),
 		Cite: "GEP-713 conformance: the implementation's effective policies and policy conditions equal the reference engine's for profile " + profile,
@@ -33,7 +34,7 @@ func Property(d observe.Observer, profile string, gen *rapid.Generator[*generato
 			c.Set(s, claim)
 			cs := []observe.Case{{Name: "case", YAML: string(s.YAML()), Profiles: []string{profile}}}
 			want := observe.Reference(cs, d.Capabilities())
-			got, err := d.Observe(context.Background(), cs)
+			got, err := d.Observe(ctx, cs)
 			if err != nil {
 				t.Fatalf("%s could not run: %v", d.Name(), err)
 			}

@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"context"
 	osexec "os/exec"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestDifferentialCatchesBrokenImplementation(t *testing.T) {
 		t.Skip("python3 not found: the example implementation is a Python script")
 	}
 	broken := &exec.Exec{Command: []string{"../../docs/examples/colorpolicy-direct.py"}, Env: []string{"GEPCHECK_EXAMPLE_BROKEN=newest-wins"}}
-	p := Property(broken, "color-direct", generators.Scenarios(generators.Config{Profile: "color-direct", MaxPolicies: 4}))
+	p := Property(context.Background(), broken, "color-direct", generators.Scenarios(generators.Config{Profile: "color-direct", MaxPolicies: 4}))
 	out := suite.Run(p, "", 7, 15, suite.Options{ShrinkTime: time.Second})
 	if out.Passed {
 		t.Fatal("the differential property did not catch a newest-wins implementation in 15 cases (seed 7)")
