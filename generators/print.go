@@ -50,10 +50,10 @@ const (
 func Print(o PrintOptions) ([]byte, error) {
 	var out bytes.Buffer
 	if o.MaxObjects < 0 || o.MaxObjects > MaxMaxObjects {
-		return nil, fmt.Errorf("--max-objects %d: from 1 to %d (docs/limits.md)", o.MaxObjects, MaxMaxObjects)
+		return nil, fmt.Errorf("--max-objects %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxObjects, MaxMaxObjects)
 	}
 	if o.MaxPolicies < 0 || o.MaxPolicies > MaxMaxPolicies {
-		return nil, fmt.Errorf("--max-policies %d: from 1 to %d (docs/limits.md)", o.MaxPolicies, MaxMaxPolicies)
+		return nil, fmt.Errorf("--max-policies %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxPolicies, MaxMaxPolicies)
 	}
 	if o.Steps < 0 || o.Steps > MaxDrawnSteps {
 		return nil, fmt.Errorf("--steps %d: from 0 to %d", o.Steps, MaxDrawnSteps)

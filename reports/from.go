@@ -67,7 +67,7 @@ func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, 
 func ClusterCases(results []incluster.Result, replay func(file string) string, caps observe.Capabilities) []CaseResult {
 	var out []CaseResult
 	for _, r := range results {
-		data, _ := load.ReadRegular(r.Plan.File, load.DefaultLimits.MaxBytes)
+		data, _ := load.ReadNamed(r.Plan.File, load.DefaultLimits.MaxBytes)
 		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
 		// A random case is named by its file alone, not the temporary
 		// directory it was drawn into (its first line is the gepcheck gen

@@ -8,7 +8,8 @@ import (
 
 // The Markdown escapers: every string from a results file (which may come
 // from another machine's CI) is written into Markdown through one of
-// them, so that it can open no block, link, image, emphasis or HTML tag,
+// them, so that it can open no block, link with a hidden target, image,
+// emphasis or HTML tag (a bare URL may still show as the link it is),
 // close no code span and add no table cell or line (CommonMark 0.31,
 // "Backslash escapes"; GFM, "Tables": a pipe in a cell is escaped even
 // inside a code span). Control characters are escaped first
@@ -42,16 +43,7 @@ func mdText(s string) string {
 // backtick (CommonMark, "Code spans").
 func mdCode(s string) string {
 	s = ref.Printable(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
@@ -72,16 +64,22 @@ func mdFenced(lang string, lines []string) string {
 	longest := 0
 	for i, l := range lines {
 		lines[i] = ref.Printable(l)
-		run := 0
-		for _, r := range lines[i] {
-			if r == '`' {
-				run++
-				longest = max(longest, run)
-			} else {
-				run = 0
-			}
-		}
+		longest = max(longest, longestRun(lines[i], '`'))
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + lang + "\n" + strings.Join(lines, "\n") + "\n" + fence + "\n"
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c rune) int {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }

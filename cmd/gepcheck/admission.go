@@ -131,15 +131,22 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
 		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
 	}
-	// A signal ends the prediction (between hooks, and within a condition
-	// by CEL's interrupt).
-	ctx, cancel := signalContext()
-	defer cancel()
 	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
 	docs, err := load.ReadLimited(o.files, stdin, lim)
 	if err != nil {
 		return admission.Report{}, inputError{err}
 	}
+	var rdocs []*load.Doc
+	if o.requestFile != "" {
+		if rdocs, err = load.ReadLimited([]string{o.requestFile}, stdin, lim); err != nil {
+			return admission.Report{}, inputError{err}
+		}
+	}
+	// Read, the input is no longer waited on: from here, a signal ends
+	// the run's work (the cluster's answers, the prediction between hooks
+	// and, within a condition, by CEL's interrupt), exit 2.
+	ctx, cancel := signalContext()
+	defer cancel()
 	mutating, validating, err := admission.Configurations(docs)
 	if err != nil {
 		return admission.Report{}, inputError{err}
@@ -182,10 +189,6 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 			}
 		}
 	} else {
-		rdocs, err := load.ReadLimited([]string{o.requestFile}, stdin, lim)
-		if err != nil {
-			return admission.Report{}, inputError{err}
-		}
 		if req, err = admission.RequestFile(o.requestFile, rdocs, res); err != nil {
 			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
 		}

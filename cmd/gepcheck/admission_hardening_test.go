@@ -185,6 +185,8 @@ func TestAdmissionEscapes(t *testing.T) {
 			wants: []string{`user=\u202eevil`}},
 		{name: "crd kind", args: []string{"admission", "simulate", "-f", cfg, "-f", hardening + "crd-kind-escapes.yaml", "--request", "CREATE v1 configmaps ns=a"}, code: 2,
 			wants: []string{"crd-kind-escapes.yaml: document 1 (line 10)", "field spec.names.kind", `"Widget\x1b[2J"`}},
+		{name: "check", args: []string{"check", hardening + "check-escapes.yaml"}, code: 1,
+			wants: []string{`case both\x1b[31mRED\x1b[0m\u202e: mutating hooks called`}},
 	} {
 		tc.nots = []string{"\x1b", "\u202e"}
 		t.Run(tc.name, tc.run)

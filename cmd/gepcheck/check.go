@@ -12,6 +12,7 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 func newCheck(stdout io.Writer) *cobra.Command {
@@ -39,6 +40,9 @@ scenario names, and reports every difference from the expected outcome.`,
 			defer watch(cmd.ErrOrStderr(), maxMemory, timeout)()
 			ctx, cancel := signalContext()
 			defer cancel()
+			// Policy scenarios do not watch ctx: a signal ends them
+			// after a grace the admission predictions stop within.
+			defer exitAfterSignal(ctx, cmd.ErrOrStderr(), 5*time.Second)()
 			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}
@@ -48,6 +52,9 @@ scenario names, and reports every difference from the expected outcome.`,
 			}
 			failed, passed := 0, 0
 			for _, f := range files {
+				if err := interrupted(ctx, nil); err != nil {
+					return err
+				}
 				diffs, err := scenarios.CheckBounded(ctx, f, opts, admission.Bounds{MaxCELCost: maxCELCost})
 				if err != nil {
 					if errors.As(err, new(*admission.LimitError)) {
@@ -57,13 +64,14 @@ scenario names, and reports every difference from the expected outcome.`,
 				}
 				if len(diffs) == 0 {
 					passed++
-					fmt.Fprintf(stdout, "ok    %s\n", f)
+					fmt.Fprintf(stdout, "ok    %s\n", ref.Printable(f))
 					continue
 				}
 				failed++
-				fmt.Fprintf(stdout, "FAIL  %s\n", f)
+				// Names from the scenario file, escaped.
+				fmt.Fprintf(stdout, "FAIL  %s\n", ref.Printable(f))
 				for _, d := range diffs {
-					fmt.Fprintf(stdout, "      %s\n", d)
+					fmt.Fprintf(stdout, "      %s\n", ref.Printable(d))
 				}
 			}
 			fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)

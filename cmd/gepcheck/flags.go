@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,4 +47,25 @@ func interrupted(ctx context.Context, err error) error {
 		return inputError{fmt.Errorf("stopped: %v", context.Cause(ctx))}
 	}
 	return err
+}
+
+// exitAfterSignal ends the process, exit 2, grace after ctx (a
+// signalContext) is cancelled, for work that does not watch ctx
+// throughout; stop ends the watch.
+func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		select {
+		case <-done:
+		case <-time.After(grace):
+			fmt.Fprintf(stderr, "gepcheck: stopped: %v\n", context.Cause(ctx))
+			exit(exitBadInput)
+		}
+	}()
+	return func() { close(done) }
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
@@ -338,16 +339,8 @@ func replayFlags(fs *pflag.FlagSet, skip ...string) string {
 			values = sv.GetSlice()
 		}
 		for _, v := range values {
-			out = append(out, "--"+f.Name+"="+shellQuote(v))
+			out = append(out, "--"+f.Name+"="+shell.Quote(v))
 		}
 	})
 	return strings.Join(out, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

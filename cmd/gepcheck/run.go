@@ -213,7 +213,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		if sh.Scenario == nil {
 			// A case with steps, shrunk as it is written.
 			var data []byte
-			if data, err = load.ReadRegular(sh.File, load.DefaultLimits.MaxBytes); err == nil {
+			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
 				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Step, compare.Strings(sh.Result.Diff))
 			}
 		} else {

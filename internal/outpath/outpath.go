@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // MaxElem is the longest element: a DNS-1123 label has at most 63
@@ -30,7 +31,7 @@ func Elem(name string) error {
 		return fmt.Errorf("is empty")
 	case len(name) > MaxElem:
 		return fmt.Errorf("%s is longer than %d characters", quote(name), MaxElem)
-	case !elem.MatchString(name) || containsDotDot(name):
+	case !elem.MatchString(name) || strings.Contains(name, ".."):
 		return fmt.Errorf("%s is not a DNS-1123 label or a version string (letters, digits and . _ + -, starting and ending with a letter or digit, no \"..\")", quote(name))
 	}
 	return nil
@@ -52,15 +53,6 @@ func Join(root string, elems ...Named) (string, error) {
 // Named is an element of a path and what it names, for errors
 // ("implementation.name").
 type Named struct{ Field, Value string }
-
-func containsDotDot(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == '.' {
-			return true
-		}
-	}
-	return false
-}
 
 // quote quotes s for an error, cut to 80 bytes, so that control
 // characters show as escapes.

@@ -281,10 +281,23 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 func readFile(path string, max int64) ([]byte, error) {
 	data, err := ReadRegular(path, max)
 	var le *LimitError
-	if errors.As(err, &le) {
+	switch {
+	case errors.As(err, &le):
 		return nil, fmt.Errorf("%s (--max-bytes raises it)", le.Msg)
+	case err != nil && strings.HasSuffix(err.Error(), "not a regular file"):
+		return nil, fmt.Errorf("%w: gepcheck reads regular files, directories and - (standard input)", err)
 	}
 	return data, err
+}
+
+// ReadNamed is ReadRegular with the path in its errors, for callers that
+// return them as they are.
+func ReadNamed(path string, max int64) ([]byte, error) {
+	data, err := ReadRegular(path, max)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
 }
 
 // fileError is an error of the file system, said without the path (the
@@ -310,23 +323,31 @@ func (e *LimitError) Error() string { return e.Msg }
 // refused by name before any byte is read (docs/limits.md); a file over
 // max is a *LimitError. Errors do not repeat the path: callers name it.
 func ReadRegular(path string, max int64) ([]byte, error) {
-	// Opened without blocking (a named pipe would wait for a writer),
-	// then checked on the open file, so that what is read is what was
-	// checked.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &fileError{pathErrMsg(err), err}
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	// Checked before it is opened, as opening a device can act (a tape
+	// rewinds, a watchdog arms) and a named pipe waits for a writer;
+	// then opened without blocking or taking a terminal, and checked
+	// again on the open file, so that what is read is what was checked.
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, &fileError{pathErrMsg(err), err}
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
+		return nil, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
 	}
-	if info.Size() > max {
-		return nil, &LimitError{Msg: fmt.Sprintf("is %d bytes, more than the limit of %d", info.Size(), max)}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &fileError{pathErrMsg(err), err}
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, &fileError{pathErrMsg(err), err}
+	}
+	if !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
+		return nil, fmt.Errorf("changed while it was opened: gepcheck reads a regular file that stays one")
+	}
+	if opened.Size() > max {
+		return nil, &LimitError{Msg: fmt.Sprintf("is %d bytes, more than the limit of %d", opened.Size(), max)}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {

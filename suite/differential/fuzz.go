@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -98,7 +99,7 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	covered := map[string]bool{}
 	for _, dis := range found {
 		if dis.Got.Error != "" {
-			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
+			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, ref.Printable(dis.Got.Error))
 			continue
 		}
 		for _, kind := range compare.Kinds(dis.Diff) {

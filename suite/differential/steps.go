@@ -12,6 +12,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -128,7 +129,7 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 	covered := map[string]bool{}
 	for _, dis := range sum.Disagree {
 		if dis.Got.Error != "" {
-			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, dis.Got.Error)
+			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, ref.Printable(dis.Got.Error))
 			continue
 		}
 		for _, kind := range dis.Kinds() {

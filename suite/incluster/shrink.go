@@ -144,7 +144,7 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 // at creation does not count.
 func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget time.Duration) Shrunk {
 	out := Shrunk{From: file, Kind: target, Result: first, File: file}
-	data, err := load.ReadRegular(file, load.DefaultLimits.MaxBytes)
+	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
 		out.Stopped = err.Error()
 		return out

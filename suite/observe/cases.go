@@ -34,7 +34,7 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 				return nil, err
 			}
 		}
-		data, err := load.ReadRegular(p, load.DefaultLimits.MaxBytes)
+		data, err := load.ReadNamed(p, load.DefaultLimits.MaxBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -160,12 +160,23 @@ func TestFlagLimits(t *testing.T) {
 func TestReplayFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
 	cfg := plugin{}.Configure(fs).(*config)
-	if err := fs.Parse([]string{"--exec-command=python3 'my impl.py'", "--timeout=3s"}); err != nil {
+	if err := fs.Parse([]string{"--exec-command=python3 'my impl.py'", "--timeout=3s", "--exec-features", "ColorPolicy,ObjectFields"}); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(cfg.ReplayFlags(), " ")
-	want := `--exec-command 'python3 '\''my impl.py'\''' --timeout=3s`
+	// A list flag once per value: "--exec-features=[a,b]" would read
+	// back as the features "[a" and "b]".
+	want := `--exec-command 'python3 '\''my impl.py'\''' --timeout=3s --exec-features=ColorPolicy --exec-features=ObjectFields`
 	if got != want {
 		t.Errorf("ReplayFlags: %s, want %s", got, want)
+	}
+	// And they read back as given.
+	again := pflag.NewFlagSet("", pflag.ContinueOnError)
+	cfg2 := plugin{}.Configure(again).(*config)
+	if err := again.Parse(cfg.ReplayFlags()[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg2.features, ",") != "ColorPolicy,ObjectFields" {
+		t.Errorf("replayed features: %q", cfg2.features)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -78,28 +79,36 @@ func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
 // ReplayFlags are the flags of the implementation that a replay command
 // repeats: the command and the limits it was given.
 func (c *config) ReplayFlags() []string {
-	out := []string{"--exec-command", shellQuote(c.command)}
+	out := []string{"--exec-command", shell.Quote(c.command)}
 	for _, name := range []string{"timeout", "exec-max-output", "exec-features"} {
-		if f := c.fs.Lookup(name); f != nil && f.Changed {
-			out = append(out, "--"+name+"="+shellQuote(f.Value.String()))
+		f := c.fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		// A list flag is given once per value: its String() ("[a,b]")
+		// would read back as other values.
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			out = append(out, "--"+name+"="+shell.Quote(v))
 		}
 	}
 	return out
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // runnable refuses a file the system cannot execute, before any case:
 // neither an ELF binary nor a script starting with #! and an interpreter
 // that exists (execve(2) fails with ENOEXEC or ENOENT).
 func runnable(path string) error {
-	f, err := os.Open(path)
+	// Only a regular file is opened (a named pipe would wait).
+	if info, err := os.Stat(path); err != nil {
+		return err
+	} else if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
