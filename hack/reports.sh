@@ -8,12 +8,27 @@
 #                                    pinned version's controller on a local
 #                                    control plane, the reference there and
 #                                    offline, and the matrix of findings
-#   hack/reports.sh --check BIN      what make ci runs
-set -u
+#   hack/reports.sh --check BIN      what make ci runs: fails when a step
+#                                    fails, when nothing is regenerated, when
+#                                    a file is missing or empty on either side,
+#                                    or when they differ (hack/hacktest plants
+#                                    each of these)
+#
+# Exit codes of the steps (README, "Exit codes"): run exits 1 when the
+# implementation disagrees with the reference on some case, as Envoy
+# Gateway does on its kept findings, so 0 and 1 are accepted of run; fuzz
+# --impl prints its findings and exits 0. Anything else (2, 3, a signal)
+# stops the script.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+die() { echo "reports: $*"; exit 1; }
 check=false
 if [ "${1:-}" = "--check" ]; then check=true; shift; fi
+[ "$#" -ge 1 ] || die "usage: hack/reports.sh [--check] BIN [VERSION...]"
 BIN=$1; shift
-pinned=$("$BIN" egctl --help | sed -n 's/.*--envoy-gateway-version string.*(default "\(v[0-9.]*\)").*/\1/p')
+pinned=$(pinned_eg_version "$BIN") || die "$BIN egctl --help names no pinned Envoy Gateway version (its --envoy-gateway-version default)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # offline_eg DIR VERSION: Envoy Gateway's catalogue, Gateway API's
 # BackendTLSPolicy scenarios, the findings and three random campaigns,
@@ -22,42 +37,43 @@ offline_eg() {
   local dir=$1 v=$2 build=fast
   "$BIN" egctl --envoy-gateway-version "$v" --egctl-build fast > /dev/null 2>&1 || build=stock
   local flags=(--impl envoy-gateway --envoy-gateway-version "$v" --egctl-build "$build")
-  "$BIN" run "${flags[@]}" scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir "$dir" > /dev/null 2>&1
-  "$BIN" fuzz "${flags[@]}" --checks 300 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
-  "$BIN" fuzz "${flags[@]}" --kind BackendTLSPolicy --checks 200 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
-  "$BIN" fuzz "${flags[@]}" --steps 3 --checks 50 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" > /dev/null
-  echo "envoy-gateway $v offline ($build egctl): $(ls "$dir/envoy-gateway/$v" | tr '\n' ' ')"
+  ran "$tmp/log" 0 1 -- "$BIN" run "${flags[@]}" scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" --checks 300 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" --kind BackendTLSPolicy --checks 200 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" --steps 3 --checks 50 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  echo "envoy-gateway $v offline ($build egctl): $(ls "$dir/envoy-gateway/$v" 2> /dev/null | tr '\n' ' ')"
 }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
 if $check; then
+  new=$tmp/reports/envoy-gateway/$pinned committed=reports/envoy-gateway/$pinned
+  [ -d "$committed" ] || die "no committed report of envoy-gateway $pinned, the pinned version: $committed (make reports)"
   offline_eg "$tmp/reports" "$pinned"
-  bad=0
-  for f in "$tmp/reports/envoy-gateway/$pinned"/*offline*; do
-    name=$(basename "$f")
-    committed="reports/envoy-gateway/$pinned/$name"
-    if ! diff <(grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z' "$f") <(grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z' "$committed") > "$tmp/diff" 2>&1; then
-      echo "reports: $committed differs from a regenerated one (make reports):"; head -20 "$tmp/diff"; bad=1
-    fi
-  done
-  [ "$bad" -eq 0 ] && echo "reports: envoy-gateway $pinned offline regenerated identical but for the date"
-  exit $bad
+  [ -d "$new" ] || die "envoy-gateway $pinned: the steps wrote no report in $new"
+  # The offline files of both sides: one on a side only is missing on the other.
+  names=$( { ls "$new"; ls "$committed"; } | grep offline | sort -u) || die "envoy-gateway $pinned: no offline report file in $new or $committed"
+  # shellcheck disable=SC2086 # file names of the report, no blanks
+  if ! same_files undated "$new" "$committed" $names; then
+    die "envoy-gateway $pinned offline: the regenerated report is not the committed one (make reports), $same_count file(s) identical"
+  fi
+  [ "$same_count" -gt 0 ] || die "envoy-gateway $pinned offline: no file compared"
+  echo "reports: envoy-gateway $pinned offline: $same_count files identical but for the date"
+  exit 0
 fi
 
 for v in "$@"; do offline_eg reports "$v"; done
-"$BIN" run --impl reference scenarios/ --report-dir reports > /dev/null 2>&1
-"$BIN" run --cluster local --impl reference scenarios/ --report-dir reports > /dev/null 2>&1
-"$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir reports > /dev/null 2>&1
+ran "$tmp/log" 0 1 -- "$BIN" run --impl reference scenarios/ --report-dir reports || exit 1
+ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl reference scenarios/ --report-dir reports || exit 1
+ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir reports || exit 1
 "$BIN" report matrix reports/envoy-gateway > reports/envoy-gateway/README.md
 # Contour on a local control plane: Gateway API's BackendTLSPolicy
 # catalogue, its kept findings and 50 random cases, shrunk there.
 contour=$("$BIN" run --help | sed -n 's/.*--contour-version string.*(default "\(v[0-9.]*\)").*/\1/p')
-"$BIN" run --cluster local --impl contour scenarios/gateway-api/ scenarios/findings/contour/ --random 50 --seed 1 --out "$tmp/contour-findings" --report-dir reports > /dev/null 2>&1
+[ -n "$contour" ] || die "$BIN run --help names no pinned Contour version"
+ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl contour scenarios/gateway-api/ scenarios/findings/contour/ --random 50 --seed 1 --out "$tmp/contour-findings" --report-dir reports || exit 1
 # Traefik likewise: one Traefik for every Gateway.
 traefik=$("$BIN" run --help | sed -n 's/.*--traefik-version string.*(default "\(v[0-9.]*\)").*/\1/p')
-"$BIN" run --cluster local --impl traefik scenarios/gateway-api/ scenarios/findings/traefik/ --random 50 --seed 1 --step-timeout 10s --out "$tmp/traefik-findings" --report-dir reports > /dev/null 2>&1
+[ -n "$traefik" ] || die "$BIN run --help names no pinned Traefik version"
+ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl traefik scenarios/gateway-api/ scenarios/findings/traefik/ --random 50 --seed 1 --step-timeout 10s --out "$tmp/traefik-findings" --report-dir reports || exit 1
 # The implementations side by side (docs/comparison.md).
 {
   cat <<'EOM'

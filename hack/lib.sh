@@ -1,0 +1,81 @@
+# Functions the hack scripts share; sourced, not run. Each check here fails
+# when what it compares is missing or empty, so that a step that wrote
+# nothing cannot pass as "identical" (hack/hacktest plants those faults).
+
+# ran LOG CODE... -- COMMAND...: runs COMMAND, its output (both streams) to
+# LOG; returns 0 if it exits with one of the CODEs, else prints the command,
+# its exit code (a signal's 128+n too) and the end of LOG, and returns 1.
+ran() {
+  local log=$1 ok=() code=0 c
+  shift
+  while [ "$#" -gt 0 ] && [ "$1" != -- ]; do ok+=("$1"); shift; done
+  shift
+  "$@" > "$log" 2>&1 || code=$?
+  for c in "${ok[@]}"; do
+    if [ "$code" -eq "$c" ]; then return 0; fi
+  done
+  echo "FAIL: $(printf '%q ' "$@")exited $code, want ${ok[*]}; its last lines:"
+  tail -5 "$log" | sed 's/^/  /'
+  return 1
+}
+
+# pinned_eg_version BIN: the Envoy Gateway version BIN pins (the default of
+# its egctl --envoy-gateway-version); prints nothing and returns 1 when BIN
+# fails or names none.
+pinned_eg_version() {
+  local help v
+  help=$("$1" egctl --help 2>&1) || return 1
+  v=$(sed -n 's/.*--envoy-gateway-version string.*(default "\(v[0-9.]*\)").*/\1/p' <<<"$help")
+  [ -n "$v" ] || return 1
+  echo "$v"
+}
+
+# undated FILE: FILE without its lines that carry a timestamp (a report's
+# date); fails only when FILE cannot be read.
+undated() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z' "$1" || [ "$?" -eq 1 ]; }
+
+# same_files FILTER A B NAME...: for each NAME, A/NAME and B/NAME exist,
+# are not empty, keep something through FILTER (a command taking a file)
+# and are equal through it. Prints one line per problem (a diff's first
+# lines), sets same_count to the number of NAMEs that are equal, and
+# returns 1 on any problem or when no NAME is given.
+same_files() {
+  local filter=$1 a=$2 b=$3 name f t bad=0
+  shift 3
+  same_count=0
+  if [ "$#" -eq 0 ]; then echo "FAIL: no files to compare in $a and $b"; return 1; fi
+  t=$(mktemp -d)
+  for name in "$@"; do
+    for f in "$a/$name" "$b/$name"; do
+      if [ ! -f "$f" ]; then echo "FAIL: $f is missing"; bad=1; continue 2; fi
+      if [ ! -s "$f" ]; then echo "FAIL: $f is empty"; bad=1; continue 2; fi
+    done
+    if ! "$filter" "$a/$name" > "$t/a" || ! "$filter" "$b/$name" > "$t/b"; then
+      echo "FAIL: $filter could not read $a/$name or $b/$name"; bad=1; continue
+    fi
+    if [ ! -s "$t/a" ] || [ ! -s "$t/b" ]; then
+      echo "FAIL: $a/$name or $b/$name has nothing but what $filter leaves out"; bad=1; continue
+    fi
+    if ! diff "$t/a" "$t/b" > "$t/diff"; then
+      echo "FAIL: $a/$name and $b/$name differ:"; head -20 "$t/diff"; bad=1; continue
+    fi
+    same_count=$((same_count + 1))
+  done
+  rm -rf "$t"
+  return "$bad"
+}
+
+# nonempty_yaml_key KEY: the YAML on stdin has KEY at the top level with a
+# value that is not empty: not "KEY: []", "KEY: {}", "KEY: null" or "KEY:"
+# with nothing indented or listed under it.
+nonempty_yaml_key() {
+  awk -v key="$1" '
+    found == 1 { ok = ($0 ~ /^[ ]*- / || $0 ~ /^[ ]+[^ ]/); exit }
+    index($0, key ":") == 1 {
+      rest = substr($0, length(key) + 2); gsub(/^[ ]+|[ ]+$/, "", rest)
+      if (rest == "") { found = 1; next }
+      ok = (rest != "[]" && rest != "{}" && rest != "null" && rest != "~"); exit
+    }
+    END { exit !ok }'
+}
+
