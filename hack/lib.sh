@@ -79,3 +79,26 @@ nonempty_yaml_key() {
     END { exit !ok }'
 }
 
+# unsharded FILE: FILE without its date and the shards it names (a merged
+# report names them, the unsharded one does not); fails only when FILE
+# cannot be read.
+unsharded() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z|shards|"[0-9]/4"' "$1" || [ "$?" -eq 1 ]; }
+
+# sharded_same BIN DIR: a random campaign against Envoy Gateway sharded four
+# ways and merged is the unsharded campaign: the same report but for the
+# date and the shards it names (docs/reports.md, Shards). Works in DIR;
+# every run must exit 0 (fuzz --impl exits 0 with findings), and both
+# report files must exist, be non-empty and agree. Prints what fails and
+# returns 1, or prints how many files agree.
+sharded_same() {
+  local bin=$1 d=$2 v i
+  local fz=(fuzz --impl envoy-gateway --kind SecurityPolicy --checks 40 --seed 3)
+  v=$(pinned_eg_version "$bin") || { echo "FAIL: $bin egctl --help names no pinned Envoy Gateway version"; return 1; }
+  ran "$d/whole.log" 0 -- "$bin" "${fz[@]}" --out "$d/fz" --report-dir "$d/whole" || return 1
+  for i in 1 2 3 4; do
+    ran "$d/shard$i.log" 0 -- "$bin" "${fz[@]}" --shard "$i/4" --out "$d/fz$i" --report-dir "$d/shard$i" || return 1
+  done
+  ran "$d/merge.log" 0 -- "$bin" report merge --out "$d/merged" "$d"/shard{1,2,3,4}/envoy-gateway/"$v"/results-offline.json || return 1
+  same_files unsharded "$d/whole/envoy-gateway/$v" "$d/merged/envoy-gateway/$v" "experimental-$v-offline-report.yaml" junit-offline.xml || return 1
+  echo "sharded 4 ways and merged: $same_count files identical to the unsharded campaign's but for the date and the shards"
+}
