@@ -1,0 +1,184 @@
+// Package hacktest plants faults under the checks of the hack scripts that
+// make ci runs (hack/reports.sh --check, hack/cli-test.sh through
+// hack/lib.sh) and shows each check fails on them: a step that fails or is
+// killed, a step that writes nothing or an empty file, a file missing on one
+// side, a difference. A fake gepcheck (a few lines of bash) stands in for
+// the binary, so the tests take seconds and need no egctl.
+package hacktest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// root is the repository, where make runs the hack scripts.
+const root = "../.."
+
+// fake is a gepcheck that prints a pinned Envoy Gateway version (FAKE_VERSION)
+// and, as run, fuzz or report merge, writes the report files FAKE asks for
+// into --report-dir or --out. Modes: ok (the committed offline report of
+// the pinned version, its dates changed), nothing, empty, missing (ok
+// without junit-offline.xml), extra (ok and one more offline file), differ
+// (ok with a line changed), differmerge (ok, a line changed by report
+// merge only), run3 and fuzz1 (those steps exit 3, 1),
+// killed (run dies of SIGKILL), noversion (egctl --help names none).
+const fake = `#!/usr/bin/env bash
+v=${FAKE_VERSION:-v1.9.1} cmd=$1
+dir=""; prev=""
+for a in "$@"; do
+  case $prev in --report-dir) dir=$a/envoy-gateway/$v ;; --out) [ "$1 $2" = "report merge" ] && dir=$a/envoy-gateway/$v ;; esac
+  prev=$a
+done
+write() { # the committed offline files, dated otherwise, as FAKE says
+  mkdir -p "$dir"
+  for f in reports/envoy-gateway/$v/*offline*; do
+    n=$(basename "$f")
+    case $FAKE in
+      nothing) ;;
+      empty) : > "$dir/$n" ;;
+      missing) [ "$n" = junit-offline.xml ] || sed 's/20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/2031-01-02T/g' "$f" > "$dir/$n" ;;
+      *) sed 's/20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/2031-01-02T/g' "$f" > "$dir/$n" ;;
+    esac
+  done
+  case $FAKE in
+    nothing) rmdir "$dir" ;;
+    extra) echo planted > "$dir/planted-offline.txt" ;;
+    differ) sed -i '$s/$/ planted/' "$dir/junit-offline.xml" ;;
+    differmerge) [ "$cmd" = report ] && sed -i '$s/$/ planted/' "$dir/junit-offline.xml" ;;
+  esac
+}
+case "$1 ${2:-}" in
+  "egctl --help")
+    [ "$FAKE" = noversion ] && { echo "Usage: egctl"; exit 0; }
+    echo "      --envoy-gateway-version string   Envoy Gateway version (default \"$v\")" ;;
+  "egctl "*) ;;
+  "run "*)
+    case $FAKE in run3) echo "planted: no cluster" >&2; exit 3 ;; killed) kill -KILL $$ ;; esac
+    write; exit 1 ;; # Envoy Gateway disagrees on its kept findings: exit 1
+  "fuzz "*)
+    [ "$FAKE" = fuzz1 ] && exit 1
+    [ -n "$dir" ] && write; exit 0 ;;
+  "report merge") write; exit 0 ;;
+  *) echo "fake gepcheck: $*" >&2; exit 2 ;;
+esac
+`
+
+// fakeBin writes fake into a new directory and returns its path.
+func fakeBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gepcheck")
+	if err := os.WriteFile(bin, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// bash runs a bash command line in the repository, args as $1…, with env
+// added, and returns its output and exit code.
+func bash(t *testing.T, env []string, script string, args ...string) (string, int) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatal("bash not found: the hack scripts are bash")
+	}
+	cmd := exec.Command("bash", append([]string{"-c", script, "bash"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return string(out), code
+}
+
+func TestReportsCheck(t *testing.T) {
+	bin := fakeBin(t)
+	for _, tc := range []struct {
+		fake, version string
+		ok            bool
+		want          string
+	}{
+		// The control: the committed report, dated otherwise, passes and
+		// says how many files it compared.
+		{"ok", "", true, "reports: envoy-gateway v1.9.1 offline: 4 files identical but for the date"},
+		{"noversion", "", false, "names no pinned Envoy Gateway version"},
+		{"ok", "v0.0.0", false, "no committed report of envoy-gateway v0.0.0"},
+		{"run3", "", false, "exited 3, want 0 1"},
+		{"killed", "", false, "exited 137, want 0 1"},
+		{"fuzz1", "", false, "exited 1, want 0"},
+		{"nothing", "", false, "the steps wrote no report"},
+		{"empty", "", false, "junit-offline.xml is empty"},
+		{"missing", "", false, "junit-offline.xml is missing"},
+		{"extra", "", false, "planted-offline.txt is missing"},
+		{"differ", "", false, "differ:"},
+	} {
+		t.Run(tc.fake+tc.version, func(t *testing.T) {
+			out, code := bash(t, []string{"FAKE=" + tc.fake, "FAKE_VERSION=" + tc.version}, `hack/reports.sh --check "$1"`, bin)
+			if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
+				t.Errorf("hack/reports.sh --check, %s: exit %d, want ok=%v and %q in:\n%s", tc.fake, code, tc.ok, tc.want, out)
+			}
+		})
+	}
+}
+
+func TestShardedSame(t *testing.T) {
+	bin := fakeBin(t)
+	for _, tc := range []struct {
+		fake string
+		ok   bool
+		want string
+	}{
+		{"ok", true, "2 files identical to the unsharded campaign's"},
+		{"noversion", false, "names no pinned Envoy Gateway version"},
+		{"fuzz1", false, "exited 1, want 0"},
+		{"nothing", false, "is missing"},
+		{"empty", false, "is empty"},
+		{"missing", false, "junit-offline.xml is missing"},
+		{"differmerge", false, "differ:"},
+	} {
+		t.Run(tc.fake, func(t *testing.T) {
+			out, code := bash(t, []string{"FAKE=" + tc.fake}, `. hack/lib.sh; sharded_same "$1" "$2"`, bin, t.TempDir())
+			if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
+				t.Errorf("sharded_same, %s: exit %d, want ok=%v and %q in:\n%s", tc.fake, code, tc.ok, tc.want, out)
+			}
+		})
+	}
+}
+
+func TestNonemptyYAMLKey(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		ok   bool
+	}{
+		{"effectivePolicies:\n- path:\n  - Gateway/default/g1\n", true},
+		{"effectivePolicies:\n  - path: []\n", true},
+		{"effectivePolicies:\n  a: 1\n", true},
+		{"effectivePolicies: [x]\n", true},
+		{"effectivePolicies: []\npolicies:\n- p\n", false},
+		{"effectivePolicies: {}\n", false},
+		{"effectivePolicies: null\n", false},
+		{"effectivePolicies:\npolicies:\n- p\n", false},
+		{"effectivePolicies:\n", false},
+		{"policies:\n- p\n", false},
+		{"", false},
+		{"  effectivePolicies:\n  - p\n", false}, // not at the top level
+	} {
+		cmd := exec.Command("bash", "-c", ". hack/lib.sh; nonempty_yaml_key effectivePolicies")
+		cmd.Dir = root
+		cmd.Stdin = strings.NewReader(tc.yaml)
+		out, err := cmd.CombinedOutput()
+		if _, exit := err.(*exec.ExitError); err != nil && !exit {
+			t.Fatal(err)
+		}
+		if (err == nil) != tc.ok || len(out) > 0 {
+			t.Errorf("nonempty_yaml_key effectivePolicies on %q: err %v, output %q; want ok=%v", tc.yaml, err, out, tc.ok)
+		}
+	}
+}
