@@ -56,13 +56,15 @@ fuzz:
 ## bundled scenarios and bad inputs, with the real binary, and every property
 ## for 5,000 cases (seed 1, so CI is reproducible); the catalogue in a real
 ## API server against gepcheck-reference and Envoy Gateway's controller.
+## GEPCHECK_REQUIRE_REAL=1: a test whose component is not built fails
+## instead of skipping (internal/realtest).
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
-	$(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
-	$(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
 	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 )
 
@@ -20,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite kube-apiserver.json from a loca
 func TestLocalResources(t *testing.T) {
 	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager} {
 		if p, _ := tool.Path(); !exists(p) {
-			t.Skipf("%s is not built (make tools)", tool.Name)
+			realtest.Missing(t, "%s is not built (make tools)", tool.Name)
 		}
 	}
 	c, err := local.Start(context.Background(), local.Options{Log: func(s string) { t.Log(s) }})

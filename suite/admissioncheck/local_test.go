@@ -16,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/gotool"
+	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
@@ -60,7 +61,7 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 func TestLocalAdmission(t *testing.T) {
 	for _, tool := range []gotool.Tool{gotool.Etcd, gotool.KubeAPIServer, gotool.KubeControllerManager} {
 		if p, _ := tool.Path(); !exists(p) {
-			t.Skipf("%s is not built (make tools)", tool.Name)
+			realtest.Missing(t, "%s is not built (make tools)", tool.Name)
 		}
 	}
 	n := 200

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 // cachedEgctl returns a build of egctl from gepcheck's cache, or skips:
-// `make test` uses it when `make egctl` (part of `make ci`) has built it.
+// `make test` uses it when `make egctl` (part of `make ci`) has built it;
+// in `make ci` a missing build fails the test (realtest.Missing).
 func cachedEgctl(t testing.TB, build string) string {
 	t.Helper()
 	bin, err := EgctlPath(Version, build)
@@ -23,7 +25,7 @@ func cachedEgctl(t testing.TB, build string) string {
 		_, err = os.Stat(bin)
 	}
 	if err != nil {
-		t.Skipf("egctl %s (%s build) is not cached (run make egctl): %v", Version, build, err)
+		realtest.Missing(t, "egctl %s (%s build) is not cached (run make egctl): %v", Version, build, err)
 	}
 	return bin
 }
