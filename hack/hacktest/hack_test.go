@@ -7,6 +7,7 @@
 package hacktest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ const root = "../.."
 // merge only), run3 and fuzz1 (those steps exit 3, 1),
 // killed (run dies of SIGKILL), noversion (egctl --help names none).
 const fake = `#!/usr/bin/env bash
-v=${FAKE_VERSION:-v1.9.1} cmd=$1
+v=$FAKE_VERSION cmd=$1
 dir=""; prev=""
 for a in "$@"; do
   case $prev in --report-dir) dir=$a/envoy-gateway/$v ;; --out) [ "$1 $2" = "report merge" ] && dir=$a/envoy-gateway/$v ;; esac
@@ -98,8 +99,22 @@ func bash(t *testing.T, env []string, script string, args ...string) (string, in
 	return string(out), code
 }
 
+// committed is a version of Envoy Gateway with an offline report committed
+// in reports/ (the fake pins it) and the number of its offline files.
+func committed(t *testing.T) (string, int) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(root, "reports/envoy-gateway/v*/results-offline.json"))
+	if len(dirs) == 0 {
+		t.Fatal("no committed offline report of Envoy Gateway in reports/envoy-gateway/")
+	}
+	dir := filepath.Dir(dirs[len(dirs)-1])
+	files, _ := filepath.Glob(filepath.Join(dir, "*offline*"))
+	return filepath.Base(dir), len(files)
+}
+
 func TestReportsCheck(t *testing.T) {
 	bin := fakeBin(t)
+	v, n := committed(t)
 	for _, tc := range []struct {
 		fake, version string
 		ok            bool
@@ -107,7 +122,7 @@ func TestReportsCheck(t *testing.T) {
 	}{
 		// The control: the committed report, dated otherwise, passes and
 		// says how many files it compared.
-		{"ok", "", true, "reports: envoy-gateway v1.9.1 offline: 4 files identical but for the date"},
+		{"ok", "", true, fmt.Sprintf("reports: envoy-gateway %s offline: %d files identical but for the date", v, n)},
 		{"noversion", "", false, "names no pinned Envoy Gateway version"},
 		{"ok", "v0.0.0", false, "no committed report of envoy-gateway v0.0.0"},
 		{"run3", "", false, "exited 3, want 0 1"},
@@ -119,8 +134,12 @@ func TestReportsCheck(t *testing.T) {
 		{"extra", "", false, "planted-offline.txt is missing"},
 		{"differ", "", false, "differ:"},
 	} {
+		version := tc.version
+		if version == "" {
+			version = v
+		}
 		t.Run(tc.fake+tc.version, func(t *testing.T) {
-			out, code := bash(t, []string{"FAKE=" + tc.fake, "FAKE_VERSION=" + tc.version}, `hack/reports.sh --check "$1"`, bin)
+			out, code := bash(t, []string{"FAKE=" + tc.fake, "FAKE_VERSION=" + version}, `hack/reports.sh --check "$1"`, bin)
 			if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
 				t.Errorf("hack/reports.sh --check, %s: exit %d, want ok=%v and %q in:\n%s", tc.fake, code, tc.ok, tc.want, out)
 			}
@@ -130,6 +149,7 @@ func TestReportsCheck(t *testing.T) {
 
 func TestShardedSame(t *testing.T) {
 	bin := fakeBin(t)
+	v, _ := committed(t)
 	for _, tc := range []struct {
 		fake string
 		ok   bool
@@ -144,7 +164,7 @@ func TestShardedSame(t *testing.T) {
 		{"differmerge", false, "differ:"},
 	} {
 		t.Run(tc.fake, func(t *testing.T) {
-			out, code := bash(t, []string{"FAKE=" + tc.fake}, `. hack/lib.sh; sharded_same "$1" "$2"`, bin, t.TempDir())
+			out, code := bash(t, []string{"FAKE=" + tc.fake, "FAKE_VERSION=" + v}, `. hack/lib.sh; sharded_same "$1" "$2"`, bin, t.TempDir())
 			if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
 				t.Errorf("sharded_same, %s: exit %d, want ok=%v and %q in:\n%s", tc.fake, code, tc.ok, tc.want, out)
 			}
