@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 func sampleResults(t *testing.T) *Results {
@@ -143,5 +144,16 @@ func TestMatrix(t *testing.T) {
 	}
 	if !strings.Contains(page, "| `K conflicted` | found | found |") {
 		t.Errorf("no kind row:\n%s", page)
+	}
+}
+
+// TestModesValidate: every mode a run of gepcheck writes reads back
+// (Results.Validate), the suite/conformance test suite's "cluster" too.
+func TestModesValidate(t *testing.T) {
+	for _, mode := range []string{"offline", "cluster", "cluster-local", "cluster-kind", "cluster-kubeconfig"} {
+		r := NewResults(Implementation{Name: "x", Version: "v1"}, mode, "gep713", observe.Capabilities{})
+		if err := r.Validate(); err != nil {
+			t.Errorf("mode %s: %v", mode, err)
+		}
 	}
 }

@@ -30,7 +30,9 @@ type Results struct {
 	// Implementation says who was run (Gateway API's ConformanceReport
 	// implementation block), Name how gepcheck calls it (--impl).
 	Implementation Implementation `json:"implementation"`
-	// Mode is "offline" or "cluster-PROVIDER" (local, kind, kubeconfig).
+	// Mode is "offline", "cluster-PROVIDER" (local, kind, kubeconfig) or,
+	// from suite/conformance's test suite in a cluster it did not start,
+	// "cluster".
 	Mode string `json:"mode"`
 	// Semantics is the reading of GEP-713 the implementation claims
 	// (docs/semantics.md); every comparison followed it.
@@ -242,8 +244,8 @@ func (r *Results) Validate() error {
 	elem("implementation.name", r.Implementation.Name)
 	elem("implementation.version", r.Implementation.Version)
 	elem("mode", r.Mode)
-	if r.Mode != "offline" && !strings.HasPrefix(r.Mode, "cluster-") {
-		bad("mode", "%q: want offline or cluster-PROVIDER", r.Mode)
+	if r.Mode != "offline" && r.Mode != "cluster" && !strings.HasPrefix(r.Mode, "cluster-") {
+		bad("mode", "%q: want offline, cluster or cluster-PROVIDER", r.Mode)
 	}
 	if r.GatewayAPIChannel != "standard" && r.GatewayAPIChannel != "experimental" {
 		bad("gatewayAPIChannel", "%q: want standard or experimental", r.GatewayAPIChannel)
