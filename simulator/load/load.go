@@ -284,8 +284,8 @@ func readFile(path string, max int64) ([]byte, error) {
 	switch {
 	case errors.As(err, &le):
 		return nil, fmt.Errorf("%s (--max-bytes raises it)", le.Msg)
-	case err != nil && strings.HasSuffix(err.Error(), "not a regular file"):
-		return nil, fmt.Errorf("%w: gepcheck reads regular files, directories and - (standard input)", err)
+	case errors.As(err, new(*NotRegularError)):
+		return nil, fmt.Errorf("%w: %s", err, whatIsRead)
 	}
 	return data, err
 }
@@ -310,6 +310,15 @@ type fileError struct {
 func (e *fileError) Error() string { return e.msg }
 func (e *fileError) Unwrap() error { return e.err }
 
+// NotRegularError is a path ReadRegular refuses: Kind says what it is
+// ("a named pipe", "a directory").
+type NotRegularError struct{ Kind string }
+
+func (e *NotRegularError) Error() string { return "is " + e.Kind + ", not a regular file" }
+
+// whatIsRead is what the loader's own paths may be (Read).
+const whatIsRead = "gepcheck reads regular files, directories and - (standard input)"
+
 // LimitError is a file over the byte limit of ReadRegular; Msg says so
 // without naming the flag that raises it, which the caller knows.
 type LimitError struct{ Msg string }
@@ -332,7 +341,7 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, &fileError{pathErrMsg(err), err}
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
+		return nil, &NotRegularError{Kind: fileKind(info.Mode())}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -395,7 +404,7 @@ func expand(path string) ([]string, error) {
 	}
 	if !info.IsDir() {
 		if !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("is %s, not a regular file: gepcheck reads regular files, directories and - (standard input)", fileKind(info.Mode()))
+			return nil, fmt.Errorf("%w: %s", &NotRegularError{Kind: fileKind(info.Mode())}, whatIsRead)
 		}
 		return []string{path}, nil
 	}
