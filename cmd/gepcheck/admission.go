@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -37,7 +36,7 @@ failing or denying (docs/admission.md).`,
 		Short: "The chain of webhooks a request goes through, and its outcome",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stop, err := o.watch(cmd)
+			stop, err := o.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -59,7 +58,7 @@ failing or denying (docs/admission.md).`,
 		Short: "Every check the API server makes of one webhook on a request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stop, err := o.watch(cmd)
+			stop, err := o.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -87,8 +86,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
 		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
 		c.Flags().Int64Var(&o.maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
-		c.Flags().Int64Var(&o.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
-		c.Flags().DurationVar(&o.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+		o.bounds.add(c.Flags())
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}
@@ -103,8 +101,8 @@ type admissionOpts struct {
 	down, slow, failing, deny, patch []string
 	output                           string
 	maxDocuments, maxDepth           int
-	maxBytes, maxCELCost, maxMemory  int64
-	timeout                          time.Duration
+	maxBytes, maxCELCost             int64
+	bounds                           runBounds
 	fromCluster                      bool
 	cluster                          clusterFlags
 }
@@ -215,16 +213,6 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 		return admission.Report{}, inputError{predictionError(ctx, err)}
 	}
 	return admission.NewReport(req, p), nil
-}
-
-// watch bounds the rest of the run as simulate's is (docs/limits.md):
-// reading, predicting and printing; past --timeout or --max-memory it ends
-// it with exit 2.
-func (o *admissionOpts) watch(cmd *cobra.Command) (stop func(), err error) {
-	if o.maxMemory < 1 || o.timeout < 0 {
-		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
-	}
-	return watch(cmd.ErrOrStderr(), o.maxMemory, o.timeout), nil
 }
 
 // printableError is err with each line of its message escaped

@@ -17,9 +17,9 @@ import (
 
 func newCheck(stdout io.Writer) *cobra.Command {
 	var (
-		maxMemory, maxCELCost int64
-		timeout               time.Duration
-		opts                  simulator.Options // simulate's limits, for policy scenarios too
+		maxCELCost int64
+		bounds     runBounds
+		opts       simulator.Options // simulate's limits, for policy scenarios too
 	)
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR...",
@@ -29,15 +29,19 @@ Scenario, see scenarios/README.md) through the engine under each semantics the
 scenario names, and reports every difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxMemory < 1 || maxCELCost < 1 || timeout < 0 {
-				return inputError{errors.New("--max-memory and --max-request-cel-cost must be positive, --timeout not negative")}
+			if maxCELCost < 1 {
+				return inputError{errors.New("--max-request-cel-cost must be positive")}
 			}
 			if err := opts.CheckLimits(); err != nil {
 				return inputError{err}
 			}
 			// Bounded as simulate is (docs/limits.md, Admission and
 			// check); a signal stops an admission scenario's prediction.
-			defer watch(cmd.ErrOrStderr(), maxMemory, timeout)()
+			stop, err := bounds.watch(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer stop()
 			ctx, cancel := signalContext()
 			defer cancel()
 			// Policy scenarios do not watch ctx: a signal ends them
@@ -83,8 +87,7 @@ scenario names, and reports every difference from the expected outcome.`,
 	}
 	// The flags the loader's and the engine's messages name (docs/limits.md).
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
-	cmd.Flags().Int64Var(&maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+	bounds.add(cmd.Flags())
 	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd
 }

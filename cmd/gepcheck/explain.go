@@ -31,10 +31,11 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if (target == "") == (policy == "") {
 				return inputError{errors.New("pass exactly one of --target and --policy")}
 			}
-			if c.maxMemory < 1 || c.timeout < 0 {
-				return inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
-			defer watch(cmd.ErrOrStderr(), c.maxMemory, c.timeout)()
+			defer stop()
 			m, sem, err := c.load(stdin)
 			if err != nil {
 				return err

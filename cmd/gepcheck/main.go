@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -118,8 +117,7 @@ type common struct {
 	semantics string
 	output    string
 	opts      simulator.Options // the limits (docs/limits.md)
-	maxMemory int64
-	timeout   time.Duration
+	bounds    runBounds
 }
 
 func (c *common) flags(cmd *cobra.Command) {
@@ -128,8 +126,7 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
-	cmd.Flags().Int64Var(&c.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
-	cmd.Flags().DurationVar(&c.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+	c.bounds.add(cmd.Flags())
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {

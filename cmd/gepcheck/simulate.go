@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -16,10 +15,11 @@ func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if c.maxMemory < 1 || c.timeout < 0 {
-				return inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
-			defer watch(cmd.ErrOrStderr(), c.maxMemory, c.timeout)()
+			defer stop()
 			m, sem, err := c.load(stdin)
 			if err != nil {
 				return err

@@ -1,16 +1,40 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // exit ends the process; tests replace it.
 var exit = os.Exit
+
+// runBounds are the flags of the run's bounds (--max-memory, --timeout)
+// of simulate, explain, check and admission (docs/limits.md).
+type runBounds struct {
+	maxMemory int64
+	timeout   time.Duration
+}
+
+func (b *runBounds) add(fs *pflag.FlagSet) {
+	fs.Int64Var(&b.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
+	fs.DurationVar(&b.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+}
+
+// watch checks the flags and watches the rest of the run within them
+// (watch); stop ends the watch.
+func (b runBounds) watch(stderr io.Writer) (stop func(), err error) {
+	if b.maxMemory < 1 || b.timeout < 0 {
+		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+	}
+	return watch(stderr, b.maxMemory, b.timeout), nil
+}
 
 // watch bounds the rest of a simulate or explain run (docs/limits.md):
 // past maxMemory bytes of Go heap, or past timeout (when positive), it
