@@ -441,8 +441,11 @@ func (c *Checker) sync(ctx context.Context, mutating, validating bool) error {
 	return fmt.Errorf("the API server did not take the webhook configurations within %s", syncTimeout)
 }
 
-// syncTimeout bounds the wait for the API server to read configurations.
-const syncTimeout = 30 * time.Second
+// syncTimeout bounds the wait for the API server to read configurations
+// (polled, not slept): generous, as make ci runs the Local tests of
+// several packages at once, each with its own control plane, on 2 cores,
+// and 30 s was once not enough there.
+const syncTimeout = 2 * time.Minute
 
 func btoi(b bool) int {
 	if b {
