@@ -199,6 +199,10 @@ func readInput(cases []observe.Case) (*input, error) {
 	ports := map[string]map[string]string{}
 	var objects []map[string]any
 	classes := map[string]bool{}
+	// The case of the first class given: egctl translates the Gateways
+	// of one GatewayClass, so a batch holds the cases of one (Observe
+	// bisects a batch that holds more).
+	ownClass, ownClassCase := "", -1
 	declared := map[string]bool{} // Namespace objects in the cases
 	caseOf := map[string]int{}    // namespace → case
 	for i, c := range cases {
@@ -244,6 +248,12 @@ func readInput(cases []observe.Case) (*input, error) {
 				objects = append(objects, raw)
 				continue
 			case d.Kind == "GatewayClass":
+				if ownClass != "" && ownClass != d.Name && ownClassCase != i {
+					return nil, fmt.Errorf("cases %s and %s name GatewayClasses %s and %s: egctl translates the Gateways of one class, so batched cases share theirs", cases[ownClassCase].Name, c.Name, ownClass, d.Name)
+				}
+				if ownClass == "" {
+					ownClass, ownClassCase = d.Name, i
+				}
 				raw = withSpecField(raw, "controllerName", ControllerName)
 			case d.Kind == "Service" && d.Group == "" && jsonmap.Map(raw["spec"])["clusterIP"] == nil:
 				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
