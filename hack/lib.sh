@@ -102,3 +102,21 @@ sharded_same() {
   same_files unsharded "$d/whole/envoy-gateway/$v" "$d/merged/envoy-gateway/$v" "experimental-$v-offline-report.yaml" junit-offline.xml || return 1
   echo "sharded 4 ways and merged: $same_count files identical to the unsharded campaign's but for the date and the shards"
 }
+
+# findings_reproduce BIN DIR FILE...: the run that wrote its report to DIR
+# (--report-dir; one results-*.json under it) shows on each kept finding
+# FILE exactly the differences it records (gepcheck findings verify, which
+# counts what it compared and fails on none). Prints verify's summary;
+# on failure its whole output.
+findings_reproduce() {
+  local bin=$1 dir=$2 results out
+  shift 2
+  results=$(find "$dir" -name 'results-*.json' 2> /dev/null)
+  if [ -z "$results" ] || [ "$(wc -l <<<"$results")" -ne 1 ]; then
+    echo "FAIL: want one results-*.json under $dir, found: ${results:-none}"; return 1
+  fi
+  if ! out=$("$bin" findings verify --results "$results" "$@" 2>&1); then
+    echo "FAIL: kept findings do not reproduce:"; sed 's/^/  /' <<<"$out"; return 1
+  fi
+  tail -1 <<<"$out"
+}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
 // WriteFinding writes a shrunk disagreement as a findings file: a
@@ -26,14 +26,14 @@ import (
 // profileSource says whose description of the policy kind the expectation
 // follows.
 func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.Disagreement) (string, error) {
-	head := suite.ImplementationFinding{
+	head := findings.Implementation{
 		APIVersion: "gepcheck.dev/v1alpha1",
 		Kind:       "Finding",
 		Metadata:   simulator.ScenarioMeta{Name: fmt.Sprintf("%s-%d", impl, d.Seed)},
-		Spec: suite.ImplementationFindingSpec{
+		Spec: findings.ImplementationSpec{
 			Implementation: impl,
 			Replay:         replay,
-			Differences:    compare.Strings(d.Diff),
+			Differences:    d.Diff,
 			Expected:       d.Want,
 			Observed:       d.Got,
 			Explanation: "gepcheck's reference engine (expected, under " + profileSource + ") and the implementation " +
@@ -97,7 +97,7 @@ func findingPath(dir, impl, kind, suffix string) (string, error) {
 // implementation (or - for a finding of a property), kind of difference,
 // verdict, requirement and upstream issues as owner/repo#N; then the count
 // per verdict.
-func Findings(w io.Writer, files []suite.FindingFile) error {
+func Findings(w io.Writer, files []findings.Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tIMPLEMENTATION\tKIND/DIFFERENCE\tVERDICT\tREQUIREMENT\tUPSTREAM")
 	count := map[suite.Verdict]int{}

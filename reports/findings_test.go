@@ -7,6 +7,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -30,7 +31,7 @@ func TestWriteFindingUntriaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := suite.ReadFinding(file)
+	f, err := findings.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}

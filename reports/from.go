@@ -49,7 +49,7 @@ func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, 
 		default:
 			cr.Outcome = Passed
 		}
-		cr.Differences = compare.Strings(c.Diff)
+		cr.Differences, cr.Diff = compare.Strings(c.Diff), c.Diff
 		if c.Skipped == "" {
 			want, got := c.Want, c.Got
 			cr.Expected, cr.Observed = &want, &got
@@ -77,7 +77,7 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 			file = filepath.Base(file)
 		}
 		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
-			Differences: compare.Strings(r.Diff), Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(file)}
+			Differences: compare.Strings(r.Diff), Diff: r.Diff, Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(file)}
 		switch r.Outcome {
 		case incluster.Pass:
 			cr.Outcome = Passed

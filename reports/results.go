@@ -14,6 +14,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -90,8 +91,11 @@ type CaseResult struct {
 	Step string `json:"step,omitempty"`
 	// Features are the features the case exercises (FeaturesOf).
 	Features []string `json:"features"`
-	// Differences are the comparison's, as gepcheck prints them.
-	Differences []string `json:"differences,omitempty"`
+	// Differences are the comparison's, as gepcheck prints them; Diff
+	// the same as values, which a kept finding's are compared with
+	// (gepcheck findings verify, compare.Reproduce).
+	Differences []string             `json:"differences,omitempty"`
+	Diff        []compare.Difference `json:"diff,omitempty"`
 	// Expected and Observed are the reference's and the implementation's
 	// observations.
 	Expected *observe.Observation `json:"expected,omitempty"`
@@ -270,6 +274,10 @@ func (r *Results) Validate() error {
 		}
 		if c.Name == "" {
 			bad(fmt.Sprintf("cases[%d].name", i), "is empty")
+		}
+		// The typed differences are the printed ones as values.
+		if c.Diff != nil && len(c.Diff) != len(c.Differences) {
+			bad(fmt.Sprintf("cases[%d].diff", i), "%d differences, %d printed", len(c.Diff), len(c.Differences))
 		}
 	}
 	for i, c := range r.Campaigns {

@@ -5,6 +5,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,8 +21,9 @@ import (
 
 // Check runs one scenario file under each of its semantics, at each of its
 // steps, and lists how the outcome differs from the one it expects. A finding about an
-// implementation is not checked here (gepcheck fuzz --impl replays it); a
-// finding about the two semantics holds while they still disagree on it.
+// implementation is not checked here (gepcheck findings verify does); a
+// finding about the two semantics holds while they still disagree on it
+// exactly as it records (suite.ReproduceFinding).
 func Check(file string) ([]string, error) {
 	return CheckBounded(context.Background(), file, simulator.Options{}, admission.Bounds{})
 }
@@ -53,8 +55,14 @@ func CheckBounded(ctx context.Context, file string, opts simulator.Options, b ad
 		return nil, nil
 	}
 	if m.Scenario == nil && m.Finding != "" {
-		if len(suite.Disagreements(m)) == 0 {
-			return []string{"finding " + m.Finding + ": gep713 and sticky-overrides no longer disagree"}, nil
+		// A finding of a property holds while the two semantics still
+		// disagree exactly as it records.
+		d := docs[slices.IndexFunc(docs, func(d *load.Doc) bool { return d.Group == simulator.GepcheckGroup && d.Kind == "Finding" })]
+		var changed *suite.ReproduceError
+		if err := suite.ReproduceFinding(d, m); errors.As(err, &changed) {
+			return []string{"finding " + m.Finding + ": " + err.Error()}, nil
+		} else if err != nil {
+			return nil, err
 		}
 		return nil, nil
 	}

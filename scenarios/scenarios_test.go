@@ -21,7 +21,7 @@ func TestScenarios(t *testing.T) {
 			return err
 		}
 		if d.IsDir() && d.Name() == "findings" {
-			return filepath.SkipDir // outputs of the property suite, checked by suite.TestFindings
+			return filepath.SkipDir // outputs of the property suite, checked by suite/findings.TestFindings
 		}
 		if d.IsDir() && d.Name() == "envoy-gateway" {
 			// Its profiles come with its plug-in: checked by

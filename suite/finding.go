@@ -2,10 +2,10 @@ package suite
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -13,6 +13,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // Finding is the header document of a findings file: a minimal scenario on
@@ -33,29 +34,6 @@ type FindingSpec struct {
 	Replay      string         `json:"replay"`
 	Differences []Disagreement `json:"differences"`
 	Triage      *Triage        `json:"triage"`
-}
-
-// ImplementationFinding is the header document of a findings file of a
-// differential run (reports.WriteFinding): a shrunk scenario on which an
-// implementation and gepcheck's reference disagree.
-type ImplementationFinding struct {
-	APIVersion string                    `json:"apiVersion"`
-	Kind       string                    `json:"kind"`
-	Metadata   simulator.ScenarioMeta    `json:"metadata"`
-	Spec       ImplementationFindingSpec `json:"spec"`
-}
-
-// ImplementationFindingSpec holds both outcomes and their differences.
-type ImplementationFindingSpec struct {
-	Implementation string   `json:"implementation"`
-	Replay         string   `json:"replay"`
-	Differences    []string `json:"differences"`
-	// Expected and Observed are observe.Observations: the reference's and
-	// the implementation's.
-	Expected    any     `json:"expected"`
-	Observed    any     `json:"observed"`
-	Explanation string  `json:"explanation"`
-	Triage      *Triage `json:"triage"`
 }
 
 // Disagreement is one path where the semantics differ.
@@ -227,65 +205,22 @@ func fileName(s string) string {
 	return string(b)
 }
 
-// FindingFile is a findings file as `gepcheck findings` lists it: its
-// Finding document, of either form, and its triage.
-type FindingFile struct {
-	File           string `json:"file"`
-	Name           string `json:"name"`
-	Implementation string `json:"implementation,omitempty"`
-	Property       string `json:"property,omitempty"`
-	// Kind is the kind of difference the file was shrunk for (its name
-	// after the implementation's, reports.WriteFinding), or the property.
-	Kind        string   `json:"kind"`
-	Differences []string `json:"differences"`
-	Triage      Triage   `json:"triage"`
+// Key is the path the two semantics disagree on (compare.Keyed).
+func (d Disagreement) Key() string { return "path " + pathKey(d.Path) }
+
+// String prints the disagreement's path and both outcomes.
+func (d Disagreement) String() string {
+	b, _ := json.Marshal(d.Outcomes)
+	return ref.Printable(d.Key() + ": " + string(b))
 }
 
-// ReadFinding reads the Finding document of a findings file strictly and
-// checks its triage (Triage.Check); an error names the file, the document
-// and the field.
-func ReadFinding(file string) (FindingFile, error) {
-	docs, err := load.Read([]string{file}, nil)
-	if err != nil {
-		return FindingFile{}, err
+// ReproduceFinding checks that a kept finding of a property still shows
+// exactly the disagreements its Finding document d records on m, the
+// model of its file (ReproduceDisagreements).
+func ReproduceFinding(d *load.Doc, m *simulator.Model) error {
+	var f Finding
+	if err := load.DecodeStrict(d, &f); err != nil {
+		return err
 	}
-	i := slices.IndexFunc(docs, func(d *load.Doc) bool { return d.Group == simulator.GepcheckGroup && d.Kind == "Finding" })
-	if i < 0 {
-		return FindingFile{}, fmt.Errorf("%s: not a finding: no Finding document (apiVersion gepcheck.dev/v1alpha1, kind Finding)", file)
-	}
-	d := docs[i]
-	out := FindingFile{File: file, Name: d.Name}
-	var triage *Triage
-	if spec, _ := d.Raw["spec"].(map[string]any); spec["implementation"] != nil {
-		var f ImplementationFinding
-		if err := load.DecodeStrict(d, &f); err != nil {
-			return FindingFile{}, err
-		}
-		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-		out.Implementation, out.Differences, triage = f.Spec.Implementation, f.Spec.Differences, f.Spec.Triage
-		out.Kind = strings.TrimPrefix(base, f.Spec.Implementation+"-")
-	} else {
-		var f Finding
-		if err := load.DecodeStrict(d, &f); err != nil {
-			return FindingFile{}, err
-		}
-		out.Property, out.Kind, triage = f.Spec.Property, f.Spec.Property, f.Spec.Triage
-		for _, dis := range f.Spec.Differences {
-			out.Differences = append(out.Differences, "path "+strings.Join(dis.Path, " > "))
-		}
-	}
-	if triage == nil {
-		return FindingFile{}, &load.Error{Source: d.At("spec"), Object: d.Object(), Field: "spec.triage",
-			Msg: "missing: say whether the finding contradicts a MUST or SHOULD (quoted), is undefined by the specs or a profile gap, or verdict: untriaged"}
-	}
-	var errs load.Errors
-	for _, p := range triage.Check() {
-		field := "spec.triage." + p.Field
-		errs.Add(&load.Error{Source: d.At(field), Object: d.Object(), Field: field, Msg: p.Msg})
-	}
-	if err := errs.Err(); err != nil {
-		return FindingFile{}, err
-	}
-	out.Triage = *triage
-	return out, nil
+	return ReproduceDisagreements(f.Spec.Differences, Disagreements(m))
 }

@@ -104,7 +104,9 @@ func TestCELLimits(t *testing.T) {
 					t.Errorf("stderr does not say %q:\n%s", w, stderr)
 				}
 			}
-			code, stdout, stderr := sim(tc.raised)
+			// Raised, with a wall-clock budget no loaded machine reaches
+			// (100 ms by default): it is the one limit that stops it.
+			code, stdout, stderr := sim(append([]string{"--cel-timeout", "5m"}, tc.raised...))
 			if code != exitOK {
 				t.Fatalf("limit raised: exit %d; stderr:\n%s", code, stderr)
 			}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/scenarios"
-	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
 // defaultFindings is where gepcheck keeps its findings (README.md, Layout).
@@ -24,7 +24,7 @@ const defaultFindings = "scenarios/findings"
 // file as the table names it (relative to the directory argument), the
 // path it was read from, and the Finding document's summary and triage.
 type findingOut struct {
-	suite.FindingFile
+	findings.Entry
 	Path string `json:"path"`
 }
 
@@ -64,14 +64,15 @@ URL), is bad input (exit 2). -o json prints every field.`,
 				enc.SetEscapeHTML(false)
 				return enc.Encode(found)
 			}
-			files := make([]suite.FindingFile, len(found))
+			files := make([]findings.Entry, len(found))
 			for i, f := range found {
-				files[i] = f.FindingFile
+				files[i] = f.Entry
 			}
 			return reports.Findings(stdout, files)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	cmd.AddCommand(newFindingsVerify(stdout, false), newFindingsVerify(stdout, true))
 	return cmd
 }
 
@@ -90,7 +91,7 @@ func readFindings(args []string) ([]findingOut, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			ff, err := suite.ReadFinding(f)
+			ff, err := findings.Read(f)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -98,7 +99,7 @@ func readFindings(args []string) ([]findingOut, error) {
 			if rel, err := filepath.Rel(a, f); st.IsDir() && err == nil {
 				ff.File = filepath.ToSlash(rel)
 			}
-			out = append(out, findingOut{FindingFile: ff, Path: f})
+			out = append(out, findingOut{Entry: ff, Path: f})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -202,3 +202,49 @@ func TestNonemptyYAMLKey(t *testing.T) {
 		}
 	}
 }
+
+// findings_reproduce (hack/cluster-test.sh) fails when the run wrote no
+// results, or more than one, and when gepcheck findings verify fails
+// (a finding changed, none compared); it passes with verify's summary.
+func TestFindingsReproduce(t *testing.T) {
+	verify := func(code int) string {
+		bin := filepath.Join(t.TempDir(), "gepcheck")
+		script := fmt.Sprintf("#!/usr/bin/env bash\n[ \"$1 $2\" = 'findings verify' ] || exit 2\necho 'CHANGED     planted'\necho 'findings verify: planted summary'\nexit %d\n", code)
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return bin
+	}
+	results := func(n int) string {
+		dir := t.TempDir()
+		for i := range n {
+			d := filepath.Join(dir, "impl", fmt.Sprintf("v%d", i))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, "results-offline.json"), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	for _, tc := range []struct {
+		name     string
+		bin, dir string
+		code     int
+		want     string
+	}{
+		{"reproduces", verify(0), results(1), 0, "findings verify: planted summary"},
+		{"changed", verify(1), results(1), 1, "CHANGED     planted"},
+		{"no results", verify(0), results(0), 1, "want one results-*.json"},
+		{"two results", verify(0), results(2), 1, "want one results-*.json"},
+		{"no directory", verify(0), filepath.Join(t.TempDir(), "none"), 1, "want one results-*.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := bash(t, nil, `. hack/lib.sh; findings_reproduce "$1" "$2" scenarios/findings/contour/`, tc.bin, tc.dir)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, output %q; want %d and %q", code, out, tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ var layers = [][]string{
 	{"suite", "scenarios"},
 	{"suite/observe"},
 	{"suite/compare"},
-	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/admissioncheck"},
+	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/admissioncheck", "suite/findings"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster"},
 	{"suite/impl", "suite/cluster/local/localtest"},
 	{"suite/impl/…"},

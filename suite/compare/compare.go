@@ -42,25 +42,42 @@ const (
 )
 
 // Difference is one way an observation differs from the expected one.
+//
+// A kept finding records its differences in this form (the JSON names
+// below), and reproduces when a new run shows the same (suite.Reproduce).
 type Difference struct {
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Path is the path whose effective setting differs (Effective,
 	// ExtraEffective).
-	Path []string
+	Path []string `json:"path,omitempty"`
 	// Fields are the top-level spec fields that differ on Path, sorted.
-	Fields []string
+	Fields []string `json:"fields,omitempty"`
 	// Ref is the policy or object whose condition differs
 	// (PolicyCondition, TargetCondition).
-	Ref string
+	Ref string `json:"ref,omitempty"`
 	// Condition is the condition type that differs.
-	Condition string
+	Condition string `json:"condition,omitempty"`
 	// Want and Got: for effective settings the specs (nil: no effective
 	// setting); for conditions "Status/Reason" ("": no such condition);
 	// for errors the error texts.
-	Want, Got any
+	Want any `json:"want,omitempty"`
+	Got  any `json:"got,omitempty"`
 	// WantMessage is the message of the reference's condition: why it is
 	// Invalid, who won. Shown, never compared.
-	WantMessage string
+	WantMessage string `json:"wantMessage,omitempty"`
+}
+
+// Key names what d is about, whatever the values: its kind and the path,
+// or the object and condition (or rule). Within one comparison no two
+// differences share a key.
+func (d Difference) Key() string {
+	switch d.Kind {
+	case Effective, ExtraEffective:
+		return string(d.Kind) + " " + pathKey(d.Path)
+	case Error:
+		return string(d.Kind)
+	}
+	return string(d.Kind) + " " + d.Ref + " " + d.Condition
 }
 
 // Diff lists how got differs from want: effective settings per path, and
