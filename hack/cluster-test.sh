@@ -218,7 +218,7 @@ PY
 # difference is a kept finding's (scenarios/findings/traefik/). Errors are
 # cases whose status never settles (a policy that wins on one port and
 # loses on another flaps, docs/contour-and-traefik.md): 15 of the 200 cases
-# of seed 1, none of these 20 on 2026-11-25; at most 2 (15/200 of 20,
+# of seed 1, none of these 20 on 2026-11-27; at most 2 (15/200 of 20,
 # rounded up) are allowed, as flapping depends on timing.
 "$BIN" run --cluster local --impl traefik --random 20 --seed 1 --step-timeout 10s --shrink-time 0 > "$tmp/traefik-random.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "traefik random run exited $code, want 1: $(tail -3 "$tmp/traefik-random.txt")"
