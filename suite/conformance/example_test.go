@@ -78,7 +78,7 @@ func expectResults(t *testing.T, dir string, random int) {
 	var ran []incluster.Ran
 	passedRandom := 0
 	for _, c := range res.Cases {
-		if strings.HasPrefix(c.File, "random-") {
+		if strings.HasPrefix(filepath.Base(c.File), "random-") {
 			if c.Outcome == reports.Passed {
 				passedRandom++
 			}
