@@ -56,6 +56,9 @@ fuzz:
 ## bundled scenarios and bad inputs, with the real binary, and every property
 ## for 5,000 cases (seed 1, so CI is reproducible); the catalogue in a real
 ## API server against gepcheck-reference and Envoy Gateway's controller.
+## Each Envoy Gateway campaign fails on a kind of difference no kept
+## finding in scenarios/findings/envoy-gateway/ has (--fail-on-new), and
+## on having compared nothing.
 ## GEPCHECK_REQUIRE_REAL=1: a test whose component is not built fails
 ## instead of skipping (internal/realtest).
 ci: build egctl tools
@@ -65,11 +68,11 @@ ci: build egctl tools
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
-	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
-	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
-	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --out $${TMPDIR:-/tmp}/gepcheck-findings
-	$(BIN) fuzz --impl envoy-gateway --steps 3 --checks 50 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
-	$(BIN) fuzz --impl envoy-gateway --kind BackendTLSPolicy --checks 200 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --checks 300 --seed 1 --coverage --fail-on-new --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --fail-on-new --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --fail-on-new --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --steps 3 --checks 50 --seed 1 --fail-on-new --out $${TMPDIR:-/tmp}/gepcheck-findings
+	$(BIN) fuzz --impl envoy-gateway --kind BackendTLSPolicy --checks 200 --seed 1 --fail-on-new --out $${TMPDIR:-/tmp}/gepcheck-findings
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
 	./hack/reports.sh --check $(BIN)

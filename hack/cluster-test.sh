@@ -172,10 +172,13 @@ ncat=$(ls scenarios/gateway-api/*.yaml | wc -l)
 grep -q "contour on local: 0 passed, $((ncat - 1 + nfind)) failed, 0 errors, 1 skipped" "$tmp/contour.txt" && ok || bad "contour summary, want 0 passed, $((ncat - 1 + nfind)) failed, 1 skipped: $(tail -2 "$tmp/contour.txt")"
 findings_reproduce "$BIN" "$tmp/rep-contour" scenarios/findings/contour/ && ok || bad "contour in a cluster differs from its kept findings"
 # Random cases against Contour, seed 1, not shrunk (docs/contour-and-traefik.md
-# has a 200-case run, shrunk): each runs to a verdict, none is an error.
+# has a 200-case run, shrunk): each runs to a verdict, none is an error, and
+# every kind of difference they show is a kept finding's
+# (scenarios/findings/contour/): a new kind fails.
 "$BIN" run --cluster local --impl contour --random 20 --seed 1 --shrink-time 0 > "$tmp/contour-random.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "contour random run exited $code, want 1: $(tail -3 "$tmp/contour-random.txt")"
-grep -q "contour on local: [0-9]* passed, [0-9]* failed, 0 errors, 0 skipped (of 20 scenarios" "$tmp/contour-random.txt" && ok || bad "contour random summary: $(tail -2 "$tmp/contour-random.txt")"
+random_outcomes "$tmp/contour-random.txt" contour 20 0 && ok || bad "contour random summary"
+kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of difference not kept"
 
 # Traefik on its own local control plane, one Traefik for every Gateway
 # (its entry point on 127.0.0.1:80): Gateway API's BackendTLSPolicy
@@ -189,11 +192,16 @@ nfind=$(ls scenarios/findings/traefik/*.yaml | wc -l)
 ncat=$(ls scenarios/gateway-api/*.yaml | wc -l)
 grep -q "traefik on local: $((ncat - 1)) passed, $((1 + nfind)) failed, 0 errors, 0 skipped" "$tmp/traefik.txt" && ok || bad "traefik summary, want $((ncat - 1)) passed, $((1 + nfind)) failed: $(tail -2 "$tmp/traefik.txt")"
 findings_reproduce "$BIN" "$tmp/rep-traefik" scenarios/findings/traefik/ && ok || bad "traefik in a cluster differs from its kept findings"
+# Random cases against Traefik, judged by their findings: every kind of
+# difference is a kept finding's (scenarios/findings/traefik/). Errors are
+# cases whose status never settles (a policy that wins on one port and
+# loses on another flaps, docs/contour-and-traefik.md): 15 of the 200 cases
+# of seed 1, none of these 20 on 2026-11-27; at most 2 (15/200 of 20,
+# rounded up) are allowed, as flapping depends on timing.
 "$BIN" run --cluster local --impl traefik --random 20 --seed 1 --step-timeout 10s --shrink-time 0 > "$tmp/traefik-random.txt" 2>&1; code=$?
-[ "$code" -le 1 ] && ok || bad "traefik random run exited $code: $(tail -3 "$tmp/traefik-random.txt")"
-# Errors are cases whose status never settles: Traefik's status flaps
-# (docs/contour-and-traefik.md).
-grep -q "traefik on local: [0-9]* passed, [0-9]* failed, [0-9]* errors, 0 skipped (of 20 scenarios" "$tmp/traefik-random.txt" && ok || bad "traefik random summary: $(tail -2 "$tmp/traefik-random.txt")"
+[ "$code" -eq 1 ] && ok || bad "traefik random run exited $code, want 1: $(tail -3 "$tmp/traefik-random.txt")"
+random_outcomes "$tmp/traefik-random.txt" traefik 20 2 && ok || bad "traefik random summary"
+kept_kinds "$tmp/traefik-random.txt" && ok || bad "traefik random run: kinds of difference not kept"
 
 echo "cluster-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -103,6 +103,39 @@ sharded_same() {
   echo "sharded 4 ways and merged: $same_count files identical to the unsharded campaign's but for the date and the shards"
 }
 
+# kept_kinds LOG: the triage gepcheck prints at the end of a run (fuzz
+# --impl, run --random: "triage of the kept finding of each kind") names
+# at least one kind, and each has a kept finding in scenarios/findings/:
+# a new kind is a failure. Sets kept_count to the number of kinds; prints
+# one line per problem.
+kept_kinds() {
+  local log=$1 lines
+  kept_count=0
+  if [ ! -s "$log" ]; then echo "FAIL: $log is missing or empty"; return 1; fi
+  lines=$(awk '/^triage of the kept finding of each kind/ { on = 1; next } on && /^  [^ ]/ { print; next } on { exit }' "$log")
+  if [ -z "$lines" ]; then echo "FAIL: $log has no triage of kinds of difference: $(tail -2 "$log")"; return 1; fi
+  kept_count=$(grep -c . <<<"$lines")
+  if grep -q ' new: no kept finding' <<<"$lines"; then
+    echo "FAIL: kinds of difference in $log without a kept finding:"
+    grep ' new: no kept finding' <<<"$lines" | sed 's/^ */  /'
+    return 1
+  fi
+}
+
+# random_outcomes LOG IMPL N MAXERR: the summary of a run of N random cases
+# against IMPL on the local control plane ("IMPL on local: P passed, F
+# failed, E errors, S skipped (of N scenarios") is in LOG, adds up to N,
+# skips none and has at most MAXERR errors. Prints one line per problem.
+random_outcomes() {
+  local log=$1 impl=$2 n=$3 maxerr=$4 line p f e s total
+  line=$(grep -oE "$impl on local: [0-9]+ passed, [0-9]+ failed, [0-9]+ errors, [0-9]+ skipped \(of [0-9]+ scenarios" "$log" | tail -1)
+  if [ -z "$line" ]; then echo "FAIL: no summary of $impl's run in $log: $(tail -2 "$log" 2>&1)"; return 1; fi
+  read -r p f e s total < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) errors, ([0-9]+) skipped \(of ([0-9]+) .*/\1 \2 \3 \4 \5/' <<<"$line")
+  if [ "$total" -ne "$n" ] || [ $((p + f + e + s)) -ne "$n" ]; then echo "FAIL: $line: want $n cases, each with an outcome"; return 1; fi
+  if [ "$s" -ne 0 ]; then echo "FAIL: $line: $s random cases skipped"; return 1; fi
+  if [ "$e" -gt "$maxerr" ]; then echo "FAIL: $line: $e errors, at most $maxerr allowed"; return 1; fi
+}
+
 # findings_reproduce BIN DIR FILE...: the run that wrote its report to DIR
 # (--report-dir; one results-*.json under it) shows on each kept finding
 # FILE exactly the differences it records (gepcheck findings verify, which

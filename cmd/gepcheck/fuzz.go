@@ -35,7 +35,7 @@ func newFuzz(stdout io.Writer) *cobra.Command {
 		seed                                   uint64
 		properties                             []string
 		shrinkTime                             time.Duration
-		coverage                               bool
+		coverage, newFails                     bool
 		known                                  string
 		rep                                    reportFlags
 	)
@@ -95,6 +95,13 @@ skipped unless named with --property.`,
 					return inputError{errors.New("--shard needs --seed: every shard draws from the same seed")}
 				}
 			}
+			if newFails {
+				// Read before the run: kept findings that cannot be
+				// read would make every kind new.
+				if _, err := readFindings([]string{known}); err != nil {
+					return inputError{fmt.Errorf("--fail-on-new: --known %s: %w", known, err)}
+				}
+			}
 			if coverage && impls.Impl == "" {
 				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
 			}
@@ -128,10 +135,10 @@ skipped unless named with --property.`,
 					if !batched {
 						return inputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 					}
-					return interrupted(ctx, fuzzSteps(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}, steps))
+					return interrupted(ctx, fuzzSteps(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, newFails, known, &rep}, steps))
 				}
 				if batched {
-					return interrupted(ctx, fuzzBatched(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, known, &rep}))
+					return interrupted(ctx, fuzzBatched(ctx, stdout, im, cfg, fz, d, batchedFlags{seed, checks, outDir, kind, coverage, newFails, known, &rep}))
 				}
 				// A property run has no shards, reports, kept findings
 				// or kinds: refused, not ignored.
@@ -192,6 +199,7 @@ skipped unless named with --property.`,
 	f.BoolVar(&coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
 	rep.add(f)
 	f.StringVar(&known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
+	f.BoolVar(&newFails, "fail-on-new", false, "with --impl of an implementation that fuzzes in batches: fail (exit 1) when a kind of difference found has no kept finding in --known, when the implementation failed on a case, or when no case was compared (make ci)")
 	f.IntVar(&steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
 	f.StringVar(&mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	impls.AddFlags(f)
@@ -202,13 +210,14 @@ skipped unless named with --property.`,
 
 // batchedFlags are fuzz's flags that a batched run reads.
 type batchedFlags struct {
-	seed     uint64
-	checks   int
-	outDir   string
-	kind     string
-	coverage bool
-	known    string
-	rep      *reportFlags
+	seed      uint64
+	checks    int
+	outDir    string
+	kind      string
+	coverage  bool
+	failOnNew bool
+	known     string
+	rep       *reportFlags
 }
 
 // fuzzBatched is the batched differential run against an implementation
@@ -242,11 +251,22 @@ func fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Implementation, 
 	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
 		return err
 	}
+	var failed []string
 	if f.coverage {
 		reports.Coverage(stdout, sum.Coverage)
 		if missing := sum.Coverage.Missing(); len(missing) > 0 {
-			return failedError{fmt.Sprintf("%d declared combination(s) never drawn in %d scenarios: %s", len(missing), checks, strings.Join(missing, "; "))}
+			failed = append(failed, fmt.Sprintf("%d declared combination(s) never drawn in %d scenarios: %s", len(missing), checks, strings.Join(missing, "; ")))
 		}
+	}
+	failedOn := implFailed(sum.Disagree, func(d differential.Disagreement) string { return d.Got.Error })
+	if err := checkNew(stdout, f, im, c, sum.Checks-failedOn, failedOn); err != nil {
+		if _, ok := err.(failedError); !ok {
+			return err
+		}
+		failed = append(failed, err.Error())
+	}
+	if len(failed) > 0 {
+		return failedError{strings.Join(failed, "\n")}
 	}
 	return nil
 }
@@ -278,7 +298,38 @@ func fuzzSteps(ctx context.Context, stdout io.Writer, im impl.Implementation, cf
 		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
 			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
 	}
-	return finishCampaign(stdout, f, im, cfg, d, c)
+	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
+		return err
+	}
+	failedOn := implFailed(sum.Disagree, func(d differential.StepDisagreement) string { return d.Got.Error })
+	return checkNew(stdout, f, im, c, sum.Checks-failedOn, failedOn)
+}
+
+// implFailed counts the cases of ds on which the implementation failed
+// (errOf is its error).
+func implFailed[D any](ds []D, errOf func(D) string) int {
+	n := 0
+	for _, d := range ds {
+		if errOf(d) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// checkNew is --fail-on-new on campaign c, which compared cases and on
+// which the implementation failed implFailed times (nil without the flag).
+func checkNew(stdout io.Writer, f batchedFlags, im impl.Implementation, c reports.Campaign, compared, implFailed int) error {
+	if !f.failOnNew {
+		return nil
+	}
+	var kinds []string
+	files := map[string]string{}
+	for _, fd := range c.Findings {
+		kinds = append(kinds, fd.Kind)
+		files[fd.Kind] = filepath.Join(f.outDir, fd.File)
+	}
+	return failOnNew(stdout, f.known, im.Name(), c.Profile, compared, implFailed, kinds, files)
 }
 
 // finishCampaign prints how the kept findings triage each kind c found,
@@ -300,7 +351,7 @@ func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cf
 // batchedOnly names the first flag given that only a batched differential
 // run reads, "" if none.
 func batchedOnly(fs *pflag.FlagSet) string {
-	for _, name := range []string{"shard", "report-dir", "report-organization", "report-project", "report-url", "report-version", "report-contact", "known", "kind"} {
+	for _, name := range []string{"shard", "report-dir", "report-organization", "report-project", "report-url", "report-version", "report-contact", "known", "fail-on-new", "kind"} {
 		if f := fs.Lookup(name); f != nil && f.Changed {
 			return name
 		}

@@ -226,11 +226,9 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		sum.Shrunk[i].File = file
 	}
 	reports.ClusterRun(stdout, sum)
-	var kinds []string
-	for _, sh := range sum.Shrunk {
-		kinds = append(kinds, sh.Kind)
-	}
-	printKnown(stdout, "scenarios/findings", im.Name(), sum.RandomProfile, kinds)
+	// Every kind the failed random cases show, shrunk or not (a case is
+	// shrunk for one of its kinds).
+	printKnown(stdout, "scenarios/findings", im.Name(), sum.RandomProfile, sum.RandomKinds())
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
 		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {

@@ -203,6 +203,65 @@ func TestNonemptyYAMLKey(t *testing.T) {
 	}
 }
 
+// kept_kinds, which judges make ci's random runs in a cluster by their
+// findings, fails on a new kind, on no triage and on a missing log.
+func TestKeptKinds(t *testing.T) {
+	const triage = "contour on local: 3 passed, 17 failed, 0 errors, 0 skipped (of 20 scenarios, 1m0s)\n" +
+		"triage of the kept finding of each kind (scenarios/findings; a kind is not always one behaviour: compare the files):\n" +
+		"  conflicted                                    contradicts-must GEP-713-027 (contour/cluster-backendtlspolicy-gateway-api-conflicted.yaml)\n" +
+		"  condition                                     contradicts-must GEP-2649-023 (contour/cluster-backendtlspolicy-gateway-api-condition.yaml)\n"
+	const newKind = "  extra-setting-validation                      new: no kept finding of this kind (verdict untriaged)\n"
+	for _, tc := range []struct {
+		name, log string
+		ok        bool
+		want      string
+	}{
+		{"kept", triage + "coverage (field @ level / merge option):\n  x 1 1\n", true, "2 kinds"},
+		{"a new kind", triage + newKind, false, "without a kept finding:\n  extra-setting-validation"},
+		{"no triage", "contour on local: 20 passed, 0 failed, 0 errors, 0 skipped (of 20 scenarios, 1m0s)\n", false, "no triage of kinds"},
+		{"findings not read", "kept findings in scenarios/findings not read: planted\n", false, "no triage of kinds"},
+		{"empty log", "", false, "is missing or empty"},
+	} {
+		log := filepath.Join(t.TempDir(), "run.txt")
+		if err := os.WriteFile(log, []byte(tc.log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code := bash(t, nil, `. hack/lib.sh; kept_kinds "$1" && echo "$kept_count kinds"`, log)
+		if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
+			t.Errorf("kept_kinds, %s: exit %d, want ok=%v and %q in:\n%s", tc.name, code, tc.ok, tc.want, out)
+		}
+	}
+}
+
+// random_outcomes fails on a run that did not report every case, skipped
+// one, or had more errors than its bound.
+func TestRandomOutcomes(t *testing.T) {
+	sum := func(p, f, e, s, n int) string {
+		return fmt.Sprintf("traefik on local: %d passed, %d failed, %d errors, %d skipped (of %d scenarios, 2m3s)\n", p, f, e, s, n)
+	}
+	for _, tc := range []struct {
+		name, log string
+		ok        bool
+		want      string
+	}{
+		{"within the bound", sum(10, 8, 2, 0, 20), true, ""},
+		{"errors over the bound", sum(10, 7, 3, 0, 20), false, "3 errors, at most 2 allowed"},
+		{"a skip", sum(10, 8, 1, 1, 20), false, "1 random cases skipped"},
+		{"fewer cases", sum(10, 8, 1, 0, 19), false, "want 20 cases"},
+		{"another implementation", strings.Replace(sum(10, 8, 2, 0, 20), "traefik", "contour", 1), false, "no summary of traefik's run"},
+		{"no summary", "", false, "no summary"},
+	} {
+		log := filepath.Join(t.TempDir(), "run.txt")
+		if err := os.WriteFile(log, []byte(tc.log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code := bash(t, nil, `. hack/lib.sh; random_outcomes "$1" traefik 20 2`, log)
+		if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
+			t.Errorf("random_outcomes, %s: exit %d, want ok=%v and %q in:\n%s", tc.name, code, tc.ok, tc.want, out)
+		}
+	}
+}
+
 // findings_reproduce (hack/cluster-test.sh) fails when the run wrote no
 // results, or more than one, and when gepcheck findings verify fails
 // (a finding changed, none compared); it passes with verify's summary.

@@ -85,7 +85,7 @@ func TestLocalAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	disagree, withCalls, ordered, refused, reinvoked := 0, 0, 0, 0, 0
+	disagree := 0
 	cases := make([]int, n)
 	for i := range cases {
 		cases[i] = i
@@ -93,6 +93,7 @@ func TestLocalAdmission(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("GEPCHECK_ADMISSION_CASE")); err == nil {
 		cases = []int{v} // a replay
 	}
+	cov := Coverage{Cases: len(cases)}
 	if f := os.Getenv("GEPCHECK_ADMISSION_SCENARIO"); f != "" {
 		checkScenarios(ctx, t, c, f) // a replay of a finding or a scenario
 		return
@@ -104,16 +105,16 @@ func TestLocalAdmission(t *testing.T) {
 			t.Fatalf("case %d: %v", i, err)
 		}
 		if len(r.Observed) > 1 {
-			withCalls++
+			cov.Called++
 		}
 		if slices.Index(r.Observed, "|") >= 2 {
-			ordered++
+			cov.Ordered++
 		}
 		if !r.Allowed {
-			refused++
+			cov.Refused++
 		}
 		if m := r.Observed[:slices.Index(r.Observed, "|")]; len(slices.Compact(slices.Sorted(slices.Values(m)))) < len(m) {
-			reinvoked++
+			cov.Reinvoked++
 		}
 		if len(r.Differences) > 0 {
 			disagree++
@@ -126,9 +127,13 @@ func TestLocalAdmission(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases in %s, %d disagree", n, time.Since(start).Round(time.Second), disagree)
-	t.Logf("of them: %d with a hook called, %d with two mutating hooks called or more, %d with a hook reinvoked, %d refused", withCalls, ordered, reinvoked, refused)
+	t.Logf("of them: %d with a hook called, %d with two mutating hooks called or more, %d with a hook reinvoked, %d refused", cov.Called, cov.Ordered, cov.Reinvoked, cov.Refused)
 	if os.Getenv("GEPCHECK_ADMISSION_CASE") != "" {
 		return
+	}
+	// Agreement on cases that exercise nothing holds nothing.
+	for _, b := range cov.Below(Floors) {
+		t.Errorf("coverage under its floor (Floors, docs/admission.md): %s", b)
 	}
 	checkScenarios(ctx, t, c, "../../scenarios/admission")
 	// The check can fail: an engine broken in a way that changes what is

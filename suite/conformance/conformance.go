@@ -17,6 +17,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,18 +135,11 @@ func Run(t *testing.T, o Options) {
 	}
 	paths = slices.DeleteFunc(paths, func(p string) bool { return skipped(o.Skip, p) })
 	if catalogue {
-		// The catalogue holds scenarios of implementations' own policy
-		// kinds, whose profiles only their plug-ins register.
-		paths = slices.DeleteFunc(paths, func(p string) bool {
-			docs, err := load.Read([]string{p}, nil)
-			if err == nil {
-				_, err = simulator.Build(docs, simulator.Options{})
-			}
-			if err != nil {
-				t.Run(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), func(t *testing.T) { t.Skipf("not readable in this test binary: %v", err) })
-			}
-			return err != nil
-		})
+		var unreadable map[string]error
+		paths, unreadable = Readable(paths)
+		for _, p := range slices.Sorted(maps.Keys(unreadable)) {
+			t.Run(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), func(t *testing.T) { t.Skipf("not readable in this test binary: %v", unreadable[p]) })
+		}
 	}
 	var res *reports.Results
 	switch {
@@ -163,6 +157,26 @@ func Run(t *testing.T, o Options) {
 		}
 		t.Logf("reports written to %s", dir)
 	}
+}
+
+// Readable splits catalogue files into those this binary reads and those
+// it does not, with why: the catalogue holds scenarios of
+// implementations' own policy kinds, whose profiles only their plug-ins
+// register.
+func Readable(paths []string) (readable []string, unreadable map[string]error) {
+	unreadable = map[string]error{}
+	for _, p := range paths {
+		docs, err := load.Read([]string{p}, nil)
+		if err == nil {
+			_, err = simulator.Build(docs, simulator.Options{})
+		}
+		if err != nil {
+			unreadable[p] = err
+			continue
+		}
+		readable = append(readable, p)
+	}
+	return readable, unreadable
 }
 
 // skipped says whether a scenario file is named in skip, by file name or

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -94,6 +95,26 @@ func (s *Summary) Count(o Outcome) int {
 
 // OK says the run passed: no failure, no error.
 func (s *Summary) OK() bool { return s.Passed && s.Count(Fail)+s.Count(Error) == 0 }
+
+// RandomKinds are the kinds of difference (compare.Kinds) of every failed
+// random case, KIND-after-step when first seen after a change, sorted:
+// what the kept findings must triage, shrunk or not.
+func (s *Summary) RandomKinds() []string {
+	seen := map[string]bool{}
+	for _, r := range s.Results {
+		if r.Outcome != Fail || !strings.HasPrefix(filepath.Base(r.Plan.File), "random-") {
+			continue
+		}
+		after := ""
+		if stepNumber(r.Step) > 0 {
+			after = "-after-step"
+		}
+		for _, k := range compare.Kinds(r.Diff) {
+			seen[k+after] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
 
 // Run reads the scenarios, connects, installs the CRDs the implementation
 // needs, starts its controller if asked, runs every scenario as a Ginkgo

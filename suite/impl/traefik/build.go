@@ -2,10 +2,13 @@ package traefik
 
 import (
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -94,7 +97,8 @@ func Build(ctx context.Context, version string, log func(string)) (string, error
 		return "", err
 	}
 	if _, err := os.Stat(ReaderPath(bin)); err == nil {
-		return bin, nil
+		// Cached: still the recipe's build (gepcheck tools, make ci).
+		return bin, Check(bin, t.Version)
 	}
 	if log != nil {
 		log(fmt.Sprintf("building traefik %s from the Go module proxy (once; about 13 minutes cold on 2 cores)", t.Version))
@@ -117,7 +121,52 @@ func Build(ctx context.Context, version string, log func(string)) (string, error
 	if err := os.Rename(filepath.Join(out, "reader"), ReaderPath(bin)); err != nil {
 		return "", err
 	}
-	return bin, os.Rename(filepath.Join(out, "traefik"), bin)
+	if err := os.Rename(filepath.Join(out, "traefik"), bin); err != nil {
+		return "", err
+	}
+	return bin, Check(bin, t.Version)
+}
+
+// Check says whether bin is traefik at version as Build makes it, from
+// the build information Go writes into it: Traefik's command and module
+// at version, the version in its ldflags, lego from the copy without the
+// refused providers and go-http-auth at the served pseudo-version, and
+// the configuration reader beside it.
+func Check(bin, version string) error {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return fmt.Errorf("traefik %s: %w", version, err)
+	}
+	var problems []string
+	if info.Path != Module+"/cmd/traefik" || info.Main.Path != Module || info.Main.Version != version {
+		problems = append(problems, fmt.Sprintf("it is %s of %s %s, not %s/cmd/traefik of %s", info.Path, info.Main.Path, info.Main.Version, Module, version))
+	}
+	replaced := map[string]string{}
+	for _, d := range info.Deps {
+		if d.Replace != nil {
+			replaced[d.Path] = d.Replace.Path + " " + d.Replace.Version
+		}
+	}
+	for path, want := range map[string]string{legoModule: "./lego (devel)", extModule: "./ext (devel)"} {
+		if replaced[path] != want {
+			problems = append(problems, fmt.Sprintf("%s replaced by %q, want %q", path, replaced[path], want))
+		}
+	}
+	if !strings.HasSuffix(replaced["github.com/abbot/go-http-auth"], httpAuthVersion) {
+		problems = append(problems, fmt.Sprintf("go-http-auth replaced by %q, want %s %s", replaced["github.com/abbot/go-http-auth"], httpAuthModule, httpAuthVersion))
+	}
+	if ld := "-X " + Module + "/pkg/version.Version=" + version; !slices.ContainsFunc(info.Settings, func(s debug.BuildSetting) bool {
+		return s.Key == "-ldflags" && s.Value == ld
+	}) {
+		problems = append(problems, "its -ldflags do not set "+ld)
+	}
+	if _, err := os.Stat(ReaderPath(bin)); err != nil {
+		problems = append(problems, "no configuration reader beside it: "+err.Error())
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s is not traefik %s as gepcheck builds it (suite/impl/traefik/build.go; remove it and run gepcheck tools): %s", bin, version, strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // prepare writes the wrapper module into src.

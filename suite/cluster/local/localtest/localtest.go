@@ -5,7 +5,10 @@ package localtest
 
 import (
 	"context"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
+	"github.com/gepcheck/gepcheck/suite/incluster"
 )
 
 // Start starts a local control plane with Gateway API's CRDs and crds,
@@ -42,4 +46,22 @@ func Start(t *testing.T, crds []*unstructured.Unstructured, tools ...gotool.Tool
 		t.Fatal(err)
 	}
 	return c
+}
+
+// ExpectCatalogue fails t where a run of catalogue files is not what the
+// catalogue says for target tg (incluster.Expect: every file that applies
+// passes, each skip has a named reason), logs the skips by reason and
+// returns how many there were.
+func ExpectCatalogue(t testing.TB, files []string, ran []incluster.Ran, tg incluster.Target) int {
+	t.Helper()
+	skipped, problems := incluster.Expect(files, ran, tg)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	n := 0
+	for _, reason := range slices.Sorted(maps.Keys(skipped)) {
+		n += len(skipped[reason])
+		t.Logf("skipped, %s: %d (%s)", reason, len(skipped[reason]), strings.Join(skipped[reason], ", "))
+	}
+	return n
 }
