@@ -24,7 +24,8 @@ const root = "../.."
 // the pinned version, its dates changed), nothing, empty, missing (ok
 // without junit-offline.xml), extra (ok and one more offline file), differ
 // (ok with a line changed), differmerge (ok, a line changed by report
-// merge only), run3 and fuzz1 (those steps exit 3, 1),
+// merge only), run3 and fuzz1 (those steps exit 3, 1), changed (findings
+// verify finds a kept finding changed),
 // killed (run dies of SIGKILL), noversion (egctl --help names none).
 const fake = `#!/usr/bin/env bash
 v=$FAKE_VERSION cmd=$1
@@ -63,6 +64,9 @@ case "$1 ${2:-}" in
     [ "$FAKE" = fuzz1 ] && exit 1
     [ -n "$dir" ] && write; exit 0 ;;
   "report merge") write; exit 0 ;;
+  "findings verify")
+    [ "$FAKE" = changed ] && { echo "CHANGED     planted"; exit 1; }
+    echo "findings verify: fake"; exit 0 ;;
   *) echo "fake gepcheck: $*" >&2; exit 2 ;;
 esac
 `
@@ -133,6 +137,7 @@ func TestReportsCheck(t *testing.T) {
 		{"missing", "", false, "junit-offline.xml is missing"},
 		{"extra", "", false, "planted-offline.txt is missing"},
 		{"differ", "", false, "differ:"},
+		{"changed", "", false, "kept findings changed"},
 	} {
 		version := tc.version
 		if version == "" {
