@@ -36,16 +36,16 @@ trap 'rm -rf "$tmp"' EXIT
 offline_eg() {
   local dir=$1 v=$2 build=fast
   "$BIN" egctl --envoy-gateway-version "$v" --egctl-build fast > /dev/null 2>&1 || build=stock
-  local flags=(--impl envoy-gateway --envoy-gateway-version "$v" --egctl-build "$build") cover=()
+  local flags=(--impl envoy-gateway --envoy-gateway-version "$v" --egctl-build "$build") fz=() cover=()
   # make ci's campaigns of the pinned version are these: each fails on a
   # kind of difference no kept finding has (fuzz --fail-on-new), the first
   # on a declared combination never drawn (--coverage); neither changes
   # what the report holds.
-  if $check; then flags+=(--fail-on-new); cover=(--coverage); fi
+  if $check; then fz=(--fail-on-new); cover=(--coverage); fi
   ran "$tmp/log" 0 1 -- "$BIN" run "${flags[@]}" scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir "$dir" || exit 1
-  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" "${cover[@]}" --checks 300 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
-  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" --kind BackendTLSPolicy --checks 200 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
-  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" --steps 3 --checks 50 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" "${fz[@]}" "${cover[@]}" --checks 300 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" "${fz[@]}" --kind BackendTLSPolicy --checks 200 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
+  ran "$tmp/log" 0 -- "$BIN" fuzz "${flags[@]}" "${fz[@]}" --steps 3 --checks 50 --seed 1 --out "$tmp/findings-$v" --report-dir "$dir" || exit 1
   echo "envoy-gateway $v offline ($build egctl): $(ls "$dir/envoy-gateway/$v" 2> /dev/null | tr '\n' ' ')"
 }
 

@@ -58,6 +58,8 @@ case "$1 ${2:-}" in
     echo "      --envoy-gateway-version string   Envoy Gateway version (default \"$v\")" ;;
   "egctl "*) ;;
   "run "*)
+    # as gepcheck run: fuzz's flags are not its own
+    case " $* " in *" --fail-on-new "*|*" --coverage "*) echo "Error: unknown flag" >&2; exit 2 ;; esac
     case $FAKE in run3) echo "planted: no cluster" >&2; exit 3 ;; killed) kill -KILL $$ ;; esac
     write; exit 1 ;; # Envoy Gateway disagrees on its kept findings: exit 1
   "fuzz "*)
