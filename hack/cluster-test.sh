@@ -16,6 +16,7 @@ cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; wait 2>
 trap cleanup EXIT
 
 KUBECTL=$("$BIN" tools | awk '$1=="kubectl"{print $3}')
+[ -x "$KUBECTL" ] || { bad "gepcheck tools names no built kubectl: '$KUBECTL'"; exit 1; }
 labelled() { "$KUBECTL" --kubeconfig "$KC" get namespaces -l gepcheck.dev/managed-by=gepcheck -o name 2>&1; }
 
 # A local control plane that outlives the runs, as a user's cluster does.
@@ -103,8 +104,8 @@ python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mut
 sed -n '/^kind: MutatingWebhookConfiguration/,$p; 1i apiVersion: admissionregistration.k8s.io/v1' "$tmp/live.yaml" | grep -v namespaceSelector > "$tmp/live-edit.yaml"
 out=$("$BIN" admission simulate --from-cluster --kubeconfig "$KC" -f "$tmp/live-edit.yaml" --request 'CREATE v1 configmaps ns=default' -o json)
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["gepcheck-cli-live/live.example.com/0"], o' "$out" && ok || bad "admission --from-cluster -f (a configuration edited): $out"
-"$KUBECTL" --kubeconfig "$KC" delete mutatingwebhookconfiguration gepcheck-cli-live > /dev/null
-"$KUBECTL" --kubeconfig "$KC" delete namespace admission-live --wait=false > /dev/null
+"$KUBECTL" --kubeconfig "$KC" delete mutatingwebhookconfiguration gepcheck-cli-live > /dev/null && ok || bad "kubectl delete of the webhook configuration"
+"$KUBECTL" --kubeconfig "$KC" delete namespace admission-live --wait=false > /dev/null && ok || bad "kubectl delete namespace admission-live"
 
 # --keep leaves the objects; gepcheck clean removes them, and only them.
 "$KUBECTL" --kubeconfig "$KC" create namespace not-gepchecks > /dev/null && ok || bad "kubectl create namespace"
