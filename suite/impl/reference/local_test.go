@@ -318,7 +318,9 @@ func TestLocalReference(t *testing.T) {
 			t.Fatalf("the drawn case %s against the mutant, want a failure", first.Outcome)
 		}
 		kind := compare.Kinds(first.Diff)[0]
-		sh := r.Shrink(ctx, s, first, kind, dir, 4, time.Minute)
+		// Two rounds, not a time: the verdict does not depend on the
+		// machine's speed.
+		sh := r.Shrink(ctx, s, first, kind, dir, 4, incluster.Budget{Rounds: 2})
 		if sh.Result.Outcome != incluster.Fail || !slices.Contains(compare.Kinds(sh.Result.Diff), kind) {
 			t.Errorf("shrunk case: %s %v, want a failure of kind %s", sh.Result.Outcome, sh.Result.Diff, kind)
 		}
@@ -342,7 +344,14 @@ func TestLocalReference(t *testing.T) {
 			t.Fatalf("%s against a controller that keeps rejections: %s, want a failure", f, first.Outcome)
 		}
 		kind := compare.Kinds(first.Diff)[0]
-		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, 2*time.Minute)
+		// Bounded by rounds only, it runs until nothing smaller keeps the
+		// difference (each round removes a step or an object; 30 is
+		// never reached): the result does not depend on the machine's
+		// speed.
+		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, incluster.Budget{Rounds: 30})
+		if sh.Stopped != "no smaller case keeps the difference" {
+			t.Errorf("stopped: %s, want no smaller case keeps the difference", sh.Stopped)
+		}
 		if sh.Result.Outcome != incluster.Fail || sh.StepsFrom != 6 || sh.Steps != 2 {
 			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Step)
 		}
