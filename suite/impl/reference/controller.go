@@ -568,10 +568,15 @@ func conditions(cs []engine.Condition, old []any, generation int64, now metav1.T
 		if msg == "" {
 			msg = c.Reason
 		}
-		out = append(out, map[string]any{
-			"type": c.Type, "status": c.Status, "reason": c.Reason, "message": msg,
-			"observedGeneration": generation, "lastTransitionTime": ltt,
-		})
+		m := map[string]any{"type": c.Type, "status": c.Status, "reason": c.Reason, "message": msg, "lastTransitionTime": ltt}
+		// An object without metadata.generation (a Service) gets none:
+		// the API server drops observedGeneration 0 (metav1.Condition,
+		// omitempty), and status that has it would differ from the stored
+		// one on every reconcile (docs/cluster.md, Fanout).
+		if generation != 0 {
+			m["observedGeneration"] = generation
+		}
+		out = append(out, m)
 	}
 	return out
 }
