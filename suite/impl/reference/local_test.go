@@ -90,6 +90,30 @@ func startSimulating(t *testing.T, c *cluster.Cluster, simulate func(*simulator.
 	return ctl, stop
 }
 
+// apiList lists through the API server.
+func apiList(k *cluster.Kube) lister {
+	return func(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+		return k.List(ctx, gvk, "", "")
+	}
+}
+
+// apiProbe is settled's probe in the API server, deleted when the test
+// ends.
+func apiProbe(t *testing.T, k *cluster.Kube) func(context.Context) error {
+	cms, err := k.Resource(gvkConfigMap, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cms.Delete(context.Background(), "gepcheck-fanout-probe", metav1.DeleteOptions{}) })
+	return probeConfigMap(k.Get, func(ctx context.Context, u *unstructured.Unstructured) error {
+		_, err := cms.Create(ctx, u, metav1.CreateOptions{})
+		return err
+	}, func(ctx context.Context, u *unstructured.Unstructured) error {
+		_, err := cms.Update(ctx, u, metav1.UpdateOptions{})
+		return err
+	})
+}
+
 func plan(t *testing.T, file, run string, i int, im incluster.Implementation) *incluster.Plan {
 	t.Helper()
 	p, err := incluster.NewPlan(file, incluster.TargetFor(im, run, i))
@@ -171,11 +195,29 @@ func TestLocalReference(t *testing.T) {
 		if res := r.Verify(ctx, a); res.Outcome != incluster.Pass {
 			t.Fatalf("%s: %v", res.Outcome, res.Diff)
 		}
-		time.Sleep(time.Second)
-		before := ctl.Writes()
-		time.Sleep(3 * time.Second)
-		if after := ctl.Writes(); after != before {
-			t.Errorf("nothing changed, yet the controller wrote %d times", after-before)
+		if err := settled(ctx, ctl, apiList(k), apiProbe(t, k), 2*time.Minute); err != nil {
+			t.Errorf("nothing changed, yet the controller writes: %v (%d writes in all)", err, ctl.Writes())
+		}
+	})
+
+	// A controller that rewrites its EffectivePolicies on every reconcile
+	// fails that check.
+	t.Run("fanout-mutant", func(t *testing.T) {
+		ctl, stop := startSimulating(t, c, rewritesEffective())
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "fam", Opts: incluster.Options{StepTimeout: 30 * time.Second}}
+		p := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "fam", 0, InCluster{})
+		defer func() {
+			if err := r.Delete(ctx, p, 0); err != nil {
+				t.Error(err)
+			}
+		}()
+		if res := r.Verify(ctx, r.Apply(ctx, p)); res.Outcome != incluster.Pass {
+			t.Fatalf("%s: %v", res.Outcome, res.Diff)
+		}
+		err := settled(ctx, ctl, apiList(k), apiProbe(t, k), 2*time.Minute)
+		if err == nil || !strings.Contains(err.Error(), "wrote") {
+			t.Errorf("a controller that rewrites its EffectivePolicies: %v, want a write after the probe", err)
 		}
 	})
 
