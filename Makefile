@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
+.PHONY: all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -69,6 +69,7 @@ ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
+	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
@@ -78,7 +79,19 @@ ci: build egctl tools
 	$(BIN) requirements > /dev/null
 	./hack/reports.sh --check $(BIN)
 	$(MAKE) chromium
-	$(GO) test -count=1 -run 'Chromium' ./reports/
+	$(GO) test -race -count=1 -run 'Chromium' ./reports/
+
+## race: go test -race on the code with goroutines, about 3 minutes warm
+## (docs/performance.md): process groups, the exec driver's workers, the
+## processes of a local cluster, the in-cluster runner, the watchdog,
+## RunAll's workers, and gepcheck-reference's controller with the runner's
+## parallel shrinking in a local control plane (ci's last step runs the
+## browser test's listener under -race too)
+race: tools
+	$(GO) test -race -count=1 -skip '^TestLocal' ./internal/proc/ ./suite/impl/exec/ ./suite/cluster/ ./suite/incluster/
+	$(GO) test -race -count=1 -run '^TestWatch$$' ./cmd/gepcheck/
+	$(GO) test -race -count=1 -run '^TestRunAllWorkers$$' ./suite/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -race -count=1 -run '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/impl/reference/
 
 ## chromium: install Debian's chromium for the browser test of the HTML
 ## report (TestChromiumRendersReport), when it is not installed

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,18 +78,25 @@ func TestChromiumRendersReport(t *testing.T) {
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	// The listener runs on chromedp's goroutine: problems is shared.
+	var mu sync.Mutex
 	var problems []string
+	problem := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		problems = append(problems, s)
+	}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+			problem("exception: " + ev.ExceptionDetails.Text)
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError {
-				problems = append(problems, "console error")
+				problem("console error")
 			}
 		case *log.EventEntryAdded:
 			if ev.Entry.Level == log.EntryLevelError {
-				problems = append(problems, "log error: "+ev.Entry.Text)
+				problem("log error: " + ev.Entry.Text)
 			}
 		}
 	}); err != nil {
@@ -127,9 +135,11 @@ func TestChromiumRendersReport(t *testing.T) {
 			t.Errorf("%s: %d boxes drawn, want %d (its targets and policies)", id, drawn[id], n)
 		}
 	}
+	mu.Lock()
 	if len(problems) > 0 {
 		t.Errorf("the page logged: %v", problems)
 	}
+	mu.Unlock()
 	out := os.Getenv("GEPCHECK_SCREENSHOT")
 	if out == "" {
 		out = filepath.Join(t.TempDir(), "report.png")

@@ -47,3 +47,30 @@ func TestRunnerPassesReference(t *testing.T) {
 		t.Fatalf("reference engine fails through the runner:\n%s", out.Log)
 	}
 }
+
+// RunAll's workers (gepcheck fuzz --parallel) give each property the
+// verdict one worker gives, and report each once through done; go test
+// -race in make ci runs this for the workers' goroutines.
+func TestRunAllWorkers(t *testing.T) {
+	ps := Properties()
+	const checks = 30
+	opts := Options{ShrinkTime: 100 * time.Millisecond}
+	one := RunAll(ps, engine.MutantNewerWins, mutantSeed, checks, opts, 1, nil)
+	done := map[string]int{}
+	two := RunAll(ps, engine.MutantNewerWins, mutantSeed, checks, opts, 2, func(o Outcome) { done[o.Property]++ })
+	failed := 0
+	for i, p := range ps {
+		if one[i].Property != p.Name || two[i].Property != p.Name || one[i].Passed != two[i].Passed {
+			t.Errorf("%s: one worker %s passed=%v, two %s passed=%v", p.Name, one[i].Property, one[i].Passed, two[i].Property, two[i].Passed)
+		}
+		if done[p.Name] != 1 {
+			t.Errorf("%s reported %d times through done", p.Name, done[p.Name])
+		}
+		if !one[i].Passed {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Errorf("no property failed against %s in %d checks: the comparison shows nothing", engine.MutantNewerWins, checks)
+	}
+}

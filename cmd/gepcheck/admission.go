@@ -19,7 +19,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
-func newAdmission(stdin io.Reader, stdout io.Writer) *cobra.Command {
+func newAdmission(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admission",
 		Short: "Predict the admission webhooks a request goes through (dynamic admission control)",
@@ -86,7 +86,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
 		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
 		c.Flags().Int64Var(&o.maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
-		o.bounds.add(c.Flags())
+		o.bounds.add(c.Flags(), exit)
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}

@@ -54,8 +54,7 @@ func (tc hardeningCase) run(t *testing.T) {
 // and --timeout ends the run; each case took a minute or more before.
 func TestAdmissionBounded(t *testing.T) {
 	codes := make(chan int, 1)
-	exit = func(code int) { codes <- code }
-	defer func() { exit = os.Exit }()
+	exit := func(code int) { codes <- code }
 	for _, tc := range []hardeningCase{
 		{name: "cel budget across hooks", args: []string{"admission", "simulate", "-f", hardening + "costly-hooks.yaml", "--request", "CREATE v1 configmaps ns=a"},
 			code: 2, wants: []string{"cost more than 10000000 in all", "--max-request-cel-cost raises it"}},
@@ -76,7 +75,7 @@ func TestAdmissionBounded(t *testing.T) {
 		{"check", hardening + "costly-scenario.yaml", "--timeout", "200ms"},
 	} {
 		var stderr syncBuffer
-		go run(args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		go runExit(args, strings.NewReader(""), &bytes.Buffer{}, &stderr, exit)
 		select {
 		case code := <-codes:
 			if code != exitBadInput || !strings.Contains(stderr.String(), "took longer than the limit of 200ms") {

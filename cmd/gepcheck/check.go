@@ -15,7 +15,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-func newCheck(stdout io.Writer) *cobra.Command {
+func newCheck(stdout io.Writer, exit func(code int)) *cobra.Command {
 	var (
 		maxCELCost int64
 		bounds     runBounds
@@ -46,7 +46,7 @@ scenario names, and reports every difference from the expected outcome.`,
 			defer cancel()
 			// Policy scenarios do not watch ctx: a signal ends them
 			// after a grace the admission predictions stop within.
-			defer exitAfterSignal(ctx, cmd.ErrOrStderr(), 5*time.Second)()
+			defer exitAfterSignal(ctx, cmd.ErrOrStderr(), 5*time.Second, exit)()
 			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}
@@ -87,7 +87,7 @@ scenario names, and reports every difference from the expected outcome.`,
 	}
 	// The flags the loader's and the engine's messages name (docs/limits.md).
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
-	bounds.add(cmd.Flags())
+	bounds.add(cmd.Flags(), exit)
 	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
-func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
+func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
 	var target, policy string
 	cmd := &cobra.Command{
@@ -82,7 +82,7 @@ func newExplain(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			return render.Data(stdout, c.output, x)
 		},
 	}
-	c.flags(cmd)
+	c.flags(cmd, exit)
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME, optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME")
 	return cmd

@@ -49,10 +49,10 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// exitAfterSignal ends the process, exit 2, grace after ctx (a
+// exitAfterSignal ends the process with exit(2), grace after ctx (a
 // signalContext) is cancelled, for work that does not watch ctx
 // throughout; stop ends the watch.
-func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration) (stop func()) {
+func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration, exit func(code int)) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -45,14 +45,21 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// run is runExit ending the process with os.Exit.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runExit(args, stdin, stdout, stderr, os.Exit)
+}
+
+// runExit runs gepcheck; exit ends the process where a limit or a
+// signal stops a run that does not return (docs/limits.md).
+func runExit(args []string, stdin io.Reader, stdout, stderr io.Writer, exit func(code int)) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "gepcheck: internal error (a bug; please report it with the input): %v\n", r)
 			code = 3
 		}
 	}()
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(stdin, stdout, stderr, exit)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -120,13 +127,13 @@ type common struct {
 	bounds    runBounds
 }
 
-func (c *common) flags(cmd *cobra.Command) {
+func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
-	c.bounds.add(cmd.Flags())
+	c.bounds.add(cmd.Flags(), exit)
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -156,7 +163,7 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	return m, sem, nil
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, exit func(code int)) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gepcheck",
 		Short: "Simulate and check Gateway API Policy Attachment (GEP-713)",
@@ -166,10 +173,10 @@ effective field. Input is the YAML you would kubectl apply.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimulate(stdin, stdout), newExplain(stdin, stdout), newCheck(stdout), newProfiles(stdout),
+	root.AddCommand(newSimulate(stdin, stdout, exit), newExplain(stdin, stdout, exit), newCheck(stdout, exit), newProfiles(stdout),
 		newFuzz(stdout), newRequirements(stdout), newFindings(stdout), newGen(stdout), newRun(stdout, stderr),
 		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr),
-		newAdmission(stdin, stdout))
+		newAdmission(stdin, stdout, exit))
 	// Commands of the implementations (impl.Commander): their own
 	// top-level commands, and their controllers under gepcheck controller.
 	var controllers []*cobra.Command

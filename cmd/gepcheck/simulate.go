@@ -8,7 +8,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
-func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
+func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
@@ -43,6 +43,6 @@ func newSimulate(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			return render.Data(stdout, c.output, out)
 		},
 	}
-	c.flags(cmd)
+	c.flags(cmd, exit)
 	return cmd
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -12,17 +11,18 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// exit ends the process; tests replace it.
-var exit = os.Exit
-
 // runBounds are the flags of the run's bounds (--max-memory, --timeout)
-// of simulate, explain, check and admission (docs/limits.md).
+// of simulate, explain, check and admission (docs/limits.md), and how the
+// watch ends the process (os.Exit but in tests: a value, not a global the
+// watch's goroutine would read while a test replaces it).
 type runBounds struct {
 	maxMemory int64
 	timeout   time.Duration
+	exit      func(code int)
 }
 
-func (b *runBounds) add(fs *pflag.FlagSet) {
+func (b *runBounds) add(fs *pflag.FlagSet, exit func(code int)) {
+	b.exit = exit
 	fs.Int64Var(&b.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
 	fs.DurationVar(&b.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
 }
@@ -33,7 +33,7 @@ func (b runBounds) watch(stderr io.Writer) (stop func(), err error) {
 	if b.maxMemory < 1 || b.timeout < 0 {
 		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
 	}
-	return watch(stderr, b.maxMemory, b.timeout), nil
+	return watch(stderr, b.maxMemory, b.timeout, b.exit), nil
 }
 
 // watch bounds the rest of a simulate or explain run (docs/limits.md):
@@ -41,7 +41,7 @@ func (b runBounds) watch(stderr io.Writer) (stop func(), err error) {
 // prints which limit and exits with exitBadInput, instead of the runtime's
 // out-of-memory crash or a run that does not end. The GC is asked to work
 // harder before that (debug.SetMemoryLimit). stop ends the watch.
-func watch(stderr io.Writer, maxMemory int64, timeout time.Duration) (stop func()) {
+func watch(stderr io.Writer, maxMemory int64, timeout time.Duration, exit func(code int)) (stop func()) {
 	prev := debug.SetMemoryLimit(maxMemory * 9 / 10)
 	done := make(chan struct{})
 	var deadline <-chan time.Time

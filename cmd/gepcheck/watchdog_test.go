@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -28,11 +28,13 @@ func (s *syncBuffer) String() string {
 
 // The watchdog turns a run over --max-memory or --timeout into exit 2 and
 // a message naming the limit and its flag (docs/limits.md); stopped, it
-// does nothing.
+// does nothing. Each watch ends the run through its own exit function:
+// the cases run in parallel (go test -race in make ci finds any watch
+// reading another's, as a global replaced by tests was).
 func TestWatch(t *testing.T) {
-	codes := make(chan int, 1)
-	exit = func(code int) { codes <- code }
-	defer func() { exit = os.Exit }()
+	// Parallel watches restore each other's memory limits out of order.
+	limit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit) })
 	for _, tc := range []struct {
 		name    string
 		memory  int64
@@ -43,24 +45,30 @@ func TestWatch(t *testing.T) {
 		{"time", 1 << 40, time.Millisecond, "took longer than the limit of 1ms (the limit; --timeout raises it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			codes := make(chan int, 1)
 			var stderr syncBuffer
-			stop := watch(&stderr, tc.memory, tc.timeout)
+			stop := watch(&stderr, tc.memory, tc.timeout, func(code int) { codes <- code })
 			defer stop()
 			select {
 			case code := <-codes:
 				if code != exitBadInput || !strings.Contains(stderr.String(), tc.want) {
 					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitBadInput, tc.want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 				t.Fatal("the watchdog did not fire")
 			}
 		})
 	}
-	var stderr syncBuffer
-	watch(&stderr, 1, time.Millisecond)()
-	select {
-	case code := <-codes:
-		t.Errorf("a stopped watchdog exited %d", code)
-	case <-time.After(200 * time.Millisecond):
-	}
+	t.Run("stopped", func(t *testing.T) {
+		t.Parallel()
+		codes := make(chan int, 1)
+		var stderr syncBuffer
+		watch(&stderr, 1, time.Millisecond, func(code int) { codes <- code })()
+		select {
+		case code := <-codes:
+			t.Errorf("a stopped watchdog exited %d", code)
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
 }

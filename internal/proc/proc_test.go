@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,30 +51,58 @@ func TestTail(t *testing.T) {
 
 // The end of the context kills the whole group, a grandchild holding
 // stdout open too: Wait returns soon, and no process of the group is left.
+// The context ends once the grandchild is started (the child says so), not
+// after a guessed time.
 func TestContainKillsTheGroup(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", "sleep 60 & sleep 60; echo done")
+	cmd := exec.CommandContext(ctx, "sh", "-c", "sleep 600 & echo started; sleep 600; echo done")
 	// A grace longer than the bound below: Wait can return in time only
 	// if the context's end killed the grandchild holding stdout too, not
 	// through WaitDelay.
-	Contain(cmd, 2*time.Minute)
-	var out strings.Builder
-	cmd.Stdout = &out
-	start := time.Now()
+	Contain(cmd, 3*time.Minute)
+	out := &signalWriter{want: "started\n", seen: make(chan struct{})}
+	cmd.Stdout = out
 	started(t, cmd)
+	select {
+	case <-out.seen:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the child did not start its grandchild")
+	}
+	start := time.Now()
+	cancel()
 	_ = cmd.Wait()
-	if d := time.Since(start); d > 30*time.Second {
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("Wait took %s: the grandchild outlived the context", d)
 	}
 	gone(t, cmd)
 }
 
+// signalWriter closes seen once what was written holds want; written by
+// exec's copying goroutine.
+type signalWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.b.String(), w.want)
+	w.b.Write(p)
+	if !had && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
 // A child that exits leaving a grandchild with its stdout open: Wait
 // returns after the grace with exec.ErrWaitDelay, and KillGroup ends the
-// grandchild.
+// grandchild (which would sleep far longer than the bound on Wait).
 func TestContainGrandchildAfterExit(t *testing.T) {
-	cmd := exec.CommandContext(context.Background(), "sh", "-c", "sleep 30 &")
+	cmd := exec.CommandContext(context.Background(), "sh", "-c", "sleep 600 &")
 	Contain(cmd, 200*time.Millisecond)
 	cmd.Stdout = &strings.Builder{}
 	start := time.Now()
@@ -81,7 +110,7 @@ func TestContainGrandchildAfterExit(t *testing.T) {
 	if err := cmd.Wait(); !errors.Is(err, exec.ErrWaitDelay) {
 		t.Errorf("Wait: %v, want exec.ErrWaitDelay", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 5*time.Minute {
 		t.Errorf("Wait took %s", d)
 	}
 	_ = KillGroup(cmd)
@@ -89,17 +118,17 @@ func TestContainGrandchildAfterExit(t *testing.T) {
 }
 
 // gone fails unless cmd ran in its own group (Contain) and no process of
-// that group is left, allowing the kernel a moment.
+// that group is left, polling a minute at most for the kernel to reap it
+// (on a loaded machine, a killed process lingers).
 func gone(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
 	pid := cmd.Process.Pid
-	for range 100 {
-		if GroupGone(pid) {
+	for deadline := time.Now().Add(time.Minute); !GroupGone(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("a process of group %d is still there", pid)
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	t.Errorf("a process of group %d is still there", pid)
 }
 
 // started starts cmd and checks it leads its own process group.

@@ -284,7 +284,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		done[kinds[k]+after] = true
 		logf(fmt.Sprintf("shrinking %s in the cluster for %s%s (at most %s)", filepath.Base(res.Plan.File), kinds[k], after, cfg.ShrinkTime))
 		if cfg.RandomSteps > 0 {
-			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], after != "", dir, cfg.Parallel, cfg.ShrinkTime)
+			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], after != "", dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 			sh.Kind += after
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
 			out = append(out, sh)
@@ -295,7 +295,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 			logf("shrinking " + res.Plan.File + ": " + err.Error())
 			continue
 		}
-		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, cfg.ShrinkTime)
+		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
 		out = append(out, sh)
 	}

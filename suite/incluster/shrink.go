@@ -36,6 +36,34 @@ type Shrunk struct {
 	Stopped       string
 }
 
+// Budget bounds shrinking: Time of wall clock, Rounds of candidates
+// tried (zero: no bound); whichever is spent first stops it. Bounded by
+// rounds only, the result does not depend on the machine's speed (the
+// tests); each round removes something, so it ends anyway.
+type Budget struct {
+	Time   time.Duration
+	Rounds int
+}
+
+// start is the deadline of a budget started now (zero: none).
+func (b Budget) start() time.Time {
+	if b.Time <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(b.Time)
+}
+
+// spent says why rounds done by deadline spend b, "" while they do not.
+func (b Budget) spent(rounds int, deadline time.Time) string {
+	switch {
+	case !deadline.IsZero() && time.Now().After(deadline):
+		return fmt.Sprintf("the shrink budget (%s) is spent", b.Time)
+	case b.Rounds > 0 && rounds >= b.Rounds:
+		return fmt.Sprintf("the shrink budget (%d rounds) is spent", b.Rounds)
+	}
+	return ""
+}
+
 // shrinkBase numbers the candidates' scenarios apart from the run's own
 // (the gepcheck.dev/scenario label).
 const shrinkBase = 100_000
@@ -49,12 +77,11 @@ const shrinkBase = 100_000
 // offline shrinking does. It stops when no candidate keeps target or
 // budget is spent; each candidate's objects are deleted once judged.
 // Candidate files are written in dir.
-func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target, dir string, parallel int, budget time.Duration) Shrunk {
+func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target, dir string, parallel int, budget Budget) Shrunk {
 	out := Shrunk{From: first.Plan.File, Kind: target, Scenario: s, Result: first, File: first.Plan.File}
-	deadline := time.Now().Add(budget)
+	deadline := budget.start()
 	for round := 0; ; round++ {
-		if time.Now().After(deadline) {
-			out.Stopped = fmt.Sprintf("the shrink budget (%s) is spent", budget)
+		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
 			return out
 		}
 		cands := generators.Smaller(out.Scenario)
@@ -121,8 +148,11 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 	if p.Skip != "" {
 		return file, Result{Plan: p, Outcome: Skip, Reason: p.Skip}
 	}
-	ctx, cancel := context.WithDeadline(ctx, deadline.Add(r.timeout()))
-	defer cancel()
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(r.timeout()))
+		defer cancel()
+	}
 	res := r.VerifySteps(ctx, r.Apply(ctx, p))
 	dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer dcancel()
@@ -142,7 +172,7 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 //
 // afterStep keeps the difference after a change: a candidate that fails
 // at creation does not count.
-func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget time.Duration) Shrunk {
+func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget Budget) Shrunk {
 	out := Shrunk{From: file, Kind: target, Result: first, File: file}
 	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
@@ -156,10 +186,9 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 	}
 	out.StepsFrom, out.Steps = len(cur.Steps), len(cur.Steps)
 	out.ObjectsFrom, out.Objects = cur.Objects(), cur.Objects()
-	deadline := time.Now().Add(budget)
+	deadline := budget.start()
 	for round := 0; ; round++ {
-		if time.Now().After(deadline) {
-			out.Stopped = fmt.Sprintf("the shrink budget (%s) is spent", budget)
+		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
 			return out
 		}
 		cands := cur.Smaller(stepNumber(out.Result.Step))

@@ -1,6 +1,10 @@
 package incluster
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestStepNumber: a result's step is read back from its label.
 func TestStepNumber(t *testing.T) {
@@ -8,5 +12,31 @@ func TestStepNumber(t *testing.T) {
 		if got := stepNumber(label); got != want {
 			t.Errorf("stepNumber(%q) = %d, want %d", label, got, want)
 		}
+	}
+}
+
+// A budget of rounds is spent after that many rounds, whatever the time;
+// one of time once its deadline is past; a zero budget never.
+func TestBudget(t *testing.T) {
+	past := time.Now().Add(-time.Second)
+	for _, tc := range []struct {
+		b        Budget
+		rounds   int
+		deadline time.Time
+		want     string
+	}{
+		{Budget{Rounds: 2}, 1, time.Time{}, ""},
+		{Budget{Rounds: 2}, 2, time.Time{}, "(2 rounds) is spent"},
+		{Budget{Time: time.Minute}, 100, time.Now().Add(time.Minute), ""},
+		{Budget{Time: time.Second}, 0, past, "(1s) is spent"},
+		{Budget{}, 1000, time.Time{}, ""},
+	} {
+		got := tc.b.spent(tc.rounds, tc.deadline)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%+v after %d rounds: %q, want %q", tc.b, tc.rounds, got, tc.want)
+		}
+	}
+	if !(Budget{}).start().IsZero() || (Budget{Time: time.Minute}).start().IsZero() {
+		t.Errorf("start: a zero Time has a deadline, or a Time has none")
 	}
 }

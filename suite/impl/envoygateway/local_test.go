@@ -141,11 +141,13 @@ func TestLocalTwoImplementations(t *testing.T) {
 		}
 		return got
 	}
-	// wait polls until every check passes, or fails with the last problems.
+	// wait polls until every check passes, or fails with the last
+	// problems; the budget only ends a wait for status that never comes,
+	// generous for two controllers on a loaded 2-core machine.
 	wait := func(what string, check func() []string) {
 		t.Helper()
 		var problems []string
-		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
 			if problems = check(); len(problems) == 0 {
 				return
 			}

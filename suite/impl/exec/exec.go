@@ -135,8 +135,6 @@ func (e *Exec) observe(ctx context.Context, c observe.Case) (observe.Observation
 	if maxOut == 0 {
 		maxOut = DefaultMaxOutput
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	dir, err := os.MkdirTemp("", "gepcheck-exec-")
 	if err != nil {
 		return fail("%v", err)
@@ -167,6 +165,10 @@ func (e *Exec) observe(ctx context.Context, c observe.Case) (observe.Observation
 	if err := os.WriteFile(jsonFile, js, 0o600); err != nil {
 		return fail("%v", err)
 	}
+	// The timeout is the command's: it starts here, not before the case's
+	// files are written.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	cmd := osexec.CommandContext(ctx, e.Command[0], e.Command[1:]...)
 	proc.Contain(cmd, WaitDelay)
 	cmd.Stdin = strings.NewReader(stdin.String())

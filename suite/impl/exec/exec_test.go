@@ -46,26 +46,34 @@ func TestExecExampleAgreesWithReference(t *testing.T) {
 }
 
 // A broken implementation is reported per case, never as a pass and never
-// as a crash (issue: Robustness).
+// as a crash (issue: Robustness). The timeouts do not race the machine's
+// speed: a command that ends has a minute, and the one that must time out
+// never ends (it is killed after 2 s, long before its sleep would end).
 func TestExecFailures(t *testing.T) {
 	c := observe.Case{Name: "c", YAML: "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"}
 	for name, tc := range map[string]struct {
-		cmd  []string
-		want string
+		cmd     []string
+		timeout time.Duration
+		want    string
 	}{
-		"exit code":   {[]string{"sh", "-c", "echo boom >&2; exit 3"}, "exit status 3: boom"},
-		"garbage":     {[]string{"sh", "-c", "echo not json"}, "stdout is not an observation"},
-		"wrong shape": {[]string{"sh", "-c", `echo '{"effective": [], "surprise": 1}'`}, "unknown field"},
-		"timeout":     {[]string{"sleep", "5"}, "timed out"},
+		"exit code":   {[]string{"sh", "-c", "echo boom >&2; exit 3"}, time.Minute, "exit status 3: boom"},
+		"garbage":     {[]string{"sh", "-c", "echo not json"}, time.Minute, "stdout is not an observation"},
+		"wrong shape": {[]string{"sh", "-c", `echo '{"effective": [], "surprise": 1}'`}, time.Minute, "unknown field"},
+		"timeout":     {[]string{"sleep", "600"}, 2 * time.Second, "timed out after 2s"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := &Exec{Command: tc.cmd, Timeout: 300 * time.Millisecond}
+			t.Parallel()
+			d := &Exec{Command: tc.cmd, Timeout: tc.timeout}
+			start := time.Now()
 			obs, err := d.Observe(context.Background(), []observe.Case{c})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(obs[0].Error, tc.want) {
 				t.Errorf("error %q does not mention %q", obs[0].Error, tc.want)
+			}
+			if d := time.Since(start); d > 5*time.Minute {
+				t.Errorf("the case took %s: its command was not killed", d)
 			}
 			if len(compare.Diff(observe.Observation{}, obs[0], observe.Capabilities{})) == 0 {
 				t.Errorf("a failed case compares equal to an empty observation")

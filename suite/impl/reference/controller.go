@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,8 +132,38 @@ type Controller struct {
 
 	client client.Client
 	policy []schema.GroupVersionKind // served policy kinds
+	watch  []schema.GroupVersionKind // what a change of recomputes all
 	writes atomic.Int64
+
+	// read is what the reconcile under way read (reconciles run one at a
+	// time: controller-runtime's MaxConcurrentReconciles is 1); last is
+	// the last reconcile that ended without error.
+	read map[string]string
+	mu   sync.Mutex
+	last *Reconciled
 }
+
+// Reconciled is what one reconcile read of the watched kinds (each
+// object's resourceVersion by Kind/namespace/name) and how many writes the
+// API server accepted from it. One that read what the API server holds
+// and wrote nothing is a fixed point: no event is pending, and none of its
+// own follows (docs/cluster.md, Fanout).
+type Reconciled struct {
+	Read   map[string]string
+	Writes int64
+}
+
+// LastReconciled is the last reconcile that ended without error; nil
+// before any.
+func (c *Controller) LastReconciled() *Reconciled {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Watched are the kinds whose changes the controller reconciles on (set
+// up by Run).
+func (c *Controller) Watched() []schema.GroupVersionKind { return slices.Clone(c.watch) }
 
 // Run starts the controller and blocks until ctx is done. Policy kinds
 // whose CRD the cluster lacks are not served (and logged).
@@ -196,6 +227,7 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 			return nil, fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
 		}
 	}
+	c.watch = watch
 	return watch, nil
 }
 
@@ -247,7 +279,9 @@ func (g *group) namespaces() []string {
 }
 
 func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
-	nss, err := c.list(ctx, gvkNamespace)
+	c.read = map[string]string{}
+	before := c.writes.Load()
+	nss, err := c.listWatched(ctx, gvkNamespace)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -273,7 +307,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	}
 	// GatewayClasses of this controller belong to every group; Gateways
 	// only when their class is one of them.
-	classes, err := c.list(ctx, gvkGatewayClass)
+	classes, err := c.listWatched(ctx, gvkGatewayClass)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -295,7 +329,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	// when routes are.
 	kinds := slices.Concat([]schema.GroupVersionKind{gvkService, gvkConfigMap, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant}, c.policy)
 	for _, gvk := range kinds {
-		objs, err := c.list(ctx, gvk)
+		objs, err := c.listWatched(ctx, gvk)
 		if err != nil {
 			return reconcile.Result{}, err
 		}
@@ -316,7 +350,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			}
 		}
 	}
-	fields, err := c.list(ctx, gvkObjectFields)
+	fields, err := c.listWatched(ctx, gvkObjectFields)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -336,7 +370,20 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		c.logf("reconcile: %s", strings.Join(errs, "; "))
 		return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
 	}
+	c.mu.Lock()
+	c.last = &Reconciled{Read: c.read, Writes: c.writes.Load() - before}
+	c.mu.Unlock()
 	return reconcile.Result{}, nil
+}
+
+// listWatched lists a watched kind and records what the reconcile read
+// (Reconciled).
+func (c *Controller) listWatched(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+	objs, err := c.list(ctx, gvk)
+	for i := range objs {
+		c.read[refOf(&objs[i])] = objs[i].GetResourceVersion()
+	}
+	return objs, err
 }
 
 // parentGateway returns the Gateway (Kind/namespace/name) a route's
@@ -568,10 +615,15 @@ func conditions(cs []engine.Condition, old []any, generation int64, now metav1.T
 		if msg == "" {
 			msg = c.Reason
 		}
-		out = append(out, map[string]any{
-			"type": c.Type, "status": c.Status, "reason": c.Reason, "message": msg,
-			"observedGeneration": generation, "lastTransitionTime": ltt,
-		})
+		m := map[string]any{"type": c.Type, "status": c.Status, "reason": c.Reason, "message": msg, "lastTransitionTime": ltt}
+		// An object without metadata.generation (a Service) gets none:
+		// the API server drops observedGeneration 0 (metav1.Condition,
+		// omitempty), and status that has it would differ from the stored
+		// one on every reconcile (docs/cluster.md, Fanout).
+		if generation != 0 {
+			m["observedGeneration"] = generation
+		}
+		out = append(out, m)
 	}
 	return out
 }
@@ -853,7 +905,9 @@ func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulato
 			}
 			cp := h.DeepCopy()
 			cp.Object["spec"] = spec
-			if err := c.client.Update(ctx, cp); err != nil && !apierrors.IsConflict(err) {
+			if err := c.client.Update(ctx, cp); apierrors.IsConflict(err) {
+				continue
+			} else if err != nil {
 				return err
 			}
 			c.writes.Add(1)
@@ -865,13 +919,17 @@ func (c *Controller) writeEffective(ctx context.Context, g *group, out *simulato
 		u.SetName(v.name)
 		u.SetLabels(map[string]string{LabelManagedBy: managedBy})
 		u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: v.owner.GetAPIVersion(), Kind: v.owner.GetKind(), Name: v.owner.GetName(), UID: v.owner.GetUID()}})
-		if err := c.client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := c.client.Create(ctx, u); apierrors.IsAlreadyExists(err) {
+			continue
+		} else if err != nil {
 			return err
 		}
 		c.writes.Add(1)
 	}
 	for _, h := range have {
-		if err := c.client.Delete(ctx, h); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.client.Delete(ctx, h); apierrors.IsNotFound(err) {
+			continue
+		} else if err != nil {
 			return err
 		}
 		c.writes.Add(1)
@@ -905,5 +963,6 @@ func dnsName(s string) string {
 	return strings.Trim(s[:54], "-.") + "-" + hex.EncodeToString(h[:])[:8]
 }
 
-// Writes counts the writes the controller made (for fanout tests).
+// Writes counts the writes the API server accepted from the controller
+// (for fanout tests).
 func (c *Controller) Writes() int64 { return c.writes.Load() }

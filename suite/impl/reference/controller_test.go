@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -278,7 +279,8 @@ func (p problems) report(t *testing.T) {
 type cond struct{ typ, status, reason, message string }
 
 // checkConditions checks that got (status conditions as stored) holds
-// each of want with observedGeneration gen.
+// each of want with observedGeneration gen (none for 0, an object without
+// generation: conditions).
 func checkConditions(p *problems, where string, got []any, gen int64, want ...cond) {
 	for _, w := range want {
 		var c map[string]any
@@ -294,7 +296,9 @@ func checkConditions(p *problems, where string, got []any, gen int64, want ...co
 			p.add("%s: %s is %v (%v), want %s (%s)", where, w.typ, c["status"], c["reason"], w.status, w.reason)
 		case !strings.Contains(fmt.Sprint(c["message"]), w.message):
 			p.add("%s: %s message %q does not name %s", where, w.typ, c["message"], w.message)
-		case fmt.Sprint(c["observedGeneration"]) != fmt.Sprint(gen):
+		case gen == 0 && c["observedGeneration"] != nil:
+			p.add("%s: %s observedGeneration %v, want none (the object has no generation)", where, w.typ, c["observedGeneration"])
+		case gen != 0 && fmt.Sprint(c["observedGeneration"]) != fmt.Sprint(gen):
 			p.add("%s: %s observedGeneration %v, want the object's generation %d", where, w.typ, c["observedGeneration"], gen)
 		}
 	}
@@ -968,4 +972,19 @@ func TestStaleAffectedRemoved(t *testing.T) {
 		}
 	}
 	p.report(t)
+}
+
+// A condition of an object without generation (a Service in a real API
+// server) has no observedGeneration, as the API server stores it: one of
+// 0 differed from the stored status on every reconcile, and the local
+// fanout test caught the rewrites.
+func TestConditionsObservedGeneration(t *testing.T) {
+	cs := []engine.Condition{{Type: affected, Status: "True", Reason: "Affected"}}
+	now := metav1.Now()
+	if c := conditions(cs, nil, 0, now)[0].(map[string]any); c["observedGeneration"] != nil {
+		t.Errorf("generation 0: observedGeneration %v, want none", c["observedGeneration"])
+	}
+	if c := conditions(cs, nil, 3, now)[0].(map[string]any); c["observedGeneration"] != int64(3) {
+		t.Errorf("generation 3: observedGeneration %v, want 3", c["observedGeneration"])
+	}
 }

@@ -28,6 +28,12 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
+// stepTimeout bounds a step that should pass or fail, not error: it only
+// ends a wait for status that does not come, so it is generous for a
+// loaded 2-core machine (a step's verdict comes as soon as status agrees,
+// or disagrees for Settle).
+const stepTimeout = time.Minute
+
 // startLocal starts a local control plane with the CRDs gepcheck-reference
 // needs, or skips when its tools are not built (make tools; make ci builds
 // them and runs these tests).
@@ -90,6 +96,30 @@ func startSimulating(t *testing.T, c *cluster.Cluster, simulate func(*simulator.
 	return ctl, stop
 }
 
+// apiList lists through the API server.
+func apiList(k *cluster.Kube) lister {
+	return func(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+		return k.List(ctx, gvk, "", "")
+	}
+}
+
+// apiProbe is settled's probe in the API server, deleted when the test
+// ends.
+func apiProbe(t *testing.T, k *cluster.Kube) func(context.Context) error {
+	cms, err := k.Resource(gvkConfigMap, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cms.Delete(context.Background(), "gepcheck-fanout-probe", metav1.DeleteOptions{}) })
+	return probeConfigMap(k.Get, func(ctx context.Context, u *unstructured.Unstructured) error {
+		_, err := cms.Create(ctx, u, metav1.CreateOptions{})
+		return err
+	}, func(ctx context.Context, u *unstructured.Unstructured) error {
+		_, err := cms.Update(ctx, u, metav1.UpdateOptions{})
+		return err
+	})
+}
+
 func plan(t *testing.T, file, run string, i int, im incluster.Implementation) *incluster.Plan {
 	t.Helper()
 	p, err := incluster.NewPlan(file, incluster.TargetFor(im, run, i))
@@ -135,7 +165,7 @@ func TestLocalReference(t *testing.T) {
 	t.Run("catalogue", func(t *testing.T) {
 		ctl, stop := startReference(t, c, "")
 		defer stop()
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "cat", Opts: incluster.Options{StepTimeout: 30 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "cat", Opts: incluster.Options{StepTimeout: stepTimeout}}
 		var ran []incluster.Ran
 		for i, f := range files {
 			res := runOne(t, r, plan(t, f, "cat", i, InCluster{}), i)
@@ -157,7 +187,7 @@ func TestLocalReference(t *testing.T) {
 		}
 		ctl, stop := startReference(t, c, "")
 		defer stop()
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "fan", Opts: incluster.Options{StepTimeout: 30 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "fan", Opts: incluster.Options{StepTimeout: stepTimeout}}
 		p := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "fan", 0, InCluster{})
 		defer func() {
 			if err := r.Delete(ctx, p, 0); err != nil {
@@ -168,11 +198,29 @@ func TestLocalReference(t *testing.T) {
 		if res := r.Verify(ctx, a); res.Outcome != incluster.Pass {
 			t.Fatalf("%s: %v", res.Outcome, res.Diff)
 		}
-		time.Sleep(time.Second)
-		before := ctl.Writes()
-		time.Sleep(3 * time.Second)
-		if after := ctl.Writes(); after != before {
-			t.Errorf("nothing changed, yet the controller wrote %d times", after-before)
+		if err := settled(ctx, ctl, apiList(k), apiProbe(t, k), 2*time.Minute); err != nil {
+			t.Errorf("nothing changed, yet the controller writes: %v (%d writes in all)", err, ctl.Writes())
+		}
+	})
+
+	// A controller that rewrites its EffectivePolicies on every reconcile
+	// fails that check.
+	t.Run("fanout-mutant", func(t *testing.T) {
+		ctl, stop := startSimulating(t, c, rewritesEffective())
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "fam", Opts: incluster.Options{StepTimeout: stepTimeout}}
+		p := plan(t, "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "fam", 0, InCluster{})
+		defer func() {
+			if err := r.Delete(ctx, p, 0); err != nil {
+				t.Error(err)
+			}
+		}()
+		if res := r.Verify(ctx, r.Apply(ctx, p)); res.Outcome != incluster.Pass {
+			t.Fatalf("%s: %v", res.Outcome, res.Diff)
+		}
+		err := settled(ctx, ctl, apiList(k), apiProbe(t, k), 2*time.Minute)
+		if err == nil || !strings.Contains(err.Error(), "wrote") {
+			t.Errorf("a controller that rewrites its EffectivePolicies: %v, want a write after the probe", err)
 		}
 	})
 
@@ -181,7 +229,7 @@ func TestLocalReference(t *testing.T) {
 	t.Run("mutant", func(t *testing.T) {
 		_, stop := startReference(t, c, engine.MutantNewerWins)
 		defer stop()
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "mut", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "mut", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
 		for i, f := range []string{"../../../scenarios/gep-713/example-1-direct.yaml", "../../../scenarios/gep-713/conflict-resolution-rules.yaml"} {
 			res := runOne(t, r, plan(t, f, "mut", i, InCluster{}), i)
 			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
@@ -198,7 +246,7 @@ func TestLocalReference(t *testing.T) {
 	t.Run("stateful-mutant", func(t *testing.T) {
 		_, stop := startSimulating(t, c, keepsRejections())
 		defer stop()
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "sta", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "sta", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
 		f := "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
 		res := runOne(t, r, plan(t, f, "sta", 0, InCluster{}), 0)
 		if res.Outcome != incluster.Fail || res.Step != "step 3 (delete-established)" {
@@ -256,7 +304,9 @@ func TestLocalReference(t *testing.T) {
 			"RateLimitPolicy/limits/route-policy": {"Accepted", "True", "Accepted", ""},
 		}
 		var p problems
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		// Polled until right: the budget only bounds a controller that
+		// never gets there, generous for a loaded 2-core machine.
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
 			p = nil
 			for ref, w := range want {
 				u := &unstructured.Unstructured{}
@@ -309,13 +359,15 @@ func TestLocalReference(t *testing.T) {
 		if err := os.WriteFile(file, s.YAML(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shr", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shr", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
 		first := runOne(t, r, plan(t, file, "shr", 0, InCluster{}), 0)
 		if first.Outcome != incluster.Fail {
 			t.Fatalf("the drawn case %s against the mutant, want a failure", first.Outcome)
 		}
 		kind := compare.Kinds(first.Diff)[0]
-		sh := r.Shrink(ctx, s, first, kind, dir, 4, time.Minute)
+		// Two rounds, not a time: the verdict does not depend on the
+		// machine's speed.
+		sh := r.Shrink(ctx, s, first, kind, dir, 4, incluster.Budget{Rounds: 2})
 		if sh.Result.Outcome != incluster.Fail || !slices.Contains(compare.Kinds(sh.Result.Diff), kind) {
 			t.Errorf("shrunk case: %s %v, want a failure of kind %s", sh.Result.Outcome, sh.Result.Diff, kind)
 		}
@@ -332,14 +384,21 @@ func TestLocalReference(t *testing.T) {
 	t.Run("shrink-steps", func(t *testing.T) {
 		_, stop := startSimulating(t, c, keepsRejections())
 		defer stop()
-		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shs", Opts: incluster.Options{StepTimeout: 20 * time.Second, Settle: 2 * time.Second}}
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "shs", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
 		f := "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
 		first := runOne(t, r, plan(t, f, "shs", 0, InCluster{}), 0)
 		if first.Outcome != incluster.Fail {
 			t.Fatalf("%s against a controller that keeps rejections: %s, want a failure", f, first.Outcome)
 		}
 		kind := compare.Kinds(first.Diff)[0]
-		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, 2*time.Minute)
+		// Bounded by rounds only, it runs until nothing smaller keeps the
+		// difference (each round removes a step or an object; 30 is
+		// never reached): the result does not depend on the machine's
+		// speed.
+		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, incluster.Budget{Rounds: 30})
+		if sh.Stopped != "no smaller case keeps the difference" {
+			t.Errorf("stopped: %s, want no smaller case keeps the difference", sh.Stopped)
+		}
 		if sh.Result.Outcome != incluster.Fail || sh.StepsFrom != 6 || sh.Steps != 2 {
 			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Step)
 		}
