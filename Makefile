@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
+.PHONY: traefik-build all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -118,6 +118,13 @@ egctl: build
 ## envoy-gateway, contour and traefik at their pinned versions into ~/.cache/gepcheck/tools (once)
 tools: build
 	$(BIN) tools
+
+## traefik-build: build Traefik from scratch in a new directory with
+## gepcheck's recipe and check it as make tools checks the cached build
+## (TestTraefikBuildsFromScratch; minutes, so not in ci: run it when
+## suite/impl/traefik/build.go changes)
+traefik-build:
+	GEPCHECK_TRAEFIK_BUILD=1 $(GO) test -count=1 -timeout 60m -run 'TestTraefikBuildsFromScratch' -v ./suite/impl/traefik/
 
 ## conformance: the scenario catalogue against IMPL (reference | contour |
 ## envoy-gateway | traefik) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
