@@ -148,8 +148,12 @@ findings_reproduce() {
   if [ -z "$results" ] || [ "$(wc -l <<<"$results")" -ne 1 ]; then
     echo "FAIL: want one results-*.json under $dir, found: ${results:-none}"; return 1
   fi
-  if ! out=$("$bin" findings verify --results "$results" "$@" 2>&1); then
-    echo "FAIL: kept findings do not reproduce:"; sed 's/^/  /' <<<"$out"; return 1
-  fi
+  local code=0
+  out=$("$bin" findings verify --results "$results" "$@" 2>&1) || code=$?
+  case $code in
+    0) ;;
+    1) echo "FAIL: kept findings do not reproduce:"; sed 's/^/  /' <<<"$out"; return 1 ;;
+    *) echo "FAIL: gepcheck findings verify exited $code (not run, not judged, or bad input):"; sed 's/^/  /' <<<"$out"; return 1 ;;
+  esac
   tail -1 <<<"$out"
 }

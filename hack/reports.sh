@@ -57,9 +57,9 @@ if $check; then
   # The kept findings found offline show exactly their recorded differences
   # in the regenerated run (those found in a cluster, cluster-*, are
   # cluster-test's).
-  offline_findings=$(ls scenarios/findings/envoy-gateway/*.yaml | grep -v '/cluster-') || die "no offline kept findings of envoy-gateway"
-  # shellcheck disable=SC2086 # file names, no blanks
-  findings_reproduce "$BIN" "$new" $offline_findings || die "envoy-gateway $pinned offline: kept findings changed (gepcheck findings update records new ones)"
+  mapfile -t offline_findings < <(ls scenarios/findings/envoy-gateway/*.yaml | grep -v '/cluster-')
+  [ "${#offline_findings[@]}" -gt 0 ] || die "no offline kept findings of envoy-gateway"
+  findings_reproduce "$BIN" "$new" "${offline_findings[@]}" || die "envoy-gateway $pinned offline: kept findings changed (gepcheck findings update records new ones)"
   # The offline files of both sides: one on a side only is missing on the other.
   names=$( { ls "$new"; ls "$committed"; } | grep offline | sort -u) || die "envoy-gateway $pinned: no offline report file in $new or $committed"
   # shellcheck disable=SC2086 # file names of the report, no blanks

@@ -222,5 +222,8 @@ func ReproduceFinding(d *load.Doc, m *simulator.Model) error {
 	if err := load.DecodeStrict(d, &f); err != nil {
 		return err
 	}
+	if len(f.Spec.Differences) == 0 {
+		return &load.Error{Source: d.At("spec"), Object: d.Object(), Field: "spec.differences", Msg: "missing: a finding records the disagreements it shows"}
+	}
 	return ReproduceDisagreements(f.Spec.Differences, Disagreements(m))
 }

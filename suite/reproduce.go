@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -98,8 +99,11 @@ func jsonText(v any) string {
 	if err != nil {
 		return fmt.Sprintf("%#v", v)
 	}
+	// Numbers as written (UseNumber): no precision lost to float64.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var generic any
-	if json.Unmarshal(b, &generic) != nil {
+	if dec.Decode(&generic) != nil {
 		return string(b)
 	}
 	b, _ = json.Marshal(generic)

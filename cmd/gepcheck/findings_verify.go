@@ -21,12 +21,12 @@ import (
 // kept findings (docs/properties.md, Kept findings).
 func newFindingsVerify(stdout io.Writer, update bool) *cobra.Command {
 	var results string
-	use, short, long := "verify --results FILE [DIR|FILE...]",
+	use, short, long := "verify --results FILE FILE|DIR...",
 		"Check that kept findings show exactly the differences they record, in a run's results",
 		`verify reads the results of a run (gepcheck run --report-dir writes
 results-*.json) that included kept findings of an implementation, and
-checks that each finding given (default `+defaultFindings+`, walked; every one
-must be a case of the run) shows in that run exactly the differences it
+checks that each finding given (directories walked; every one must be a
+case of the run, judged: not skipped, not an error) shows in that run exactly the differences it
 records in spec.differences: the same kind, path, fields, object,
 condition, want and got (the reference's messages are not compared). A
 finding that changed
@@ -34,8 +34,8 @@ prints the recorded and the new differences; gepcheck findings update
 records the new ones, deliberately.
 
 Exit 0 when every finding reproduces, 1 when one changed, 2 when a
-finding is not in the results, is not a finding of an implementation, or
-no finding is given.`
+finding is not in the results or its case was not judged, is not a
+finding of an implementation, or no finding is given.`
 	if update {
 		use, short, long = "update --results FILE FILE|DIR...",
 			"Record in kept findings the differences a run's results show on them",
@@ -51,10 +51,7 @@ the change (git diff) as any other: a finding's differences are evidence.`
 				return inputError{errors.New("--results: the results file of a run that included the findings (gepcheck run --report-dir)")}
 			}
 			if len(args) == 0 {
-				if update {
-					return inputError{errors.New("name the findings to update: gepcheck findings update --results FILE FILE|DIR...")}
-				}
-				args = []string{defaultFindings}
+				return inputError{fmt.Errorf("name the findings: gepcheck findings %s --results FILE FILE|DIR...", cmd.Name())}
 			}
 			r, err := reports.ReadResults(results)
 			if err != nil {
@@ -99,58 +96,71 @@ func casesByFile(r *reports.Results) (map[string]*reports.CaseResult, error) {
 
 // verifyFindings compares (or, with update, records) each finding with
 // its case; the summary counts the findings and differences compared.
+// Every finding is matched to a judged case before anything is written.
 func verifyFindings(w io.Writer, files []findingOut, cases map[string]*reports.CaseResult, results string, update bool) error {
 	var missing, changed []string
-	compared, diffs, rewritten := 0, 0, 0
+	type pair struct {
+		f   findingOut
+		now []compare.Difference
+	}
+	var pairs []pair
 	for _, f := range files {
+		if f.Implementation == "" {
+			return inputError{fmt.Errorf("%s: a finding of a property, not of an implementation: gepcheck check verifies it", f.Path)}
+		}
 		abs, err := filepath.Abs(f.Path)
 		if err != nil {
 			return err
 		}
-		if f.Implementation == "" {
-			return inputError{fmt.Errorf("%s: a finding of a property, not of an implementation: gepcheck check verifies it", f.Path)}
-		}
 		c := cases[abs]
-		if c == nil {
+		switch {
+		case c == nil:
 			missing = append(missing, f.Path)
 			continue
+		case c.Outcome == reports.Skipped || c.Outcome == reports.Errored:
+			return inputError{fmt.Errorf("%s: the run did not judge it (%s: %s) in %s", f.Path, c.Outcome, c.Reason, results)}
+		case len(c.Differences) > 0 && len(c.Diff) == 0:
+			return inputError{fmt.Errorf("%s: its case in %s has no typed differences (diff): results written before gepcheck recorded them; run it again", f.Path, results)}
 		}
-		now := c.Diff
-		if c.Outcome == reports.Skipped || c.Outcome == reports.Errored {
-			// Not compared: the run did not judge the case.
-			now = append(now, compare.Difference{Kind: compare.Error, Got: c.Outcome + ": " + c.Reason})
-		}
-		if update {
-			did, err := findings.Update(f.Path, now)
-			if err != nil {
-				return inputError{err}
-			}
-			if did {
-				rewritten++
-				fmt.Fprintf(w, "updated     %s (%d differences)\n", ref.Printable(f.Path), len(now))
-			}
-			compared++
-			continue
-		}
-		n, err := findings.Verify(f.Path, now)
-		var re *suite.ReproduceError
-		switch {
-		case errors.As(err, &re):
-			changed = append(changed, f.Path)
-			fmt.Fprintf(w, "CHANGED     %s: %s\n", ref.Printable(f.Path), strings.ReplaceAll(err.Error(), "\n", "\n            "))
-		case err != nil:
-			return inputError{err}
-		default:
-			fmt.Fprintf(w, "reproduces  %s (%d differences)\n", ref.Printable(f.Path), n)
-		}
-		compared++
-		diffs += n
+		pairs = append(pairs, pair{f, c.Diff})
 	}
 	if len(missing) > 0 {
 		return inputError{fmt.Errorf("%d finding(s) not run in %s (each must be a case of the run, with no steps): %s", len(missing), results, strings.Join(missing, ", "))}
 	}
-	if compared == 0 {
+	if len(pairs) == 0 {
 		return inputError{errors.New("no finding compared")}
+	}
+	compared, diffs, rewritten := 0, 0, 0
+	for _, p := range pairs {
+		if update {
+			did, err := findings.Update(p.f.Path, p.now)
+			var we *findings.WriteError
+			switch {
+			case errors.As(err, &we):
+				return err // the environment's (exit 3)
+			case err != nil:
+				return inputError{err}
+			}
+			if did {
+				rewritten++
+				fmt.Fprintf(w, "updated     %s (%d differences)\n", ref.Printable(p.f.Path), len(p.now))
+			}
+			compared++
+			continue
+		}
+		n, err := findings.Verify(p.f.Path, p.now)
+		var re *suite.ReproduceError
+		switch {
+		case errors.As(err, &re):
+			changed = append(changed, p.f.Path)
+			fmt.Fprintf(w, "CHANGED     %s: %s\n", ref.Printable(p.f.Path), strings.ReplaceAll(err.Error(), "\n", "\n            "))
+		case err != nil:
+			return inputError{err}
+		default:
+			fmt.Fprintf(w, "reproduces  %s (%d differences)\n", ref.Printable(p.f.Path), n)
+		}
+		compared++
+		diffs += n
 	}
 	if update {
 		fmt.Fprintf(w, "findings update: %d of %d findings rewritten from %s\n", rewritten, compared, ref.Printable(results))

@@ -16,9 +16,10 @@ import (
 
 // verifyFixture copies a kept finding of Envoy Gateway into a temporary
 // directory and writes the results of a run that shows on it the
-// differences diff edits (nil: as recorded). It returns the finding's and
+// differences edit makes (nil: as recorded), its case as editCase leaves
+// it. It returns the finding's and
 // the results' paths.
-func verifyFixture(t *testing.T, edit func(*findings.Implementation)) (string, string) {
+func verifyFixture(t *testing.T, edit func(*findings.Implementation), editCase ...func(*reports.CaseResult)) (string, string) {
 	t.Helper()
 	data, err := os.ReadFile("../../scenarios/findings/envoy-gateway/envoy-gateway-securitypolicy-effective-setting-cors.yaml")
 	if err != nil {
@@ -40,6 +41,9 @@ func verifyFixture(t *testing.T, edit func(*findings.Implementation)) (string, s
 	c := reports.CaseResult{Name: "finding", File: file, Outcome: reports.Failed, Diff: f.Spec.Differences}
 	for _, d := range f.Spec.Differences {
 		c.Differences = append(c.Differences, d.String())
+	}
+	for _, e := range editCase {
+		e(&c)
 	}
 	r := &reports.Results{APIVersion: reports.ResultsAPIVersion, Kind: reports.ResultsKind,
 		Implementation: reports.Implementation{Name: "envoy-gateway", Version: "v1.9.1"}, Mode: "offline",
@@ -125,4 +129,64 @@ func TestFindingsVerify(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want %d naming --results", code, stderr.String(), exitBadInput)
 		}
 	})
+	// Nothing is compared, and nothing written, where the run did not
+	// judge the finding or its results carry no typed differences.
+	for _, tc := range []struct {
+		name string
+		edit func(*reports.CaseResult)
+		want string
+	}{
+		{"an error", func(c *reports.CaseResult) {
+			c.Outcome, c.Reason, c.Diff, c.Differences = reports.Errored, "egctl timed out", nil, nil
+		}, "did not judge it (error: egctl timed out)"},
+		{"skipped", func(c *reports.CaseResult) {
+			c.Outcome, c.Reason, c.Diff, c.Differences = reports.Skipped, "a feature", nil, nil
+		}, "did not judge it (skipped: a feature)"},
+		{"untyped", func(c *reports.CaseResult) { c.Diff = nil }, "no typed differences"},
+	} {
+		for _, cmd := range []string{"verify", "update"} {
+			t.Run(cmd+" "+tc.name, func(t *testing.T) {
+				file, results := verifyFixture(t, nil, tc.edit)
+				before, _ := os.ReadFile(file)
+				var stdout, stderr bytes.Buffer
+				if code := run([]string{"findings", cmd, "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitBadInput, tc.want)
+				}
+				if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+					t.Error("the finding was written")
+				}
+			})
+		}
+	}
+	t.Run("no finding named", func(t *testing.T) {
+		_, results := verifyFixture(t, nil)
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"findings", "verify", "--results", results}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "name the findings") {
+			t.Errorf("exit %d, stderr %q; want %d", code, stderr.String(), exitBadInput)
+		}
+	})
+	// update rewrites the Finding document: one with a comment line in
+	// it, or CRLF line ends, is refused, not written.
+	for name, change := range map[string]func(string) string{
+		"a comment": func(s string) string { return strings.Replace(s, "  triage:\n", "  # a note\n  triage:\n", 1) },
+		"CRLF":      func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
+	} {
+		t.Run("update, "+name, func(t *testing.T) {
+			file, results := verifyFixture(t, func(f *findings.Implementation) { f.Spec.Differences = f.Spec.Differences[:1] })
+			data, _ := os.ReadFile(file)
+			edited := change(string(data))
+			if edited == string(data) {
+				t.Fatal("nothing changed")
+			}
+			if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"findings", "update", "--results", results, file}, strings.NewReader(""), &stdout, &stderr)
+			after, _ := os.ReadFile(file)
+			if code != exitBadInput || string(after) != edited {
+				t.Errorf("exit %d (want %d), file written: %v; stderr %s", code, exitBadInput, string(after) != edited, stderr.String())
+			}
+		})
+	}
 }

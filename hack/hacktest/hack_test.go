@@ -302,6 +302,7 @@ func TestFindingsReproduce(t *testing.T) {
 	}{
 		{"reproduces", verify(0), results(1), 0, "findings verify: planted summary"},
 		{"changed", verify(1), results(1), 1, "CHANGED     planted"},
+		{"not judged", verify(2), results(1), 1, "findings verify exited 2"},
 		{"no results", verify(0), results(0), 1, "want one results-*.json"},
 		{"two results", verify(0), results(2), 1, "want one results-*.json"},
 		{"no directory", verify(0), filepath.Join(t.TempDir(), "none"), 1, "want one results-*.json"},

@@ -48,8 +48,17 @@ func Update(file string, now []compare.Difference) (bool, error) {
 	if bytes.Equal(out, parts.whole) {
 		return false, nil
 	}
-	return true, os.WriteFile(file, out, 0o644)
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		return false, &WriteError{err}
+	}
+	return true, nil
 }
+
+// WriteError is a findings file Update could not write.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // split is a findings file as reports.WriteFinding writes it: comment
 // lines, the Finding document, then "---" and the scenario.
@@ -72,6 +81,9 @@ func readImplementation(file string) (Implementation, split, error) {
 	if err != nil {
 		return f, split{}, err
 	}
+	if bytes.Contains(data, []byte("\r\n")) {
+		return f, split{}, fmt.Errorf("%s: CRLF line ends: gepcheck writes findings with LF line ends", file)
+	}
 	s := split{whole: data}
 	for bytes.HasPrefix(data[len(s.comments):], []byte("#")) {
 		end := bytes.IndexByte(data[len(s.comments):], '\n')
@@ -86,8 +98,18 @@ func readImplementation(file string) (Implementation, split, error) {
 		return f, split{}, fmt.Errorf("%s: not as gepcheck writes a finding: comment lines, the Finding document, then --- and the scenario", file)
 	}
 	s.doc, s.rest = body[:cut+1], body[cut+1:]
-	if err := yaml.UnmarshalStrict(s.doc, &f); err != nil || f.Kind != "Finding" {
-		return f, split{}, fmt.Errorf("%s: not as gepcheck writes a finding: its first document is not the Finding (%v)", file, err)
+	if err := yaml.UnmarshalStrict(s.doc, &f); err != nil {
+		return f, split{}, fmt.Errorf("%s: not as gepcheck writes a finding: its first document is not the Finding: %v", file, err)
+	}
+	if f.Kind != "Finding" {
+		return f, split{}, fmt.Errorf("%s: not as gepcheck writes a finding: its first document is a %s, not the Finding", file, f.Kind)
+	}
+	// Update writes the Finding document anew: a comment line in it
+	// would be lost.
+	for i, line := range bytes.Split(s.doc, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			return f, split{}, fmt.Errorf("%s: line %d: a comment in the Finding document, which gepcheck findings update would lose: move it to the comment lines above", file, bytes.Count(s.comments, []byte("\n"))+i+1)
+		}
 	}
 	return f, s, nil
 }
