@@ -90,7 +90,7 @@ func Read(file string) (Entry, error) {
 		}
 		out.Property, out.Kind, triage = f.Spec.Property, f.Spec.Property, f.Spec.Triage
 		for _, dis := range f.Spec.Differences {
-			out.Differences = append(out.Differences, "path "+strings.Join(dis.Path, " > "))
+			out.Differences = append(out.Differences, dis.Key())
 		}
 	}
 	if triage == nil {
