@@ -47,6 +47,31 @@ func ParseSemantics(s string) (Semantics, error) {
 	return "", fmt.Errorf("unknown semantics %q (gep713 or sticky-overrides)", s)
 }
 
+// Vocabulary selects the status conditions a policy is reported with.
+type Vocabulary string
+
+const (
+	// VocabularyMerged is GEP-713 as merged upstream (gateway-api v1.6.3,
+	// geps/gep-713/index.md, "Status reporting", Status conditions):
+	// Accepted (Accepted; Conflicted, Invalid, TargetNotFound) and, for an
+	// accepted policy only, Programmed (True: Programmed,
+	// PartiallyProgrammed; False: Reconciling, Overridden). The default.
+	VocabularyMerged Vocabulary = "merged"
+	// VocabularyDraft is the 2025 draft of GEP-713 ("Status reporting",
+	// Policy status): Accepted and Enforced (Enforced, PartiallyEnforced,
+	// Overridden).
+	VocabularyDraft Vocabulary = "draft"
+)
+
+// ParseVocabulary reads a status vocabulary name.
+func ParseVocabulary(s string) (Vocabulary, error) {
+	switch Vocabulary(s) {
+	case VocabularyMerged, VocabularyDraft:
+		return Vocabulary(s), nil
+	}
+	return "", fmt.Errorf("unknown status vocabulary %q (merged or draft)", s)
+}
+
 // Policy is one policy object as the engine sees it.
 type Policy struct {
 	// Ref names the policy: group, kind, namespace and name.
@@ -75,6 +100,8 @@ type Input struct {
 	Policies  []Policy
 	Grants    topology.Grants
 	Semantics Semantics
+	// Vocabulary selects the status conditions written; empty: merged.
+	Vocabulary Vocabulary
 	// Exclude names a policy to leave out, to answer "what would change if
 	// it were deleted" without copying the input.
 	Exclude *ref.Ref
@@ -229,6 +256,8 @@ func FindCondition(cs []Condition, typ string) (Condition, bool) {
 const (
 	TypeAccepted = "Accepted"
 	TypeEnforced = "Enforced"
+	// TypeProgrammed is merged GEP-713's second policy condition.
+	TypeProgrammed = "Programmed"
 
 	ReasonAccepted          = "Accepted"
 	ReasonConflicted        = "Conflicted"
@@ -239,4 +268,8 @@ const (
 	ReasonOverridden        = "Overridden"
 	ReasonUnknown           = "Unknown"
 	ReasonAffected          = "Affected"
+
+	ReasonProgrammed          = "Programmed"
+	ReasonPartiallyProgrammed = "PartiallyProgrammed"
+	ReasonReconciling         = "Reconciling"
 )

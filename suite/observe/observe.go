@@ -131,6 +131,10 @@ type Capabilities struct {
 	// (docs/semantics.md), which every comparison follows; empty for
 	// sticky-overrides.
 	Semantics engine.Semantics
+	// Vocabulary is the status vocabulary the implementation claims to
+	// write (engine.Vocabulary; docs/semantics.md), which every
+	// comparison follows; empty for merged GEP-713's.
+	Vocabulary engine.Vocabulary
 	// Readable, when set, is the part of a reference effective spec the
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
