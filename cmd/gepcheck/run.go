@@ -197,7 +197,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		},
 		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Shard: rf.shard, Offline: offline, ShrinkTime: rf.shrinkTime,
 		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
-		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf,
+		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf, Musts: rf.musts,
 	})
 	if err != nil {
 		return environmentOr(err)
@@ -241,8 +241,17 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 			return err
 		}
 	}
+	if rf.musts {
+		for _, m := range sum.Musts {
+			fmt.Fprintln(stdout, incluster.MustsLine(m))
+		}
+		fmt.Fprintln(stdout, incluster.MustsSummary(sum))
+	}
 	if !sum.OK() {
 		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
+	}
+	if broken := sum.MustsBroken(); len(broken) > 0 {
+		return failedError{fmt.Sprintf("MUST checks not met: %s", strings.Join(broken, ", "))}
 	}
 	return nil
 }
@@ -261,6 +270,7 @@ type runClusterFlags struct {
 	labelFilter     string
 	junit           string
 	keep, verbose   bool
+	musts           bool
 }
 
 func (f *runClusterFlags) add(cmd *cobra.Command) {
@@ -276,6 +286,7 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.randomSteps, "random-steps", 0, "in a cluster, give each random scenario up to N changes over time, applied one after the other (gepcheck gen --steps; scenarios/README.md, Steps)")
 	cmd.Flags().DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "in a cluster, time to shrink each failed random case there, one per kind of difference (0: not shrunk; random cases with steps are not)")
 	cmd.Flags().StringVar(&f.out, "out", "", "in a cluster, directory for the shrunk random cases, written as findings (default: the random cases' directory)")
+	cmd.Flags().BoolVar(&f.musts, "musts", false, "in a cluster, also judge the MUST statements of Gateway API's API reference that need a staged state (foreign conditions, 17 ancestors, invalid CA references; docs/cluster.md, MUST checks); with no scenario files, only them")
 	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
 }
 

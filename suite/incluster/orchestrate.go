@@ -63,6 +63,9 @@ type Config struct {
 	JUnitReport     string
 	Keep, Verbose   bool
 	Log             func(string)
+	// Musts, when set, also judges the MUST checks (Runner.Musts) once
+	// the scenarios have run; Files may then be empty.
+	Musts bool
 }
 
 // Summary is a finished run.
@@ -80,6 +83,8 @@ type Summary struct {
 	RandomProfile string
 	Seed          int64
 	Random        int
+	// Musts are the MUST checks' outcomes (Config.Musts).
+	Musts []MustResult
 }
 
 // Count returns how many results had outcome o.
@@ -138,8 +143,8 @@ func Run(cfg Config) (*Summary, error) {
 		more, _ := scenarios.PolicyFiles([]string{randomDir})
 		paths = append(paths, more...)
 	}
-	if len(paths) == 0 {
-		return nil, errors.New("no scenarios: pass files or directories, or --random N")
+	if len(paths) == 0 && !cfg.Musts {
+		return nil, errors.New("no scenarios: pass files or directories, --random N or --musts")
 	}
 	// Until the Ginkgo suite runs (it handles signals itself), an
 	// interrupt cancels the setup and the deferred cleanup runs.
@@ -224,12 +229,24 @@ func Run(cfg Config) (*Summary, error) {
 	logf(fmt.Sprintf("run %s: %d scenarios against %s on cluster %s (objects labelled %s)", run, len(plans), im.Name(), c.Name, sel))
 	stopSignals() // Ginkgo handles SIGINT/SIGTERM from here: it interrupts the spec and runs the cleanup.
 	s := &Suite{Runner: runner, Plans: plans, Parallel: cfg.Parallel, LabelFilter: cfg.LabelFilter, JUnitReport: cfg.JUnitReport, Verbose: cfg.Verbose, Cleanup: cleanup}
-	passed, err := s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name))
-	if err != nil {
-		return nil, err
+	passed := true
+	if len(plans) > 0 {
+		if passed, err = s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name)); err != nil {
+			return nil, err
+		}
+	}
+	var musts []MustResult
+	if cfg.Musts {
+		// Ginkgo no longer handles signals: an interrupt ends the checks,
+		// and the deferred cleanup runs.
+		mctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		start := time.Now()
+		musts = runner.Musts(mctx, len(plans))
+		stop()
+		logf(fmt.Sprintf("MUST checks: %s", time.Since(start).Round(100*time.Millisecond)))
 	}
 	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
-		Seed: cfg.Seed, Random: len(cfg.seeds)}
+		Seed: cfg.Seed, Random: len(cfg.seeds), Musts: musts}
 	if cfg.ShrinkTime > 0 && randomDir != "" {
 		// Ginkgo no longer handles signals: an interrupt ends shrinking,
 		// and the deferred cleanup runs.

@@ -130,6 +130,11 @@ type Controller struct {
 	Simulate func(m *simulator.Model, sem engine.Semantics) *simulator.Output
 	Log      func(string)
 
+	// replaceConditions, set by tests only, makes a broken status writer
+	// that replaces a policy's conditions with its own instead of merging
+	// them (mergePolicyConditions): another writer's are lost.
+	replaceConditions bool
+
 	client client.Client
 	policy []schema.GroupVersionKind // served policy kinds
 	watch  []schema.GroupVersionKind // what a change of recomputes all
@@ -642,7 +647,7 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 	status := map[string]any{}
 	if AggregatedStatus(ps.Ref) {
 		old, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-		status["conditions"] = conditions(ps.Conditions, old, o.GetGeneration(), now)
+		status["conditions"] = c.mergePolicyConditions(conditions(ps.Conditions, old, o.GetGeneration(), now), old)
 	}
 	// Ancestor entries are a map keyed by ancestorRef and controllerName
 	// (Gateway API PolicyStatus.Ancestors): other controllers' entries
@@ -665,13 +670,60 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 		ancestors = append(ancestors, map[string]any{
 			"ancestorRef":    ref,
 			"controllerName": ControllerName,
-			"conditions":     conditions(t.Conditions, prev, o.GetGeneration(), now),
+			"conditions":     c.mergePolicyConditions(conditions(t.Conditions, prev, o.GetGeneration(), now), prev),
 		})
 	}
 	if len(ancestors) > 0 || len(oldAnc) > 0 {
 		status["ancestors"] = append([]any{}, ancestors...)
 	}
 	return c.updateStatus(ctx, o, status)
+}
+
+// policyConditionTypes are the condition types this controller is
+// responsible for in a policy's status (the engine's); any other is
+// another writer's.
+var policyConditionTypes = []string{engine.TypeAccepted, engine.TypeEnforced, engine.TypeProgrammed, "ResolvedRefs"}
+
+// mergePolicyConditions merges this controller's conditions mine into
+// old, the conditions stored: Gateway API PolicyAncestorStatus.Conditions,
+// "Implementations MUST perform a read-modify-write cycle on this field
+// before modifying it. Implementations MUST NOT remove or reorder
+// Conditions that they are not directly responsible for. For example, if
+// an implementation sees a Condition with type `special.io/SomeField`, it
+// MUST NOT remove, change or update that Condition." A condition of
+// another writer stays as it is, where it is; one of this controller's
+// is replaced in place, or dropped when mine no longer has it; the rest
+// of mine follows in order.
+func (c *Controller) mergePolicyConditions(mine, old []any) []any {
+	if c.replaceConditions {
+		return mine // a broken writer, for tests: nothing of another writer kept
+	}
+	byType := map[string]any{}
+	for _, m := range mine {
+		byType[fmt.Sprint(m.(map[string]any)["type"])] = m
+	}
+	placed := map[string]bool{}
+	var out []any
+	for _, x := range old {
+		xm, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		t := fmt.Sprint(xm["type"])
+		switch n, ok := byType[t]; {
+		case ok && !placed[t]:
+			out = append(out, n)
+			placed[t] = true
+		case !ok && !slices.Contains(policyConditionTypes, t):
+			out = append(out, x)
+		}
+	}
+	for _, m := range mine {
+		if t := fmt.Sprint(m.(map[string]any)["type"]); !placed[t] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // parentRef turns Kind/namespace/name#section into a Gateway API

@@ -32,11 +32,12 @@ func (InCluster) Name() string { return "gepcheck-reference" }
 // ControllerName implements incluster.Implementation.
 func (InCluster) ControllerName() string { return ControllerName }
 
-// Capabilities implements incluster.Implementation: the kinds it serves
-// and ObjectFields; every condition; effective settings from the
-// EffectivePolicy objects it writes.
+// Capabilities implements incluster.Implementation: the kinds it serves,
+// ObjectFields and BackendTLSPolicy's wellKnownCACertificates (System is
+// a valid configuration to the engine); every condition; effective
+// settings from the EffectivePolicy objects it writes.
 func (r InCluster) Capabilities() incluster.Capabilities {
-	fs := features.Set{features.ObjectFields}
+	fs := features.Set{features.ObjectFields, features.WellKnownCACertificates}
 	for _, k := range Kinds() {
 		fs = append(fs, features.PolicyKind(k.Kind))
 	}
