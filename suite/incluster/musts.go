@@ -276,6 +276,10 @@ func (r *Runner) judgeForeign(ctx context.Context, p *Plan, set func(string, Out
 			return err
 		}
 		ancestors, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+		// The other implementation's entry is written again with the
+		// foreign conditions: an implementation that removed it
+		// (others-entries-kept) would leave nothing to plant in.
+		ancestors = withOthers(p, ancestors, got.GetGeneration())
 		now := time.Now().UTC().Format(time.RFC3339)
 		ancestors = statusrules.PlantForeign(ancestors, ctl, true, got.GetGeneration(), now)
 		ancestors = statusrules.PlantForeign(ancestors, ctl, false, got.GetGeneration(), now)
@@ -354,21 +358,24 @@ func (r *Runner) judgeAncestorsLimit(ctx context.Context, p *Plan, set func(stri
 		return s, nil
 	}
 	// Complete: the policy has the implementation's status for its
-	// generation, or every route has the implementation's parent status
-	// (it has decided on them all, and a policy status it tried to write
-	// would be there by now, or refused).
+	// generation and the list is full, or every Gateway has an entry, or
+	// the implementation's entries name no Gateway (it places the status
+	// on the Service). Otherwise the step timeout ends the wait: an
+	// implementation that runs a process per Gateway (Contour) fills the
+	// list one entry at a time.
 	done := func(v any) bool {
 		s := v.(state)
-		if ownCurrent(s.policy[0], ctl) {
-			return true
+		if !ownCurrent(s.policy[0], ctl) {
+			return false
 		}
-		for _, rt := range s.routes {
-			ps, _, _ := unstructured.NestedSlice(rt.Object, "status", "parents")
-			if !slices.ContainsFunc(ps, func(x any) bool { m, _ := x.(map[string]any); return m["controllerName"] == ctl }) {
-				return false
+		as, _, _ := unstructured.NestedSlice(s.policy[0].Object, "status", "ancestors")
+		gwEntries := 0
+		for _, a := range as {
+			if m, _ := a.(map[string]any); m["controllerName"] == ctl && statusrules.AncestorGateway(m, s.policy[0].GetNamespace()) != "" {
+				gwEntries++
 			}
 		}
-		return true
+		return len(as) >= statusrules.MaxAncestors || gwEntries == 0 || gwEntries == len(gws)
 	}
 	v, _ := r.settled(ctx, r.timeout(), read, done)
 	if v == nil {
@@ -446,11 +453,16 @@ func (r *Runner) judgeCARefs(ctx context.Context, p *Plan, set func(string, Outc
 			set(name, Error, "could not read policy "+policy)
 			return
 		}
-		if msg := statusrules.OwnCondition(u, ctl, typ, status, reason, mention...); msg != "" {
+		msg, note := statusrules.OwnCondition(u, ctl, typ, status, reason, mention...)
+		if msg != "" {
 			set(name, Fail, "policy "+policy+": "+p.Unmap(msg))
 			return
 		}
-		set(name, Pass, fmt.Sprintf("policy %s: %s=%s/%s with a message", policy, typ, status, reason))
+		detail := fmt.Sprintf("policy %s: %s=%s/%s with a message", policy, typ, status, reason)
+		if note != "" {
+			detail += "; note: " + p.Unmap(note)
+		}
+		set(name, Pass, detail)
 	}
 	judge("resolvedrefs-invalid-ca-ref", "missing", "ResolvedRefs", "False", "InvalidCACertificateRef", "gepcheck-absent-ca")
 	judge("resolvedrefs-invalid-kind", "kind", "ResolvedRefs", "False", "InvalidKind", "UnknownCABundle")

@@ -272,7 +272,7 @@ func Run(cfg Config) (*Summary, error) {
 			replay(&sum.Shrunk[i].Result)
 		}
 	}
-	ok = sum.OK()
+	ok = sum.OK() && len(sum.MustsBroken()) == 0
 	return sum, nil
 }
 

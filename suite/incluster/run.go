@@ -225,24 +225,7 @@ func (r *Runner) writeOthers(ctx context.Context, p *Plan, u *unstructured.Unstr
 			return err
 		}
 		stored, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
-		var ancestors []any
-		for _, a := range stored { // their earlier entries are replaced
-			am, _ := a.(map[string]any)
-			ar, _ := am["ancestorRef"].(map[string]any)
-			if ctl, ok := p.Others[fmt.Sprint(ar["namespace"], "/", ar["name"])]; !ok || am["controllerName"] != ctl {
-				ancestors = append(ancestors, a)
-			}
-		}
-		now := time.Now().UTC().Format(time.RFC3339)
-		for _, gw := range slices.Sorted(maps.Keys(p.Others)) {
-			ns, name, _ := strings.Cut(gw, "/")
-			ancestors = append(ancestors, map[string]any{
-				"ancestorRef":    map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": ns, "name": name},
-				"controllerName": p.Others[gw],
-				"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "observedGeneration": got.GetGeneration(),
-					"lastTransitionTime": now, "message": "written by gepcheck as another implementation"}},
-			})
-		}
+		ancestors := withOthers(p, stored, got.GetGeneration())
 		if err := unstructured.SetNestedSlice(got.Object, ancestors, "status", "ancestors"); err != nil {
 			return err
 		}
@@ -253,6 +236,30 @@ func (r *Runner) writeOthers(ctx context.Context, p *Plan, u *unstructured.Unstr
 		return fmt.Errorf("write the status of another implementation on %s %s: %w", u.GetKind(), objName(u), err)
 	}
 	return nil
+}
+
+// withOthers is stored with the entries of the implementations of
+// p.Others (an Accepted condition for generation) in place of theirs.
+func withOthers(p *Plan, stored []any, generation int64) []any {
+	var ancestors []any
+	for _, a := range stored { // their earlier entries are replaced
+		am, _ := a.(map[string]any)
+		ar, _ := am["ancestorRef"].(map[string]any)
+		if ctl, ok := p.Others[fmt.Sprint(ar["namespace"], "/", ar["name"])]; !ok || am["controllerName"] != ctl {
+			ancestors = append(ancestors, a)
+		}
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, gw := range slices.Sorted(maps.Keys(p.Others)) {
+		ns, name, _ := strings.Cut(gw, "/")
+		ancestors = append(ancestors, map[string]any{
+			"ancestorRef":    map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": ns, "name": name},
+			"controllerName": p.Others[gw],
+			"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "observedGeneration": generation,
+				"lastTransitionTime": now, "message": "written by gepcheck as another implementation"}},
+		})
+	}
+	return ancestors
 }
 
 // readBack reads p's scenario objects as stored.

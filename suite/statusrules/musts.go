@@ -238,6 +238,12 @@ func AncestorsFull(policy *unstructured.Unstructured, gateways, routes []*unstru
 	return limit, signal, ""
 }
 
+// AncestorGateway is "namespace/name" of the Gateway an ancestor entry
+// names, or "" for another kind.
+func AncestorGateway(e map[string]any, policyNamespace string) string {
+	return ancestorGateway(e, policyNamespace)
+}
+
 // signalled: a condition on Gateway g (status.conditions,
 // status.listeners[].conditions) or in controller's parent entry for g of
 // a route names the policy in its message.
@@ -291,7 +297,12 @@ func signalled(g *unstructured.Unstructured, routes []*unstructured.Unstructured
 // unknown or unsupported") and WellKnownCACertificates ("the
 // implementation MUST ensure the `Accepted` Condition on the
 // BackendTLSPolicy is set to `status: False`, with a Reason `Invalid`").
-func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, reason string, mention ...string) string {
+//
+// broken says what breaks the statement; note, when it holds, says which
+// of mention a message does not name: the text asks that with a lower-case
+// "must" ("the Message of the Condition must indicate which reference is
+// invalid and why"), not a MUST, so it is reported, not judged.
+func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, reason string, mention ...string) (broken, note string) {
 	ancestors, _, _ := unstructured.NestedSlice(policy.Object, "status", "ancestors")
 	n := 0
 	for _, a := range ancestors {
@@ -309,20 +320,20 @@ func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, re
 		key := entryKey(am)
 		switch {
 		case c == nil:
-			return fmt.Sprintf("no %s condition in the entry %s: %s", typ, key, describeConditions(am))
+			return fmt.Sprintf("no %s condition in the entry %s: %s", typ, key, describeConditions(am)), ""
 		case str(c["status"]) != status || str(c["reason"]) != reason:
-			return fmt.Sprintf("%s=%s/%s in the entry %s, want %s/%s", typ, str(c["status"]), str(c["reason"]), key, status, reason)
+			return fmt.Sprintf("%s=%s/%s in the entry %s, want %s/%s", typ, str(c["status"]), str(c["reason"]), key, status, reason), ""
 		case strings.TrimSpace(str(c["message"])) == "":
-			return fmt.Sprintf("%s=%s/%s without a message in the entry %s", typ, status, reason, key)
+			return fmt.Sprintf("%s=%s/%s without a message in the entry %s", typ, status, reason, key), ""
 		}
 		for _, m := range mention {
-			if !strings.Contains(str(c["message"]), m) {
-				return fmt.Sprintf("%s message %q does not name %s", typ, str(c["message"]), m)
+			if !strings.Contains(str(c["message"]), m) && note == "" {
+				note = fmt.Sprintf("the message %q does not name %s", str(c["message"]), m)
 			}
 		}
 	}
 	if n == 0 {
-		return "no ancestor entry of the implementation's"
+		return "no ancestor entry of the implementation's", ""
 	}
-	return ""
+	return "", note
 }
