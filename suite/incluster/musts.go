@@ -14,6 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -96,7 +97,7 @@ func (r *Runner) Musts(ctx context.Context, index int) []MustResult {
 		judge func(ctx context.Context, p *Plan, set func(string, Outcome, string))
 	}{
 		{"foreign-conditions.yaml", []string{"foreign-conditions-own-entry", "foreign-conditions-others-entry"}, r.judgeForeign},
-		{"ancestors-limit.yaml", []string{"ancestors-limit", "ancestors-full-signalled"}, r.judgeAncestorsLimit},
+		{"ancestors-limit.yaml", []string{"ancestors-limit", "ancestors-full-signalled"}, nil},
 		{"ca-refs.yaml", []string{"resolvedrefs-invalid-ca-ref", "resolvedrefs-invalid-kind", "well-known-cas-unrecognized", "well-known-cas-unsupported"}, r.judgeCARefs},
 	}
 	dir, err := os.MkdirTemp("", "gepcheck-musts-")
@@ -107,6 +108,9 @@ func (r *Runner) Musts(ctx context.Context, index int) []MustResult {
 		return r.mustResults(results)
 	}
 	defer os.RemoveAll(dir)
+	// Status writes the API server refuses as invalid are counted from
+	// here (ancestors-limit).
+	refusedBefore, refusedErr := r.RefusedWrites(ctx)
 	var wg sync.WaitGroup
 	for i, c := range checks {
 		data, err := mustFiles.ReadFile("musts/" + c.file)
@@ -158,6 +162,10 @@ func (r *Runner) Musts(ctx context.Context, index int) []MustResult {
 			}()
 			if a := r.Apply(ctx, p); a.Err != nil {
 				setAll(c.names, Error, "apply: "+a.Err.Error())
+				return
+			}
+			if c.file == "ancestors-limit.yaml" {
+				r.judgeAncestorsLimit(ctx, p, set, refusedBefore, refusedErr)
 				return
 			}
 			c.judge(ctx, p, set)
@@ -328,7 +336,13 @@ func (r *Runner) judgeForeign(ctx context.Context, p *Plan, set func(string, Out
 // judgeAncestorsLimit: once the implementation has decided on every
 // Gateway and route, and the policy's status has held still (or the step
 // timeout passed), judge statusrules.AncestorsFull.
-func (r *Runner) judgeAncestorsLimit(ctx context.Context, p *Plan, set func(string, Outcome, string)) {
+//
+// A write of a 17th entry is refused by the API server and leaves nothing
+// stored: the status writes of BackendTLSPolicy it refused as invalid
+// since refusedBefore (kube-apiserver's apiserver_request_total, code
+// 422) show it. Where /metrics cannot be read (refusedErr), only the
+// stored status is judged, and the result says so.
+func (r *Runner) judgeAncestorsLimit(ctx context.Context, p *Plan, set func(string, Outcome, string), refusedBefore float64, refusedErr error) {
 	ctl := r.Impl.ControllerName()
 	pol := policyNamed(p, "tls-limit-policy")
 	var gws, routes []*unstructured.Unstructured
@@ -392,10 +406,19 @@ func (r *Runner) judgeAncestorsLimit(ctx context.Context, p *Plan, set func(stri
 			n++
 		}
 	}
-	if limit != "" {
+	refused, err := r.RefusedWrites(ctx)
+	if err == nil {
+		err = refusedErr
+	}
+	switch {
+	case limit != "":
 		set("ancestors-limit", Fail, p.Unmap(limit))
-	} else {
-		set("ancestors-limit", Pass, fmt.Sprintf("%d entries of the implementation's for 17 Gateways", n))
+	case err == nil && refused > refusedBefore:
+		set("ancestors-limit", Fail, fmt.Sprintf("%d entries of the implementation's for 17 Gateways, and %v status writes of BackendTLSPolicy refused by the API server as invalid (a 17th entry: MaxItems=16)", n, refused-refusedBefore))
+	case err != nil:
+		set("ancestors-limit", Pass, fmt.Sprintf("%d entries of the implementation's for 17 Gateways (writes the API server refused not counted: %v)", n, err))
+	default:
+		set("ancestors-limit", Pass, fmt.Sprintf("%d entries of the implementation's for 17 Gateways, no status write refused", n))
 	}
 	switch {
 	case na != "":
@@ -505,4 +528,20 @@ func MustsSummary(s *Summary) string {
 		n[m.Outcome]++
 	}
 	return fmt.Sprintf("musts for %s on %s: %d met, %d broken, %d errors, %d not applicable", s.Impl, s.Cluster, n[Pass], n[Fail], n[Error], n[Skip])
+}
+
+// RefusedWrites reads kube-apiserver's /metrics: the status writes of
+// BackendTLSPolicy it refused as invalid (statusrules.RefusedStatusWrites).
+func (r *Runner) RefusedWrites(ctx context.Context) (float64, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(r.Kube.Cluster.Config)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cluster.Timeouts.StatusRead)
+	defer cancel()
+	data, err := dc.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("kube-apiserver's /metrics: %w", err)
+	}
+	return statusrules.RefusedStatusWrites(data, "backendtlspolicies"), nil
 }

@@ -77,7 +77,11 @@ func ForeignKept(planted, got []any, controller string, own bool) string {
 		if !ok || (str(am["controllerName"]) == controller) != own {
 			continue
 		}
-		n++
+		if own {
+			n += len(foreignOf(am))
+		} else {
+			n++
+		}
 		key := entryKey(am)
 		now, ok := byKey[key]
 		if !ok {
@@ -336,4 +340,27 @@ func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, re
 		return "no ancestor entry of the implementation's", ""
 	}
 	return "", note
+}
+
+// RefusedStatusWrites sums, in the text exposition of kube-apiserver's
+// /metrics, apiserver_request_total of the status subresource of resource
+// (plural, e.g. backendtlspolicies) answered 422 (Unprocessable Entity:
+// the object is invalid, as a status with more than MaxAncestors entries
+// is). A write the API server refuses leaves nothing in the stored object;
+// this count is what shows it was tried. Lines that do not parse are
+// skipped.
+func RefusedStatusWrites(metrics []byte, resource string) float64 {
+	var sum float64
+	for line := range strings.SplitSeq(string(metrics), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") ||
+			!strings.Contains(line, `resource="`+resource+`"`) || !strings.Contains(line, `subresource="status"`) || !strings.Contains(line, `code="422"`) {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		var v float64
+		if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
+			sum += v
+		}
+	}
+	return sum
 }

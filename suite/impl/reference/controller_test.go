@@ -988,3 +988,23 @@ func TestConditionsObservedGeneration(t *testing.T) {
 		t.Errorf("generation 3: observedGeneration %v, want 3", c["observedGeneration"])
 	}
 }
+
+// Gateway API PolicyAncestorStatus.Conditions: another writer's
+// conditions stay, unchanged and in their order; the controller's own are
+// replaced in place, dropped when gone, and the new ones follow. The
+// broken writer (replaceConditions) keeps nothing of another writer's.
+func TestMergePolicyConditions(t *testing.T) {
+	c := func(typ, status string) map[string]any { return map[string]any{"type": typ, "status": status} }
+	old := []any{c("special.io/SomeField", "True"), c("Accepted", "True"), c("Enforced", "True"), c("Other", "False"), c("special.io/OtherField", "True")}
+	mine := []any{c("Accepted", "False"), c("ResolvedRefs", "False")}
+	want := []any{c("special.io/SomeField", "True"), c("Accepted", "False"), c("Other", "False"), c("special.io/OtherField", "True"), c("ResolvedRefs", "False")}
+	if got := (&Controller{}).mergePolicyConditions(mine, old); !reflect.DeepEqual(got, want) {
+		t.Errorf("merged:\n got %v\nwant %v", got, want)
+	}
+	if got := (&Controller{replaceConditions: true}).mergePolicyConditions(mine, old); !reflect.DeepEqual(got, mine) {
+		t.Errorf("the broken writer: %v", got)
+	}
+	if got := (&Controller{}).mergePolicyConditions(mine, nil); !reflect.DeepEqual(got, mine) {
+		t.Errorf("nothing stored: %v", got)
+	}
+}

@@ -3,6 +3,7 @@ package reference
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,16 +83,21 @@ func keepsRejections() func(*simulator.Model, engine.Semantics) *simulator.Outpu
 // startSimulating starts gepcheck-reference computing with simulate (the
 // reference engine when nil).
 func startSimulating(t *testing.T, c *cluster.Cluster, simulate func(*simulator.Model, engine.Semantics) *simulator.Output) (ctl *Controller, stop func()) {
+	return startController(t, &Controller{Config: c.Config, Simulate: simulate})
+}
+
+// startController runs ctl in this process until the test (or stop) ends
+// it.
+func startController(t *testing.T, ctl *Controller) (*Controller, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ctl = &Controller{Config: c.Config, Simulate: simulate}
 	go func() {
 		defer close(done)
 		if err := ctl.Run(ctx); err != nil {
 			t.Error(err)
 		}
 	}()
-	stop = func() { cancel(); <-done }
+	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
 	return ctl, stop
 }
@@ -178,6 +184,74 @@ func TestLocalReference(t *testing.T) {
 		// each skip has a reason incluster.SkipReasons names.
 		skipped := localtest.ExpectCatalogue(t, files, ran, incluster.TargetFor(InCluster{}, "cat", 0))
 		t.Logf("%d of %d scenarios passed, %d skipped; the controller made %d writes", len(files)-skipped, len(files), skipped, ctl.Writes())
+	})
+
+	// The MUST checks of Gateway API's API reference (incluster.Musts):
+	// gepcheck-reference keeps another writer's conditions in its own
+	// entry and the other controller's entry, in order, after it writes
+	// for a new generation, and has at most 16 entries; a broken status
+	// writer that replaces its entry's conditions instead of merging them
+	// is caught (foreign-conditions-own-entry), and only it.
+	for _, tc := range []struct {
+		name    string
+		replace bool
+		want    map[string]incluster.Outcome
+	}{
+		{"musts", false, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Pass, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
+		{"musts-mutant", true, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Fail, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stop := startController(t, &Controller{Config: c.Config, replaceConditions: tc.replace})
+			defer stop()
+			r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: tc.name, Opts: incluster.Options{StepTimeout: stepTimeout}}
+			for _, m := range r.Musts(ctx, 0) {
+				if want, ok := tc.want[m.Name]; ok && m.Outcome != want {
+					t.Errorf("%s: %s, want %s: %s", m.Name, m.Outcome, want, m.Detail)
+				}
+				t.Log(incluster.MustsLine(m))
+			}
+		})
+	}
+
+	// A status with a 17th ancestor entry is refused by the API server
+	// (PolicyStatus.Ancestors, MaxItems=16), and the runner counts the
+	// refusal (ancestors-limit: a write of a 17th entry leaves nothing
+	// stored).
+	t.Run("refused-writes", func(t *testing.T) {
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "refused"}
+		before, err := r.RefusedWrites(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
+			"metadata": map[string]any{"name": "seventeen", "namespace": "default"},
+			"spec": map[string]any{"targetRefs": []any{map[string]any{"group": "", "kind": "Service", "name": "svc"}},
+				"validation": map[string]any{"hostname": "svc.example.com", "wellKnownCACertificates": "System"}}}}
+		res, err := k.Resource(pol.GroupVersionKind(), "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := res.Create(ctx, pol, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = res.Delete(context.Background(), "seventeen", metav1.DeleteOptions{}) }()
+		var as []any
+		for i := range 17 {
+			as = append(as, map[string]any{"ancestorRef": map[string]any{"name": fmt.Sprintf("gw-%d", i)}, "controllerName": ControllerName,
+				"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "m", "lastTransitionTime": "2026-01-01T00:00:00Z"}}})
+		}
+		_ = unstructured.SetNestedSlice(got.Object, as, "status", "ancestors")
+		if _, err := res.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err == nil {
+			t.Fatal("the API server stored 17 ancestor entries")
+		}
+		after, err := r.RefusedWrites(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after != before+1 {
+			t.Errorf("refused status writes: %v before, %v after one refused", before, after)
+		}
 	})
 
 	t.Run("fanout", func(t *testing.T) {
