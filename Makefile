@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: traefik-build all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
+.PHONY: traefik-build all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance musts chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -125,6 +125,14 @@ tools: build
 ## suite/impl/traefik/build.go changes)
 traefik-build:
 	GEPCHECK_TRAEFIK_BUILD=1 $(GO) test -count=1 -timeout 60m -run 'TestTraefikBuildsFromScratch' -v ./suite/impl/traefik/
+
+## musts: the MUST checks of Gateway API's API reference in a cluster
+## (gepcheck run --musts) against gepcheck-reference, Envoy Gateway,
+## Contour and Traefik on the local control plane, each check's outcome
+## as docs/cluster.md records it (about 3 minutes warm; ci runs
+## gepcheck-reference's only, in TestLocalReference)
+musts: build tools
+	./hack/musts.sh $(BIN)
 
 ## conformance: the scenario catalogue against IMPL (reference | contour |
 ## envoy-gateway | traefik) in CLUSTER (local | kind | kubeconfig), JUnit to JUNIT
