@@ -62,6 +62,7 @@ func TestBadFlags(t *testing.T) {
 		{"check", "testdata/empty-dir-does-not-exist"},
 		{"fuzz", "--profile", "nope", "--checks", "1"},
 		{"run", "--impl", "exec", "--exec-command", "./no-such-command", "../../scenarios/gep-713/example-1-direct.yaml"},
+		{"run", "--impl", "reference", "--musts", "../../scenarios/gep-713/example-1-direct.yaml"}, // the MUST checks need a cluster
 		{"simulate", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--max-bytes", "0"},
 		{"simulate"},
 		{"simulate", "-f", "testdata/does-not-exist.yaml"},

@@ -76,6 +76,9 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
+			if rf.musts && cf.cluster == "" {
+				return inputError{errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
+			}
 			if cf.cluster != "" {
 				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem, &rep)
 			}
