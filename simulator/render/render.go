@@ -48,7 +48,7 @@ func Data(w io.Writer, format string, v any) error {
 // Simulation prints an Output as tables.
 func Simulation(w io.Writer, out *simulator.Output) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", clean(string(out.Semantics)))
+	fmt.Fprintf(tw, "EFFECTIVE POLICIES (%s)\n", Reading(out))
 	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
 	if len(out.EffectivePolicies) == 0 {
 		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
@@ -58,13 +58,14 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POLICIES")
-	fmt.Fprintln(tw, "POLICY\tSTRATEGY\tACCEPTED\tENFORCED\tMESSAGE")
+	programmed := engine.ProgrammedType(out.StatusVocabulary)
+	fmt.Fprintf(tw, "POLICY\tSTRATEGY\tACCEPTED\t%s\tMESSAGE\n", strings.ToUpper(programmed))
 	for _, p := range out.Policies {
 		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		if !hasAcc {
 			acc.Status, acc.Reason = "-", "-"
 		}
-		enf, hasEnf := engine.FindCondition(p.Conditions, engine.TypeEnforced)
+		enf, hasEnf := engine.FindCondition(p.Conditions, programmed)
 		msg := acc.Message
 		enfs := "-"
 		if hasEnf {
@@ -95,6 +96,21 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// Reading names what produced out: its profiles, its path semantics and
+// its status vocabulary ("profiles: color-inherited; semantics: gep713;
+// status vocabulary: merged").
+func Reading(out *simulator.Output) string {
+	profiles := "-"
+	if len(out.Profiles) > 0 {
+		profiles = strings.Join(out.Profiles, ", ")
+	}
+	vocab := out.StatusVocabulary
+	if vocab == "" {
+		vocab = engine.VocabularyMerged
+	}
+	return clean(fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, out.Semantics, vocab))
 }
 
 // Provenance renders field=policy pairs in field order.
