@@ -77,7 +77,7 @@ def main():
         key = ref("ColorPolicy", ns, name)
         if key in won:
             conds = [{"type": "Accepted", "status": "True", "reason": "Accepted"},
-                     {"type": "Enforced", "status": "True", "reason": "Enforced"}]
+                     {"type": "Programmed", "status": "True", "reason": "Programmed"}]
         elif key in lost:
             conds = [{"type": "Accepted", "status": "False", "reason": "Conflicted"}]
         else:

@@ -483,8 +483,19 @@ func TestExample2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "`make demo` prints, among the rest:\n\n```\n"+strings.Join(want, "\n")+"\n```\n") {
-		t.Errorf("README.md no longer shows Example 2's table as make demo prints it")
+	// README shows the header, the effective policies and the policies'
+	// status (merged GEP-713's Programmed) as make demo prints them.
+	var b bytes.Buffer
+	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	shown := strings.Join(lines[:1+len(want)+1+6], "\n")
+	if !strings.Contains(shown, strings.Join(want, "\n")) || !strings.Contains(shown, "True/PartiallyProgrammed") {
+		t.Fatalf("make demo's first lines changed:\n%s", shown)
+	}
+	if !strings.Contains(string(readme), "`make demo` prints, among the rest:\n\n```\n"+shown+"\n```\n") {
+		t.Errorf("README.md no longer shows Example 2's tables as make demo prints them:\n%s", shown)
 	}
 }
 

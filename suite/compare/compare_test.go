@@ -69,6 +69,15 @@ func TestDiff(t *testing.T) {
 		{"extra condition", rejected(), rejected(observe.Condition{Type: "Enforced", Status: "True", Reason: "Enforced"}, observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}), observe.Capabilities{}, []string{
 			`policy ColorPolicy/default/p1 Enforced: want no such condition, got True/Enforced`,
 		}},
+		// A condition the texts do not settle (docs/semantics.md: a
+		// policy that sets no value) is not judged; the Accepted beside
+		// it is.
+		{"undefined", observe.Observation{Policies: []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: []observe.Condition{
+			{Type: "Accepted", Status: "True", Reason: "Accepted"},
+			{Type: "Programmed", Status: "False", Reason: "Overridden", Undefined: "the policy sets no value"},
+		}}}}, rejected(observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}), observe.Capabilities{}, []string{
+			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got False/Invalid`,
+		}},
 		{"conditions not compared", a, b, observe.Capabilities{Conditions: []string{"Enforced"}}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
 		}},
