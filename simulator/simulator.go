@@ -116,6 +116,19 @@ type Output struct {
 	LimitErrors []*engine.LimitError `json:"-"`
 }
 
+// Reading names what produced an answer: the path semantics, the status
+// vocabulary and the profile of each policy kind (docs/output.md).
+type Reading struct {
+	Semantics        engine.Semantics  `json:"semantics"`
+	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
+	Profiles         []string          `json:"profiles"`
+}
+
+// Reading is the reading that produced o.
+func (o *Output) Reading() Reading {
+	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, Profiles: o.Profiles}
+}
+
 // LoadFiles reads paths ("-" is stdin) and builds the model.
 func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
 	docs, err := load.ReadLimited(paths, stdin, opts.Limits)

@@ -218,6 +218,7 @@ func TestTarget(t *testing.T) {
 			x:    &simulator.TargetExplanation{Target: "S/n/x"},
 			want: []string{
 				"S/n/x",
+				"  reading:                  profiles: -; semantics: ; status vocabulary: merged",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  (none)",
 				"  paths through it:         0",
@@ -229,6 +230,7 @@ func TestTarget(t *testing.T) {
 			name: "two paths",
 			x: &simulator.TargetExplanation{
 				Target:     "S/n/b",
+				Reading:    simulator.Reading{Semantics: engine.GEP713, StatusVocabulary: engine.VocabularyDraft, Profiles: []string{"cp"}},
 				AffectedBy: []string{"CP/n/p1", "CP/n/p2"},
 				Paths:      out.EffectivePolicies,
 				Decisions: []simulator.PathDecisions{{
@@ -239,6 +241,7 @@ func TestTarget(t *testing.T) {
 			},
 			want: []string{
 				"S/n/b",
+				"  reading:                  profiles: cp; semantics: gep713; status vocabulary: draft",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  CP/n/p1, CP/n/p2",
 				"  paths through it:         2",
@@ -280,7 +283,8 @@ func TestPolicy(t *testing.T) {
 			// in effect on, and lost color on another.
 			name: "in effect, beaten, if deleted",
 			x: &simulator.PolicyExplanation{
-				Policy: "CP/n/p1",
+				Policy:  "CP/n/p1",
+				Reading: simulator.Reading{Semantics: engine.StickyOverrides, StatusVocabulary: engine.VocabularyDraft, Profiles: []string{"cp"}},
 				Status: engine.PolicyStatus{
 					Ref:      "CP/n/p1",
 					Strategy: "Atomic defaults",
@@ -315,6 +319,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/p1  (Atomic defaults)",
+				"  reading: profiles: cp; semantics: sticky-overrides; status vocabulary: draft",
 				"  Accepted=True                 Accepted           Policy has been accepted",
 				"  Enforced=True                 PartiallyEnforced  beaten by CP/n/p2",
 				"  target G/n/g1: Accepted=True  Accepted           Policy has been accepted",
@@ -345,6 +350,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/p4  (Atomic defaults)",
+				"  reading: profiles: -; semantics: ; status vocabulary: merged",
 				"  Accepted=True   Accepted    Policy has been accepted",
 				"  Enforced=False  Overridden  overridden by CP/n/p3",
 				"  stacked on 1 path(s), in effect on 0",
@@ -362,6 +368,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/bad  ()",
+				"  reading: profiles: -; semantics: ; status vocabulary: merged",
 				"  Accepted=False  Invalid  spec.color: must be a string",
 				"  stacked on 0 path(s), in effect on 0",
 				"  if deleted: no effective policy changes",
@@ -570,6 +577,7 @@ func TestControlCharacters(t *testing.T) {
 	}
 	checkLines(t, b.String(), []string{
 		`CP/n/p\t1  (Atomic defaults)`,
+		"  reading: profiles: -; semantics: ; status vocabulary: merged",
 		"  stacked on 0 path(s), in effect on 1",
 		`    G/n/g > R/n/r\n1 > S/n/b  sets a\tb`,
 		`  a\tb beaten by CP/n/q on 1 path(s):`,
@@ -590,6 +598,7 @@ func TestControlCharacters(t *testing.T) {
 	}
 	checkLines(t, b.String(), []string{
 		`R/n/r\n1`,
+		"  reading:                  profiles: -; semantics: ; status vocabulary: merged",
 		"  targeted directly by:     (none)",
 		`  reported as affected by:  CP/n/p\t1`,
 		"  paths through it:         1",

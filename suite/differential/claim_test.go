@@ -241,13 +241,20 @@ func TestExtraMeaning(t *testing.T) {
 			Got:  obs("P/ns/p", observe.Condition{Type: "Accepted", Status: "True", Reason: "Accepted"}, overridden, merged),
 		})
 	}
-	if _, defined, contradicts := s.Meaning("Overridden=True/Overridden"); !defined || contradicts != 2 {
-		t.Errorf("Overridden: defined %v, contradicts %d; want defined, 2 of 3 (the reference has the policy enforced)", defined, contradicts)
+	// The reference's condition in merged GEP-713's words reads the same.
+	for _, c := range []struct{ status, reason string }{{"True", "PartiallyProgrammed"}, {"False", "Overridden"}, {"True", "Programmed"}} {
+		s.countExtra(Disagreement{
+			Want: obs("P/ns/p", observe.Condition{Type: "Programmed", Status: c.status, Reason: c.reason}),
+			Got:  obs("P/ns/p", observe.Condition{Type: "Accepted", Status: "True", Reason: "Accepted"}, overridden, merged),
+		})
+	}
+	if _, defined, contradicts := s.Meaning("Overridden=True/Overridden"); !defined || contradicts != 4 {
+		t.Errorf("Overridden: defined %v, contradicts %d; want defined, 4 of 6 (the reference has the policy enforced)", defined, contradicts)
 	}
 	if _, defined, _ := s.Meaning("Merged=True/Merged"); defined {
 		t.Errorf("Merged: defined by GEP-713, want not")
 	}
-	if s.Extra["Merged=True/Merged"] != 3 || s.Extra["Accepted=True/Accepted"] != 0 {
-		t.Errorf("counts %v, want Merged 3 and no Accepted", s.Extra)
+	if s.Extra["Merged=True/Merged"] != 6 || s.Extra["Accepted=True/Accepted"] != 0 {
+		t.Errorf("counts %v, want Merged 6 and no Accepted", s.Extra)
 	}
 }

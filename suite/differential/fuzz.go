@@ -128,14 +128,14 @@ func (s *Summary) countExtra(r Disagreement) {
 	enforced := map[string]string{}
 	for _, p := range r.Want.Policies {
 		for _, c := range p.Conditions {
-			if c.Type == "Enforced" {
-				enforced[p.Ref] = c.Status + "/" + c.Reason
+			if c.Type == "Enforced" || c.Type == "Programmed" {
+				enforced[p.Ref] = c.Status + "/" + draftReason[c.Reason]
 			}
 		}
 	}
 	for _, p := range r.Got.Policies {
 		for _, c := range p.Conditions {
-			if c.Type == "Accepted" || c.Type == "Enforced" {
+			if c.Type == "Accepted" || c.Type == "Enforced" || c.Type == "Programmed" {
 				continue
 			}
 			k := c.Type + "=" + c.Status + "/" + c.Reason
@@ -150,6 +150,16 @@ func (s *Summary) countExtra(r Disagreement) {
 			s.ExtraVsReference[k][ref]++
 		}
 	}
+}
+
+// draftReason is the reason of the reference's Enforced or Programmed
+// condition in the draft's words, which Meanings are written in: merged
+// GEP-713's Programmed and PartiallyProgrammed are the draft's Enforced and
+// PartiallyEnforced (docs/semantics.md, Status vocabularies).
+var draftReason = map[string]string{
+	"Programmed": "Enforced", "PartiallyProgrammed": "PartiallyEnforced",
+	"Enforced": "Enforced", "PartiallyEnforced": "PartiallyEnforced",
+	"Overridden": "Overridden", "Unknown": "Unknown",
 }
 
 // A Meaning is what GEP-713 says a condition an implementation writes
