@@ -144,3 +144,61 @@ spec:
 		}
 	}
 }
+
+// No path through g2 reaches an effective target (it has no routes): the
+// condition is Unknown in merged GEP-713's words (no reason of the text
+// fits), the draft's False/Unknown, and Undefined in both, which no
+// comparison judges (docs/semantics.md, Status vocabularies).
+func TestUnreachedUndefined(t *testing.T) {
+	docs := joinDocs(example2[0], example2[1], example2[2], example2[3], example2[7], `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: lonely}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g2}]
+  color: pink`)
+	for _, c := range []struct {
+		vocab               engine.Vocabulary
+		typ, status, reason string
+	}{
+		{engine.VocabularyMerged, "Programmed", "Unknown", "Unknown"},
+		{engine.VocabularyDraft, "Enforced", "False", "Unknown"},
+	} {
+		out := loadYAML(t, docs, Options{Profiles: []string{"color-inherited"}, Vocabulary: c.vocab}).Run(engine.StickyOverrides, nil)
+		checkCondition(t, out, "ColorPolicy/default/lonely", "", c.typ, c.status, c.reason, "no path reaches an effective target")
+		cond, _ := engine.FindCondition(policyStatus(t, out, "ColorPolicy/default/lonely").Conditions, c.typ)
+		if cond.Undefined == "" {
+			t.Errorf("%s: %+v not marked Undefined", c.vocab, cond)
+		}
+	}
+}
+
+// PartiallyProgrammed "SHOULD include details highlighting which parts of
+// the policy/scope are reconciled and which parts have been superseded, with
+// the references to all other related policies" (GEP-713, Status
+// conditions): past the eight fields a message details, the policies that
+// superseded the rest are still named.
+func TestPartiallyProgrammedNamesAllSuperseders(t *testing.T) {
+	docs := joinDocs(example2[0], example2[1], example2[3], example2[7], `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: gp}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g1}]
+  strategy: patch
+  f: {f1: a, f2: a, f3: a, f4: a, f5: a, f6: a, f7: a, f8: a, f9: a, keep: a}`, `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: rp}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}]
+  strategy: patch
+  f: {f1: b, f2: b, f3: b, f4: b, f5: b}`, `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: zs}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}]
+  strategy: patch
+  f: {f6: c, f7: c, f8: c, f9: c}`)
+	out := simulate(t, docs, Options{Profiles: []string{"color-inherited"}})
+	checkCondition(t, out, "ColorPolicy/default/gp", "", "Programmed", "True", "PartiallyProgrammed",
+		"f.f1 by ColorPolicy/default/rp on 1 path",
+		"and 1 more; the policies that superseded a field: ColorPolicy/default/rp, ColorPolicy/default/zs")
+}

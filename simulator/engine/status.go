@@ -627,6 +627,32 @@ func (r *run) beaters(t *tally) string {
 	return r.names(set)
 }
 
+// maxNamed bounds the policies a message names beyond its first fields:
+// a condition's message holds at most 32,768 bytes (Gateway API,
+// metav1.Condition), and explain --policy lists every one.
+const maxNamed = 32
+
+// someBeaters names the policies that beat fields in t, the first
+// maxNamed by name and a count of the rest.
+func (r *run) someBeaters(t *tally) string {
+	set := map[int32]bool{}
+	for w := range t.winners {
+		set[w] = true
+	}
+	for k := range t.beaten {
+		set[k.by()] = true
+	}
+	var names []string
+	for o := range set {
+		names = append(names, r.ref(o))
+	}
+	sort.Strings(names)
+	if len(names) > maxNamed {
+		return fmt.Sprintf("%s and %d more (explain --policy lists them)", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
+	}
+	return strings.Join(names, ", ")
+}
+
 // field renders the dotted path of leaf j of policy i.
 func (r *run) field(i, j int32) string {
 	if r.fields[i] == nil {
@@ -683,7 +709,7 @@ func (r *run) superseded(t *tally) string {
 		if i == 8 {
 			// The fields left out are not named, their policies are:
 			// "with the references to all other related policies".
-			parts = append(parts, fmt.Sprintf("and %d more; every policy that superseded a field: %s", len(keys)-i, r.beatersOf(t)))
+			parts = append(parts, fmt.Sprintf("and %d more; the policies that superseded a field: %s", len(keys)-i, r.someBeaters(t)))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("%s by %s on %s", k.field, r.ref(k.by), count(n[k])))
