@@ -62,6 +62,10 @@ type Options struct {
 	// translator whose loader keeps only names): created at one time, so
 	// that Conflict resolution rule 3 decides where rule 2 would (GEP-713).
 	IgnoreCreationTimestamps bool
+	// Vocabulary is the status vocabulary the policies' conditions are
+	// written in (engine.Input.Vocabulary; empty: merged GEP-713's), as
+	// Model.Vocabulary.
+	Vocabulary engine.Vocabulary
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -80,6 +84,10 @@ type Model struct {
 	// by object ref.
 	OwnFields map[string]map[string]any
 	Warnings  []string
+	// Vocabulary is the status vocabulary every run writes policies'
+	// conditions in (engine.Input.Vocabulary; empty: merged GEP-713's):
+	// what an implementation claims (observe.Capabilities.Vocabulary).
+	Vocabulary engine.Vocabulary
 
 	mutant engine.Mutant // RunMutant
 	cel    engine.CELLimits
@@ -123,7 +131,7 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -712,7 +720,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	out := &Output{Semantics: sem, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: m.Vocabulary, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
