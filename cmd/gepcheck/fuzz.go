@@ -29,6 +29,7 @@ import (
 func newFuzz(stdout io.Writer) *cobra.Command {
 	var (
 		profileName, semantics, outDir, mutant string
+		vocabulary                             string
 		checks, workers, steps                 int
 		impls                                  impl.Flags
 		kind                                   string
@@ -102,6 +103,9 @@ skipped unless named with --property.`,
 					return inputError{fmt.Errorf("--fail-on-new: --known %s: %w", known, err)}
 				}
 			}
+			if vocabulary != "" && impls.Impl == "" {
+				return inputError{errors.New("--status-vocabulary needs --impl: it is the status vocabulary an implementation claims")}
+			}
 			if coverage && impls.Impl == "" {
 				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
 			}
@@ -117,6 +121,10 @@ skipped unless named with --property.`,
 				if err != nil {
 					return inputError{err}
 				}
+				voc, err := claimVocabulary(cfg, vocabulary)
+				if err != nil {
+					return inputError{err}
+				}
 				// A signal stops the implementation's processes
 				// (their groups are killed through the context) and
 				// the run, exit 2.
@@ -129,7 +137,7 @@ skipped unless named with --property.`,
 				if err != nil {
 					return environmentOr(err)
 				}
-				d = observe.Claiming(d, sem)
+				d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 				fz, batched := cfg.(differential.Fuzzer)
 				if steps != 0 {
 					if !batched {
@@ -190,6 +198,7 @@ skipped unless named with --property.`,
 	f := cmd.Flags()
 	f.StringVar(&profileName, "profile", "", "profile for properties that accept any: color-direct, color-inherited, backendtlspolicy or all-levels")
 	f.StringVar(&semantics, "semantics", "", "only this path semantics (default: both, drawn at random); with --impl, the semantics the implementation claims, which the comparison follows (default: its own)")
+	f.StringVar(&vocabulary, "status-vocabulary", "", "with --impl, the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: its own; docs/semantics.md)")
 	f.IntVar(&checks, "checks", 100, "random cases per property")
 	f.IntVar(&workers, "parallel", runtime.GOMAXPROCS(0), "properties checked at once")
 	f.Uint64Var(&seed, "seed", 0, "random seed (default: a new one, printed)")
