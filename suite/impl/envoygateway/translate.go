@@ -156,7 +156,7 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	names := (&Translator{}).Capabilities().StrategyNames
 	cs := gatewayapi.Index(in.objects, ControllerName)
 	for i, ps := range printed {
-		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others) {
+		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others, (&Translator{}).Capabilities().StatusVocabulary()) {
 			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
 		}
 	}
