@@ -193,6 +193,14 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// fuzz draws one profile: one the command does not claim for its kind
+	// is refused, not compared by another reading.
+	stdout.Reset()
+	stderr.Reset()
+	fz := []string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-profile", "ColorPolicy=color-direct", "--profile", "color-inherited", "--checks", "1", "--seed", "1", "--out", t.TempDir()}
+	if code := run(fz, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--profile color-inherited: --impl exec claims profile color-direct for ColorPolicy") {
+		t.Errorf("fuzz with a profile not claimed: exit %d, want %d:\n%s%s", code, exitBadInput, stdout.String(), stderr.String())
+	}
 	for _, tc := range []struct{ claim, says string }{
 		{"color-direct", `--exec-profile "color-direct": want KIND=PROFILE`},
 		{"BackendTLSPolicy=color-direct", "the built-in profile color-direct is for ColorPolicy, not BackendTLSPolicy"},

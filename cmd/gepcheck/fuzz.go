@@ -19,6 +19,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -158,6 +159,15 @@ skipped unless named with --property.`,
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
+				}
+				// A profile the implementation does not claim for its
+				// kind would judge it by another reading (exec
+				// --exec-profile): refused, as run skips such a case.
+				if bs, err := profile.Builtins(); err == nil && bs[profileName] != nil {
+					kind := bs[profileName].Spec.Policy.Kind
+					if want := d.Capabilities().Profiles[kind]; want != "" && want != profileName {
+						return inputError{fmt.Errorf("--profile %s: --impl %s claims profile %s for %s", profileName, im.Name(), want, kind)}
+					}
 				}
 				p := differential.Property(ctx, d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
 				interrupt = ctx
