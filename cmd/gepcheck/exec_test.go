@@ -169,7 +169,8 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 	if _, err := osexec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found: the example implementation is a Python script")
 	}
-	exe := []string{"run", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-features", "ColorPolicy"}
+	// The example writes the draft's status vocabulary (Enforced).
+	exe := []string{"run", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-features", "ColorPolicy", "--status-vocabulary", "draft"}
 	files := []string{"../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml", "../../scenarios/gep-713/none-loses-on-one-target.yaml"}
 	var stdout, stderr bytes.Buffer
 	// Without the claim: the whole-policy scenario fails it (the
