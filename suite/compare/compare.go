@@ -182,16 +182,18 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 	wc, gc := index(want), index(got)
 	// Both ways: a condition the implementation writes where the
 	// reference writes none of that type (an Enforced on a rejected
-	// policy) differs too, for the types compared: those listed, else
+	// policy, a Programmed where the reference writes the draft's
+	// Enforced) differs too, for the types compared: those listed, else
 	// those the reference writes on some object, and GEP-713's policy
-	// conditions.
+	// conditions in either status vocabulary (merged: Accepted,
+	// Programmed; draft: Accepted, Enforced).
 	known := map[string]bool{}
 	if types == nil {
 		for k := range wc {
 			known[k.typ] = true
 		}
 		if kind == PolicyCondition {
-			known["Accepted"], known["Enforced"] = true, true
+			known["Accepted"], known["Enforced"], known["Programmed"] = true, true, true
 		}
 	}
 	all := maps.Clone(wc)

@@ -84,6 +84,11 @@ type world struct {
 // newWorld stores objs in a fake client whose kinds have a status
 // subresource (as the Gateway API CRDs and gepcheck's open schema
 // declare) and sets up a controller on it.
+//
+// The checks of these tests are written in merged GEP-713's status
+// vocabulary ("Status reporting": Programmed, PartiallyProgrammed,
+// Overridden), which a controller given none writes; a test of another
+// vocabulary sets Controller.Vocabulary.
 func newWorld(t *testing.T, objs []*unstructured.Unstructured, ctl *Controller) *world {
 	t.Helper()
 	w := &world{t: t, ctl: ctl}
@@ -566,9 +571,15 @@ func TestExample2CatchesMutants(t *testing.T) {
 		{engine.MutantOverridesAsDefaults, `path [Gateway/default/g2 HTTPRoute/default/r4 Service/default/b2]: color "green", want "yellow"`},
 		// Every policy on a path Enforced: p4 is not reported Overridden.
 		{engine.MutantAlwaysEnforced, "ColorPolicy/default/p4 status.conditions: Programmed is True"},
+		// Configured with merged GEP-713's vocabulary, it writes the
+		// draft's: no Programmed where merged GEP-713's is due.
+		{"other-vocabulary", "ColorPolicy/default/p1 status.conditions: no Programmed condition"},
 	} {
 		t.Run(string(tc.mutant), func(t *testing.T) {
 			ctl := &Controller{Simulate: func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, tc.mutant) }}
+			if tc.mutant == "other-vocabulary" {
+				ctl.Simulate = otherVocabulary(nil)
+			}
 			w := newWorld(t, example2Objects(t, "default"), ctl)
 			w.reconcile()
 			p := checkExample2(w, "default")
@@ -581,6 +592,68 @@ func TestExample2CatchesMutants(t *testing.T) {
 			}
 			t.Logf("mutant %s caught: %s", tc.mutant, strings.Join(p, "; "))
 		})
+	}
+}
+
+// otherVocabulary is a broken engine that computes with simulate (the
+// reference engine when nil) and writes every policy condition in the
+// other status vocabulary than the model's: GEP-713 as merged upstream
+// ("Status reporting": Programmed, PartiallyProgrammed) for its draft's
+// (Policy status: Enforced, PartiallyEnforced), and back; Overridden is a
+// reason of both. Swapping both ways keeps it broken whatever the engine
+// writes for a vocabulary.
+func otherVocabulary(simulate func(*simulator.Model, engine.Semantics) *simulator.Output) func(*simulator.Model, engine.Semantics) *simulator.Output {
+	swap := map[string]string{"Enforced": "Programmed", "Programmed": "Enforced", "PartiallyEnforced": "PartiallyProgrammed", "PartiallyProgrammed": "PartiallyEnforced"}
+	swapAll := func(cs []engine.Condition) {
+		for i, c := range cs {
+			if to, ok := swap[c.Type]; ok {
+				cs[i].Type = to
+				if r, ok := swap[c.Reason]; ok {
+					cs[i].Reason = r
+				}
+			}
+		}
+	}
+	return func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+		var out *simulator.Output
+		if simulate != nil {
+			out = simulate(m, sem)
+		} else {
+			out = m.Run(sem, nil)
+		}
+		for _, p := range out.Policies {
+			swapAll(p.Conditions)
+			for _, tg := range p.Targets {
+				swapAll(tg.Conditions)
+			}
+		}
+		return out
+	}
+}
+
+// gepcheck-reference computes every model in the status vocabulary it is
+// configured with (--status-vocabulary; GEP-713 as merged upstream,
+// "Status reporting", or its draft), whatever the engine then writes.
+func TestControllerVocabulary(t *testing.T) {
+	for _, v := range []engine.Vocabulary{engine.VocabularyMerged, engine.VocabularyDraft} {
+		var seen []engine.Vocabulary
+		ctl := &Controller{Vocabulary: v, Simulate: func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+			seen = append(seen, m.Vocabulary)
+			return m.Run(sem, nil)
+		}}
+		w := newWorld(t, example2Objects(t, "default"), ctl)
+		w.reconcile()
+		if len(seen) == 0 {
+			t.Fatalf("%s: the controller computed nothing", v)
+		}
+		for _, got := range seen {
+			if got != v {
+				t.Errorf("configured with %s, a model was computed in %q", v, got)
+			}
+		}
+	}
+	if c := (&Controller{}); func() error { _, err := c.setup(nil, mapper("ColorPolicy")); return err }() != nil || c.Vocabulary != engine.VocabularyMerged {
+		t.Errorf("default vocabulary %q, want merged", c.Vocabulary)
 	}
 }
 
