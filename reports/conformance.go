@@ -115,7 +115,7 @@ func summary(r *Results) string {
 			parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", fc.Name, fc.Passed, fc.Failed, fc.Skipped))
 		}
 	}
-	return fmt.Sprintf("gepcheck %s run, semantics %s. Per feature: %s.", r.Mode, r.Semantics, strings.Join(parts, "; "))
+	return fmt.Sprintf("gepcheck %s run, semantics %s, status vocabulary %s. Per feature: %s.", r.Mode, r.Semantics, r.StatusVocabularyRead(), strings.Join(parts, "; "))
 }
 
 // MarshalConformanceReport writes rep as YAML and checks that it decodes

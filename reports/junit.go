@@ -20,6 +20,7 @@ func JUnit(r *Results) ([]byte, error) {
 		Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
 			{Name: "implementation", Value: r.Implementation.Name + " " + r.Implementation.Version},
 			{Name: "semantics", Value: r.Semantics},
+			{Name: "statusVocabulary", Value: r.StatusVocabularyRead()},
 			{Name: "gatewayAPIVersion", Value: r.GatewayAPIVersion},
 		}}}
 	for _, c := range r.Cases {

@@ -39,7 +39,12 @@ type ScenarioSpec struct {
 	Profiles []string `json:"profiles,omitempty"`
 	// Semantics under which Expect holds; both when empty.
 	Semantics []string `json:"semantics,omitempty"`
-	Expect    Expect   `json:"expect"`
+	// StatusVocabulary names the conditions Expect's policy conditions
+	// are written in: merged (GEP-713 as merged: Programmed), the
+	// default, or draft (its 2025 draft: Enforced). docs/semantics.md,
+	// Status vocabularies.
+	StatusVocabulary string `json:"statusVocabulary,omitempty"`
+	Expect           Expect `json:"expect"`
 	// Steps change the objects over time; each states the outcome after
 	// it (States).
 	Steps []Step `json:"steps,omitempty"`
@@ -128,6 +133,8 @@ func (exp *Expect) Check(out *Output) []string {
 		for _, wc := range w.Conditions {
 			c, ok := engine.FindCondition(p.Conditions, wc.Type)
 			switch {
+			case !ok && wc.Type == otherType(out.StatusVocabulary):
+				add("policy %s: no %s condition: the run writes status vocabulary %s (%s); a scenario written in the other declares spec.statusVocabulary", w.Ref, wc.Type, vocabName(out.StatusVocabulary), engine.ProgrammedType(out.StatusVocabulary))
 			case !ok:
 				add("policy %s: no %s condition", w.Ref, wc.Type)
 			case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
@@ -155,6 +162,18 @@ func (exp *Expect) Check(out *Output) []string {
 	return diffs
 }
 
+// Vocabulary returns the status vocabulary the expectations are written in.
+func (s *Scenario) Vocabulary() (engine.Vocabulary, error) {
+	if s.Spec.StatusVocabulary == "" {
+		return engine.VocabularyMerged, nil
+	}
+	v, err := engine.ParseVocabulary(s.Spec.StatusVocabulary)
+	if err != nil {
+		return "", fmt.Errorf("%s: spec.statusVocabulary: %w", s.Source, err)
+	}
+	return v, nil
+}
+
 // SemanticsList returns the semantics the expectations hold under.
 func (s *Scenario) SemanticsList() ([]engine.Semantics, error) {
 	if len(s.Spec.Semantics) == 0 {
@@ -172,6 +191,21 @@ func (s *Scenario) SemanticsList() ([]engine.Semantics, error) {
 }
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
+
+// otherType is the condition type of the vocabulary v is not.
+func otherType(v engine.Vocabulary) string {
+	if v == engine.VocabularyDraft {
+		return engine.TypeProgrammed
+	}
+	return engine.TypeEnforced
+}
+
+func vocabName(v engine.Vocabulary) engine.Vocabulary {
+	if v == "" {
+		return engine.VocabularyMerged
+	}
+	return v
+}
 
 // normalize round-trips a value through JSON so that numbers compare alike.
 func normalize(v any) any {

@@ -57,6 +57,9 @@ type Options struct {
 	// CEL bounds the evaluation of CEL conditions (engine.CELLimits
 	// defaults when zero).
 	CEL engine.CELLimits
+	// Vocabulary is the status vocabulary the model's runs write
+	// (Model.Vocabulary; empty: merged GEP-713's).
+	Vocabulary engine.Vocabulary
 	// IgnoreCreationTimestamps reads every policy as an implementation
 	// that reads no metadata.creationTimestamp does (an offline
 	// translator whose loader keeps only names): created at one time, so
@@ -80,6 +83,9 @@ type Model struct {
 	// by object ref.
 	OwnFields map[string]map[string]any
 	Warnings  []string
+	// Vocabulary is the status vocabulary every run writes (engine.Input,
+	// docs/semantics.md); empty: merged GEP-713's.
+	Vocabulary engine.Vocabulary
 
 	mutant engine.Mutant // RunMutant
 	cel    engine.CELLimits
@@ -95,13 +101,32 @@ type Kind struct {
 
 // Output is the result of a simulation over every policy kind.
 type Output struct {
-	Semantics         engine.Semantics         `json:"semantics"`
+	Semantics engine.Semantics `json:"semantics"`
+	// StatusVocabulary names the conditions the policies' status is
+	// written in (never empty in an output), and Profiles the profile of
+	// each policy kind, sorted: with Semantics, the reading that produced
+	// the answer (docs/output.md).
+	StatusVocabulary  engine.Vocabulary        `json:"statusVocabulary"`
+	Profiles          []string                 `json:"profiles"`
 	EffectivePolicies []engine.EffectivePolicy `json:"effectivePolicies"`
 	Policies          []engine.PolicyStatus    `json:"policies"`
 	Targets           []engine.TargetStatus    `json:"targets"`
 	Warnings          []string                 `json:"warnings,omitempty"`
 	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
 	LimitErrors []*engine.LimitError `json:"-"`
+}
+
+// Reading names what produced an answer: the path semantics, the status
+// vocabulary and the profile of each policy kind (docs/output.md).
+type Reading struct {
+	Semantics        engine.Semantics  `json:"semantics"`
+	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
+	Profiles         []string          `json:"profiles"`
+}
+
+// Reading is the reading that produced o.
+func (o *Output) Reading() Reading {
+	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, Profiles: o.Profiles}
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
@@ -123,7 +148,7 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -709,10 +734,15 @@ func (m *Model) RunMutant(sem engine.Semantics, mutant engine.Mutant) *Output {
 }
 
 func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bool) *Output {
-	out := &Output{Semantics: sem, Warnings: m.Warnings}
+	vocab := m.Vocabulary
+	if vocab == "" {
+		vocab = engine.VocabularyMerged
+	}
+	out := &Output{Semantics: sem, StatusVocabulary: vocab, Profiles: []string{}, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		out.Profiles = append(out.Profiles, k.Profile.Metadata.Name)
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: vocab, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
@@ -730,6 +760,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		out.Targets = append(out.Targets, *t)
 	}
 	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
+	sort.Strings(out.Profiles)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}

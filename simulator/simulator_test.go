@@ -519,7 +519,7 @@ func TestListenerPolicy(t *testing.T) {
 		t.Errorf("Gateway/default/g1#internal affected by %v, want [ColorPolicy/default/p-internal]", got)
 	}
 	checkCondition(t, out, "ColorPolicy/default/p-internal", "Gateway/default/g1#internal", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "ColorPolicy/default/p-internal", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "ColorPolicy/default/p-internal", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 }
 
 // TestProjection: a route attached to both listeners of one Gateway gives one
@@ -608,10 +608,11 @@ spec:
 	if n := len(out.EffectivePolicies); n != 3 {
 		t.Errorf("%d paths, want one per rule (3): %q", n, pathsOf(out))
 	}
-	// p-route is beaten on login only: partially enforced (GEP-713, Policy
-	// status: "parts of the policy's spec is guaranteed to be enforced" —
-	// here on some paths, not on others).
-	checkCondition(t, out, "ColorPolicy/default/p-route", "", engine.TypeEnforced, "True", engine.ReasonPartiallyEnforced, "ColorPolicy/default/p-login")
+	// p-route is beaten on login only: partially programmed (GEP-713,
+	// Status conditions, PolicyReasonPartiallyProgrammed: "parts of the
+	// policy's spec have been programmed, while other parts are known to
+	// have been superseded" — here on some paths, not on others).
+	checkCondition(t, out, "ColorPolicy/default/p-route", "", engine.TypeProgrammed, "True", engine.ReasonPartiallyProgrammed, "ColorPolicy/default/p-login")
 }
 
 // TestPositionalRuleNameNotTargetable: docs/semantics.md says the positional
@@ -769,7 +770,7 @@ spec:
 		t.Errorf("%d paths, want 1: %q", n, pathsOf(out))
 	}
 	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "ExternalService/foo.com", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 }
 
 // ---- TargetNotFound ------------------------------------------------------
@@ -846,7 +847,7 @@ spec:
 		map[string]string{"validation.hostname": "BackendTLSPolicy/default/b-older", "validation.wellKnownCACertificates": "BackendTLSPolicy/default/b-older"},
 		"Service/default/s1")
 	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 	checkCondition(t, out, "BackendTLSPolicy/default/a-newer", "", engine.TypeAccepted, "False", engine.ReasonConflicted, "BackendTLSPolicy/default/b-older")
 	checkCondition(t, out, "BackendTLSPolicy/default/a-newer", "Service/default/s1", engine.TypeAccepted, "False", engine.ReasonConflicted, "BackendTLSPolicy/default/b-older")
 	// A port is a section of the Service ("Target kinds: Service, Port"):
@@ -974,7 +975,7 @@ spec:
 		if e := effectiveOn(t, out, path...); !slices.Equal(e.Policies, []string{"ColorPolicy/default/a", "ColorPolicy/default/b"}) {
 			t.Errorf("[%s] stack %v, want established a then challenger b", sem, e.Policies)
 		}
-		checkCondition(t, out, "ColorPolicy/default/a", "", engine.TypeEnforced, "False", engine.ReasonOverridden, "ColorPolicy/default/b")
+		checkCondition(t, out, "ColorPolicy/default/a", "", engine.TypeProgrammed, "False", engine.ReasonOverridden, "ColorPolicy/default/b")
 	}
 
 	// With a timestamp, b is older than a, which has none and so counts as

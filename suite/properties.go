@@ -517,58 +517,94 @@ func stickyFieldPrecedence() Property {
 	}
 }
 
+// statusWords are the condition each status vocabulary reports how much of
+// an accepted policy is in effect with, written here from the texts, not
+// taken from the engine: GEP-713 as merged ("Status reporting", Status
+// conditions: Programmed True "Programmed" / "PartiallyProgrammed", False
+// "Overridden") and its 2025 draft ("Policy status": Enforced,
+// PartiallyEnforced, Overridden). A policy no path through whose targets
+// reaches an effective target is gepcheck's Unknown (docs/semantics.md,
+// Status vocabularies).
+var statusWords = map[engine.Vocabulary]struct {
+	typ, other                         string
+	full, partial, overridden, unknown [2]string // status, reason
+}{
+	engine.VocabularyMerged: {"Programmed", "Enforced", [2]string{"True", "Programmed"}, [2]string{"True", "PartiallyProgrammed"}, [2]string{"False", "Overridden"}, [2]string{"Unknown", "Unknown"}},
+	engine.VocabularyDraft:  {"Enforced", "Programmed", [2]string{"True", "Enforced"}, [2]string{"True", "PartiallyEnforced"}, [2]string{"False", "Overridden"}, [2]string{"False", "Unknown"}},
+}
+
 func statusEnforcedFromProvenance() Property {
 	return Property{
 		Name:  "status/enforced-from-provenance",
-		Cite:  "GEP-713, Policy status: Enforced (fully enforced), PartiallyEnforced (parts superseded), Overridden (fully overridden), derived here from which fields of the policy reach the effective policies",
-		Kills: []engine.Mutant{engine.MutantAlwaysEnforced},
+		Cite:  "GEP-713, Status reporting, Status conditions (merged): Programmed (full spec programmed), PartiallyProgrammed (parts superseded), Overridden (fully overridden); its draft's Policy status: Enforced, PartiallyEnforced, Overridden; derived here from which fields of the policy reach the effective policies, in both vocabularies",
+		Kills: []engine.Mutant{engine.MutantAlwaysEnforced, engine.MutantOtherVocabulary},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}))
-			res := run(t, model, sem, m)
-			pols, targets := policies(model), acceptedTargets(res)
-			for _, ps := range res.Policies {
-				enf, ok := engine.FindCondition(ps.Conditions, engine.TypeEnforced)
-				if !ok {
-					continue
-				}
-				fields, opaque := leafFields(pols[ps.Ref].Intent.SpecProper)
-				if opaque {
-					continue
-				}
-				paths, full, zero := 0, 0, 0
-				for _, e := range res.EffectivePolicies {
-					for _, st := range expectedStack(e.Path, pols, targets) {
-						if st.ref != ps.Ref {
-							continue
-						}
-						paths++
-						kept := 0
-						for _, f := range fields {
-							if e.Provenance[f] == ps.Ref {
-								kept++
-							}
-						}
-						if kept == len(fields) {
-							full++
-						} else if kept == 0 {
-							zero++
-						}
-					}
-				}
-				want := engine.ReasonPartiallyEnforced
-				switch {
-				case paths == 0:
-					want = engine.ReasonUnknown
-				case full == paths:
-					want = engine.ReasonEnforced
-				case zero == paths:
-					want = engine.ReasonOverridden
-				}
-				if enf.Reason != want {
-					Fail(t, c, "%s: Enforced reason %s, want %s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, enf.Reason, want, paths, full, zero)
-				}
+			// Both vocabularies, on one case: they word one outcome.
+			for _, vocab := range []engine.Vocabulary{engine.VocabularyMerged, engine.VocabularyDraft} {
+				checkStatusWords(t, c, model, sem, m, vocab)
 			}
 		},
+	}
+}
+
+func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine.Semantics, m engine.Mutant, vocab engine.Vocabulary) {
+	words := statusWords[vocab]
+	res := runVocabulary(t, model, sem, m, vocab)
+	pols, targets := policies(model), acceptedTargets(res)
+	for _, ps := range res.Policies {
+		if _, ok := engine.FindCondition(ps.Conditions, words.other); ok {
+			Fail(t, c, "%s: %s writes the other vocabulary's %s condition: %+v", ps.Ref, vocab, words.other, ps.Conditions)
+		}
+		acc, _ := engine.FindCondition(ps.Conditions, engine.TypeAccepted)
+		enf, ok := engine.FindCondition(ps.Conditions, words.typ)
+		switch {
+		case acc.Status != "True" && ok:
+			// GEP-713 (merged), Status conditions: "Non-accepted policy
+			// objects are also not Programmed and not Overridden".
+			Fail(t, c, "%s: not accepted (%s), yet %s=%s/%s", ps.Ref, acc.Reason, words.typ, enf.Status, enf.Reason)
+		case acc.Status == "True" && !ok:
+			Fail(t, c, "%s: accepted, with no %s condition (%s): %+v", ps.Ref, words.typ, vocab, ps.Conditions)
+		}
+		if !ok {
+			continue
+		}
+		fields, opaque := leafFields(pols[ps.Ref].Intent.SpecProper)
+		if opaque {
+			continue
+		}
+		paths, full, zero := 0, 0, 0
+		for _, e := range res.EffectivePolicies {
+			for _, st := range expectedStack(e.Path, pols, targets) {
+				if st.ref != ps.Ref {
+					continue
+				}
+				paths++
+				kept := 0
+				for _, f := range fields {
+					if e.Provenance[f] == ps.Ref {
+						kept++
+					}
+				}
+				if kept == len(fields) {
+					full++
+				} else if kept == 0 {
+					zero++
+				}
+			}
+		}
+		want := words.partial
+		switch {
+		case paths == 0:
+			want = words.unknown
+		case full == paths:
+			want = words.full
+		case zero == paths:
+			want = words.overridden
+		}
+		if enf.Status != want[0] || enf.Reason != want[1] {
+			Fail(t, c, "%s: %s %s=%s/%s, want %s/%s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, vocab, words.typ, enf.Status, enf.Reason, want[0], want[1], paths, full, zero)
+		}
 	}
 }
 

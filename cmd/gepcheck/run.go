@@ -32,7 +32,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	var cf clusterFlags
 	var rf runClusterFlags
 	var files, profiles []string
-	var semantics string
+	var semantics, vocabulary string
 	var rep reportFlags
 	cmd := &cobra.Command{
 		Use:   "run --impl NAME [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
@@ -76,6 +76,11 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
+			voc, err := claimVocabulary(cfg, vocabulary)
+			if err != nil {
+				return inputError{err}
+			}
+			rf.vocabulary = voc
 			if rf.musts && cf.cluster == "" {
 				return inputError{errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
 			}
@@ -93,7 +98,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return environmentOr(err)
 			}
-			d = observe.Claiming(d, sem)
+			d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 			cases, err := observe.ScenarioCases(files, profiles)
 			if err != nil {
 				return inputError{err}
@@ -106,7 +111,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if rep.dir != "" {
 				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
 				res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
-					return strings.Join(slices.Concat([]string{"gepcheck", "run", "--impl", im.Name()}, implFlags(cfg), semFlag(sem), []string{file}), " ")
+					return strings.Join(slices.Concat([]string{"gepcheck", "run", "--impl", im.Name()}, implFlags(cfg), semFlag(sem), vocabularyFlag(voc), []string{file}), " ")
 				})
 				if err := rep.write(stdout, res); err != nil {
 					return err
@@ -125,6 +130,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
+	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", "", "the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: the implementation's own; docs/semantics.md)")
 	return cmd
 }
 
@@ -144,6 +150,33 @@ func semFlag(sem engine.Semantics) []string {
 		return nil
 	}
 	return []string{"--semantics", string(sem)}
+}
+
+// vocabularyFlag is --status-vocabulary for a replay, when the run was
+// told one.
+func vocabularyFlag(v engine.Vocabulary) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{"--status-vocabulary", string(v)}
+}
+
+// claimVocabulary parses --status-vocabulary, the status vocabulary an
+// implementation claims, and tells a configuration that writes either
+// (impl.VocabularyClaimer) to write it. An empty flag is the
+// implementation's own claim.
+func claimVocabulary(cfg impl.Config, flag string) (engine.Vocabulary, error) {
+	if flag == "" {
+		return "", nil
+	}
+	v, err := engine.ParseVocabulary(flag)
+	if err != nil {
+		return "", fmt.Errorf("--status-vocabulary: %w", err)
+	}
+	if c, ok := cfg.(impl.VocabularyClaimer); ok {
+		c.ClaimVocabulary(v)
+	}
+	return v, nil
 }
 
 // claim parses --semantics, the semantics an implementation claims, and
@@ -172,7 +205,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	if err != nil {
 		return environmentOr(err)
 	}
-	ic = incluster.Claiming(ic, sem)
+	ic = incluster.ClaimingVocabulary(incluster.Claiming(ic, sem), rf.vocabulary)
 	connect, err := providers.Lookup(cf.cluster)
 	if err != nil {
 		return inputError{err}
@@ -187,7 +220,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		}
 		offline = nil
 	} else {
-		offline = observe.Claiming(offline, sem)
+		offline = observe.ClaimingVocabulary(observe.Claiming(offline, sem), rf.vocabulary)
 	}
 	defaultRandom := ""
 	if fz, ok := cfg.(differential.Fuzzer); ok {
@@ -235,7 +268,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
 		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
-			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), []string{file}), " ")
+			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), vocabularyFlag(rf.vocabulary), []string{file}), " ")
 		}, ic.Capabilities().Capabilities)
 		if sum.Random > 0 {
 			res.Campaigns = []reports.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name())}
@@ -274,6 +307,7 @@ type runClusterFlags struct {
 	junit           string
 	keep, verbose   bool
 	musts           bool
+	vocabulary      engine.Vocabulary // --status-vocabulary, the claim
 }
 
 func (f *runClusterFlags) add(cmd *cobra.Command) {

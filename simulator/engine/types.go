@@ -202,7 +202,18 @@ type Condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
 	Message string `json:"message,omitempty"`
+	// Undefined, when set, says why neither GEP-713 text settles this
+	// condition's status and reason (docs/semantics.md): the reference
+	// writes one, and no comparison judges an implementation by it. It
+	// is not part of any output's JSON.
+	Undefined string `json:"-"`
 }
+
+// Why a condition's value is not settled by the texts (Condition.Undefined).
+const (
+	UndefinedUnreached = "no status reason of either GEP-713 text covers a target through which no path reaches an effective target (docs/semantics.md, Status vocabularies)"
+	UndefinedNoValue   = "the policy sets no value, and whether it is then in effect or overridden is a reading neither GEP-713 text settles (docs/semantics.md, A policy that sets no value)"
+)
 
 // PolicyStatus is the status of one policy.
 type PolicyStatus struct {

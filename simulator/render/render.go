@@ -48,7 +48,7 @@ func Data(w io.Writer, format string, v any) error {
 // Simulation prints an Output as tables.
 func Simulation(w io.Writer, out *simulator.Output) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", clean(string(out.Semantics)))
+	fmt.Fprintf(tw, "EFFECTIVE POLICIES (%s)\n", Reading(out.Reading()))
 	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
 	if len(out.EffectivePolicies) == 0 {
 		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
@@ -58,13 +58,14 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POLICIES")
-	fmt.Fprintln(tw, "POLICY\tSTRATEGY\tACCEPTED\tENFORCED\tMESSAGE")
+	programmed := engine.ProgrammedType(out.StatusVocabulary)
+	fmt.Fprintf(tw, "POLICY\tSTRATEGY\tACCEPTED\t%s\tMESSAGE\n", strings.ToUpper(programmed))
 	for _, p := range out.Policies {
 		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		if !hasAcc {
 			acc.Status, acc.Reason = "-", "-"
 		}
-		enf, hasEnf := engine.FindCondition(p.Conditions, engine.TypeEnforced)
+		enf, hasEnf := engine.FindCondition(p.Conditions, programmed)
 		msg := acc.Message
 		enfs := "-"
 		if hasEnf {
@@ -97,6 +98,21 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 	return tw.Flush()
 }
 
+// Reading names what produced an answer: its profiles, its path semantics
+// and its status vocabulary ("profiles: color-inherited; semantics: gep713;
+// status vocabulary: merged").
+func Reading(r simulator.Reading) string {
+	profiles := "-"
+	if len(r.Profiles) > 0 {
+		profiles = strings.Join(r.Profiles, ", ")
+	}
+	vocab := r.StatusVocabulary
+	if vocab == "" {
+		vocab = engine.VocabularyMerged
+	}
+	return clean(fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, r.Semantics, vocab))
+}
+
 // Provenance renders field=policy pairs in field order.
 func Provenance(p map[string]string) string {
 	keys := make([]string, 0, len(p))
@@ -115,6 +131,7 @@ func Provenance(p map[string]string) string {
 func Target(w io.Writer, x *simulator.TargetExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", clean(x.Target))
+	fmt.Fprintf(tw, "  reading:\t%s\n", Reading(x.Reading))
 	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
 	fmt.Fprintf(tw, "  reported as affected by:\t%s\n", list(x.AffectedBy))
 	fmt.Fprintf(tw, "  paths through it:\t%d\n", len(x.Paths))
@@ -148,6 +165,7 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s  (%s)\n", clean(x.Policy), clean(x.Status.Strategy))
+	fmt.Fprintf(tw, "  reading: %s\n", Reading(x.Reading))
 	for _, c := range x.Status.Conditions {
 		fmt.Fprintf(tw, "  %s=%s\t%s\t%s\n", clean(c.Type), clean(c.Status), clean(c.Reason), clean(c.Message))
 	}

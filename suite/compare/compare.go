@@ -167,24 +167,33 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 		}
 		return m
 	}
+	// A condition whose value neither GEP-713 text settles (the
+	// reference's reading, engine.Condition.Undefined; docs/semantics.md)
+	// is not judged, whatever the implementation writes.
+	undefined := map[key]bool{}
 	for _, s := range want {
 		for _, c := range s.Conditions {
 			messages[key{s.Ref, c.Type}] = c.Message
+			if c.Undefined != "" {
+				undefined[key{s.Ref, c.Type}] = true
+			}
 		}
 	}
 	wc, gc := index(want), index(got)
 	// Both ways: a condition the implementation writes where the
 	// reference writes none of that type (an Enforced on a rejected
-	// policy) differs too, for the types compared: those listed, else
+	// policy, a Programmed where the reference writes the draft's
+	// Enforced) differs too, for the types compared: those listed, else
 	// those the reference writes on some object, and GEP-713's policy
-	// conditions.
+	// conditions in either status vocabulary (merged: Accepted,
+	// Programmed; draft: Accepted, Enforced).
 	known := map[string]bool{}
 	if types == nil {
 		for k := range wc {
 			known[k.typ] = true
 		}
 		if kind == PolicyCondition {
-			known["Accepted"], known["Enforced"] = true, true
+			known["Accepted"], known["Enforced"], known["Programmed"] = true, true, true
 		}
 	}
 	all := maps.Clone(wc)
@@ -198,7 +207,7 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 	})
 	var out []Difference
 	for _, k := range keys {
-		if gc[k] != wc[k] {
+		if gc[k] != wc[k] && !undefined[k] {
 			out = append(out, Difference{Kind: kind, Ref: k.ref, Condition: k.typ, Want: wc[k], Got: gc[k], WantMessage: messages[k]})
 		}
 	}

@@ -63,11 +63,23 @@ func TestDiff(t *testing.T) {
 			`path Gateway/default/g1 > Service/default/b1: want no effective policy, got {"color":"blue"}`,
 			`policy ColorPolicy/default/p1 Accepted: want no such condition, got False/Conflicted`,
 		}},
-		// Both ways: an Enforced condition on a rejected policy, which
-		// the reference does not write, differs; a type no spec the
-		// reference follows defines (Programmed) is not compared.
-		{"extra condition", rejected(), rejected(observe.Condition{Type: "Enforced", Status: "True", Reason: "Enforced"}, observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}), observe.Capabilities{}, []string{
+		// Both ways: an Enforced or Programmed condition on a rejected
+		// policy, which the reference does not write, differs (GEP-713
+		// as merged: "Non-accepted policy objects are also not
+		// Programmed and not Overridden"); a type no spec the reference
+		// follows defines (Ready) is not compared.
+		{"extra condition", rejected(), rejected(observe.Condition{Type: "Enforced", Status: "True", Reason: "Enforced"}, observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}, observe.Condition{Type: "Ready", Status: "True", Reason: "Ready"}), observe.Capabilities{}, []string{
 			`policy ColorPolicy/default/p1 Enforced: want no such condition, got True/Enforced`,
+			`policy ColorPolicy/default/p1 Programmed: want no such condition, got True/Programmed`,
+		}},
+		// A condition the texts do not settle (docs/semantics.md: a
+		// policy that sets no value) is not judged; the Accepted beside
+		// it is.
+		{"undefined", observe.Observation{Policies: []observe.Status{{Ref: "ColorPolicy/default/p1", Conditions: []observe.Condition{
+			{Type: "Accepted", Status: "True", Reason: "Accepted"},
+			{Type: "Programmed", Status: "False", Reason: "Overridden", Undefined: "the policy sets no value"},
+		}}}}, rejected(observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}), observe.Capabilities{}, []string{
+			`policy ColorPolicy/default/p1 Accepted: want True/Accepted, got False/Invalid`,
 		}},
 		{"conditions not compared", a, b, observe.Capabilities{Conditions: []string{"Enforced"}}, []string{
 			`path Gateway/default/g1 > Service/default/b1: want {"color":"red"}, got {"color":"blue"}`,
@@ -164,5 +176,49 @@ func TestDiffProjects(t *testing.T) {
 	}
 	if d := Diff(want, got, observe.Capabilities{}); len(d) != 2 {
 		t.Errorf("unprojected: want 2 differences (the hidden field, the orphan path), got %v", Strings(d))
+	}
+}
+
+// An implementation that writes the other status vocabulary than the one
+// the reference writes for its claim is judged wrong on every policy
+// condition of the vocabulary (GEP-713 as merged upstream, "Status
+// reporting", Status conditions: Accepted and Programmed; the draft's
+// Policy status: Accepted and Enforced), both ways; one that writes only
+// Accepted (Capabilities.Conditions) is not judged on the second
+// condition at all.
+func TestDiffVocabularies(t *testing.T) {
+	const p = "ColorPolicy/default/p1"
+	obs := func(second, status, reason string) observe.Observation {
+		return observe.Observation{Policies: []observe.Status{{Ref: p, Conditions: []observe.Condition{
+			{Type: "Accepted", Status: "True", Reason: "Accepted"}, {Type: second, Status: status, Reason: reason}}}}}
+	}
+	merged, draft := obs("Programmed", "True", "Programmed"), obs("Enforced", "True", "Enforced")
+	mergedOverridden, draftOverridden := obs("Programmed", "False", "Overridden"), obs("Enforced", "False", "Overridden")
+	for _, tc := range []struct {
+		name      string
+		want, got observe.Observation
+		caps      observe.Capabilities
+		lines     []string
+	}{
+		{"claims merged, writes the draft's", merged, draft, observe.Capabilities{Vocabulary: "merged"}, []string{
+			`policy ColorPolicy/default/p1 Enforced: want no such condition, got True/Enforced`,
+			`policy ColorPolicy/default/p1 Programmed: want True/Programmed, got no such condition`,
+		}},
+		{"claims the draft, writes merged's", draftOverridden, mergedOverridden, observe.Capabilities{Vocabulary: "draft"}, []string{
+			`policy ColorPolicy/default/p1 Enforced: want False/Overridden, got no such condition`,
+			`policy ColorPolicy/default/p1 Programmed: want no such condition, got False/Overridden`,
+		}},
+		{"same vocabulary, another reason", merged, mergedOverridden, observe.Capabilities{}, []string{
+			`policy ColorPolicy/default/p1 Programmed: want True/Programmed, got False/Overridden`,
+		}},
+		// Envoy Gateway, Contour and Traefik write only Accepted: their
+		// claim is moot, and the second condition is not judged.
+		{"writes only Accepted", merged, obs("Accepted", "True", "Accepted"), observe.Capabilities{Vocabulary: "merged", Conditions: []string{"Accepted"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Strings(Diff(tc.want, tc.got, tc.caps)); !slices.Equal(got, tc.lines) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.lines, "\n"))
+			}
+		})
 	}
 }

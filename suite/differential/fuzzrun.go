@@ -106,5 +106,8 @@ func replay(impl string, fz Fuzzer, d observe.Observer, k FuzzKind, seed uint64,
 	if sem := d.Capabilities().Semantics; sem != "" {
 		cmd = append(cmd, "--semantics", string(sem)) // the claim the run compared under
 	}
+	if v := d.Capabilities().Vocabulary; v != "" {
+		cmd = append(cmd, "--status-vocabulary", string(v))
+	}
 	return strings.Join(cmd, " ")
 }

@@ -212,6 +212,36 @@ func (c Capabilities) Claim() engine.Semantics {
 	return c.Semantics
 }
 
+// StatusVocabulary is the status vocabulary the implementation claims:
+// c.Vocabulary, or merged GEP-713's.
+func (c Capabilities) StatusVocabulary() engine.Vocabulary {
+	if c.Vocabulary == "" {
+		return engine.VocabularyMerged
+	}
+	return c.Vocabulary
+}
+
+// ClaimingVocabulary is d claiming the status vocabulary v instead of its
+// own (the --status-vocabulary flag of run and fuzz); d is returned as it
+// is when v is empty.
+func ClaimingVocabulary(d Observer, v engine.Vocabulary) Observer {
+	if v == "" {
+		return d
+	}
+	return claimingVocabulary{d, v}
+}
+
+type claimingVocabulary struct {
+	Observer
+	v engine.Vocabulary
+}
+
+func (c claimingVocabulary) Capabilities() Capabilities {
+	caps := c.Observer.Capabilities()
+	caps.Vocabulary = c.v
+	return caps
+}
+
 // Claiming is d claiming sem instead of its own semantics (the
 // --semantics flag of run and fuzz); d is returned as it is when sem is
 // empty.
@@ -281,15 +311,15 @@ func FromOutput(name string, out *simulator.Output) Observation {
 }
 
 // Reference observes cases with gepcheck's reference engine as an
-// implementation with caps reads them: under the semantics it claims,
-// without creationTimestamps if it reads none. It is the expectation every
-// comparison starts from. A case that does not load is an observation with
-// Error set.
+// implementation with caps reads them: under the semantics it claims, in
+// the status vocabulary it claims, without creationTimestamps if it reads
+// none. It is the expectation every comparison starts from. A case that
+// does not load is an observation with Error set.
 func Reference(cases []Case, caps Capabilities) []Observation {
 	sem := caps.Claim()
 	out := make([]Observation, len(cases))
 	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps})
+		m, err := ReferenceModel(c, caps)
 		if err != nil {
 			out[i] = Observation{Name: c.Name, Error: err.Error()}
 			continue
@@ -297,4 +327,12 @@ func Reference(cases []Case, caps Capabilities) []Observation {
 		out[i] = FromOutput(c.Name, m.Run(sem, nil))
 	}
 	return out
+}
+
+// ReferenceModel loads case c as the reference reads it for an
+// implementation with caps (Reference): its profiles, the status
+// vocabulary the implementation claims, without creationTimestamps if it
+// reads none.
+func ReferenceModel(c Case, caps Capabilities) (*simulator.Model, error) {
+	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary()})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
@@ -59,9 +60,13 @@ func (*Translator) Name() string { return "envoy-gateway" }
 var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "BackendTLSPolicy", features.SectionName, features.MergeType, features.WellKnownCACertificates}
 
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
-// (and Merged, Overridden), not GEP-713's Enforced.
+// (and Merged, Overridden, of its own API), neither GEP-713's draft's
+// Enforced nor merged GEP-713's Programmed (v1.9.1 writes Programmed on
+// EnvoyPatchPolicy only, api/v1alpha1/envoypatchpolicy_types.go): only
+// Accepted is compared, and its claim of merged GEP-713's status
+// vocabulary is moot.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, Vocabulary: engine.VocabularyMerged, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
 		// egctl's loader keeps only the names of an object's metadata.
 		IgnoresCreationTimestamps: true,
 		// Only policies on the same target and section conflict
@@ -151,7 +156,7 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	names := (&Translator{}).Capabilities().StrategyNames
 	cs := gatewayapi.Index(in.objects, ControllerName)
 	for i, ps := range printed {
-		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others) {
+		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others, (&Translator{}).Capabilities().StatusVocabulary()) {
 			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
@@ -45,6 +46,9 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
 		Features:   Features,
 		Conditions: []string{"Accepted"},
+		// Of the policy conditions it writes BackendTLSPolicy's Accepted, no
+		// Programmed or Enforced: the claim is moot.
+		Vocabulary: engine.VocabularyMerged,
 		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
 		Readable:   Readable,
 		Observable: func(path []string, got *observe.Observation) bool {
