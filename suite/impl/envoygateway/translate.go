@@ -384,6 +384,19 @@ func Readable(spec map[string]any) map[string]any {
 		}
 		m[f[len(f)-1]] = v
 	}
+	// A BackendTLSPolicy whose only subjectAltName is its hostname reads
+	// back as one with none: Envoy Gateway matches the hostname then, in
+	// the same SAN matcher (backendTLSSpec). Gateway API v1,
+	// BackendTLSPolicyValidation.Hostname: "If SubjectAltNames are not
+	// specified, Hostname MUST be used for authentication".
+	if v, ok := out["validation"].(map[string]any); ok {
+		sans := jsonmap.List(v["subjectAltNames"])
+		if len(sans) == 1 && jsonmap.String(jsonmap.Map(sans[0])["type"]) == "Hostname" && jsonmap.Map(sans[0])["hostname"] == v["hostname"] {
+			v = maps.Clone(v)
+			delete(v, "subjectAltNames")
+			out["validation"] = v
+		}
+	}
 	return out
 }
 

@@ -35,8 +35,8 @@ type Case struct {
 	// implementation's, for which this one writes no status
 	// (statusrules.Policies).
 	Others map[string]string
-	// Reached lists the Service ports ("Service/ns/name#port") that an
-	// HTTPRoute sends traffic to through one of Gateways: the ports whose
+	// Reached lists the Service ports ("Service/ns/name#port") that a
+	// route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) sends traffic to through one of Gateways: the ports whose
 	// TLS settings a proxy has, and under whose Gateway a
 	// BackendTLSPolicy's status is reported. It is read from the input,
 	// so that a port an implementation leaves unconfigured is a
@@ -97,7 +97,13 @@ func Index(objects []map[string]any, controller string) *Case {
 		served[gw] = true
 	}
 	for _, o := range objects {
-		if jsonmap.String(o["kind"]) != "HTTPRoute" {
+		// Gateway API v1 BackendTLSPolicySpec.TargetRefs, Support Levels:
+		// "Kubernetes Service referenced by backendRefs used on a Route. -
+		// HTTPRoute, GRPCRoute, TLSRoute with termination"; GEP-1897 adds
+		// "TCPRoute with termination".
+		switch jsonmap.String(o["kind"]) {
+		case "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute":
+		default:
 			continue
 		}
 		ns := jsonmap.String(jsonmap.Map(o["metadata"])["namespace"])

@@ -40,8 +40,13 @@ func TestIndex(t *testing.T) {
 		class("mine", me), class("theirs", "example.net/them"), gateway("gw", "mine"), gateway("gw-undeclared-class", "nowhere"), gateway("gw-other", "theirs"),
 		svc, ca, route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443), route("other", "gw-other", 9443),
 	}
+	// A GRPCRoute's backend is reached too (BackendTLSPolicySpec.TargetRefs,
+	// Support Levels: "HTTPRoute, GRPCRoute, TLSRoute with termination").
+	grpc := route("g", "gw", 8443)
+	grpc["kind"] = "GRPCRoute"
+	objects = append(objects, grpc)
 	c := Index(objects, me)
-	if r, _ := json.Marshal(c.Reached); string(r) != `["Service/ns/svc#https","Service/ns/svc#http"]` {
+	if r, _ := json.Marshal(c.Reached); string(r) != `["Service/ns/svc#https","Service/ns/svc#http","Service/ns/svc#https-alt"]` {
 		t.Errorf("reached %s", r)
 	}
 	if !slices.Equal(c.Gateways, []string{"ns/gw", "ns/gw-undeclared-class"}) {
