@@ -28,7 +28,8 @@ import (
 // take precedence, the implementation MUST ensure the Accepted Condition
 // is set to status: False, with Reason Conflicted", per ancestor as its
 // conformance test BackendTLSPolicyConflictResolution checks it. The
-// references' condition is the policy's on every ancestor.
+// references' condition is the policy's on every ancestor where it is
+// written (written).
 func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 	perAncestor := k.Profile.Spec.StatusAncestors == profile.StatusAncestorsGateway
 	if len(k.refs) == 0 && !perAncestor {
@@ -42,7 +43,7 @@ func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 	for i := range ps {
 		p := &ps[i]
 		refs, hasRefs := k.refs[p.Ref]
-		if hasRefs {
+		if hasRefs && written(refs, p.Conditions) {
 			p.Conditions = append(slices.Clip(p.Conditions), refs)
 		}
 		pol := byRef[p.Ref]
@@ -87,12 +88,30 @@ func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 				cond = ancestorAccepted(p.Targets, reached[g.String()], accepted)
 			}
 			a := engine.PolicyTarget{Ref: g.String(), Conditions: []engine.Condition{cond}}
-			if hasRefs {
+			if hasRefs && written(refs, a.Conditions) {
 				a.Conditions = append(a.Conditions, refs)
 			}
 			p.Ancestors = append(p.Ancestors, a)
 		}
 	}
+}
+
+// written says whether the references' condition refs is written beside
+// conds: always when a reference does not resolve ("In all cases, the
+// implementation MUST ensure the `ResolvedRefs` Condition on the
+// BackendTLSPolicy is set to `status: False`", Gateway API v1,
+// BackendTLSPolicyValidation.CACertificateRefs), and when they all
+// resolve, unless the policy is Conflicted there: a policy that does not
+// take precedence is not applied, its references need not be resolved,
+// and neither the API reference nor the conformance tests ask for
+// ResolvedRefs on it (BackendTLSPolicyConflictResolution checks Accepted
+// alone); docs/semantics.md.
+func written(refs engine.Condition, conds []engine.Condition) bool {
+	if refs.Status != "True" {
+		return true
+	}
+	acc, _ := engine.FindCondition(conds, engine.TypeAccepted)
+	return acc.Status != "False" || acc.Reason != engine.ReasonConflicted
 }
 
 // ancestorAccepted is the Accepted condition of a policy on an ancestor

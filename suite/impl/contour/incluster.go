@@ -48,6 +48,10 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName}
 func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
 		Features:   Features,
+		// Contour v1.33.8 writes Accepted alone on a BackendTLSPolicy's
+		// ancestors (internal/dag/gatewayapi_processor.go): no
+		// ResolvedRefs, which is not compared; Accepted is, also per
+		// ancestor Gateway (observe.Status.Ancestors).
 		Conditions: []string{"Accepted"},
 		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
 		Readable:   Readable,

@@ -34,7 +34,9 @@ import (
 // Observed settings, per route rule, read from the xDS route of each
 // listener (docs/envoy-gateway.md): BackendTrafficPolicy
 // timeout.http.requestTimeout (route timeout) and retry.numRetries (route
-// retry policy). Conditions: Accepted, aggregated over status ancestors.
+// retry policy). Conditions: Accepted and ResolvedRefs (BackendTLSPolicy),
+// aggregated over status ancestors and, for BackendTLSPolicy, per ancestor
+// Gateway (observe.Status.Ancestors).
 type Translator struct {
 	Egctl   string
 	Timeout time.Duration
@@ -61,7 +63,7 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
 // (and Merged, Overridden), not GEP-713's Enforced.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted", "ResolvedRefs"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
 		// egctl's loader keeps only the names of an object's metadata.
 		IgnoresCreationTimestamps: true,
 		// Only policies on the same target and section conflict
