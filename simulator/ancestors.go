@@ -32,7 +32,7 @@ import (
 // written (written).
 func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 	perAncestor := k.Profile.Spec.StatusAncestors == profile.StatusAncestorsGateway
-	if len(k.refs) == 0 && !perAncestor {
+	if len(k.Refs) == 0 && !perAncestor {
 		return
 	}
 	byRef := make(map[string]*engine.Policy, len(k.Policies))
@@ -42,7 +42,7 @@ func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 	gateways := map[topology.NodeID][]ref.Ref{} // memo: the Gateways above a node
 	for i := range ps {
 		p := &ps[i]
-		refs, hasRefs := k.refs[p.Ref]
+		refs, hasRefs := k.Refs[p.Ref]
 		if hasRefs && written(refs, p.Conditions) {
 			p.Conditions = append(slices.Clip(p.Conditions), refs)
 		}

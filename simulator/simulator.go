@@ -91,9 +91,10 @@ type Model struct {
 type Kind struct {
 	Profile  *profile.Profile
 	Policies []engine.Policy
-	// refs holds, by policy ref, the condition a profile.RefsCondition
-	// writes (e.g. BackendTLSPolicy's ResolvedRefs), for kinds with one.
-	refs map[string]engine.Condition
+	// Refs holds, by policy ref, the condition a profile.RefsCondition
+	// writes (e.g. BackendTLSPolicy's ResolvedRefs), for kinds with one
+	// (ResolveReferences).
+	Refs map[string]engine.Condition
 }
 
 // Output is the result of a simulation over every policy kind.
@@ -374,78 +375,90 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.references()
 }
 
-// references rejects each policy of a kind with References whose
-// references in a field all fail to resolve to an object of the input
-// (profile.Reference), and records the field's Condition where it has one.
+// references resolves the references of every kind's policies against
+// the objects of the input (ResolveReferences).
 func (b *builder) references() {
+	lookup := func(key string) (map[string]bool, bool) {
+		_, ok := b.seen[key]
+		return b.data[key], ok
+	}
 	for _, k := range b.m.Kinds {
-		for _, ref := range k.Profile.Spec.References {
-			for i := range k.Policies {
-				p := &k.Policies[i]
-				if p.Intent.Invalid != "" {
-					continue
-				}
-				v := any(p.Intent.SpecProper)
-				for _, f := range strings.Split(ref.Field, ".") {
-					m, _ := v.(map[string]any)
-					v = m[f]
-				}
-				list, _ := v.([]any)
-				var bad, why []string
-				reason := ""
-				for _, e := range list {
-					m, _ := e.(map[string]any)
-					g, _ := m["group"].(string)
-					kind, _ := m["kind"].(string)
-					name, _ := m["name"].(string)
-					allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
-					key := g + "/" + kind + "/" + p.Ref.Namespace + "/" + name
-					_, found := b.seen[key]
-					var problem, r string
-					switch {
-					case !allowed:
-						problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
-					case !found:
-						problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
-					default:
-						for _, want := range ref.Keys {
-							if !b.data[key][want] && problem == "" {
-								problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
-							}
-						}
-						if problem == "" {
-							continue
-						}
-					}
-					bad = append(bad, kind+" "+name)
-					why = append(why, problem)
-					if reason == "" {
-						reason = r
-					}
-				}
-				if len(list) > 0 && len(bad) == len(list) {
-					p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
-					p.Intent.InvalidReason = ref.Reason
-				}
-				c := ref.Condition
-				if c == nil {
-					continue
-				}
-				if k.refs == nil {
-					k.refs = map[string]engine.Condition{}
-				}
-				if prev, ok := k.refs[p.Ref.String()]; ok && prev.Status == "False" {
-					continue // the first field with an invalid reference tells
-				}
-				cond := engine.Condition{Type: c.Type, Status: "True", Reason: c.Resolved, Message: "every reference in spec." + ref.Field + " resolves"}
-				switch reason {
-				case "kind":
-					cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.InvalidKind, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
-				case "ref":
-					cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.Invalid, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
-				}
-				k.refs[p.Ref.String()] = cond
+		ResolveReferences(k, lookup)
+	}
+}
+
+// ResolveReferences rejects each policy of k whose references in a field
+// of its profile's References all fail to resolve (profile.Reference:
+// Accepted=False with the field's Reason), and records, in k.Refs, the
+// field's Condition where it has one. lookup says whether the input has
+// the object "group/kind/namespace/name", and the keys of its data whose
+// value is not empty.
+func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, ok bool)) {
+	for _, ref := range k.Profile.Spec.References {
+		for i := range k.Policies {
+			p := &k.Policies[i]
+			if p.Intent.Invalid != "" {
+				continue
 			}
+			v := any(p.Intent.SpecProper)
+			for _, f := range strings.Split(ref.Field, ".") {
+				m, _ := v.(map[string]any)
+				v = m[f]
+			}
+			list, _ := v.([]any)
+			var bad, why []string
+			reason := ""
+			for _, e := range list {
+				m, _ := e.(map[string]any)
+				g, _ := m["group"].(string)
+				kind, _ := m["kind"].(string)
+				name, _ := m["name"].(string)
+				allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+				data, found := lookup(g + "/" + kind + "/" + p.Ref.Namespace + "/" + name)
+				var problem, r string
+				switch {
+				case !allowed:
+					problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
+				case !found:
+					problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
+				default:
+					for _, want := range ref.Keys {
+						if !data[want] && problem == "" {
+							problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
+						}
+					}
+					if problem == "" {
+						continue
+					}
+				}
+				bad = append(bad, kind+" "+name)
+				why = append(why, problem)
+				if reason == "" {
+					reason = r
+				}
+			}
+			if len(list) > 0 && len(bad) == len(list) {
+				p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
+				p.Intent.InvalidReason = ref.Reason
+			}
+			c := ref.Condition
+			if c == nil {
+				continue
+			}
+			if k.Refs == nil {
+				k.Refs = map[string]engine.Condition{}
+			}
+			if prev, ok := k.Refs[p.Ref.String()]; ok && prev.Status == "False" {
+				continue // the first field with an invalid reference tells
+			}
+			cond := engine.Condition{Type: c.Type, Status: "True", Reason: c.Resolved, Message: "every reference in spec." + ref.Field + " resolves"}
+			switch reason {
+			case "kind":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.InvalidKind, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			case "ref":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.Invalid, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			}
+			k.Refs[p.Ref.String()] = cond
 		}
 	}
 }
