@@ -69,6 +69,23 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 		k.Policies = append(k.Policies, ep)
 	}
 	m.Kinds = []*simulator.Kind{k}
+	// References resolve against the scenario's ConfigMaps, as the loader
+	// resolves them against the objects of the YAML.
+	simulator.ResolveReferences(k, func(key string) (map[string]bool, bool) {
+		for _, c := range s.ConfigMaps {
+			if key != "/ConfigMap/"+namespaceOr(c.Namespace)+"/"+c.Name {
+				continue
+			}
+			keys := map[string]bool{}
+			for k, v := range c.Data {
+				if v != "" {
+					keys[k] = true
+				}
+			}
+			return keys, true
+		}
+		return nil, false
+	})
 	for _, o := range s.OwnFields {
 		if m.OwnFields == nil {
 			m.OwnFields = map[string]map[string]any{}

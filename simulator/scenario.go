@@ -71,6 +71,17 @@ type ExpectedPath struct {
 type ExpectedPolicy struct {
 	Ref        string              `json:"ref"`
 	Conditions []ExpectedCondition `json:"conditions"`
+	// Ancestors, when given, is the exact set of the policy's status
+	// ancestors (Gateway API's PolicyStatus.Ancestors, for a kind whose
+	// profile has statusAncestors), each with the conditions checked.
+	Ancestors []ExpectedAncestor `json:"ancestors,omitempty"`
+}
+
+// ExpectedAncestor is a policy's status for one ancestor
+// (Gateway/namespace/name).
+type ExpectedAncestor struct {
+	Ref        string              `json:"ref"`
+	Conditions []ExpectedCondition `json:"conditions"`
 }
 
 // ExpectedCondition matches a condition by type, status and reason, and
@@ -130,17 +141,27 @@ func (exp *Expect) Check(out *Output) []string {
 			add("policy %s: not in the output", w.Ref)
 			continue
 		}
-		for _, wc := range w.Conditions {
-			c, ok := engine.FindCondition(p.Conditions, wc.Type)
-			switch {
-			case !ok && wc.Type == otherType(out.StatusVocabulary):
-				add("policy %s: no %s condition: the run writes status vocabulary %s (%s); a scenario written in the other declares spec.statusVocabulary", w.Ref, wc.Type, vocabName(out.StatusVocabulary), engine.ProgrammedType(out.StatusVocabulary))
-			case !ok:
-				add("policy %s: no %s condition", w.Ref, wc.Type)
-			case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
-				add("policy %s: expected %s=%s (%s), got %s=%s (%s): %s", w.Ref, wc.Type, wc.Status, wc.Reason, c.Type, c.Status, c.Reason, c.Message)
-			case wc.MessageContains != "" && !strings.Contains(c.Message, wc.MessageContains):
-				add("policy %s: %s message %q does not contain %q", w.Ref, wc.Type, c.Message, wc.MessageContains)
+		checkConditions("policy "+w.Ref, w.Conditions, p.Conditions, out.StatusVocabulary, add)
+		if w.Ancestors == nil {
+			continue
+		}
+		have := map[string]engine.PolicyTarget{}
+		for _, a := range p.Ancestors {
+			have[a.Ref] = a
+		}
+		wanted := map[string]bool{}
+		for _, wa := range w.Ancestors {
+			wanted[wa.Ref] = true
+			a, ok := have[wa.Ref]
+			if !ok {
+				add("policy %s: no status for ancestor %s", w.Ref, wa.Ref)
+				continue
+			}
+			checkConditions("policy "+w.Ref+" ancestor "+wa.Ref, wa.Conditions, a.Conditions, out.StatusVocabulary, add)
+		}
+		for _, a := range p.Ancestors {
+			if !wanted[a.Ref] {
+				add("policy %s: unexpected status for ancestor %s", w.Ref, a.Ref)
 			}
 		}
 	}
@@ -172,6 +193,25 @@ func (s *Scenario) Vocabulary() (engine.Vocabulary, error) {
 		return "", fmt.Errorf("%s: spec.statusVocabulary: %w", s.Source, err)
 	}
 	return v, nil
+}
+
+// checkConditions adds a difference for each condition of want that got
+// does not match (type, status, reason, message), in status vocabulary
+// vocab.
+func checkConditions(who string, want []ExpectedCondition, got []engine.Condition, vocab engine.Vocabulary, add func(string, ...any)) {
+	for _, wc := range want {
+		c, ok := engine.FindCondition(got, wc.Type)
+		switch {
+		case !ok && wc.Type == otherType(vocab):
+			add("%s: no %s condition: the run writes status vocabulary %s (%s); a scenario written in the other declares spec.statusVocabulary", who, wc.Type, vocabName(vocab), engine.ProgrammedType(vocab))
+		case !ok:
+			add("%s: no %s condition", who, wc.Type)
+		case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
+			add("%s: expected %s=%s (%s), got %s=%s (%s): %s", who, wc.Type, wc.Status, wc.Reason, c.Type, c.Status, c.Reason, c.Message)
+		case wc.MessageContains != "" && !strings.Contains(c.Message, wc.MessageContains):
+			add("%s: %s message %q does not contain %q", who, wc.Type, c.Message, wc.MessageContains)
+		}
+	}
 }
 
 // SemanticsList returns the semantics the expectations hold under.

@@ -97,6 +97,10 @@ type Model struct {
 type Kind struct {
 	Profile  *profile.Profile
 	Policies []engine.Policy
+	// Refs holds, by policy ref, the condition a profile.RefsCondition
+	// writes (e.g. BackendTLSPolicy's ResolvedRefs), for kinds with one
+	// (ResolveReferences).
+	Refs map[string]engine.Condition
 }
 
 // Output is the result of a simulation over every policy kind.
@@ -165,6 +169,10 @@ type builder struct {
 	m    *Model
 	errs load.Errors
 	seen map[string]load.Source
+	// data holds, by the key of seen, the keys of an object's data with a
+	// value that is not empty (a ConfigMap's ca.crt), for
+	// profile.Reference.Keys.
+	data map[string]map[string]bool
 	pre  map[*load.Doc]predecoded // decodeAll
 	own  bool                     // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
@@ -360,6 +368,18 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 				b.m.Scenario = &s
 			}
 		default:
+			if data, ok := d.Raw["data"].(map[string]any); ok {
+				keys := map[string]bool{}
+				for k, v := range data {
+					if str, _ := v.(string); str != "" {
+						keys[k] = true
+					}
+				}
+				if b.data == nil {
+					b.data = map[string]map[string]bool{}
+				}
+				b.data[key] = keys
+			}
 			candidates = append(candidates, d)
 		}
 	}
@@ -380,44 +400,100 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.references()
 }
 
-// references rejects each policy of a kind with References whose
-// references in a field all fail to resolve to an object of the input
-// (profile.Reference).
+// references resolves the references of every kind's policies against
+// the objects of the input (ResolveReferences).
 func (b *builder) references() {
+	lookup := func(key string) (map[string]bool, bool) {
+		_, ok := b.seen[key]
+		return b.data[key], ok
+	}
 	for _, k := range b.m.Kinds {
-		for _, ref := range k.Profile.Spec.References {
-			for i := range k.Policies {
-				p := &k.Policies[i]
-				if p.Intent.Invalid != "" {
-					continue
-				}
-				v := any(p.Intent.SpecProper)
-				for _, f := range strings.Split(ref.Field, ".") {
-					m, _ := v.(map[string]any)
-					v = m[f]
-				}
-				list, _ := v.([]any)
-				if len(list) == 0 {
-					continue
-				}
-				var bad []string
-				for _, e := range list {
-					m, _ := e.(map[string]any)
-					g, _ := m["group"].(string)
-					kind, _ := m["kind"].(string)
-					name, _ := m["name"].(string)
-					allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
-					if _, ok := b.seen[g+"/"+kind+"/"+p.Ref.Namespace+"/"+name]; !allowed || !ok {
-						bad = append(bad, kind+" "+name)
+		ResolveReferences(k, lookup)
+	}
+}
+
+// ResolveReferences rejects each policy of k whose references in a field
+// of its profile's References all fail to resolve (profile.Reference:
+// Accepted=False with the field's Reason), and records, in k.Refs, the
+// field's Condition where it has one. lookup says whether the input has
+// the object "group/kind/namespace/name", and the keys of its data whose
+// value is not empty.
+func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, ok bool)) {
+	for _, ref := range k.Profile.Spec.References {
+		for i := range k.Policies {
+			p := &k.Policies[i]
+			if p.Intent.Invalid != "" {
+				continue
+			}
+			v := any(p.Intent.SpecProper)
+			for _, f := range strings.Split(ref.Field, ".") {
+				m, _ := v.(map[string]any)
+				v = m[f]
+			}
+			list, _ := v.([]any)
+			var bad, why []string
+			reason := ""
+			for _, e := range list {
+				m, _ := e.(map[string]any)
+				g, _ := m["group"].(string)
+				kind, _ := m["kind"].(string)
+				name, _ := m["name"].(string)
+				allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+				data, found := lookup(g + "/" + kind + "/" + p.Ref.Namespace + "/" + name)
+				var problem, r string
+				switch {
+				case !allowed:
+					problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
+				case !found:
+					problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
+				default:
+					for _, want := range ref.Keys {
+						if !data[want] && problem == "" {
+							problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
+						}
+					}
+					if problem == "" {
+						continue
 					}
 				}
-				if len(bad) == len(list) {
-					p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
-					p.Intent.InvalidReason = ref.Reason
+				bad = append(bad, kind+" "+name)
+				why = append(why, problem)
+				if reason == "" {
+					reason = r
 				}
 			}
+			if len(list) > 0 && len(bad) == len(list) {
+				p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
+				p.Intent.InvalidReason = ref.Reason
+			}
+			c := ref.Condition
+			if c == nil {
+				continue
+			}
+			if k.Refs == nil {
+				k.Refs = map[string]engine.Condition{}
+			}
+			if prev, ok := k.Refs[p.Ref.String()]; ok && prev.Status == "False" {
+				continue // the first field with an invalid reference tells
+			}
+			cond := engine.Condition{Type: c.Type, Status: "True", Reason: c.Resolved, Message: "every reference in spec." + ref.Field + " resolves"}
+			switch reason {
+			case "kind":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.InvalidKind, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			case "ref":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.Invalid, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			}
+			k.Refs[p.Ref.String()] = cond
 		}
 	}
+}
+
+// groupKindName is kind, or kind.group for a group other than the core.
+func groupKindName(group, kind string) string {
+	if group == "" {
+		return kind
+	}
+	return kind + "." + group
 }
 
 // namespaced reports whether objects of d's kind live in a namespace.
@@ -743,6 +819,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	for _, k := range m.Kinds {
 		out.Profiles = append(out.Profiles, k.Profile.Metadata.Name)
 		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: vocab, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		m.statusAncestors(k, res.Policies)
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)

@@ -1033,3 +1033,86 @@ spec:
 		}
 	}
 }
+
+// Gateway API v1, BackendTLSPolicyValidation.CACertificateRefs: a reference
+// that "cannot be resolved ... or is misconfigured (e.g., a ConfigMap does
+// not contain a key named `ca.crt`)" gives ResolvedRefs=False with Reason
+// InvalidCACertificateRef, one to "an unknown or unsupported kind" Reason
+// InvalidKind; "If ALL CACertificateRefs are invalid", Accepted=False
+// NoValidCACertificate too. Both on the policy and on each ancestor
+// Gateway reaching its Service (PolicyStatus.Ancestors); a Gateway that
+// reaches no target of a policy has no entry.
+func TestBackendTLSPolicyResolvedRefsPerAncestor(t *testing.T) {
+	policy := func(name, refs string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: ` + name + `}
+spec:
+  targetRefs: [{group: "", kind: Service, name: s-` + name + `}]
+  validation: {hostname: h.example.com, caCertificateRefs: ` + refs + `}`
+	}
+	service := func(name string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata: {name: s-" + name + "}\nspec: {ports: [{name: https, port: 443}]}"
+	}
+	gateway := func(name string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + "}\nspec: {gatewayClassName: c, listeners: [{name: http, protocol: HTTP, port: 80}]}"
+	}
+	route := func(gw string, svcs ...string) string {
+		var rules []string
+		for _, s := range svcs {
+			rules = append(rules, "{backendRefs: [{name: s-"+s+", port: 443}]}")
+		}
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r-" + gw + "}\nspec: {parentRefs: [{name: " + gw + "}], rules: [" + strings.Join(rules, ", ") + "]}"
+	}
+	docs := joinDocs(
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: c}\nspec: {controllerName: example.com/c}",
+		gateway("gw1"), gateway("gw2"),
+		route("gw1", "good", "empty", "nokey", "kind", "missing", "half"),
+		route("gw2", "good"),
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca}\ndata: {ca.crt: x}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: empty-ca}\ndata: {ca.crt: \"\"}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: no-key}\ndata: {}",
+		service("good"), policy("good", `[{group: "", kind: ConfigMap, name: ca}]`),
+		service("empty"), policy("empty", `[{group: "", kind: ConfigMap, name: empty-ca}]`),
+		service("nokey"), policy("nokey", `[{group: "", kind: ConfigMap, name: no-key}]`),
+		service("kind"), policy("kind", `[{group: invalid.io, kind: InvalidKind, name: x}]`),
+		service("missing"), policy("missing", `[{group: "", kind: ConfigMap, name: nowhere}]`),
+		service("half"), policy("half", `[{group: "", kind: ConfigMap, name: nowhere}, {group: "", kind: ConfigMap, name: ca}]`),
+		service("alone"), policy("alone", `[{group: "", kind: ConfigMap, name: ca}]`),
+	)
+	for _, prof := range []string{"backendtlspolicy", "backendtlspolicy-gateway-api"} {
+		m, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{Profiles: []string{prof}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Run(engine.StickyOverrides, nil)
+		want := map[string]string{ // ancestors: conditions
+			"good":    "Gateway/default/gw1: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs; Gateway/default/gw2: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+			"empty":   "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"nokey":   "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"kind":    "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidKind",
+			"missing": "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"half":    "Gateway/default/gw1: Accepted=True/Accepted ResolvedRefs=False/InvalidCACertificateRef",
+			"alone":   "",
+		}
+		for _, p := range out.Policies {
+			var as []string
+			for _, a := range p.Ancestors {
+				var cs []string
+				for _, c := range a.Conditions {
+					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+				}
+				as = append(as, a.Ref+": "+strings.Join(cs, " "))
+			}
+			name := strings.TrimPrefix(p.Ref, "BackendTLSPolicy/default/")
+			if got := strings.Join(as, "; "); got != want[name] || p.Ancestors == nil {
+				t.Errorf("%s %s: ancestors %q, want %q", prof, name, got, want[name])
+			}
+			// The policy's own conditions carry ResolvedRefs too.
+			c, ok := engine.FindCondition(p.Conditions, "ResolvedRefs")
+			if wantTrue := name == "good" || name == "alone"; !ok || (c.Status == "True") != wantTrue {
+				t.Errorf("%s %s: policy ResolvedRefs %+v (found %v), want True: %v", prof, name, c, ok, wantTrue)
+			}
+		}
+	}
+}

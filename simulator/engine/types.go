@@ -221,6 +221,12 @@ type PolicyStatus struct {
 	Strategy   string         `json:"strategy,omitempty"`
 	Conditions []Condition    `json:"conditions"`
 	Targets    []PolicyTarget `json:"targets"`
+	// Ancestors is the status per ancestor, for kinds whose profile says
+	// so (profile.Spec.StatusAncestors; Gateway API's
+	// PolicyStatus.Ancestors): one entry per Gateway from which a route
+	// reaches a target of the policy, in ref order. Filled by the
+	// simulator, which knows the objects references name.
+	Ancestors []PolicyTarget `json:"ancestors,omitempty"`
 	// Paths counts the paths the policy is in effect on, fully or in part.
 	Paths int `json:"paths"`
 	// Beaten lists the fields of the spec proper that did not make it into

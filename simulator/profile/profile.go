@@ -143,6 +143,14 @@ type Spec struct {
 	// other objects; a policy none of whose references in a field
 	// resolves is rejected (Accepted=False with the field's Reason).
 	References []Reference `json:"references,omitempty"`
+	// StatusAncestors, when set (only "Gateway"), says the kind reports
+	// its status per ancestor of that kind as well as per policy: one
+	// entry per Gateway from which a route reaches one of the policy's
+	// targets (Gateway API v1, PolicyAncestorStatus: "For example, for a
+	// BackendTLSPolicy, its Policy's Ancestors are, in order, the
+	// Service, the HTTPRoute, the Gateway ... implementations SHOULD use
+	// Gateway as the PolicyAncestorStatus object"), keyed by ancestorRef.
+	StatusAncestors string `json:"statusAncestors,omitempty"`
 	// Alternative marks a second reading of a kind that has a default
 	// built-in profile: chosen only by name (--profile, a scenario's
 	// profiles), never for a kind found in the input.
@@ -199,7 +207,38 @@ type Reference struct {
 	Kinds []GroupKind `json:"kinds"`
 	// Reason of the Accepted=False condition when none resolves.
 	Reason string `json:"reason"`
+	// Keys, when set, are the keys of data a referenced object must hold,
+	// each non-empty, to resolve: "is misconfigured (e.g., a ConfigMap
+	// does not contain a key named `ca.crt`)" (Gateway API v1,
+	// BackendTLSPolicyValidation.CACertificateRefs).
+	Keys []string `json:"keys,omitempty"`
+	// Condition, when set, is the condition that says whether every
+	// reference of the field resolves, written on the policy and on each
+	// of its ancestors ("In all cases, the implementation MUST ensure the
+	// `ResolvedRefs` Condition on the BackendTLSPolicy is set to `status:
+	// False`, with a Reason and Message that indicate the cause of the
+	// error", ibid.).
+	Condition *RefsCondition `json:"condition,omitempty"`
 }
+
+// RefsCondition names a references condition and its reasons.
+type RefsCondition struct {
+	// Type of the condition, e.g. ResolvedRefs.
+	Type string `json:"type"`
+	// Resolved is the reason of status True: every reference resolves.
+	Resolved string `json:"resolved"`
+	// InvalidKind is the reason of status False when a reference names a
+	// kind not in Kinds ("refers to an unknown or unsupported kind of
+	// resource").
+	InvalidKind string `json:"invalidKind"`
+	// Invalid is the reason of status False when a reference of an allowed
+	// kind does not resolve, or its object lacks one of Keys ("refers to a
+	// resource that cannot be resolved ... or is misconfigured").
+	Invalid string `json:"invalid"`
+}
+
+// StatusAncestors values (Spec.StatusAncestors).
+const StatusAncestorsGateway = "Gateway"
 
 // NoneConflicts values (Spec.NoneConflicts).
 const (
@@ -409,6 +448,17 @@ func (p *Profile) Validate() error {
 		if r.Field == "" || len(r.Kinds) == 0 || r.Reason == "" {
 			return fe(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
 		}
+		if c := r.Condition; c != nil && (c.Type == "" || c.Resolved == "" || c.InvalidKind == "" || c.Invalid == "") {
+			return fe(fmt.Sprintf("spec.references[%d].condition", i), "needs type, resolved, invalidKind and invalid")
+		}
+		if slices.Contains(r.Keys, "") {
+			return fe(fmt.Sprintf("spec.references[%d].keys", i), "a key may not be empty")
+		}
+	}
+	switch s.StatusAncestors {
+	case "", StatusAncestorsGateway:
+	default:
+		return fe("spec.statusAncestors", "must be %s or absent, not %q", StatusAncestorsGateway, s.StatusAncestors)
 	}
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:

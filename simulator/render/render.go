@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -78,6 +79,7 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", clean(p.Ref), clean(strategy), clean(acc.Status), clean(acc.Reason), clean(enfs), clean(msg))
 	}
+	ancestors(tw, out.Policies)
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "AFFECTED OBJECTS")
 	fmt.Fprintln(tw, "OBJECT\tCONDITION\tAFFECTED BY")
@@ -111,6 +113,41 @@ func Reading(r simulator.Reading) string {
 		vocab = engine.VocabularyMerged
 	}
 	return clean(fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, r.Semantics, vocab))
+}
+
+// ancestors prints the status of each policy per ancestor, for kinds that
+// report it so (Gateway API's PolicyStatus.Ancestors; the engine's
+// PolicyStatus.Ancestors is nil for other kinds): every condition, and
+// the message of the first that is False.
+func ancestors(w io.Writer, ps []engine.PolicyStatus) {
+	if !slices.ContainsFunc(ps, func(p engine.PolicyStatus) bool { return p.Ancestors != nil }) {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "POLICY ANCESTORS")
+	fmt.Fprintln(w, "POLICY\tANCESTOR\tCONDITIONS\tMESSAGE")
+	for _, p := range ps {
+		if p.Ancestors == nil {
+			continue
+		}
+		if len(p.Ancestors) == 0 {
+			fmt.Fprintf(w, "%s\t-\t-\t%s\n", clean(p.Ref), "no Gateway reaches a target of the policy: no ancestor status")
+		}
+		for _, a := range p.Ancestors {
+			var conds []string
+			msg := ""
+			for _, c := range a.Conditions {
+				conds = append(conds, c.Type+"="+c.Status+"/"+c.Reason)
+				if c.Status == "False" && msg == "" {
+					msg = c.Message
+				}
+			}
+			if msg == "" && len(a.Conditions) > 0 {
+				msg = a.Conditions[0].Message
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg))
+		}
+	}
 }
 
 // Provenance renders field=policy pairs in field order.

@@ -121,6 +121,8 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	wantPolicies := slices.DeleteFunc(slices.Clone(want.Policies), unreported)
 	gotPolicies := slices.DeleteFunc(slices.Clone(got.Policies), unreported)
 	out = append(out, conditions(PolicyCondition, wantPolicies, gotPolicies, caps.Conditions)...)
+	wa, ga := ancestors(wantPolicies, gotPolicies)
+	out = append(out, conditions(PolicyCondition, wa, ga, caps.Conditions)...)
 	if got.Targets != nil {
 		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
 	}
@@ -130,6 +132,37 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		out = append(out, Difference{Kind: StatusRule, Ref: b.Ref, Condition: b.Rule, Got: b.Got})
 	}
 	return out
+}
+
+// ancestors lists, as objects of their own (Ref policy@ancestor, as
+// gepcheck-reference's in-cluster observations name them), the status per
+// ancestor of each policy for which both sides report status per ancestor
+// (observe.Status.Ancestors): every ancestor got writes, beside want's for
+// the same ancestor, which has no conditions when want has no entry there
+// (Gateway API v1, PolicyStatus.Ancestors: "the status of the policy with
+// respect to each ancestor"). An ancestor want has and got does not write
+// is not compared: which Gateways an implementation answers for is the
+// status rules' to judge (suite/statusrules).
+func ancestors(want, got []observe.Status) (w, g []observe.Status) {
+	wantOf := map[string]observe.Status{}
+	for _, s := range want {
+		wantOf[s.Ref] = s
+	}
+	for _, gs := range got {
+		ws, ok := wantOf[gs.Ref]
+		if !ok || ws.Ancestors == nil || gs.Ancestors == nil {
+			continue
+		}
+		for _, ga := range gs.Ancestors {
+			ref := gs.Ref + "@" + ga.Ref
+			g = append(g, observe.Status{Ref: ref, Conditions: ga.Conditions})
+			i := slices.IndexFunc(ws.Ancestors, func(a observe.Status) bool { return a.Ref == ga.Ref })
+			if i >= 0 {
+				w = append(w, observe.Status{Ref: ref, Conditions: ws.Ancestors[i].Conditions})
+			}
+		}
+	}
+	return w, g
 }
 
 // effective indexes the paths that have an effective setting, projected

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -220,5 +221,45 @@ func TestDiffVocabularies(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.lines, "\n"))
 			}
 		})
+	}
+}
+
+// TestDiffAncestors: where both sides report a policy's status per
+// ancestor Gateway (Gateway API v1, PolicyStatus.Ancestors), each ancestor
+// the implementation writes is compared with the reference's entry for it
+// (none when the reference has none there); an ancestor only the
+// reference has is not; a side without per-ancestor status compares
+// nothing per ancestor.
+func TestDiffAncestors(t *testing.T) {
+	acc := func(status, reason string) []observe.Condition {
+		return []observe.Condition{{Type: "Accepted", Status: status, Reason: reason}}
+	}
+	pol := func(anc ...observe.Status) observe.Observation {
+		return observe.Observation{Policies: []observe.Status{{Ref: "BackendTLSPolicy/ns/p", Conditions: acc("True", "Accepted"), Ancestors: anc}}}
+	}
+	want := pol(
+		observe.Status{Ref: "Gateway/ns/a", Conditions: acc("True", "Accepted")},
+		observe.Status{Ref: "Gateway/ns/b", Conditions: acc("False", "Conflicted")},
+		observe.Status{Ref: "Gateway/ns/c", Conditions: acc("True", "Accepted")},
+	)
+	got := pol(
+		observe.Status{Ref: "Gateway/ns/a", Conditions: acc("True", "Accepted")},
+		observe.Status{Ref: "Gateway/ns/b", Conditions: acc("True", "Accepted")},
+		observe.Status{Ref: "Gateway/ns/d", Conditions: acc("False", "Conflicted")},
+	)
+	var keys []string
+	for _, d := range Diff(want, got, observe.Capabilities{Conditions: []string{"Accepted"}}) {
+		keys = append(keys, fmt.Sprintf("%s %s %v → %v", d.Ref, d.Condition, d.Want, d.Got))
+	}
+	wantKeys := []string{
+		"BackendTLSPolicy/ns/p@Gateway/ns/b Accepted False/Conflicted → True/Accepted",
+		"BackendTLSPolicy/ns/p@Gateway/ns/d Accepted  → False/Conflicted",
+	}
+	if !slices.Equal(keys, wantKeys) {
+		t.Errorf("differences\n%q\nwant\n%q", keys, wantKeys)
+	}
+	got.Policies[0].Ancestors = nil
+	if ds := Diff(want, got, observe.Capabilities{}); len(ds) != 0 {
+		t.Errorf("got without per-ancestor status: %v", ds)
 	}
 }

@@ -100,6 +100,13 @@ type Path struct {
 type Status struct {
 	Ref        string      `json:"ref"`
 	Conditions []Condition `json:"conditions"`
+	// Ancestors, for a policy whose kind reports status per ancestor
+	// Gateway (Gateway API's PolicyStatus.Ancestors; the reference for a
+	// profile with statusAncestors), lists the conditions per ancestor
+	// (Ref: Gateway/namespace/name) that the observed side writes; nil
+	// when it reports none per ancestor. Comparisons then judge each
+	// ancestor the implementation writes (compare.Diff).
+	Ancestors []Status `json:"ancestors,omitempty"`
 }
 
 // Condition is a status condition, the engine's own type; Message is
@@ -284,6 +291,10 @@ func (o *Observation) Normalize() {
 		sort.Slice(l, func(a, b int) bool { return l[a].Ref < l[b].Ref })
 		for _, s := range l {
 			sort.Slice(s.Conditions, func(a, b int) bool { return s.Conditions[a].Type < s.Conditions[b].Type })
+			sort.Slice(s.Ancestors, func(a, b int) bool { return s.Ancestors[a].Ref < s.Ancestors[b].Ref })
+			for _, a := range s.Ancestors {
+				sort.Slice(a.Conditions, func(i, j int) bool { return a.Conditions[i].Type < a.Conditions[j].Type })
+			}
 		}
 	}
 	sort.Slice(o.Rejected, func(a, b int) bool { return o.Rejected[a].Ref < o.Rejected[b].Ref })
@@ -301,7 +312,14 @@ func FromOutput(name string, out *simulator.Output) Observation {
 		o.Effective = append(o.Effective, Path{Path: e.Path, Spec: spec})
 	}
 	for _, p := range out.Policies {
-		o.Policies = append(o.Policies, Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)})
+		st := Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)}
+		if p.Ancestors != nil {
+			st.Ancestors = make([]Status, 0, len(p.Ancestors))
+			for _, a := range p.Ancestors {
+				st.Ancestors = append(st.Ancestors, Status{Ref: a.Ref, Conditions: slices.Clone(a.Conditions)})
+			}
+		}
+		o.Policies = append(o.Policies, st)
 	}
 	for _, t := range out.Targets {
 		o.Targets = append(o.Targets, Status{Ref: t.Ref, Conditions: slices.Clone(t.Conditions)})

@@ -35,7 +35,9 @@ import (
 // Observed settings, per route rule, read from the xDS route of each
 // listener (docs/envoy-gateway.md): BackendTrafficPolicy
 // timeout.http.requestTimeout (route timeout) and retry.numRetries (route
-// retry policy). Conditions: Accepted, aggregated over status ancestors.
+// retry policy). Conditions: Accepted and ResolvedRefs (BackendTLSPolicy),
+// aggregated over status ancestors and, for BackendTLSPolicy, per ancestor
+// Gateway (observe.Status.Ancestors).
 type Translator struct {
 	Egctl   string
 	Timeout time.Duration
@@ -66,7 +68,7 @@ var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "Secu
 // Accepted is compared, and its claim of merged GEP-713's status
 // vocabulary is moot.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, Vocabulary: engine.VocabularyMerged, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted", "ResolvedRefs"}, Vocabulary: engine.VocabularyMerged, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
 		// egctl's loader keeps only the names of an object's metadata.
 		IgnoresCreationTimestamps: true,
 		// Only policies on the same target and section conflict
@@ -388,6 +390,19 @@ func Readable(spec map[string]any) map[string]any {
 			m = m[k].(map[string]any)
 		}
 		m[f[len(f)-1]] = v
+	}
+	// A BackendTLSPolicy whose only subjectAltName is its hostname reads
+	// back as one with none: Envoy Gateway matches the hostname then, in
+	// the same SAN matcher (backendTLSSpec). Gateway API v1,
+	// BackendTLSPolicyValidation.Hostname: "If SubjectAltNames are not
+	// specified, Hostname MUST be used for authentication".
+	if v, ok := out["validation"].(map[string]any); ok {
+		sans := jsonmap.List(v["subjectAltNames"])
+		if len(sans) == 1 && jsonmap.String(jsonmap.Map(sans[0])["type"]) == "Hostname" && jsonmap.Map(sans[0])["hostname"] == v["hostname"] {
+			v = maps.Clone(v)
+			delete(v, "subjectAltNames")
+			out["validation"] = v
+		}
 	}
 	return out
 }

@@ -76,7 +76,7 @@ const managedBy = "gepcheck-reference"
 // policy kind the controller serves (the built-in kinds whose
 // implementations are other plug-ins are theirs to serve).
 var DefaultProfiles = []string{
-	"color-inherited", "backendtlspolicy", "gep2649-retryon", "gep2649-cdncaching",
+	"color-inherited", "backendtlspolicy-gateway-api", "gep2649-retryon", "gep2649-cdncaching",
 	"gep2649-tlsminimumversion", "kuadrant-authpolicy", "kuadrant-ratelimitpolicy",
 }
 
