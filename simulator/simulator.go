@@ -102,6 +102,13 @@ type Output struct {
 	Warnings          []string                 `json:"warnings,omitempty"`
 	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
 	LimitErrors []*engine.LimitError `json:"-"`
+	// Written are the effective policies the policies as their authors
+	// wrote them give, on the paths where storing them (CRD defaults,
+	// pruned nulls) changes the answer, and Stored the fields that
+	// change; Warnings words them (stored.go). Empty when storing changed
+	// no policy, and in runs that leave a policy out.
+	Written []engine.EffectivePolicy `json:"-"`
+	Stored  []StoredChange           `json:"-"`
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
@@ -714,6 +721,10 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	for _, k := range m.Kinds {
 		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
+		if exclude == nil && detail == nil {
+			w, ch := m.asWritten(k, sem, res)
+			out.Written, out.Stored = append(out.Written, w...), append(out.Stored, ch...)
+		}
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {
@@ -730,6 +741,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		out.Targets = append(out.Targets, *t)
 	}
 	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
+	out.Warnings = append(out.Warnings, StoredWarnings(out.Stored)...)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}

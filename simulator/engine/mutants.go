@@ -69,6 +69,10 @@ const (
 	// policy on a section conflicts with one on the whole object, the
 	// older winning.
 	MutantTargetConflictsOnPath Mutant = "target-conflicts-on-path"
+	// MutantStoredDefaultUnnamed attributes a field a CRD default set to
+	// the policy it was stored for, as if its author had written it: no
+	// effective policy names its stored defaults.
+	MutantStoredDefaultUnnamed Mutant = "stored-default-unnamed"
 )
 
 // Mutants lists every mutant.
@@ -77,7 +81,7 @@ var Mutants = []Mutant{
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
 	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
-	MutantListsMerged, MutantTargetConflictsOnPath,
+	MutantListsMerged, MutantTargetConflictsOnPath, MutantStoredDefaultUnnamed,
 }
 
 var flaky atomic.Uint64
