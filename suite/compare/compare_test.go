@@ -166,3 +166,50 @@ func TestDiffProjects(t *testing.T) {
 		t.Errorf("unprojected: want 2 differences (the hidden field, the orphan path), got %v", Strings(d))
 	}
 }
+
+// TestStoredValues: an effective setting that differs on a field where the
+// reference's answer as the API server stores the policies (a CRD default:
+// retry.numRetries 2) is not what the policies as written give (the 5
+// inherited) is a stored-values difference, recording the answer as
+// written; a field storing does not change stays effective-setting
+// (docs/profiles.md, What is stored).
+func TestStoredValues(t *testing.T) {
+	path := []string{"Gateway/ns/gw", "Gateway/ns/gw#http", "HTTPRoute/ns/r", "HTTPRoute/ns/r#rule-1"}
+	stored := map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "5s"}
+	written := map[string]any{"retry": map[string]any{"numRetries": 5.0}, "timeout": "5s"}
+	want := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: stored}}, Policies: []observe.Status{}, Written: []observe.Path{{Path: path, Spec: written}}}
+	for _, tc := range []struct {
+		name  string
+		got   map[string]any
+		kinds []string
+		// storedFields and asWritten are the difference's record.
+		storedFields []string
+		asWritten    any
+	}{
+		{"as written", written, []string{"stored-values-retry"}, []string{"retry"}, written},
+		{"as written, another timeout", map[string]any{"retry": map[string]any{"numRetries": 5.0}, "timeout": "1s"}, []string{"effective-setting-timeout", "stored-values-retry"}, []string{"retry"}, written},
+		{"storing changes nothing there", map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "1s"}, []string{"effective-setting-timeout"}, nil, nil},
+		{"as stored", stored, nil, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: tc.got}}, Policies: []observe.Status{}}
+			ds := Diff(want, got, observe.Capabilities{})
+			if k := Kinds(ds); !slices.Equal(k, tc.kinds) {
+				t.Errorf("kinds %v, want %v (%s)", k, tc.kinds, Strings(ds))
+			}
+			if len(ds) == 0 {
+				return
+			}
+			if !slices.Equal(ds[0].StoredFields, tc.storedFields) || !jsonEqual(ds[0].Written, tc.asWritten) {
+				t.Errorf("stored fields %v, as written %v; want %v, %v", ds[0].StoredFields, ds[0].Written, tc.storedFields, tc.asWritten)
+			}
+		})
+	}
+	// Without the reference's answer as written, nothing is stored-values.
+	plain := want
+	plain.Written = nil
+	got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: written}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(plain, got, observe.Capabilities{})); !slices.Equal(k, []string{"effective-setting-retry"}) {
+		t.Errorf("without Written: kinds %v", k)
+	}
+}
