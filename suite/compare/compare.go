@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/tree"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -182,17 +183,20 @@ func writtenSpecs(ps []observe.Path, readable func(map[string]any) map[string]an
 	return m
 }
 
-// stored marks d's fields on which the reference's answer as written
-// differs from its answer as stored (Difference.StoredFields).
+// stored marks d's fields where the reference's answer as written
+// differs from its answer as stored at a leaf (or an object holding it)
+// where the implementation's differs too (Difference.StoredFields): a
+// difference storing does not explain, beside a change storing made
+// elsewhere in the same field, stays an effective-setting one.
 func stored(d Difference, written map[string]map[string]any) Difference {
 	ws, ok := written[pathKey(d.Path)]
 	if !ok {
 		return d
 	}
 	want, _ := d.Want.(map[string]any)
-	changed := fieldsDiffering(want, ws)
+	got, _ := d.Got.(map[string]any)
 	for _, f := range d.Fields {
-		if slices.Contains(changed, f) {
+		if overlap(leavesDiffering(want[f], got[f]), leavesDiffering(want[f], ws[f])) {
 			d.StoredFields = append(d.StoredFields, f)
 		}
 	}
@@ -203,6 +207,48 @@ func stored(d Difference, written map[string]map[string]any) Difference {
 		}
 	}
 	return d
+}
+
+// leavesDiffering lists the dotted leaves (scalars, lists, empty objects;
+// a null is absent) at which a and b differ.
+func leavesDiffering(a, b any) []string {
+	la, lb := leafMap(a), leafMap(b)
+	var out []string
+	for k, v := range la {
+		if w, ok := lb[k]; !ok || !jsonEqual(v, w) {
+			out = append(out, k)
+		}
+	}
+	for k := range lb {
+		if _, ok := la[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func leafMap(v any) map[string]any {
+	out := map[string]any{}
+	for _, l := range tree.From(v, tree.NoOrigin).Leaves() {
+		if l.Value.Value == nil && !l.Value.IsObject() {
+			continue
+		}
+		out["."+tree.FieldPath(l.Path)] = l.Value.JSON()
+	}
+	return out
+}
+
+// overlap reports whether a leaf of x is a leaf of y, or holds or is held
+// by one ("." is the field itself).
+func overlap(x, y []string) bool {
+	for _, p := range x {
+		for _, q := range y {
+			if p == q || p == "." || q == "." || strings.HasPrefix(q, p+".") || strings.HasPrefix(p, q+".") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // conditions compares the conditions of want's objects with got's.

@@ -205,10 +205,27 @@ func TestStoredValues(t *testing.T) {
 			}
 		})
 	}
+	// Storing changed retry.numRetries, the implementation differs in
+	// retry.retryOn only: not a stored-values difference (Envoy Gateway,
+	// fuzz --seed 1, case 3).
+	onRetryOn := observe.Observation{Name: "ns", Policies: []observe.Status{},
+		Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{"httpStatusCodes": []any{}}}}}},
+		Written:   []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"retryOn": map[string]any{"httpStatusCodes": []any{}}}}}}}
+	got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}}}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(onRetryOn, got, observe.Capabilities{})); !slices.Equal(k, []string{"effective-setting-retry"}) {
+		t.Errorf("a difference beside the stored change: kinds %v", k)
+	}
+	// A field storing set where as written there is none at all.
+	none := observe.Observation{Name: "ns", Policies: []observe.Status{}, Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}}}},
+		Written: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{}}}}}
+	got = observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{}}}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(none, got, observe.Capabilities{})); !slices.Equal(k, []string{"stored-values-retry"}) {
+		t.Errorf("an empty retry as written: kinds %v", k)
+	}
 	// Without the reference's answer as written, nothing is stored-values.
 	plain := want
 	plain.Written = nil
-	got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: written}}, Policies: []observe.Status{}}
+	got = observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: written}}, Policies: []observe.Status{}}
 	if k := Kinds(Diff(plain, got, observe.Capabilities{})); !slices.Equal(k, []string{"effective-setting-retry"}) {
 		t.Errorf("without Written: kinds %v", k)
 	}
