@@ -183,11 +183,11 @@ func writtenSpecs(ps []observe.Path, readable func(map[string]any) map[string]an
 	return m
 }
 
-// stored marks d's fields where the reference's answer as written
-// differs from its answer as stored at a leaf (or an object holding it)
-// where the implementation's differs too (Difference.StoredFields): a
-// difference storing does not explain, beside a change storing made
-// elsewhere in the same field, stays an effective-setting one.
+// stored marks d's fields where the implementation gives what the
+// reference's answer as written gives and the reference's answer as stored
+// does not (Difference.StoredFields): the difference is exactly what the
+// API server's storing changed there. A field the implementation gets
+// otherwise wrong stays an effective-setting difference.
 func stored(d Difference, written map[string]map[string]any) Difference {
 	ws, ok := written[pathKey(d.Path)]
 	if !ok {
@@ -196,7 +196,7 @@ func stored(d Difference, written map[string]map[string]any) Difference {
 	want, _ := d.Want.(map[string]any)
 	got, _ := d.Got.(map[string]any)
 	for _, f := range d.Fields {
-		if overlap(leavesDiffering(want[f], got[f]), leavesDiffering(want[f], ws[f])) {
+		if len(leavesDiffering(want[f], ws[f])) > 0 && len(leavesDiffering(got[f], ws[f])) == 0 {
 			d.StoredFields = append(d.StoredFields, f)
 		}
 	}
@@ -233,22 +233,9 @@ func leafMap(v any) map[string]any {
 		if l.Value.Value == nil && !l.Value.IsObject() {
 			continue
 		}
-		out["."+tree.FieldPath(l.Path)] = l.Value.JSON()
+		out[tree.FieldPath(l.Path)] = l.Value.JSON()
 	}
 	return out
-}
-
-// overlap reports whether a leaf of x is a leaf of y, or holds or is held
-// by one ("." is the field itself).
-func overlap(x, y []string) bool {
-	for _, p := range x {
-		for _, q := range y {
-			if p == q || p == "." || q == "." || strings.HasPrefix(q, p+".") || strings.HasPrefix(p, q+".") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // conditions compares the conditions of want's objects with got's.
@@ -410,10 +397,11 @@ func Strings(ds []Difference) []string {
 // not write), "condition" (any other policy condition),
 // "target-condition", "error", and for effective settings one per spec
 // field that differs: "effective-setting-retry" where a path's value
-// differs, "stored-values-retry" where it differs on a field whose
-// reference value as the API server stores the policies is not the one
-// the policies as written give (Difference.StoredFields: a CRD default or
-// a pruned null decides it), "extra-setting-retry" where the
+// differs, "stored-values-retry" where the implementation's value is the
+// one the reference gives for the policies as written and not the one it
+// gives for the policies as the API server stores them
+// (Difference.StoredFields: a CRD default or a pruned null decides it),
+// "extra-setting-retry" where the
 // implementation sets it on a path the reference gives no effective
 // policy.
 func Kinds(ds []Difference) []string {

@@ -167,12 +167,12 @@ func TestDiffProjects(t *testing.T) {
 	}
 }
 
-// TestStoredValues: an effective setting that differs on a field where the
-// reference's answer as the API server stores the policies (a CRD default:
-// retry.numRetries 2) is not what the policies as written give (the 5
-// inherited) is a stored-values difference, recording the answer as
-// written; a field storing does not change stays effective-setting
-// (docs/profiles.md, What is stored).
+// TestStoredValues: an implementation whose value of a field is what the
+// reference gives for the policies as written (the 5 inherited) and not
+// what it gives as the API server stores them (a CRD default:
+// retry.numRetries 2) is a stored-values difference, recording the answer
+// as written; a field storing does not change, or a value that is neither,
+// stays effective-setting (docs/profiles.md, What is stored).
 func TestStoredValues(t *testing.T) {
 	path := []string{"Gateway/ns/gw", "Gateway/ns/gw#http", "HTTPRoute/ns/r", "HTTPRoute/ns/r#rule-1"}
 	stored := map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "5s"}
@@ -188,6 +188,8 @@ func TestStoredValues(t *testing.T) {
 	}{
 		{"as written", written, []string{"stored-values-retry"}, []string{"retry"}, written},
 		{"as written, another timeout", map[string]any{"retry": map[string]any{"numRetries": 5.0}, "timeout": "1s"}, []string{"effective-setting-timeout", "stored-values-retry"}, []string{"retry"}, written},
+		{"neither as stored nor as written", map[string]any{"retry": map[string]any{"numRetries": 7.0}, "timeout": "5s"}, []string{"effective-setting-retry"}, nil, nil},
+		{"no retry at all", map[string]any{"timeout": "5s"}, []string{"effective-setting-retry"}, nil, nil},
 		{"storing changes nothing there", map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "1s"}, []string{"effective-setting-timeout"}, nil, nil},
 		{"as stored", stored, nil, nil, nil},
 	} {
