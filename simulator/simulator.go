@@ -118,6 +118,13 @@ type Output struct {
 	Warnings          []string                 `json:"warnings,omitempty"`
 	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
 	LimitErrors []*engine.LimitError `json:"-"`
+	// Written are the effective policies the policies as their authors
+	// wrote them give, on the paths where storing them (CRD defaults,
+	// pruned nulls) changes the answer, and Stored the fields that
+	// change; Warnings words them (stored.go). Empty when storing changed
+	// no policy, and in runs that leave a policy out.
+	Written []engine.EffectivePolicy `json:"-"`
+	Stored  []StoredChange           `json:"-"`
 }
 
 // Reading names what produced an answer: the path semantics, the status
@@ -821,6 +828,10 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: vocab, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
 		m.statusAncestors(k, res.Policies)
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
+		if exclude == nil && detail == nil {
+			w, ch := m.asWritten(k, sem, res)
+			out.Written, out.Stored = append(out.Written, w...), append(out.Stored, ch...)
+		}
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {
@@ -838,6 +849,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	}
 	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
 	sort.Strings(out.Profiles)
+	out.Warnings = append(out.Warnings, StoredWarnings(out.Stored)...)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}
