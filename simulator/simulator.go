@@ -198,6 +198,14 @@ func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 			return &gwv1.HTTPRoute{}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
 			return &gwv1.GRPCRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			return &gwv1.TLSRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			return &gwv1.TCPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			return &gwv1.UDPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			return &gwv1.ListenerSet{}
 		case d.Group == "" && d.Kind == "Service":
 			return &corev1.Service{}
 		}
@@ -244,6 +252,9 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			continue
 		}
 		b.seen[key] = d.Source
+		if !b.served(d) {
+			continue
+		}
 		switch {
 		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
 			var o gwv1.GatewayClass
@@ -270,6 +281,34 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
 				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			var o gwv1.TLSRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				gw.TLSRoutes = append(gw.TLSRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			var o gwv1.TCPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				gw.TCPRoutes = append(gw.TCPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			var o gwv1.UDPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				gw.UDPRoutes = append(gw.UDPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			var o gwv1.ListenerSet
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
+				gw.ListenerSets = append(gw.ListenerSets, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
 			var o gwv1.ReferenceGrant
@@ -409,15 +448,36 @@ func namespaced(d *load.Doc) bool {
 // checkListeners rejects listeners without a unique name: GEP-713,
 // "Targeting sections of an object" requires them to be uniquely named.
 func (b *builder) checkListeners(d *load.Doc, g *gwv1.Gateway) {
-	seen := map[string]bool{}
-	for i, l := range g.Spec.Listeners {
-		if l.Name == "" {
+	b.checkNames(d, len(g.Spec.Listeners), func(i int) gwv1.SectionName { return g.Spec.Listeners[i].Name })
+}
+
+// checkNames rejects the listeners of a Gateway or a ListenerSet without a
+// name unique in their object (GEP-1713, Listener Validation: "Within a
+// single resource such as a Gateway or ListenerSet, the list of listeners
+// MUST have unique names").
+func (b *builder) checkNames(d *load.Doc, n int, name func(int) gwv1.SectionName) {
+	seen := map[gwv1.SectionName]bool{}
+	for i := range n {
+		l := name(i)
+		if l == "" {
 			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "a listener needs a name")
-		} else if seen[string(l.Name)] {
-			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l.Name)
+		} else if seen[l] {
+			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l)
 		}
-		seen[string(l.Name)] = true
+		seen[l] = true
 	}
+}
+
+// served refuses an object of a Gateway API kind at a version Gateway API
+// v1.6.3's CRDs do not serve (topology.ServedVersions): an API server with
+// those CRDs would not store it.
+func (b *builder) served(d *load.Doc) bool {
+	s, ok := topology.LookupServed(d.Group, d.Kind)
+	if !ok || s.Serves(d.Version) {
+		return true
+	}
+	b.fail(d, "apiVersion", "Gateway API %s does not serve %s at %s: it serves %s", topology.GatewayAPIVersion, d.Kind, d.APIVersion, s.Describe())
+	return false
 }
 
 func (b *builder) checkRules(d *load.Doc, n int, name func(int) *gwv1.SectionName) {
@@ -557,7 +617,11 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
 			if !ignored[d.Kind] {
-				b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				if _, gatewayAPI := topology.LookupServed(d.Group, d.Kind); gatewayAPI {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: a Gateway API kind outside the hierarchy of targets, and no profile's policy kind (pass --profile for a policy kind)", d.Source, d.Kind))
+				} else {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				}
 				ignored[d.Kind] = true
 			}
 			continue
