@@ -18,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -144,6 +145,12 @@ type builder struct {
 	own  bool                     // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
+	// labels of the objects of the hierarchy that have some, nsLabels of
+	// the declared namespaces, and byKind the object nodes by kind
+	// (selectors.go).
+	labels   map[ref.Ref]labels.Set
+	nsLabels map[string]map[string]string
+	byKind   map[profile.GroupKind][]topology.NodeID
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -266,6 +273,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkListeners(d, &o)
+				b.labeled(d, o.Labels)
 				gw.Gateways = append(gw.Gateways, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
@@ -273,6 +281,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
@@ -280,6 +289,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
@@ -287,6 +297,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.TLSRoutes = append(gw.TLSRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
@@ -294,6 +305,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.TCPRoutes = append(gw.TCPRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
@@ -301,6 +313,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.UDPRoutes = append(gw.UDPRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
@@ -308,6 +321,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
+				b.labeled(d, o.Labels)
 				gw.ListenerSets = append(gw.ListenerSets, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
@@ -320,11 +334,16 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			var o corev1.Service
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
+				b.labeled(d, o.Labels)
 				gw.Services = append(gw.Services, &o)
 			}
 		case d.Group == "" && d.Kind == "Namespace":
 			var o corev1.Namespace
 			if b.decode(d, &o) {
+				if b.nsLabels == nil {
+					b.nsLabels = map[string]map[string]string{}
+				}
+				b.nsLabels[o.Name] = o.Labels
 				gw.Namespaces = append(gw.Namespaces, &o)
 			}
 		case d.Group == GepcheckGroup && d.Kind == "Topology":
@@ -669,9 +688,13 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		refs, ok = []any{single}, true
 		singleRef = true
 	}
-	if !ok || len(refs) == 0 {
+	selected, selectors, valid := b.selectTargets(d, p, &pol, spec)
+	if !valid {
+		return pol, false
+	}
+	if (!ok || len(refs) == 0) && !selectors {
 		// GEP-713: "Every policy MUST include a targetRefs stanza".
-		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)")
+		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)%s", orSelectors(p))
 		return pol, false
 	}
 	for i, r := range refs {
@@ -730,8 +753,18 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		}
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
+	pol.TargetRefs = append(pol.TargetRefs, selected...)
 	pol.Intent = p.Interpret(spec)
 	return pol, true
+}
+
+// orSelectors names a kind's label-selector field in an error about
+// missing targets.
+func orSelectors(p *profile.Profile) string {
+	if ts := p.Spec.TargetSelectors; ts != nil {
+		return " or spec." + ts.Field
+	}
+	return ""
 }
 
 // HasPolicies says, as an error, when there is nothing to simulate: an

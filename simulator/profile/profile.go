@@ -114,6 +114,12 @@ type Spec struct {
 	Targets []Target `json:"targets"`
 	// EffectiveTargets are the kinds whose behaviour the policy augments.
 	EffectiveTargets []EffectiveTarget `json:"effectiveTargets"`
+	// TargetSelectors, when set, says the kind also targets objects by
+	// label (Envoy Gateway v1.9.1, PolicyTargetReferences.TargetSelectors;
+	// the direction of GEP-3779, Label Selectors): every object of a
+	// selector's kind whose labels match is a target, as if a targetRef
+	// named it.
+	TargetSelectors *TargetSelectors `json:"targetSelectors,omitempty"`
 	// CrossNamespace allows targetRefs with a namespace, honoured only with a
 	// ReferenceGrant (GEP-713, "Cross namespace references").
 	CrossNamespace bool `json:"crossNamespace,omitempty"`
@@ -165,6 +171,18 @@ type Spec struct {
 	// with a structural schema: the reference merges the stored spec, as
 	// a controller reads it.
 	Stored *Stored `json:"stored,omitempty"`
+}
+
+// TargetSelectors names the spec field of a kind that lists label-selector
+// targets, each {group, kind, matchLabels, matchExpressions, namespaces}
+// (Envoy Gateway's TargetSelector): group defaults to
+// gateway.networking.k8s.io; the selected objects are those of the kind, in
+// the policy's namespace unless namespaces.from is All or Selector (then
+// only those a ReferenceGrant allows), whose labels match matchLabels and
+// matchExpressions (ANDed; none matches every object).
+type TargetSelectors struct {
+	// Field is the top-level spec field, e.g. targetSelectors.
+	Field string `json:"field"`
 }
 
 // Stored is the part of a CRD's structural schema that changes a spec as
@@ -409,6 +427,9 @@ func (p *Profile) Validate() error {
 		if r.Field == "" || len(r.Kinds) == 0 || r.Reason == "" {
 			return fe(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
 		}
+	}
+	if ts := s.TargetSelectors; ts != nil && (ts.Field == "" || strings.Contains(ts.Field, ".") || ts.Field == "targetRefs" || ts.Field == "targetRef") {
+		return fe("spec.targetSelectors.field", "must name a top-level spec field other than targetRef(s), not %q", ts.Field)
 	}
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:
