@@ -203,7 +203,7 @@ func TestBadInputHierarchy(t *testing.T) {
 		want: `field apiVersion: Gateway API v1.6.3 does not serve BackendTLSPolicy at gateway.networking.k8s.io/v1alpha2: it serves v1 (standard), v1alpha3 (experimental)`,
 	}, {
 		name: "selector operator",
-		in: hierarchyProfile + "---\napiVersion: example.com/v1\nkind: TestPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetSelectors:\n  - kind: HTTPRoute\n    matchExpressions:\n    - {key: a, operator: Equals, values: [b]}\n",
+		in:   hierarchyProfile + "---\napiVersion: example.com/v1\nkind: TestPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetSelectors:\n  - kind: HTTPRoute\n    matchExpressions:\n    - {key: a, operator: Equals, values: [b]}\n",
 		want: `document 2 (line 26): TestPolicy app/p: field spec.targetSelectors[0].matchExpressions[0].operator: must be In, NotIn, Exists or DoesNotExist, not "Equals"`,
 	}, {
 		name: "selector without kind",
