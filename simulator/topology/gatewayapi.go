@@ -81,6 +81,7 @@ func (g *Graph) AddGatewayAPI(in GatewayAPI) {
 		nsLabels: namespaceLabels(in.Namespaces),
 		gateways: map[string]*gwv1.Gateway{},
 		sets:     map[string]*gwv1.ListenerSet{},
+		lists:    map[*gwv1.Gateway][]listener{},
 		services: map[string]NodeID{},
 	}
 	b.addClasses(sortedObjects(in.GatewayClasses))
@@ -113,7 +114,10 @@ type gatewayAPIBuilder struct {
 	gateways map[string]*gwv1.Gateway // by namespace/name
 	// sets are the ListenerSets their parent Gateway allows, by
 	// namespace/name.
-	sets     map[string]*gwv1.ListenerSet
+	sets map[string]*gwv1.ListenerSet
+	// lists are the listeners of each Gateway, converted once (attach runs
+	// for every parentRef of every route).
+	lists    map[*gwv1.Gateway][]listener
 	services map[string]NodeID // by namespace/name
 }
 
@@ -141,6 +145,7 @@ func (b *gatewayAPIBuilder) addGateways(gateways []*gwv1.Gateway) {
 		r := ref.Ref{Group: GatewayAPIGroup, Kind: KindGateway, Namespace: ns, Name: gw.Name}
 		id := b.g.Add(r)
 		b.gateways[ns+"/"+gw.Name] = gw
+		b.lists[gw] = gatewayListeners(gw.Spec.Listeners)
 		if class, ok := b.classes[string(gw.Spec.GatewayClassName)]; ok {
 			b.edge(class, id)
 		}
@@ -439,7 +444,7 @@ func (b *gatewayAPIBuilder) attach(r *route, routeID NodeID, i int, p gwv1.Paren
 			b.warnf("%s: Gateway not found", where())
 			return
 		}
-		all = gatewayListeners(gw.Spec.Listeners)
+		all = b.lists[gw]
 	case group == GatewayAPIGroup && kind == KindListenerSet:
 		ls, ok := b.sets[ns+"/"+string(p.Name)]
 		if !ok {
