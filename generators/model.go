@@ -28,8 +28,8 @@ type Scenario struct {
 	// ListenerSets add listeners to Gateways that allow them (GEP-1713).
 	ListenerSets []ListenerSet
 	Routes       []Route
-	Services       []Service
-	Grants         []Grant
+	Services     []Service
+	Grants       []Grant
 	// ConfigMaps are fixtures policies refer to (a BackendTLSPolicy's CA
 	// certificates); shrinking keeps them.
 	ConfigMaps []ConfigMap
