@@ -79,7 +79,7 @@ func (b *builder) selectTargets(d *load.Doc, p *profile.Profile, pol *engine.Pol
 				continue
 			}
 			if r.Namespace != pol.Ref.Namespace && !b.m.Grants.Allows(pol.Ref.Group, pol.Ref.Kind, pol.Ref.Namespace, r.Group, r.Kind, r.Namespace, r.Name) {
-				// Envoy Gateway, TargetSelector.Namespaces: "Cross-namespace
+				// docs/profiles.md, Label-selector targets: "Cross-namespace
 				// targets without a matching ReferenceGrant are ignored."
 				continue
 			}
@@ -129,10 +129,10 @@ func (b *builder) nsLabelsOf(ns string) labels.Set {
 	return out
 }
 
-// readSelector reads one TargetSelector of Envoy Gateway v1.9.1
-// (api/v1alpha1/policy_helpers.go): group (default
-// gateway.networking.k8s.io), kind, matchLabels, matchExpressions and
-// namespaces {from: Same|All|Selector, selector}.
+// readSelector reads one label-selector target (docs/profiles.md,
+// Label-selector targets): group (default gateway.networking.k8s.io), kind,
+// matchLabels, matchExpressions and namespaces {from: Same|All|Selector,
+// selector}.
 func (b *builder) readSelector(d *load.Doc, field string, e any) (*targetSelector, bool) {
 	m, isMap := e.(map[string]any)
 	if !isMap {

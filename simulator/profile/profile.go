@@ -115,8 +115,8 @@ type Spec struct {
 	// EffectiveTargets are the kinds whose behaviour the policy augments.
 	EffectiveTargets []EffectiveTarget `json:"effectiveTargets"`
 	// TargetSelectors, when set, says the kind also targets objects by
-	// label (Envoy Gateway v1.9.1, PolicyTargetReferences.TargetSelectors;
-	// the direction of GEP-3779, Label Selectors): every object of a
+	// label, as implementations' policy kinds do (docs/profiles.md,
+	// Label-selector targets; the direction of GEP-3779, Label Selectors): every object of a
 	// selector's kind whose labels match is a target, as if a targetRef
 	// named it.
 	TargetSelectors *TargetSelectors `json:"targetSelectors,omitempty"`
@@ -175,7 +175,7 @@ type Spec struct {
 
 // TargetSelectors names the spec field of a kind that lists label-selector
 // targets, each {group, kind, matchLabels, matchExpressions, namespaces}
-// (Envoy Gateway's TargetSelector): group defaults to
+// (docs/profiles.md, Label-selector targets): group defaults to
 // gateway.networking.k8s.io; the selected objects are those of the kind, in
 // the policy's namespace unless namespaces.from is All or Selector (then
 // only those a ReferenceGrant allows), whose labels match matchLabels and
