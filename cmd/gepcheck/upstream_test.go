@@ -67,6 +67,10 @@ func TestUpstreamManifests(t *testing.T) {
 	}
 	sort.Strings(files)
 	var objects, policies, warnings, ignored int
+	// Objects of the levels GEP-1713 and Gateway API v1.6 added, read into
+	// the hierarchy: each kind is in the upstream manifests, so none may
+	// come out zero.
+	levels := map[string]int{topology.KindListenerSet: 0, topology.KindGRPCRoute: 0, topology.KindTLSRoute: 0, topology.KindTCPRoute: 0, topology.KindUDPRoute: 0}
 	for _, f := range files {
 		docs, err := load.ReadLimited([]string{f}, nil, load.Limits{})
 		if err == nil {
@@ -87,6 +91,11 @@ func TestUpstreamManifests(t *testing.T) {
 		for _, k := range m.Kinds {
 			policies += len(k.Policies)
 		}
+		for _, n := range m.Graph.Nodes {
+			if _, ok := levels[n.Ref.Kind]; ok && n.Ref.Section == "" {
+				levels[n.Ref.Kind]++
+			}
+		}
 		warnings += len(m.Warnings)
 		for _, w := range m.Warnings {
 			if !strings.Contains(w, " ignored: ") {
@@ -100,9 +109,14 @@ func TestUpstreamManifests(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d files, %d objects, %d policies, %d warnings (%d ignored kinds)", len(files), objects, policies, warnings, ignored)
+	t.Logf("%d files, %d objects, %d policies, %d warnings (%d ignored kinds); in the hierarchy: %v", len(files), objects, policies, warnings, ignored, levels)
 	if len(files) == 0 || objects == 0 {
 		t.Fatalf("loaded %d files and %d objects: the module cache holds none of %v", len(files), objects, upstreamTrees)
+	}
+	for k, n := range levels {
+		if n == 0 {
+			t.Errorf("no %s of the upstream manifests is in the hierarchy", k)
+		}
 	}
 }
 
