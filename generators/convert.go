@@ -47,6 +47,7 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 	m.Graph.Sort()
 	m.Warnings = append(m.Warnings, m.Graph.Warnings...)
 	k := &simulator.Kind{Profile: prof, Policies: make([]engine.Policy, 0, len(s.Policies))}
+	var selectWarnings []string // sorted, as the loader adds them
 	for _, p := range s.Policies {
 		ep := engine.Policy{
 			Ref:               ref.Ref{Group: p.Group, Kind: p.Kind, Namespace: namespaceOr(p.Namespace), Name: p.Name},
@@ -62,7 +63,7 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 		selected := s.selected(p)
 		ep.TargetRefs = append(ep.TargetRefs, selected...)
 		if len(p.Selectors) > 0 && len(selected) == 0 {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: spec.%s select no object", ep.Ref, SelectorField))
+			selectWarnings = append(selectWarnings, fmt.Sprintf("%s: spec.%s select no object", ep.Ref, SelectorField))
 		}
 		// Interpret ignores targetRefs, so the spec without them reads the
 		// same as the loader's spec with them.
@@ -73,6 +74,8 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 		ep.Intent = prof.Interpret(spec)
 		k.Policies = append(k.Policies, ep)
 	}
+	slices.Sort(selectWarnings)
+	m.Warnings = append(m.Warnings, selectWarnings...)
 	m.Kinds = []*simulator.Kind{k}
 	for _, o := range s.OwnFields {
 		if m.OwnFields == nil {

@@ -140,6 +140,14 @@ func TestTargetSelectors(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Warnings, "\n"), "TestPolicy/app/none: spec.targetSelectors select no object") {
 		t.Errorf("no warning for the selector that selects nothing: %q", m.Warnings)
 	}
+	// Two policies that select nothing, in either document order: the same
+	// warnings in the same order.
+	none2 := testPolicy("none-2", "  targetSelectors: [{kind: TCPRoute, matchLabels: {tier: bronze}}]", "za: none")
+	a := loadYAML(t, in+none2, Options{})
+	b := loadYAML(t, hierarchyProfile+listenerSetObjects+none2+strings.TrimPrefix(in, hierarchyProfile+listenerSetObjects), Options{})
+	if strings.Join(a.Warnings, "\n") != strings.Join(b.Warnings, "\n") {
+		t.Errorf("warnings depend on document order:\n%q\n%q", a.Warnings, b.Warnings)
+	}
 }
 
 // TestTargetSelectorsCrossNamespace: a selector with namespaces.from All

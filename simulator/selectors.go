@@ -94,7 +94,7 @@ func (b *builder) selectTargets(d *load.Doc, p *profile.Profile, pol *engine.Pol
 		}
 	}
 	if len(out) == 0 {
-		b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: spec.%s select no object", pol.Ref, ts.Field))
+		b.selectWarnings = append(b.selectWarnings, fmt.Sprintf("%s: spec.%s select no object", pol.Ref, ts.Field))
 	}
 	return out, true, true
 }

@@ -151,6 +151,9 @@ type builder struct {
 	labels   map[ref.Ref]labels.Set
 	nsLabels map[string]map[string]string
 	byKind   map[profile.GroupKind][]topology.NodeID
+	// selectWarnings name the policies whose selectors select nothing,
+	// added sorted (the output does not depend on document order).
+	selectWarnings []string
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -410,6 +413,8 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
 	profiles := b.profiles(opts, inputProfiles, candidates)
 	b.policies(profiles, candidates)
+	slices.Sort(b.selectWarnings)
+	b.m.Warnings = append(b.m.Warnings, b.selectWarnings...)
 	b.references()
 }
 
