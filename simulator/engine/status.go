@@ -510,7 +510,13 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 				break
 			}
 		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: strings.Join(problems, "; ")}}
+		msg := strings.Join(problems, "; ")
+		if len(r.policies[i].TargetRefs) == 0 {
+			// Only label-selector targets, and they select nothing
+			// (profile.TargetSelectors).
+			msg = "no target: the policy's target selectors select no object"
+		}
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: msg}}
 	}
 	ps.Paths = total.paths - total.zero
 	for k, g := range total.beaten {

@@ -91,6 +91,11 @@ type TargetRef struct {
 	Namespace   string // empty: the policy's namespace
 	Name        string
 	SectionName string
+	// Selector, when set, is the label-selector target that selected this
+	// object (e.g. "spec.targetSelectors[0]", profile.TargetSelectors): a
+	// target in another namespace was selected only because a
+	// ReferenceGrant allows it.
+	Selector string
 }
 
 // Input is everything the engine needs for one policy kind.

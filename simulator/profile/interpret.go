@@ -213,6 +213,9 @@ func (p *Profile) reserved(field string) bool {
 	if field == "targetRefs" || field == "targetRef" {
 		return true
 	}
+	if ts := p.Spec.TargetSelectors; ts != nil && field == ts.Field {
+		return true
+	}
 	if sel := p.Spec.Selection; sel != nil {
 		if sel.StrategyField != "" && field == sel.StrategyField {
 			return true
