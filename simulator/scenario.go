@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,6 +58,10 @@ type Expect struct {
 	EffectivePolicies []ExpectedPath   `json:"effectivePolicies"`
 	Policies          []ExpectedPolicy `json:"policies,omitempty"`
 	Targets           []ExpectedTarget `json:"targets,omitempty"`
+	// Warnings each name a part of one of the run's warnings: what
+	// storing the policies (CRD defaults, pruned nulls) changes, for
+	// example (docs/profiles.md, What is stored).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ExpectedPath is the effective policy of one path.
@@ -65,6 +70,10 @@ type ExpectedPath struct {
 	Spec map[string]any `json:"spec"`
 	// Provenance, when given, must equal the computed provenance.
 	Provenance map[string]string `json:"provenance,omitempty"`
+	// StoredDefaults, when given, must equal the fields the computed
+	// provenance names as CRD defaults (engine.EffectivePolicy); [] for
+	// none.
+	StoredDefaults []string `json:"storedDefaults,omitempty"`
 }
 
 // ExpectedPolicy lists conditions a policy must carry.
@@ -125,6 +134,9 @@ func (exp *Expect) Check(out *Output) []string {
 		if w.Provenance != nil && !tree.JSONEqual(w.Provenance, e.Provenance) {
 			add("path %s: expected provenance %s, got %s", k, compact(w.Provenance), compact(e.Provenance))
 		}
+		if w.StoredDefaults != nil && !slices.Equal(w.StoredDefaults, e.StoredDefaults) {
+			add("path %s: expected stored defaults %s, got %s", k, compact(w.StoredDefaults), compact(e.StoredDefaults))
+		}
 	}
 	for k, e := range got {
 		if !want[k] {
@@ -177,6 +189,11 @@ func (exp *Expect) Check(out *Output) []string {
 		sort.Strings(e)
 		if strings.Join(g, ",") != strings.Join(e, ",") {
 			add("target %s: expected affected by [%s], got [%s]", w.Ref, strings.Join(e, ", "), strings.Join(g, ", "))
+		}
+	}
+	for _, w := range exp.Warnings {
+		if !slices.ContainsFunc(out.Warnings, func(m string) bool { return strings.Contains(m, w) }) {
+			add("no warning contains %q", w)
 		}
 	}
 	sort.Strings(diffs)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -118,6 +119,13 @@ type Output struct {
 	Warnings          []string                 `json:"warnings,omitempty"`
 	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
 	LimitErrors []*engine.LimitError `json:"-"`
+	// Written are the effective policies the policies as their authors
+	// wrote them give, on the paths where storing them (CRD defaults,
+	// pruned nulls) changes the answer, and Stored the fields that
+	// change; Warnings words them (stored.go). Empty when storing changed
+	// no policy, and in runs that leave a policy out.
+	Written []engine.EffectivePolicy `json:"-"`
+	Stored  []StoredChange           `json:"-"`
 }
 
 // Reading names what produced an answer: the path semantics, the status
@@ -177,6 +185,15 @@ type builder struct {
 	own  bool                     // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
+	// labels of the objects of the hierarchy that have some, nsLabels of
+	// the declared namespaces, and byKind the object nodes by kind
+	// (selectors.go).
+	labels   map[ref.Ref]labels.Set
+	nsLabels map[string]map[string]string
+	byKind   map[profile.GroupKind][]topology.NodeID
+	// selectWarnings name the policies whose selectors select nothing,
+	// added sorted (the output does not depend on document order).
+	selectWarnings []string
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -231,6 +248,14 @@ func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 			return &gwv1.HTTPRoute{}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
 			return &gwv1.GRPCRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			return &gwv1.TLSRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			return &gwv1.TCPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			return &gwv1.UDPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			return &gwv1.ListenerSet{}
 		case d.Group == "" && d.Kind == "Service":
 			return &corev1.Service{}
 		}
@@ -277,6 +302,9 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			continue
 		}
 		b.seen[key] = d.Source
+		if !b.served(d) {
+			continue
+		}
 		switch {
 		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
 			var o gwv1.GatewayClass
@@ -288,6 +316,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkListeners(d, &o)
+				b.labeled(d, o.Labels)
 				gw.Gateways = append(gw.Gateways, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
@@ -295,6 +324,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
@@ -302,7 +332,40 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			var o gwv1.TLSRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.TLSRoutes = append(gw.TLSRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			var o gwv1.TCPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.TCPRoutes = append(gw.TCPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			var o gwv1.UDPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.UDPRoutes = append(gw.UDPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			var o gwv1.ListenerSet
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
+				b.labeled(d, o.Labels)
+				gw.ListenerSets = append(gw.ListenerSets, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
 			var o gwv1.ReferenceGrant
@@ -314,11 +377,16 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			var o corev1.Service
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
+				b.labeled(d, o.Labels)
 				gw.Services = append(gw.Services, &o)
 			}
 		case d.Group == "" && d.Kind == "Namespace":
 			var o corev1.Namespace
 			if b.decode(d, &o) {
+				if b.nsLabels == nil {
+					b.nsLabels = map[string]map[string]string{}
+				}
+				b.nsLabels[o.Name] = o.Labels
 				gw.Namespaces = append(gw.Namespaces, &o)
 			}
 		case d.Group == GepcheckGroup && d.Kind == "Topology":
@@ -397,6 +465,8 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
 	profiles := b.profiles(opts, inputProfiles, candidates)
 	b.policies(profiles, candidates)
+	slices.Sort(b.selectWarnings)
+	b.m.Warnings = append(b.m.Warnings, b.selectWarnings...)
 	b.references()
 }
 
@@ -510,15 +580,36 @@ func namespaced(d *load.Doc) bool {
 // checkListeners rejects listeners without a unique name: GEP-713,
 // "Targeting sections of an object" requires them to be uniquely named.
 func (b *builder) checkListeners(d *load.Doc, g *gwv1.Gateway) {
-	seen := map[string]bool{}
-	for i, l := range g.Spec.Listeners {
-		if l.Name == "" {
+	b.checkNames(d, len(g.Spec.Listeners), func(i int) gwv1.SectionName { return g.Spec.Listeners[i].Name })
+}
+
+// checkNames rejects the listeners of a Gateway or a ListenerSet without a
+// name unique in their object (GEP-1713, Listener Validation: "Within a
+// single resource such as a Gateway or ListenerSet, the list of listeners
+// MUST have unique names").
+func (b *builder) checkNames(d *load.Doc, n int, name func(int) gwv1.SectionName) {
+	seen := map[gwv1.SectionName]bool{}
+	for i := range n {
+		l := name(i)
+		if l == "" {
 			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "a listener needs a name")
-		} else if seen[string(l.Name)] {
-			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l.Name)
+		} else if seen[l] {
+			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l)
 		}
-		seen[string(l.Name)] = true
+		seen[l] = true
 	}
+}
+
+// served refuses an object of a Gateway API kind at a version Gateway API
+// v1.6.3's CRDs do not serve (topology.ServedVersions): an API server with
+// those CRDs would not store it.
+func (b *builder) served(d *load.Doc) bool {
+	s, ok := topology.LookupServed(d.Group, d.Kind)
+	if !ok || s.Serves(d.Version) {
+		return true
+	}
+	b.fail(d, "apiVersion", "Gateway API %s does not serve %s at %s: it serves %s", topology.GatewayAPIVersion, d.Kind, d.APIVersion, s.Describe())
+	return false
 }
 
 func (b *builder) checkRules(d *load.Doc, n int, name func(int) *gwv1.SectionName) {
@@ -658,7 +749,11 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
 			if !ignored[d.Kind] {
-				b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				if _, gatewayAPI := topology.LookupServed(d.Group, d.Kind); gatewayAPI {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: a Gateway API kind outside the hierarchy of targets, and no profile's policy kind (pass --profile for a policy kind)", d.Source, d.Kind))
+				} else {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				}
 				ignored[d.Kind] = true
 			}
 			continue
@@ -706,9 +801,13 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		refs, ok = []any{single}, true
 		singleRef = true
 	}
-	if !ok || len(refs) == 0 {
+	selected, selectors, valid := b.selectTargets(d, p, &pol, spec)
+	if !valid {
+		return pol, false
+	}
+	if (!ok || len(refs) == 0) && !selectors {
 		// GEP-713: "Every policy MUST include a targetRefs stanza".
-		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)")
+		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)%s", orSelectors(p))
 		return pol, false
 	}
 	for i, r := range refs {
@@ -767,8 +866,18 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		}
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
+	pol.TargetRefs = append(pol.TargetRefs, selected...)
 	pol.Intent = p.Interpret(spec)
 	return pol, true
+}
+
+// orSelectors names a kind's label-selector field in an error about
+// missing targets.
+func orSelectors(p *profile.Profile) string {
+	if ts := p.Spec.TargetSelectors; ts != nil {
+		return " or spec." + ts.Field
+	}
+	return ""
 }
 
 // HasPolicies says, as an error, when there is nothing to simulate: an
@@ -821,6 +930,10 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: vocab, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
 		m.statusAncestors(k, res.Policies)
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
+		if exclude == nil && detail == nil {
+			w, ch := m.asWritten(k, sem, res)
+			out.Written, out.Stored = append(out.Written, w...), append(out.Stored, ch...)
+		}
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {
@@ -838,6 +951,7 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	}
 	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
 	sort.Strings(out.Profiles)
+	out.Warnings = append(out.Warnings, StoredWarnings(out.Stored)...)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}

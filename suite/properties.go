@@ -18,7 +18,9 @@ import (
 )
 
 // scenarios is the default generator: Gateway API shaped with any profile
-// (unless the run names one), cross-namespace targets honoured or not, and,
+// (unless the run names one), cross-namespace targets honoured or not, one
+// time in four with Gateway API v1.6's whole hierarchy (ListenerSets, every
+// route kind, label-selector targets: generators.Config.Hierarchy), and,
 // one time in four, a generic DAG of abstract kinds.
 func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
 	return rapid.Custom(func(t *rapid.T) *generators.Scenario {
@@ -26,7 +28,8 @@ func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
 			return generators.GenericScenarios(generators.Config{}).Draw(t, "dag")
 		}
 		cross := rapid.Bool().Draw(t, "crossNamespace")
-		return generators.Scenarios(generators.Config{Profile: c.profile(), CrossNamespace: cross}).Draw(t, "gatewayapi")
+		hierarchy := rapid.IntRange(0, 3).Draw(t, "hierarchy") == 0
+		return generators.Scenarios(generators.Config{Profile: c.profile(), CrossNamespace: cross, Hierarchy: hierarchy}).Draw(t, "gatewayapi")
 	})
 }
 
@@ -654,10 +657,11 @@ func statusAffectedFromProvenance() Property {
 func localityAddingAPolicy() Property {
 	return Property{
 		Name:  "locality/adding-a-policy",
-		Cite:  "GEP-713, Hierarchy of target kinds: a policy affects the scope rooted at its targets; adding one changes only the effective policies of paths through its targets",
+		Cite:  "GEP-713, Hierarchy of target kinds: a policy affects the scope rooted at its targets; adding one changes only the effective policies of paths through its targets (GEP-1713, Policy Attachment: a policy on a ListenerSet does \"not impact listeners in the parent Gateway\"; label-selector targets count as targets)",
 		Kills: []engine.Mutant{engine.MutantLeakyTargets},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			cfg := generators.Config{Profile: rapid.SampledFrom([]string{"all-levels", "color-inherited", "backendtlspolicy"}).Draw(t, "profile")}
+			cfg.Hierarchy = rapid.Bool().Draw(t, "hierarchy")
 			s, model := draw(t, generators.Scenarios(cfg), "scenario")
 			extra := generators.PolicyFor(s, cfg).Draw(t, "extra")
 			s2 := s.WithPolicy(extra)
@@ -680,7 +684,7 @@ func localityAddingAPolicy() Property {
 				if old[k] == canonical(e.Spec)+canonical(e.Provenance) {
 					continue
 				}
-				if !throughDeclared(e.Path, extra) {
+				if !throughDeclared(e.Path, extra, s) {
 					Fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
 				}
 			}
@@ -694,12 +698,38 @@ func localityAddingAPolicy() Property {
 }
 
 // throughDeclared reports whether path passes through one of the targets
-// the policy declares (as written in its targetRefs, not as resolved).
-func throughDeclared(path []string, p generators.Policy) bool {
+// the policy declares (as written in its targetRefs, not as resolved), or
+// through a route of s its label selectors select (read from s's plain
+// data: a route of the selector's kind, in the policy's namespace, with
+// all of its labels).
+func throughDeclared(path []string, p generators.Policy, s *generators.Scenario) bool {
 	for _, el := range path {
 		r, err := ref.Parse(el)
 		if err != nil {
 			continue
+		}
+		for _, sel := range p.Selectors {
+			for _, rt := range s.Routes {
+				kind := "HTTPRoute"
+				switch {
+				case rt.Kind != "":
+					kind = rt.Kind
+				case rt.GRPC:
+					kind = "GRPCRoute"
+				}
+				if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
+					continue
+				}
+				all := true
+				for k, v := range sel.MatchLabels {
+					if rt.Labels[k] != v {
+						all = false
+					}
+				}
+				if all {
+					return true
+				}
+			}
 		}
 		for _, tg := range p.Targets {
 			ns := tg.Namespace
@@ -738,4 +768,12 @@ func findingGEP713VsSticky() Property {
 			}
 		},
 	}
+}
+
+// nsOr is the namespace of an object written without one.
+func nsOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }

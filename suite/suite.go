@@ -116,6 +116,7 @@ func Properties() []Property {
 		kuadrantAtomicNeverMixes(),
 		fieldLevelInputOrder(),
 		fieldLevelPrecedence(),
+		storedDefaultsNamed(),
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return ps[a].Name < ps[b].Name })
 	return ps

@@ -69,6 +69,11 @@ type run struct {
 	noValue   []bool
 	nodeStr   []string   // rendered refs, by node
 	pathCache [][]string // rendered paths, by prefix
+
+	// hasStored: a policy carries a field its kind's schema defaulted
+	// (stored.go); storedCache holds the fields named, by effective spec.
+	hasStored   bool
+	storedCache map[*tree.Node][]string
 }
 
 type prefix struct {
@@ -264,6 +269,7 @@ func (r *run) order() {
 	r.accepted = make([][]targetOutcome, len(r.policies))
 	r.conflicted = make([]string, len(r.policies))
 	r.noValue = make([]bool, len(r.policies))
+	r.hasStored = r.anyStoredDefaults()
 	for i, p := range r.policies {
 		r.refs[i] = p.Ref.String()
 		r.invalid[i] = p.Intent.Invalid

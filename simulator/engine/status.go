@@ -174,7 +174,9 @@ func (r *run) result() Result {
 				Path:       r.pathStrings(pre),
 				Spec:       spec,
 				Provenance: prov,
-				Policies:   refs,
+				// Fields whose value a CRD default set (stored.go).
+				StoredDefaults: r.storedDefaults(e.spec),
+				Policies:       refs,
 			})
 		}
 		var dec *Decisions // the record of the group's paths, when asked
@@ -319,6 +321,7 @@ func (r *run) won(spec *tree.Node, stack []*onPath) []FieldWin {
 		}
 		o := int32(l.Value.Origin)
 		w := FieldWin{Field: r.renderPath(l.Path), By: r.ref(o)}
+		w.StoredDefault = r.hasStored && r.in.Mutant != MutantStoredDefaultUnnamed && o >= 0 && int(o) < len(r.policies) && r.policies[o].Intent.Stored.IsDefault(l.Path)
 		w.At, w.Step = r.family.step(r, o, l.Path, least[o], most[o])
 		out = append(out, w)
 	}
@@ -507,7 +510,13 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 				break
 			}
 		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: strings.Join(problems, "; ")}}
+		msg := strings.Join(problems, "; ")
+		if len(r.policies[i].TargetRefs) == 0 {
+			// Only label-selector targets, and they select nothing
+			// (profile.TargetSelectors).
+			msg = "no target: the policy's target selectors select no object"
+		}
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: msg}}
 	}
 	ps.Paths = total.paths - total.zero
 	for k, g := range total.beaten {

@@ -91,6 +91,11 @@ type TargetRef struct {
 	Namespace   string // empty: the policy's namespace
 	Name        string
 	SectionName string
+	// Selector, when set, is the label-selector target that selected this
+	// object (e.g. "spec.targetSelectors[0]", profile.TargetSelectors): a
+	// target in another namespace was selected only because a
+	// ReferenceGrant allows it.
+	Selector string
 }
 
 // Input is everything the engine needs for one policy kind.
@@ -152,6 +157,12 @@ type EffectivePolicy struct {
 	// Provenance maps each dotted field path of Spec to the policy that set
 	// it.
 	Provenance map[string]string `json:"provenance"`
+	// StoredDefaults names, sorted, the fields of Provenance whose value
+	// is not what the policy Provenance names wrote but a default its
+	// kind's CRD schema set when the API server stored it (profile
+	// spec.stored; Kubernetes, "Defaulting and Nullable"); omitted when
+	// none is. docs/output.md.
+	StoredDefaults []string `json:"storedDefaults,omitempty"`
 	// Policies lists the policies on the path, established first (the order
 	// of GEP-713's stack, least specific on top).
 	Policies []string `json:"policies"`
@@ -182,6 +193,9 @@ type FieldWin struct {
 	By    string
 	At    string
 	Step  string
+	// StoredDefault: By did not write the value; its kind's CRD schema
+	// set it as the API server stored By (EffectivePolicy.StoredDefaults).
+	StoredDefault bool
 }
 
 // FieldBeat says that Field of Policy is not in the effective policy of a

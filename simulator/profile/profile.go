@@ -114,6 +114,12 @@ type Spec struct {
 	Targets []Target `json:"targets"`
 	// EffectiveTargets are the kinds whose behaviour the policy augments.
 	EffectiveTargets []EffectiveTarget `json:"effectiveTargets"`
+	// TargetSelectors, when set, says the kind also targets objects by
+	// label, as implementations' policy kinds do (docs/profiles.md,
+	// Label-selector targets; the direction of GEP-3779, Label Selectors): every object of a
+	// selector's kind whose labels match is a target, as if a targetRef
+	// named it.
+	TargetSelectors *TargetSelectors `json:"targetSelectors,omitempty"`
 	// CrossNamespace allows targetRefs with a namespace, honoured only with a
 	// ReferenceGrant (GEP-713, "Cross namespace references").
 	CrossNamespace bool `json:"crossNamespace,omitempty"`
@@ -173,6 +179,18 @@ type Spec struct {
 	// with a structural schema: the reference merges the stored spec, as
 	// a controller reads it.
 	Stored *Stored `json:"stored,omitempty"`
+}
+
+// TargetSelectors names the spec field of a kind that lists label-selector
+// targets, each {group, kind, matchLabels, matchExpressions, namespaces}
+// (docs/profiles.md, Label-selector targets): group defaults to
+// gateway.networking.k8s.io; the selected objects are those of the kind, in
+// the policy's namespace unless namespaces.from is All or Selector (then
+// only those a ReferenceGrant allows), whose labels match matchLabels and
+// matchExpressions (ANDed; none matches every object).
+type TargetSelectors struct {
+	// Field is the top-level spec field, e.g. targetSelectors.
+	Field string `json:"field"`
 }
 
 // Stored is the part of a CRD's structural schema that changes a spec as
@@ -459,6 +477,9 @@ func (p *Profile) Validate() error {
 	case "", StatusAncestorsGateway:
 	default:
 		return fe("spec.statusAncestors", "must be %s or absent, not %q", StatusAncestorsGateway, s.StatusAncestors)
+	}
+	if ts := s.TargetSelectors; ts != nil && (ts.Field == "" || strings.Contains(ts.Field, ".") || ts.Field == "targetRefs" || ts.Field == "targetRef") {
+		return fe("spec.targetSelectors.field", "must name a top-level spec field other than targetRef(s), not %q", ts.Field)
 	}
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:

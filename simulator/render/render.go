@@ -55,7 +55,7 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
 	}
 	for _, e := range out.EffectivePolicies {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e.Provenance))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POLICIES")
@@ -150,8 +150,11 @@ func ancestors(w io.Writer, ps []engine.PolicyStatus) {
 	}
 }
 
-// Provenance renders field=policy pairs in field order.
-func Provenance(p map[string]string) string {
+// Provenance renders e's field←source pairs in field order; a field whose
+// value a CRD default set reads "field←Kind CRD default, stored for
+// policy" (engine.EffectivePolicy.StoredDefaults).
+func Provenance(e engine.EffectivePolicy) string {
+	p := e.Provenance
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
@@ -159,9 +162,18 @@ func Provenance(p map[string]string) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, clean(k)+"←"+clean(p[k]))
+		parts = append(parts, clean(k)+"←"+clean(source(e, k, p[k])))
 	}
 	return strings.Join(parts, " ")
+}
+
+// source names who set field of e: src, or, when a CRD default set it,
+// the default and the policy it was stored for.
+func source(e engine.EffectivePolicy, field, src string) string {
+	if _, ok := slices.BinarySearch(e.StoredDefaults, field); ok {
+		return engine.StoredDefaultSource(e.PolicyKind, src)
+	}
+	return src
 }
 
 // Target prints a target explanation.
@@ -179,7 +191,11 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 		if i < len(x.Decisions) {
 			d := x.Decisions[i]
 			for _, f := range d.Fields {
-				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", clean(f.Field), clean(f.From), clean(f.Step))
+				from := f.From
+				if f.StoredDefault {
+					from = engine.StoredDefaultSource(e.PolicyKind, f.From)
+				}
+				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", clean(f.Field), clean(from), clean(f.Step))
 			}
 			for _, u := range d.NotInEffect {
 				fmt.Fprintf(tw, "    not in effect: %s of %s\t%s\n", clean(u.Field), clean(u.Policy), clean(u.Reason))
@@ -192,7 +208,7 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(e.Provenance[k]))
+			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(source(e, k, e.Provenance[k])))
 		}
 	}
 	return tw.Flush()

@@ -188,18 +188,23 @@ func TestSimulationEmpty(t *testing.T) {
 
 func TestProvenance(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		in   map[string]string
-		want string
+		name   string
+		in     map[string]string
+		stored []string
+		want   string
 	}{
-		{"nil", nil, ""},
-		{"empty", map[string]string{}, ""},
-		{"one", map[string]string{"color": "CP/n/p1"}, "color←CP/n/p1"},
-		{"sorted by field", map[string]string{"size": "CP/n/p2", "color": "CP/n/p1", "a.b": "CP/n/p3"}, "a.b←CP/n/p3 color←CP/n/p1 size←CP/n/p2"},
-		{"quoted key", map[string]string{`["a.b"]`: "CP/n/p1", "a": "CP/n/p2"}, `["a.b"]←CP/n/p1 a←CP/n/p2`},
+		{"nil", nil, nil, ""},
+		{"empty", map[string]string{}, nil, ""},
+		{"one", map[string]string{"color": "CP/n/p1"}, nil, "color←CP/n/p1"},
+		{"sorted by field", map[string]string{"size": "CP/n/p2", "color": "CP/n/p1", "a.b": "CP/n/p3"}, nil, "a.b←CP/n/p3 color←CP/n/p1 size←CP/n/p2"},
+		// A field a CRD default set names the default and the policy it
+		// was stored for (Kubernetes, Defaulting and Nullable;
+		// docs/output.md); the others their policy.
+		{"stored default", map[string]string{"retry.numRetries": "CP/n/p1", "timeout": "CP/n/p2"}, []string{"retry.numRetries"}, "retry.numRetries←CP CRD default, stored for CP/n/p1 timeout←CP/n/p2"},
+		{"quoted key", map[string]string{`["a.b"]`: "CP/n/p1", "a": "CP/n/p2"}, nil, `["a.b"]←CP/n/p1 a←CP/n/p2`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Provenance(tc.in); got != tc.want {
+			if got := Provenance(engine.EffectivePolicy{PolicyKind: "CP", Provenance: tc.in, StoredDefaults: tc.stored}); got != tc.want {
 				t.Errorf("Provenance(%v) = %q, want %q", tc.in, got, tc.want)
 			}
 		})

@@ -263,3 +263,69 @@ func TestDiffAncestors(t *testing.T) {
 		t.Errorf("got without per-ancestor status: %v", ds)
 	}
 }
+
+// TestStoredValues: an implementation whose value of a field is what the
+// reference gives for the policies as written (the 5 inherited) and not
+// what it gives as the API server stores them (a CRD default:
+// retry.numRetries 2) is a stored-values difference, recording the answer
+// as written; a field storing does not change, or a value that is neither,
+// stays effective-setting (docs/profiles.md, What is stored).
+func TestStoredValues(t *testing.T) {
+	path := []string{"Gateway/ns/gw", "Gateway/ns/gw#http", "HTTPRoute/ns/r", "HTTPRoute/ns/r#rule-1"}
+	stored := map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "5s"}
+	written := map[string]any{"retry": map[string]any{"numRetries": 5.0}, "timeout": "5s"}
+	want := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: stored}}, Policies: []observe.Status{}, Written: []observe.Path{{Path: path, Spec: written}}}
+	for _, tc := range []struct {
+		name  string
+		got   map[string]any
+		kinds []string
+		// storedFields and asWritten are the difference's record.
+		storedFields []string
+		asWritten    any
+	}{
+		{"as written", written, []string{"stored-values-retry"}, []string{"retry"}, written},
+		{"as written, another timeout", map[string]any{"retry": map[string]any{"numRetries": 5.0}, "timeout": "1s"}, []string{"effective-setting-timeout", "stored-values-retry"}, []string{"retry"}, written},
+		{"neither as stored nor as written", map[string]any{"retry": map[string]any{"numRetries": 7.0}, "timeout": "5s"}, []string{"effective-setting-retry"}, nil, nil},
+		{"no retry at all", map[string]any{"timeout": "5s"}, []string{"effective-setting-retry"}, nil, nil},
+		{"storing changes nothing there", map[string]any{"retry": map[string]any{"numRetries": 2.0}, "timeout": "1s"}, []string{"effective-setting-timeout"}, nil, nil},
+		{"as stored", stored, nil, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: tc.got}}, Policies: []observe.Status{}}
+			ds := Diff(want, got, observe.Capabilities{})
+			if k := Kinds(ds); !slices.Equal(k, tc.kinds) {
+				t.Errorf("kinds %v, want %v (%s)", k, tc.kinds, Strings(ds))
+			}
+			if len(ds) == 0 {
+				return
+			}
+			if !slices.Equal(ds[0].StoredFields, tc.storedFields) || !jsonEqual(ds[0].Written, tc.asWritten) {
+				t.Errorf("stored fields %v, as written %v; want %v, %v", ds[0].StoredFields, ds[0].Written, tc.storedFields, tc.asWritten)
+			}
+		})
+	}
+	// Storing changed retry.numRetries, the implementation differs in
+	// retry.retryOn only: not a stored-values difference (Envoy Gateway,
+	// fuzz --seed 1, case 3).
+	onRetryOn := observe.Observation{Name: "ns", Policies: []observe.Status{},
+		Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0, "retryOn": map[string]any{"httpStatusCodes": []any{}}}}}},
+		Written:   []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"retryOn": map[string]any{"httpStatusCodes": []any{}}}}}}}
+	got := observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}}}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(onRetryOn, got, observe.Capabilities{})); !slices.Equal(k, []string{"effective-setting-retry"}) {
+		t.Errorf("a difference beside the stored change: kinds %v", k)
+	}
+	// A field storing set where as written there is none at all.
+	none := observe.Observation{Name: "ns", Policies: []observe.Status{}, Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{"numRetries": 2.0}}}},
+		Written: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{}}}}}
+	got = observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: map[string]any{"retry": map[string]any{}}}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(none, got, observe.Capabilities{})); !slices.Equal(k, []string{"stored-values-retry"}) {
+		t.Errorf("an empty retry as written: kinds %v", k)
+	}
+	// Without the reference's answer as written, nothing is stored-values.
+	plain := want
+	plain.Written = nil
+	got = observe.Observation{Name: "ns", Effective: []observe.Path{{Path: path, Spec: written}}, Policies: []observe.Status{}}
+	if k := Kinds(Diff(plain, got, observe.Capabilities{})); !slices.Equal(k, []string{"effective-setting-retry"}) {
+		t.Errorf("without Written: kinds %v", k)
+	}
+}

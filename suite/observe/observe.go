@@ -78,6 +78,12 @@ type Observation struct {
 	// Error, when set, says the implementation failed on this case; the
 	// rest of the observation is then empty.
 	Error string `json:"error,omitempty"`
+	// Written is the reference's alone: its effective settings from the
+	// policies as their authors wrote them, on the paths where the API
+	// server's storing them (CRD defaults, pruned nulls) changes the
+	// answer (simulator.Output.Written; nil spec: no effective policy).
+	// compare.Diff reads it to tell a stored-values difference.
+	Written []Path `json:"-"`
 }
 
 // RuleBreak is a status rule (statusrules.Rules) broken on an object.
@@ -310,6 +316,10 @@ func FromOutput(name string, out *simulator.Output) Observation {
 	for _, e := range out.EffectivePolicies {
 		spec, _ := e.Spec.(map[string]any)
 		o.Effective = append(o.Effective, Path{Path: e.Path, Spec: spec})
+	}
+	for _, e := range out.Written {
+		spec, _ := e.Spec.(map[string]any)
+		o.Written = append(o.Written, Path{Path: e.Path, Spec: spec})
 	}
 	for _, p := range out.Policies {
 		st := Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)}
