@@ -21,6 +21,10 @@ func JUnit(r *Results) ([]byte, error) {
 			{Name: "implementation", Value: r.Implementation.Name + " " + r.Implementation.Version},
 			{Name: "semantics", Value: r.Semantics},
 			{Name: "gatewayAPIVersion", Value: r.GatewayAPIVersion},
+			{Name: "vocabulary", Value: VocabularyText(r.Vocabulary)},
+			{Name: "reading", Value: r.Reading()},
+			{Name: "standing", Value: r.Standing()},
+			{Name: "gepcheck", Value: r.Producer()},
 		}}}
 	for _, c := range r.Cases {
 		tc := reporters.JUnitTestCase{Name: c.Name, Classname: c.File, Status: c.Outcome}
@@ -29,8 +33,14 @@ func JUnit(r *Results) ([]byte, error) {
 			tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + c.Reason}
 			s.Skipped++
 		case Failed:
-			tc.Failure = &reporters.JUnitFailure{Message: fmt.Sprintf("%d difference(s) with the reference", len(c.Differences)), Type: "disagreement",
-				Description: strings.Join(c.Differences, "\n") + "\nreplay: " + c.Replay}
+			typ, desc := "disagreement", strings.Join(c.Differences, "\n")+"\nreplay: "+c.Replay
+			if v := Verdict(r.KnownFrom, c.Known); v != "" {
+				typ, desc = "known-finding", v+"\n"+desc
+				if len(c.Known) == 0 {
+					typ = "regression"
+				}
+			}
+			tc.Failure = &reporters.JUnitFailure{Message: fmt.Sprintf("%d difference(s) with the reference", len(c.Differences)), Type: typ, Description: desc}
 			s.Failures++
 		case Errored:
 			tc.Error = &reporters.JUnitError{Message: c.Reason, Type: "error", Description: strings.Join(c.Differences, "\n")}
@@ -49,7 +59,7 @@ func JUnit(r *Results) ([]byte, error) {
 		for _, f := range c.Findings {
 			cs.TestCases = append(cs.TestCases, reporters.JUnitTestCase{Name: f.Kind, Classname: c.Profile, Status: Failed,
 				Failure: &reporters.JUnitFailure{Message: fmt.Sprintf("finding %s (case %d)", f.Kind, f.Case), Type: "finding",
-					Description: strings.Join(f.Differences, "\n")}})
+					Description: strings.TrimPrefix(Verdict(r.KnownFrom, f.Known)+"\n", "\n") + strings.Join(f.Differences, "\n")}})
 			cs.Failures++
 		}
 		cs.Tests = len(cs.TestCases)

@@ -38,6 +38,19 @@ type Results struct {
 	// Semantics is the reading of GEP-713 the implementation claims
 	// (docs/semantics.md); every comparison followed it.
 	Semantics string `json:"semantics"`
+	// Vocabulary is the status vocabulary the implementation claims
+	// (observe.Capabilities.Vocabulary; empty: merged GEP-713's).
+	Vocabulary string `json:"vocabulary,omitempty"`
+	// Gepcheck is the gepcheck that ran (buildinfo.Info.String: version,
+	// commit, Go version); empty in results written before it was kept.
+	Gepcheck string `json:"gepcheck,omitempty"`
+	// GepcheckCommit is the commit it was built from, when the work tree
+	// was clean: the one a replay checks out (Markdown, Reproduce).
+	GepcheckCommit string `json:"gepcheckCommit,omitempty"`
+	// KnownFrom is the directory of kept findings (scenarios/findings)
+	// each failed case and campaign finding was matched with (Known);
+	// empty: not matched, so no failure is called known or a regression.
+	KnownFrom string `json:"knownFrom,omitempty"`
 	// Conditions are the policy condition types compared (empty: all);
 	// the implementation's others are shown, not compared.
 	Conditions []string `json:"conditions,omitempty"`
@@ -109,6 +122,60 @@ type CaseResult struct {
 	// Offline says, for a failure in a cluster, what the implementation's
 	// offline form does with it.
 	Offline string `json:"offline,omitempty"`
+	// Known are the kept findings a failed case shows (under the
+	// results' KnownFrom); a failed case with none, when KnownFrom is
+	// set, is a regression.
+	Known []Known `json:"known,omitempty"`
+}
+
+// Known is a kept finding (scenarios/findings, gepcheck findings) that a
+// failure shows, with its triage.
+type Known struct {
+	// Finding is the findings file, relative to the results' KnownFrom.
+	Finding string `json:"finding"`
+	// Verdict and Requirement are its triage's (suite.Triage):
+	// contradicts-must GEP-713-019, undefined, ...
+	Verdict     string `json:"verdict"`
+	Requirement string `json:"requirement,omitempty"`
+	// Upstream are the known upstream issues and pull requests.
+	Upstream []string `json:"upstream,omitempty"`
+}
+
+// String is "FINDING, VERDICT REQUIREMENT, LINK..." (no link: "no
+// upstream issue known").
+func (k Known) String() string {
+	t := k.Verdict
+	if k.Requirement != "" {
+		t += " " + k.Requirement
+	}
+	link := "no upstream issue known"
+	if len(k.Upstream) > 0 {
+		link = strings.Join(k.Upstream, ", ")
+	}
+	return k.Finding + ", " + t + ", " + link
+}
+
+// Regression says whether c is a failure no kept finding shows, when the
+// results were matched with kept findings (knownFrom set).
+func (c CaseResult) Regression(knownFrom string) bool {
+	return knownFrom != "" && c.Outcome == Failed && len(c.Known) == 0
+}
+
+// Verdict is how a failure reads against the kept findings: "known: ..."
+// for each kept finding it shows, "regression: ..." for one none shows,
+// empty when the results were not matched (knownFrom empty).
+func Verdict(knownFrom string, known []Known) string {
+	if knownFrom == "" {
+		return ""
+	}
+	if len(known) == 0 {
+		return "regression: no kept finding in " + knownFrom + " shows these differences"
+	}
+	var parts []string
+	for _, k := range known {
+		parts = append(parts, "known: "+k.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Campaign is a run of random cases.
@@ -133,6 +200,8 @@ type CampaignFinding struct {
 	Scenario string   `json:"scenario"`
 	Profiles []string `json:"profiles,omitempty"`
 	File     string   `json:"file,omitempty"`
+	// Known are the kept findings of the same kind of difference.
+	Known []Known `json:"known,omitempty"`
 }
 
 // Counts counts the cases by outcome.

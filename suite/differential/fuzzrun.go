@@ -106,5 +106,8 @@ func replay(impl string, fz Fuzzer, d observe.Observer, k FuzzKind, seed uint64,
 	if sem := d.Capabilities().Semantics; sem != "" {
 		cmd = append(cmd, "--semantics", string(sem)) // the claim the run compared under
 	}
+	if v := d.Capabilities().Vocabulary; v != "" {
+		cmd = append(cmd, "--vocabulary", string(v)) // the status vocabulary it claims
+	}
 	return strings.Join(cmd, " ")
 }
