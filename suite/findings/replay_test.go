@@ -97,7 +97,6 @@ func checkReplay(t *testing.T, rel, f, replay string) string {
 	return ""
 }
 
-
 // replaysOf are the replays file f names: its Finding's spec.replay and
 // every "# Replay:" or "# Regenerate:" comment line.
 func replaysOf(t *testing.T, f string) []string {
