@@ -91,10 +91,7 @@ func ConformanceReport(r *Results) *confv1.ConformanceReport {
 // with how it reads against the kept findings (Verdict), so that a known
 // finding and a regression do not look the same.
 func testName(knownFrom string, c CaseResult) string {
-	if c.Outcome != Failed {
-		return c.Name
-	}
-	if v := Verdict(knownFrom, c.Known); v != "" {
+	if v := c.KnownVerdict(knownFrom); v != "" {
 		return c.Name + " (" + v + ")"
 	}
 	return c.Name

@@ -34,9 +34,12 @@ func JUnit(r *Results) ([]byte, error) {
 			s.Skipped++
 		case Failed:
 			typ, desc := "disagreement", strings.Join(c.Differences, "\n")+"\nreplay: "+c.Replay
-			if v := Verdict(r.KnownFrom, c.Known); v != "" {
-				typ, desc = "known-finding", v+"\n"+desc
-				if len(c.Known) == 0 {
+			if v := c.KnownVerdict(r.KnownFrom); v != "" {
+				desc = v + "\n" + desc
+				switch {
+				case len(c.Known) > 0:
+					typ = "known-finding"
+				case c.Regression(r.KnownFrom):
 					typ = "regression"
 				}
 			}

@@ -67,7 +67,10 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 				fmt.Fprintf(b, ": %s", mdText(c.Reason))
 			}
 			b.WriteString("\n")
-			if c.Outcome == Failed {
+			switch v := c.KnownVerdict(r.KnownFrom); {
+			case v == Unmatched:
+				fmt.Fprintf(b, "  - %s\n", mdText(v))
+			case v != "":
 				knownLines(b, r.KnownFrom, c.Known)
 			}
 			for _, d := range c.Differences {

@@ -156,9 +156,27 @@ func (k Known) String() string {
 }
 
 // Regression says whether c is a failure no kept finding shows, when the
-// results were matched with kept findings (knownFrom set).
+// results were matched with kept findings (knownFrom set) and keep c's
+// typed differences (results written before they were kept are not
+// matched: Unmatched).
 func (c CaseResult) Regression(knownFrom string) bool {
-	return knownFrom != "" && c.Outcome == Failed && len(c.Known) == 0
+	return knownFrom != "" && c.Outcome == Failed && len(c.Known) == 0 && len(c.Diff) > 0
+}
+
+// Unmatched is what a failure of results that keep no typed differences
+// (written before they were kept) says instead of known or regression.
+const Unmatched = "not matched with the kept findings: these results keep no typed differences"
+
+// KnownVerdict is Verdict for a case: empty but for a failure, Unmatched
+// for a failure without typed differences.
+func (c CaseResult) KnownVerdict(knownFrom string) string {
+	if knownFrom == "" || c.Outcome != Failed {
+		return ""
+	}
+	if len(c.Known) == 0 && len(c.Diff) == 0 {
+		return Unmatched
+	}
+	return Verdict(knownFrom, c.Known)
 }
 
 // Verdict is how a failure reads against the kept findings: "known: ..."
