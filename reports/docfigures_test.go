@@ -191,7 +191,9 @@ func TestDocFiguresCatchWrong(t *testing.T) {
 		{Name: "c", File: "scenarios/y/c.yaml", Outcome: Passed},
 	}, Campaigns: []Campaign{{Kind: "K", Checks: 300, Disagreed: 196, Findings: make([]CampaignFinding, 7)}}}
 	open := func(string) (*Results, error) { return r, nil }
-	m := func(q, text string) string { return "<!-- results: reports/r.json " + q + " -->" + text + "<!-- /results -->" }
+	m := func(q, text string) string {
+		return "<!-- results: reports/r.json " + q + " -->" + text + "<!-- /results -->"
+	}
 	for _, tc := range []struct {
 		q, right, wrong string
 	}{
