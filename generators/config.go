@@ -39,6 +39,15 @@ type Config struct {
 	// honoured when a ReferenceGrant allows them (some are drawn with one,
 	// some without).
 	CrossNamespace bool
+	// Hierarchy draws Gateway API v1.6's hierarchy beyond HTTP: Gateways
+	// that allow ListenerSets (GEP-1713) and ListenerSets with HTTP, TCP,
+	// TLS and UDP listeners, TCP/TLS/UDP listeners on Gateways, routes of
+	// every kind (TCPRoute, TLSRoute, UDPRoute besides HTTPRoute and
+	// GRPCRoute) attached to Gateways or ListenerSets, a label on routes,
+	// and with "all-levels" the profile HierarchyProfile: policies that
+	// target ListenerSets, their listeners, every route kind and its
+	// rules, and label-selector targets.
+	Hierarchy bool
 }
 
 // DefaultMaxObjects and DefaultMaxPolicies are the bounds of a zero Config.
@@ -100,6 +109,21 @@ spec:
     strategyField: strategy
     strategyValues: {atomic: Atomic, patch: Patch}
 `
+
+// HierarchyProfile is the "all-levels" profile under Config.Hierarchy:
+// AllLevelsProfile's targets, plus ListenerSets (or one listener),
+// TLSRoutes, TCPRoutes and UDPRoutes (or one rule), and label-selector
+// targets in spec.targetSelectors.
+var HierarchyProfile = strings.Replace(
+	strings.Replace(AllLevelsProfile, "name: all-levels\n", "name: all-levels-hierarchy\n", 1),
+	"  - {group: \"\", kind: Service}\n  effectiveTargets:",
+	"  - {group: \"\", kind: Service}\n"+
+		"  - {group: gateway.networking.k8s.io, kind: ListenerSet, sectionName: Optional}\n"+
+		"  - {group: gateway.networking.k8s.io, kind: TLSRoute, sectionName: Optional}\n"+
+		"  - {group: gateway.networking.k8s.io, kind: TCPRoute, sectionName: Optional}\n"+
+		"  - {group: gateway.networking.k8s.io, kind: UDPRoute, sectionName: Optional}\n"+
+		"  targetSelectors: {field: targetSelectors}\n"+
+		"  effectiveTargets:", 1)
 
 // AllLevelsCrossNamespaceProfile is AllLevelsProfile allowing
 // cross-namespace targets (honoured with a ReferenceGrant), used for

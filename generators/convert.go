@@ -17,7 +17,7 @@ import (
 // ObjectCount counts the objects Config.MaxObjects bounds: GatewayClasses,
 // Gateways, routes, Services, ReferenceGrants and generic nodes.
 func (s *Scenario) ObjectCount() int {
-	n := len(s.GatewayClasses) + len(s.usedOtherClasses()) + len(s.Gateways) + len(s.Routes) + len(s.Services) + len(s.Grants)
+	n := len(s.GatewayClasses) + len(s.usedOtherClasses()) + len(s.Gateways) + len(s.ListenerSets) + len(s.Routes) + len(s.Services) + len(s.Grants)
 	if s.Generic != nil {
 		n += len(s.Generic.Nodes)
 	}
@@ -47,17 +47,23 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 	m.Graph.Sort()
 	m.Warnings = append(m.Warnings, m.Graph.Warnings...)
 	k := &simulator.Kind{Profile: prof, Policies: make([]engine.Policy, 0, len(s.Policies))}
+	var selectWarnings []string // sorted, as the loader adds them
 	for _, p := range s.Policies {
 		ep := engine.Policy{
 			Ref:               ref.Ref{Group: p.Group, Kind: p.Kind, Namespace: namespaceOr(p.Namespace), Name: p.Name},
 			CreationTimestamp: p.Created,
 			TargetRefs:        make([]engine.TargetRef, len(p.Targets)),
 		}
-		if len(p.Targets) == 0 {
+		if len(p.Targets) == 0 && len(p.Selectors) == 0 {
 			return nil, fmt.Errorf("policy %s/%s has no targetRefs", p.Namespace, p.Name)
 		}
 		for i, t := range p.Targets {
 			ep.TargetRefs[i] = engine.TargetRef{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, SectionName: t.Section}
+		}
+		selected := s.selected(p)
+		ep.TargetRefs = append(ep.TargetRefs, selected...)
+		if len(p.Selectors) > 0 && len(selected) == 0 {
+			selectWarnings = append(selectWarnings, fmt.Sprintf("%s: spec.%s select no object", ep.Ref, SelectorField))
 		}
 		// Interpret ignores targetRefs, so the spec without them reads the
 		// same as the loader's spec with them.
@@ -68,7 +74,26 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 		ep.Intent = prof.Interpret(spec)
 		k.Policies = append(k.Policies, ep)
 	}
+	slices.Sort(selectWarnings)
+	m.Warnings = append(m.Warnings, selectWarnings...)
 	m.Kinds = []*simulator.Kind{k}
+	// References resolve against the scenario's ConfigMaps, as the loader
+	// resolves them against the objects of the YAML.
+	simulator.ResolveReferences(k, func(key string) (map[string]bool, bool) {
+		for _, c := range s.ConfigMaps {
+			if key != "/ConfigMap/"+namespaceOr(c.Namespace)+"/"+c.Name {
+				continue
+			}
+			keys := map[string]bool{}
+			for k, v := range c.Data {
+				if v != "" {
+					keys[k] = true
+				}
+			}
+			return keys, true
+		}
+		return nil, false
+	})
 	for _, o := range s.OwnFields {
 		if m.OwnFields == nil {
 			m.OwnFields = map[string]map[string]any{}
@@ -78,6 +103,34 @@ func (s *Scenario) Model() (*simulator.Model, error) {
 	engine.AddVirtualTargets(m.Graph, prof, k.Policies)
 	m.Graph.Sort()
 	return m, nil
+}
+
+// selected lists the targets p's selectors select: per selector, the
+// routes of its kind in p's namespace that carry all its labels, by name.
+func (s *Scenario) selected(p Policy) []engine.TargetRef {
+	var out []engine.TargetRef
+	for i, sel := range p.Selectors {
+		var names []string
+		for _, r := range s.Routes {
+			if r.kind() != sel.Kind || namespaceOr(r.Namespace) != namespaceOr(p.Namespace) {
+				continue
+			}
+			match := true
+			for k, v := range sel.MatchLabels {
+				if lv, ok := r.Labels[k]; !ok || lv != v {
+					match = false
+				}
+			}
+			if match {
+				names = append(names, r.Name)
+			}
+		}
+		slices.Sort(names)
+		for _, n := range slices.Compact(names) {
+			out = append(out, engine.TargetRef{Group: gatewayGroup, Kind: sel.Kind, Name: n, Selector: fmt.Sprintf("spec.%s[%d]", SelectorField, i)})
+		}
+	}
+	return out
 }
 
 func namespaceOr(ns string) string {
@@ -111,13 +164,31 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		o := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
 		o.Spec.GatewayClassName = gwv1.ObjectName(g.Class)
 		for _, l := range g.Listeners {
-			gl := gwv1.Listener{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: gwv1.HTTPProtocolType}
+			gl := gwv1.Listener{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
 			if l.AllNamespaces {
 				gl.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
 			}
 			o.Spec.Listeners = append(o.Spec.Listeners, gl)
 		}
+		if g.AllowListeners != "" {
+			o.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.FromNamespaces(g.AllowListeners))}}
+		}
 		in.Gateways = append(in.Gateways, o)
+	}
+	for _, ls := range s.ListenerSets {
+		o := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(ls.Namespace), Name: ls.Name}}
+		o.Spec.ParentRef = gwv1.ParentGatewayReference{Name: gwv1.ObjectName(ls.Parent.Name)}
+		if ls.Parent.Namespace != "" {
+			o.Spec.ParentRef.Namespace = ptr(gwv1.Namespace(ls.Parent.Namespace))
+		}
+		for _, l := range ls.Listeners {
+			e := gwv1.ListenerEntry{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
+			if l.AllNamespaces {
+				e.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+			}
+			o.Spec.Listeners = append(o.Spec.Listeners, e)
+		}
+		in.ListenerSets = append(in.ListenerSets, o)
 	}
 	for _, svc := range s.Services {
 		o := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(svc.Namespace), Name: svc.Name}}
@@ -127,10 +198,13 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		in.Services = append(in.Services, o)
 	}
 	for _, r := range s.Routes {
-		meta := metav1.ObjectMeta{Namespace: namespaceOr(r.Namespace), Name: r.Name}
+		meta := metav1.ObjectMeta{Namespace: namespaceOr(r.Namespace), Name: r.Name, Labels: r.Labels}
 		var parents []gwv1.ParentReference
 		for _, p := range r.Parents {
 			pr := gwv1.ParentReference{Name: gwv1.ObjectName(p.Name)}
+			if p.ListenerSet {
+				pr.Kind = ptr(gwv1.Kind(topology.KindListenerSet))
+			}
 			if p.Namespace != "" {
 				pr.Namespace = ptr(gwv1.Namespace(p.Namespace))
 			}
@@ -151,6 +225,44 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 				return nil
 			}
 			return ptr(gwv1.SectionName(n))
+		}
+		switch r.Kind {
+		case topology.KindTLSRoute:
+			o := &gwv1.TLSRoute{ObjectMeta: meta}
+			o.Spec.ParentRefs = parents
+			for _, rule := range r.Rules {
+				lr := gwv1.TLSRouteRule{Name: ruleName(rule.Name)}
+				for _, b := range rule.Backends {
+					lr.BackendRefs = append(lr.BackendRefs, backend(b))
+				}
+				o.Spec.Rules = append(o.Spec.Rules, lr)
+			}
+			in.TLSRoutes = append(in.TLSRoutes, o)
+			continue
+		case topology.KindTCPRoute:
+			o := &gwv1.TCPRoute{ObjectMeta: meta}
+			o.Spec.ParentRefs = parents
+			for _, rule := range r.Rules {
+				lr := gwv1.TCPRouteRule{Name: ruleName(rule.Name)}
+				for _, b := range rule.Backends {
+					lr.BackendRefs = append(lr.BackendRefs, backend(b))
+				}
+				o.Spec.Rules = append(o.Spec.Rules, lr)
+			}
+			in.TCPRoutes = append(in.TCPRoutes, o)
+			continue
+		case topology.KindUDPRoute:
+			o := &gwv1.UDPRoute{ObjectMeta: meta}
+			o.Spec.ParentRefs = parents
+			for _, rule := range r.Rules {
+				lr := gwv1.UDPRouteRule{Name: ruleName(rule.Name)}
+				for _, b := range rule.Backends {
+					lr.BackendRefs = append(lr.BackendRefs, backend(b))
+				}
+				o.Spec.Rules = append(o.Spec.Rules, lr)
+			}
+			in.UDPRoutes = append(in.UDPRoutes, o)
+			continue
 		}
 		if r.GRPC {
 			o := &gwv1.GRPCRoute{ObjectMeta: meta}

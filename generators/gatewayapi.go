@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"pgregory.net/rapid"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // AllNamespaces are the namespaces objects and policies are drawn in: few,
@@ -41,6 +42,8 @@ func Scenarios(cfg Config) *rapid.Generator[*Scenario] {
 		}
 		s := &Scenario{}
 		switch {
+		case name == "all-levels" && cfg.Hierarchy:
+			s.ProfileYAML = HierarchyProfile
 		case name == "all-levels" && cfg.CrossNamespace:
 			s.ProfileYAML = AllLevelsCrossNamespaceProfile
 		case name == "all-levels":
@@ -48,7 +51,7 @@ func Scenarios(cfg Config) *rapid.Generator[*Scenario] {
 		default:
 			s.Profile = name
 		}
-		drawGatewayAPI(t, s, cfg.MaxObjects)
+		drawGatewayAPI(t, s, cfg.MaxObjects, cfg.Hierarchy)
 		w := newWorld(s, cfg)
 		n := rapid.IntRange(min(1, cfg.MaxPolicies), cfg.MaxPolicies).Draw(t, "policies")
 		for i := 0; i < n; i++ {
@@ -75,7 +78,7 @@ func (b *budget) draw(t *rapid.T, label string, lo, hi, reserve int) int {
 }
 
 // drawGatewayAPI draws the Gateway API objects of s.
-func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int) {
+func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int, hierarchy bool) {
 	b := &budget{left: maxObjects}
 	namespaces := AllNamespaces[:rapid.IntRange(1, len(AllNamespaces)).Draw(t, "namespaces")]
 	nsGen := rapid.SampledFrom(namespaces)
@@ -99,6 +102,9 @@ func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int) {
 		}
 		s.Gateways = append(s.Gateways, gw)
 	}
+	if hierarchy {
+		drawHierarchy(t, s, b, nsGen, nameIn)
+	}
 	for range b.draw(t, "services", 1, max(4, maxObjects/4), 1) {
 		ns := nsGen.Draw(t, "service namespace")
 		svc := Service{Namespace: ns, Name: nameIn("svc", ns)}
@@ -111,6 +117,9 @@ func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int) {
 	var crossRefs []crossRef
 	for range b.draw(t, "routes", 1, max(6, maxObjects/3), 0) {
 		r := drawRoute(t, s, nsGen, nameIn)
+		if hierarchy {
+			hierarchyRoute(t, s, &r)
+		}
 		for _, rule := range r.Rules {
 			for _, be := range rule.Backends {
 				if be.Namespace != "" && be.Namespace != r.Namespace {
@@ -150,6 +159,9 @@ func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int) {
 const gatewayGroup = "gateway.networking.k8s.io"
 
 func (r *Route) kind() string {
+	if r.Kind != "" {
+		return r.Kind
+	}
 	if r.GRPC {
 		return "GRPCRoute"
 	}
@@ -271,4 +283,84 @@ func namespacesOf(s *Scenario) []string {
 		}
 	}
 	return append(out, extra...)
+}
+
+// protocol is the listener's protocol (HTTP when Protocol is empty).
+func (l Listener) protocol() gwv1.ProtocolType {
+	if l.Protocol == "" {
+		return gwv1.HTTPProtocolType
+	}
+	return gwv1.ProtocolType(l.Protocol)
+}
+
+// SelectorField is the spec field of label-selector targets in
+// HierarchyProfile (profile.TargetSelectors).
+const SelectorField = "targetSelectors"
+
+// Listeners of Config.Hierarchy beyond HTTP: each carries the route kinds
+// of its protocol (Gateway API, Listener.protocol).
+var (
+	hierarchyListeners = []Listener{
+		{Name: "tcp", Port: 9000, Protocol: "TCP"},
+		{Name: "tls", Port: 8443, Protocol: "TLS"},
+		{Name: "udp", Port: 5353, Protocol: "UDP"},
+	}
+	// RouteKinds are the route kinds Config.Hierarchy draws besides
+	// HTTPRoute and GRPCRoute.
+	RouteKinds = []string{"TCPRoute", "TLSRoute", "UDPRoute"}
+	// LabelValues are the values of the label "tier" routes and selectors
+	// draw.
+	LabelValues = []string{"gold", "silver"}
+)
+
+// drawHierarchy adds to s what Config.Hierarchy draws beyond HTTP (GEP-1713
+// ListenerSets; TLS, TCP and UDP listeners): it runs after the Gateways are
+// drawn, before the routes.
+func drawHierarchy(t *rapid.T, s *Scenario, b *budget, nsGen *rapid.Generator[string], nameIn func(prefix, ns string) string) {
+	for i := range s.Gateways {
+		gw := &s.Gateways[i]
+		gw.AllowListeners = rapid.SampledFrom([]string{"", "Same", "All"}).Draw(t, "allowedListeners")
+		if rapid.Bool().Draw(t, "layer-4 listener") {
+			l := rapid.SampledFrom(hierarchyListeners).Draw(t, "layer-4 listener kind")
+			l.AllNamespaces = rapid.Bool().Draw(t, "layer-4 allowedRoutes")
+			gw.Listeners = append(gw.Listeners, l)
+		}
+	}
+	all := append(slices.Clone(hierarchyListeners), Listener{Name: "http", Port: 8080}, Listener{Name: "alt", Port: 8081})
+	for range b.draw(t, "listenerSets", 0, 2, 1) {
+		ns := nsGen.Draw(t, "listenerSet namespace")
+		gw := rapid.SampledFrom(s.Gateways).Draw(t, "listenerSet parent")
+		set := ListenerSet{Namespace: ns, Name: nameIn("ls", ns), Parent: ParentRef{Name: gw.Name}}
+		if gw.Namespace != ns {
+			set.Parent.Namespace = gw.Namespace
+		}
+		for _, k := range rapid.SliceOfNDistinct(rapid.IntRange(0, len(all)-1), 1, 2, rapid.ID[int]).Draw(t, "listenerSet listeners") {
+			l := all[k]
+			l.AllNamespaces = rapid.Bool().Draw(t, "listenerSet allowedRoutes")
+			set.Listeners = append(set.Listeners, l)
+		}
+		s.ListenerSets = append(s.ListenerSets, set)
+	}
+}
+
+// hierarchyRoute redraws what Config.Hierarchy adds to a route: its kind,
+// a label, and one parent on a ListenerSet.
+func hierarchyRoute(t *rapid.T, s *Scenario, r *Route) {
+	if k := rapid.IntRange(0, len(RouteKinds)+1).Draw(t, "route kind"); k < len(RouteKinds) {
+		r.Kind, r.GRPC = RouteKinds[k], false
+	}
+	if v := rapid.IntRange(0, len(LabelValues)).Draw(t, "route label"); v < len(LabelValues) {
+		r.Labels = map[string]string{"tier": LabelValues[v]}
+	}
+	if len(s.ListenerSets) > 0 && rapid.Bool().Draw(t, "on a ListenerSet") {
+		set := rapid.SampledFrom(s.ListenerSets).Draw(t, "parent ListenerSet")
+		p := ParentRef{Name: set.Name, ListenerSet: true}
+		if set.Namespace != r.Namespace {
+			p.Namespace = set.Namespace
+		}
+		if rapid.Bool().Draw(t, "ListenerSet listener") {
+			p.Section = rapid.SampledFrom(set.Listeners).Draw(t, "parent ListenerSet listener").Name
+		}
+		r.Parents = []ParentRef{p}
+	}
 }

@@ -37,6 +37,8 @@ var configs = map[string]Config{
 	"small":              {MaxObjects: 4, MaxPolicies: 1},
 	"large":              {MaxObjects: 60, MaxPolicies: 30},
 	"small-no-invalid":   {MaxObjects: 5, MaxPolicies: 3, NoInvalid: true, CrossNamespace: true, Profile: "all-levels"},
+	"hierarchy":          {Profile: "all-levels", Hierarchy: true},
+	"hierarchy-colors":   {Profile: "color-inherited", Hierarchy: true},
 	"generic:default":    {},
 	"generic:small":      {MaxObjects: 2, MaxPolicies: 2},
 	"generic:no-invalid": {NoInvalid: true, FlatSpecs: true},
@@ -91,17 +93,24 @@ func checkBounds(t *rapid.T, s *Scenario, cfg Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Profile != "" && s.Generic == nil && s.ProfileName() != cfg.Profile && !(cfg.CrossNamespace && cfg.Profile == "all-levels") {
+	if cfg.Profile != "" && s.Generic == nil && s.ProfileName() != cfg.Profile && !((cfg.CrossNamespace || cfg.Hierarchy) && cfg.Profile == "all-levels") {
 		t.Fatalf("profile %s, want %s", s.ProfileName(), cfg.Profile)
 	}
 	if s.Generic == nil {
 		if len(s.GatewayClasses) < 1 || len(s.GatewayClasses) > 2 || len(s.Gateways) < 1 || len(s.Routes) < 1 || len(s.Services) < 1 {
 			t.Fatalf("shape: %d classes, %d gateways, %d routes, %d services", len(s.GatewayClasses), len(s.Gateways), len(s.Routes), len(s.Services))
 		}
+		maxListeners := 3
+		if cfg.Hierarchy {
+			maxListeners = 4 // one TCP, TLS or UDP listener more
+		}
 		for _, gw := range s.Gateways {
-			if len(gw.Listeners) < 1 || len(gw.Listeners) > 3 {
+			if len(gw.Listeners) < 1 || len(gw.Listeners) > maxListeners {
 				t.Fatalf("gateway %s has %d listeners", gw.Name, len(gw.Listeners))
 			}
+		}
+		if !cfg.Hierarchy && len(s.ListenerSets) > 0 {
+			t.Fatalf("%d ListenerSets without Config.Hierarchy", len(s.ListenerSets))
 		}
 		if ns := len(namespacesOf(&Scenario{Gateways: s.Gateways})); ns > 3 {
 			t.Fatalf("gateways in %d namespaces", ns)
@@ -118,8 +127,8 @@ func checkBounds(t *rapid.T, s *Scenario, cfg Config) {
 			t.Fatalf("policy %s/%s twice", p.Namespace, p.Name)
 		}
 		seen[p.Namespace+"/"+p.Name] = true
-		if len(p.Targets) < 1 || len(p.Targets) > 2 {
-			t.Fatalf("policy %s has %d targets", p.Name, len(p.Targets))
+		if n := len(p.Targets) + len(p.Selectors); n < 1 || n > 3 || len(p.Targets) > 2 {
+			t.Fatalf("policy %s has %d targets and %d selectors", p.Name, len(p.Targets), len(p.Selectors))
 		}
 		if _, ok := p.Spec["targetRefs"]; ok {
 			t.Fatalf("policy %s: spec has targetRefs", p.Name)

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -20,9 +21,14 @@ func (s *Scenario) Clone() *Scenario {
 	for i := range c.Gateways {
 		c.Gateways[i].Listeners = slices.Clone(c.Gateways[i].Listeners)
 	}
+	c.ListenerSets = slices.Clone(s.ListenerSets)
+	for i := range c.ListenerSets {
+		c.ListenerSets[i].Listeners = slices.Clone(c.ListenerSets[i].Listeners)
+	}
 	c.Routes = slices.Clone(s.Routes)
 	for i := range c.Routes {
 		r := &c.Routes[i]
+		r.Labels = maps.Clone(r.Labels)
 		r.Parents = slices.Clone(r.Parents)
 		r.Rules = slices.Clone(r.Rules)
 		for j := range r.Rules {
@@ -64,6 +70,10 @@ func (p Policy) Clone() Policy {
 		p.Created = &ts
 	}
 	p.Targets = slices.Clone(p.Targets)
+	p.Selectors = slices.Clone(p.Selectors)
+	for i := range p.Selectors {
+		p.Selectors[i].MatchLabels = maps.Clone(p.Selectors[i].MatchLabels)
+	}
 	if p.Spec != nil {
 		p.Spec = CloneJSON(p.Spec).(map[string]any)
 	}

@@ -25,9 +25,11 @@ type Scenario struct {
 	Namespaces     []string
 	GatewayClasses []string
 	Gateways       []Gateway
-	Routes         []Route
-	Services       []Service
-	Grants         []Grant
+	// ListenerSets add listeners to Gateways that allow them (GEP-1713).
+	ListenerSets []ListenerSet
+	Routes       []Route
+	Services     []Service
+	Grants       []Grant
 	// ConfigMaps are fixtures policies refer to (a BackendTLSPolicy's CA
 	// certificates); shrinking keeps them.
 	ConfigMaps []ConfigMap
@@ -59,30 +61,49 @@ type OwnFields struct {
 	Fields                       map[string]any
 }
 
-// Gateway is a Gateway with named listeners.
+// Gateway is a Gateway with named listeners. AllowListeners is its
+// allowedListeners.namespaces.from (Same or All; empty: none allowed, the
+// default).
 type Gateway struct {
 	Namespace, Name, Class string
 	Listeners              []Listener
+	AllowListeners         string
 }
 
 // Listener is one named listener. AllNamespaces sets allowedRoutes.from All.
+// Protocol is HTTP when empty (TCP, TLS or UDP otherwise; a TLS listener
+// passes TLS through).
 type Listener struct {
 	Name          string
 	Port          int
 	AllNamespaces bool
+	Protocol      string
 }
 
-// Route is an HTTPRoute (or a GRPCRoute when GRPC is set).
+// ListenerSet is a ListenerSet of the Gateway Parent (GEP-1713).
+type ListenerSet struct {
+	Namespace, Name string
+	Parent          ParentRef // a Gateway; Section unused
+	Listeners       []Listener
+}
+
+// Route is an HTTPRoute (or a GRPCRoute when GRPC is set), or a route of
+// Kind (TLSRoute, TCPRoute, UDPRoute) when Kind is set. Labels are its
+// metadata.labels, for label-selector targets.
 type Route struct {
 	Namespace, Name string
 	GRPC            bool
+	Kind            string
+	Labels          map[string]string
 	Parents         []ParentRef
 	Rules           []Rule
 }
 
-// ParentRef attaches a route to a Gateway or one of its listeners.
+// ParentRef attaches a route to a Gateway or one of its listeners, or to a
+// ListenerSet or one of its listeners when ListenerSet is set.
 type ParentRef struct {
 	Namespace, Name, Section string
+	ListenerSet              bool
 }
 
 // Rule is a route rule; Name may be empty (positional name rules[i]).
@@ -147,11 +168,21 @@ type Policy struct {
 	// Created is nil when the policy has no creationTimestamp.
 	Created *time.Time
 	Targets []Target
+	// Selectors are label-selector targets (spec.targetSelectors of a
+	// profile with TargetSelectors): every route of the kind in the
+	// policy's namespace with all of MatchLabels.
+	Selectors []Selector
 	// Spec is the spec without targetRefs: spec proper plus any
 	// defaults/overrides stanza and strategy field. It holds decoded JSON
 	// values (map[string]any, []any, string, float64, bool, nil), as the
 	// loader would read them, and never has a targetRefs key.
 	Spec map[string]any
+}
+
+// Selector is a label-selector target of the routes of Kind.
+type Selector struct {
+	Kind        string
+	MatchLabels map[string]string
 }
 
 // Target is a targetRef. Namespace is empty unless the targetRef sets it.

@@ -72,6 +72,13 @@ func newWorld(s *Scenario, cfg Config) *world {
 		}
 		w.objs = append(w.objs, o)
 	}
+	for _, set := range s.ListenerSets {
+		o := targetable{group: gatewayGroup, kind: "ListenerSet", namespace: namespaceOr(set.Namespace), name: set.Name}
+		for _, l := range set.Listeners {
+			o.sections = append(o.sections, l.Name)
+		}
+		w.objs = append(w.objs, o)
+	}
 	for _, r := range s.Routes {
 		o := targetable{group: gatewayGroup, kind: r.kind(), namespace: namespaceOr(r.Namespace), name: r.Name}
 		for _, rule := range r.Rules {
@@ -182,6 +189,21 @@ func (w *world) drawPolicy(t *rapid.T, addGrants bool) Policy {
 	if len(p.Targets) == 0 {
 		// Only when the profile targets no kind the scenario has.
 		p.Targets = append(p.Targets, w.missingTarget(t, &ns))
+	}
+	if w.prof.Spec.TargetSelectors != nil && rapid.IntRange(0, 3).Draw(t, "label-selector target") == 0 {
+		// A selector in place of the last targetRef (or beside it): the
+		// routes of a kind with a label value (profile.TargetSelectors).
+		if len(p.Targets) > 1 || rapid.Bool().Draw(t, "selector only") {
+			p.Targets = p.Targets[:len(p.Targets)-1]
+		}
+		if ns == "" {
+			ns = namespaceOr(rapid.SampledFrom(w.namespaces).Draw(t, "selector namespace"))
+		}
+		kinds := append([]string{"HTTPRoute", "GRPCRoute"}, RouteKinds...)
+		p.Selectors = append(p.Selectors, Selector{
+			Kind:        rapid.SampledFrom(kinds).Draw(t, "selector kind"),
+			MatchLabels: map[string]string{"tier": rapid.SampledFrom(LabelValues).Draw(t, "selector label")},
+		})
 	}
 	p.Namespace = ns
 	p.Name = w.name(t, ns)

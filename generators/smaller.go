@@ -45,6 +45,9 @@ func smallerObjects(s *Scenario) []*Scenario {
 			with(func(c *Scenario) { c.Gateways = slices.Delete(c.Gateways, i, i+1) })
 		}
 	}
+	for i := range s.ListenerSets {
+		with(func(c *Scenario) { c.ListenerSets = slices.Delete(c.ListenerSets, i, i+1) })
+	}
 	for i, g := range s.Gateways {
 		if len(g.Listeners) > 1 {
 			for j := range g.Listeners {
@@ -76,9 +79,12 @@ func smallerObjects(s *Scenario) []*Scenario {
 		}
 	}
 	for i, p := range s.Policies {
-		if len(p.Targets) > 1 {
+		if len(p.Targets)+len(p.Selectors) > 1 {
 			for j := range p.Targets {
 				with(func(c *Scenario) { c.Policies[i].Targets = slices.Delete(c.Policies[i].Targets, j, j+1) })
+			}
+			for j := range p.Selectors {
+				with(func(c *Scenario) { c.Policies[i].Selectors = slices.Delete(c.Policies[i].Selectors, j, j+1) })
 			}
 		}
 	}
@@ -115,9 +121,12 @@ func (s *Scenario) dropBackends(svc Service) {
 // Size counts what a reader of a counterexample reads: objects, their
 // sections and references, and policies with their targetRefs.
 func Size(s *Scenario) int {
-	n := len(s.Gateways) + len(s.Services) + len(s.Grants) + len(s.Routes)
+	n := len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Grants) + len(s.Routes)
 	for _, g := range s.Gateways {
 		n += len(g.Listeners)
+	}
+	for _, ls := range s.ListenerSets {
+		n += len(ls.Listeners)
 	}
 	for _, r := range s.Routes {
 		n += len(r.Parents) + len(r.Rules)
@@ -126,7 +135,7 @@ func Size(s *Scenario) int {
 		}
 	}
 	for _, p := range s.Policies {
-		n += 1 + len(p.Targets)
+		n += 1 + len(p.Targets) + len(p.Selectors)
 	}
 	return n
 }

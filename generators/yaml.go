@@ -71,13 +71,24 @@ func (s *Scenario) YAML() []byte {
 	for _, g := range s.Gateways {
 		var ls []any
 		for _, l := range g.Listeners {
-			lm := map[string]any{"name": l.Name, "protocol": "HTTP", "port": l.Port}
-			if l.AllNamespaces {
-				lm["allowedRoutes"] = map[string]any{"namespaces": map[string]any{"from": "All"}}
-			}
-			ls = append(ls, lm)
+			ls = append(ls, l.yaml())
 		}
-		docs = append(docs, object("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, map[string]any{"gatewayClassName": g.Class, "listeners": ls}))
+		spec := map[string]any{"gatewayClassName": g.Class, "listeners": ls}
+		if g.AllowListeners != "" {
+			spec["allowedListeners"] = map[string]any{"namespaces": map[string]any{"from": g.AllowListeners}}
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, spec))
+	}
+	for _, set := range s.ListenerSets {
+		var ls []any
+		for _, l := range set.Listeners {
+			ls = append(ls, l.yaml())
+		}
+		parent := map[string]any{"name": set.Parent.Name}
+		if set.Parent.Namespace != "" {
+			parent["namespace"] = set.Parent.Namespace
+		}
+		docs = append(docs, object("gateway.networking.k8s.io/v1", "ListenerSet", set.Namespace, set.Name, map[string]any{"parentRef": parent, "listeners": ls}))
 	}
 	for i, svc := range s.Services {
 		var ports []any
@@ -98,6 +109,9 @@ func (s *Scenario) YAML() []byte {
 		var parents, rules []any
 		for _, p := range r.Parents {
 			pm := map[string]any{"name": p.Name}
+			if p.ListenerSet {
+				pm["kind"] = "ListenerSet"
+			}
 			if p.Namespace != "" {
 				pm["namespace"] = p.Namespace
 			}
@@ -124,7 +138,15 @@ func (s *Scenario) YAML() []byte {
 			}
 			rules = append(rules, rm)
 		}
-		docs = append(docs, object("gateway.networking.k8s.io/v1", r.kind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules}))
+		o := object("gateway.networking.k8s.io/v1", r.kind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules})
+		if len(r.Labels) > 0 {
+			l := map[string]any{}
+			for k, v := range r.Labels {
+				l[k] = v
+			}
+			o["metadata"].(map[string]any)["labels"] = l
+		}
+		docs = append(docs, o)
 	}
 	for _, g := range s.Grants {
 		to := map[string]any{"group": g.ToGroup, "kind": g.ToKind}
@@ -161,7 +183,20 @@ func (s *Scenario) YAML() []byte {
 			}
 			refs = append(refs, tm)
 		}
-		spec["targetRefs"] = refs
+		if len(refs) > 0 || len(p.Selectors) == 0 {
+			spec["targetRefs"] = refs
+		}
+		if len(p.Selectors) > 0 {
+			var sels []any
+			for _, sel := range p.Selectors {
+				ml := map[string]any{}
+				for k, v := range sel.MatchLabels {
+					ml[k] = v
+				}
+				sels = append(sels, map[string]any{"kind": sel.Kind, "matchLabels": ml})
+			}
+			spec[SelectorField] = sels
+		}
 		o := object(policyAPIVersion(p.Group, p.Kind), p.Kind, p.Namespace, p.Name, spec)
 		if p.Created != nil {
 			o["metadata"].(map[string]any)["creationTimestamp"] = p.Created.UTC().Format(time.RFC3339)
@@ -186,6 +221,18 @@ func (s *Scenario) YAML() []byte {
 		b.Write(out)
 	}
 	return b.Bytes()
+}
+
+// yaml renders a listener of a Gateway or a ListenerSet.
+func (l Listener) yaml() map[string]any {
+	lm := map[string]any{"name": l.Name, "protocol": string(l.protocol()), "port": l.Port}
+	if l.Protocol == "TLS" {
+		lm["tls"] = map[string]any{"mode": "Passthrough"}
+	}
+	if l.AllNamespaces {
+		lm["allowedRoutes"] = map[string]any{"namespaces": map[string]any{"from": "All"}}
+	}
+	return lm
 }
 
 func object(apiVersion, kind, namespace, name string, spec map[string]any) map[string]any {

@@ -25,6 +25,10 @@ func Compare(rs []*Results, under []string) []byte {
 	for _, r := range rs {
 		fmt.Fprintf(&b, " %s |", mdText(claims(r)))
 	}
+	b.WriteString("\n| status vocabulary |")
+	for _, r := range rs {
+		fmt.Fprintf(&b, " %s |", mdText(vocabularyClaim(r)))
+	}
 	b.WriteString("\n")
 	var names []string
 	outcome := make([]map[string]string, len(rs))
@@ -107,6 +111,18 @@ func claims(r *Results) string {
 		fs = strings.Join(r.Implementation.Features, ", ")
 	}
 	return fs
+}
+
+// vocabularyClaim is the status vocabulary r's implementation claims
+// (docs/semantics.md), and, when the condition types compared leave out
+// the vocabulary's second condition (Enforced, Programmed), that the claim
+// is moot: only those compared.
+func vocabularyClaim(r *Results) string {
+	v := r.StatusVocabularyRead()
+	if len(r.Conditions) > 0 && !slices.Contains(r.Conditions, "Enforced") && !slices.Contains(r.Conditions, "Programmed") {
+		return v + " (only " + strings.Join(r.Conditions, ", ") + " compared)"
+	}
+	return v
 }
 
 // isRandomCase says whether c is a random case of a campaign of r.

@@ -9,12 +9,15 @@ import (
 // "—", random cases of a campaign are counted in its row, and each kind
 // of difference has a row. Rows are scenario files: an offline run names
 // its case by file and a cluster run by scenario name, and two findings
-// of different implementations may share a name.
+// of different implementations may share a name. Each column says the
+// status vocabulary its implementation claims (the draft's for results
+// that predate the claim), and that it is moot where only Accepted is
+// compared.
 func TestCompare(t *testing.T) {
-	ref := &Results{Implementation: Implementation{Project: "gepcheck-reference", Version: "main"}, Mode: "cluster-local",
+	ref := &Results{Implementation: Implementation{Project: "gepcheck-reference", Version: "main"}, Mode: "cluster-local", StatusVocabulary: "merged",
 		Cases: []CaseResult{{Name: "a", File: "s/a.yaml", Outcome: Passed}, {Name: "b", File: "x/b.yaml", Outcome: Passed},
 			{Name: "f", File: "f/contour/f.yaml", Outcome: Passed}, {Name: "f", File: "f/traefik/f.yaml", Outcome: Passed}}}
-	c := &Results{Implementation: Implementation{Project: "contour", Version: "v1.33.8", Features: []string{"BackendTLSPolicy"}}, Mode: "cluster-local",
+	c := &Results{Implementation: Implementation{Project: "contour", Version: "v1.33.8", Features: []string{"BackendTLSPolicy"}}, Mode: "cluster-local", StatusVocabulary: "merged", Conditions: []string{"Accepted"},
 		Cases:     []CaseResult{{Name: "a", File: "s/a.yaml", Outcome: Failed}, {Name: "random-p-7", Outcome: Failed}, {Name: "f", File: "f/contour/f.yaml", Outcome: Failed}},
 		Campaigns: []Campaign{{Kind: "BackendTLSPolicy", Profile: "p", Seed: 7, Checks: 1, Disagreed: 1, Findings: []CampaignFinding{{Kind: "conflicted"}}}}}
 	// Offline, a case is named by its file.
@@ -24,6 +27,7 @@ func TestCompare(t *testing.T) {
 	for _, want := range []string{
 		"| | gepcheck-reference main (cluster-local) | contour v1.33.8 (cluster-local) | envoy-gateway v1.9.1 (offline) |",
 		"| claims | all features | BackendTLSPolicy | BackendTLSPolicy |",
+		"| status vocabulary | merged | merged (only Accepted compared) | draft |",
 		"| `s/a.yaml` | pass | **fail** | pass |",
 		"| `x/b.yaml` | pass | — | — |",
 		"| `f/contour/f.yaml` | pass | **fail** | — |",

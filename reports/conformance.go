@@ -134,7 +134,7 @@ func summary(r *Results) string {
 	// literal block and folds none of them, so the line naming gepcheck's
 	// build stays whole (hack/lib.sh, undated).
 	return strings.Join([]string{r.Standing(), r.Reading(), r.Producer(),
-		fmt.Sprintf("gepcheck %s run, semantics %s. Per feature: %s.", r.Mode, r.Semantics, strings.Join(parts, "; "))}, "\n")
+		fmt.Sprintf("gepcheck %s run, semantics %s, status vocabulary %s. Per feature: %s.", r.Mode, r.Semantics, r.StatusVocabularyRead(), strings.Join(parts, "; "))}, "\n")
 }
 
 // MarshalConformanceReport writes rep as YAML and checks that it decodes

@@ -101,10 +101,12 @@ func FeaturesOf(c observe.Case, want *observe.Observation, compared []string, ta
 			}
 		}
 	}
-	if want != nil && (compared == nil || slices.Contains(compared, "Enforced")) {
+	// The condition in either status vocabulary: merged GEP-713's
+	// Programmed or its draft's Enforced (docs/semantics.md).
+	if want != nil && (compared == nil || slices.Contains(compared, "Enforced") || slices.Contains(compared, "Programmed")) {
 		for _, p := range want.Policies {
 			for _, c := range p.Conditions {
-				if c.Type == "Enforced" {
+				if c.Type == "Enforced" || c.Type == "Programmed" {
 					set[FeatureEnforcedCondition] = true
 				}
 			}

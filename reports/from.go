@@ -17,15 +17,15 @@ import (
 
 // NewResults starts the results of a run of the implementation who in
 // mode ("offline", "cluster-PROVIDER") under sem (the implementation's
-// own claim when empty), compared as caps says.
+// own claim when empty), compared as caps says, in the status vocabulary
+// caps claims.
 func NewResults(who Implementation, mode string, sem engine.Semantics, caps observe.Capabilities) *Results {
 	if sem == "" {
 		sem = caps.Claim()
 	}
 	r := &Results{APIVersion: ResultsAPIVersion, Kind: ResultsKind, Implementation: who,
-		Mode: mode, Semantics: string(sem), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
-		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{},
-		Vocabulary: string(caps.Vocabulary)}
+		Mode: mode, Semantics: string(sem), StatusVocabulary: string(caps.StatusVocabulary()), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
+		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
 	b := buildinfo.Read()
 	r.Gepcheck = b.String()
 	if !b.Modified {

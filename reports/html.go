@@ -144,7 +144,7 @@ type condRow = struct {
 }
 
 var reportT = template.Must(template.New("report").Parse(`
-<p>gepcheck <code>--impl {{.R.Implementation.Name}}</code>, {{.R.Mode}}, semantics <code>{{.R.Semantics}}</code>;
+<p>gepcheck <code>--impl {{.R.Implementation.Name}}</code>, {{.R.Mode}}, semantics <code>{{.R.Semantics}}</code>, status vocabulary <code>{{.R.StatusVocabularyRead}}</code>;
 Gateway API {{.R.GatewayAPIVersion}} ({{.R.GatewayAPIChannel}}); {{.R.Date}}{{if .R.Shards}}; merged from shards {{range .R.Shards}}{{.}} {{end}}{{end}}.
 <a href="{{.R.Implementation.URL}}">{{.R.Implementation.URL}}</a></p>
 <p class="third-party"><strong>{{.ThirdParty}}</strong></p>

@@ -20,8 +20,9 @@ func JUnit(r *Results) ([]byte, error) {
 		Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
 			{Name: "implementation", Value: r.Implementation.Name + " " + r.Implementation.Version},
 			{Name: "semantics", Value: r.Semantics},
+			{Name: "statusVocabulary", Value: r.StatusVocabularyRead()},
 			{Name: "gatewayAPIVersion", Value: r.GatewayAPIVersion},
-			{Name: "vocabulary", Value: VocabularyText(r.Vocabulary)},
+			{Name: "vocabulary", Value: VocabularyText(r.StatusVocabularyRead())},
 			{Name: "reading", Value: r.Reading()},
 			{Name: "standing", Value: r.Standing()},
 			{Name: "gepcheck", Value: r.Producer()},

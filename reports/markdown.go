@@ -45,7 +45,7 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 	p, f, s, e := r.Counts()
 	fmt.Fprintf(b, "\n## %s\n\n", strings.ToUpper(modeText(r.Mode)[:1])+modeText(r.Mode)[1:])
 	fmt.Fprintf(b, "%s\n\n%s\n\n", mdText(r.Reading()), mdText(r.Producer()))
-	fmt.Fprintf(b, "Under the %s reading of GEP-713 (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", mdText(r.Semantics), len(r.Cases), p, f, s, e)
+	fmt.Fprintf(b, "Under the %s reading of GEP-713, status vocabulary %s (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", mdText(r.Semantics), mdText(r.StatusVocabularyRead()), len(r.Cases), p, f, s, e)
 	if len(r.Shards) > 0 {
 		fmt.Fprintf(b, " (merged from shards %s)", mdText(strings.Join(r.Shards, ", ")))
 	}

@@ -38,10 +38,10 @@ func (r *Results) Profiles() []string {
 }
 
 // VocabularyText names the status vocabulary the results were compared
-// under (empty: merged GEP-713's).
+// under (Results.StatusVocabularyRead).
 func VocabularyText(v string) string {
 	switch v {
-	case "", "merged":
+	case "merged":
 		return "merged (GEP-713 as merged upstream, gateway-api v1.6.3: Accepted, Programmed)"
 	case "draft":
 		return "draft (GEP-713's 2025 draft: Accepted, Enforced)"
@@ -57,7 +57,7 @@ func (r *Results) Reading() string {
 	if p := r.Profiles(); len(p) > 0 {
 		profiles = strings.Join(p, ", ")
 	}
-	return "Reading: semantics " + r.Semantics + " (docs/semantics.md); status vocabulary " + VocabularyText(r.Vocabulary) + "; profiles " + profiles + " (docs/profiles.md)."
+	return "Reading: semantics " + r.Semantics + " (docs/semantics.md); status vocabulary " + VocabularyText(r.StatusVocabularyRead()) + "; profiles " + profiles + " (docs/profiles.md)."
 }
 
 // Producer says which gepcheck ran: "Run by gepcheck VERSION, commit

@@ -77,7 +77,7 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 // implementation writes that GEP-713 does not define, and the counts.
 func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 	if len(s.Extra) > 0 {
-		fmt.Fprintf(w, "conditions %s writes beside Accepted and Enforced (policies), with the reference's Enforced on the same policies:\n", impl)
+		fmt.Fprintf(w, "conditions %s writes beside Accepted, Enforced and Programmed (policies), with the reference's Enforced or Programmed on the same policies:\n", impl)
 		for _, k := range s.ExtraConditions() {
 			var refs []string
 			for _, r := range slices.Sorted(maps.Keys(s.ExtraVsReference[k])) {
@@ -88,7 +88,7 @@ func Fuzz(w io.Writer, impl string, s *differential.Summary) {
 			case !defined:
 				fmt.Fprintf(w, "      no spec defines it\n")
 			case contradicts > 0:
-				fmt.Fprintf(w, "      contradicts GEP-713 on %d of %d: %q holds only where the reference has Enforced=%s\n", contradicts, s.Extra[k], m.Quote, strings.Join(m.Holds, ", "))
+				fmt.Fprintf(w, "      contradicts GEP-713 on %d of %d: %q holds only where the reference has Enforced or Programmed %s\n", contradicts, s.Extra[k], m.Quote, strings.Join(m.Holds, ", "))
 			default:
 				fmt.Fprintf(w, "      agrees with GEP-713's meaning: %q\n", m.Quote)
 			}

@@ -38,9 +38,11 @@ type Results struct {
 	// Semantics is the reading of GEP-713 the implementation claims
 	// (docs/semantics.md); every comparison followed it.
 	Semantics string `json:"semantics"`
-	// Vocabulary is the status vocabulary the implementation claims
-	// (observe.Capabilities.Vocabulary; empty: merged GEP-713's).
-	Vocabulary string `json:"vocabulary,omitempty"`
+	// StatusVocabulary is the status vocabulary the implementation claims
+	// (engine.Vocabulary: merged GEP-713's or its draft's); every
+	// comparison followed it. Empty in results written before it was
+	// recorded, which were compared in the draft's (StatusVocabularyRead).
+	StatusVocabulary string `json:"statusVocabulary,omitempty"`
 	// Gepcheck is the gepcheck that ran (buildinfo.Info.String: version,
 	// commit, Go version); empty in results written before it was kept.
 	Gepcheck string `json:"gepcheck,omitempty"`
@@ -345,6 +347,11 @@ func (r *Results) Validate() error {
 	if _, err := engine.ParseSemantics(r.Semantics); err != nil {
 		bad("semantics", "%v", err)
 	}
+	if r.StatusVocabulary != "" {
+		if _, err := engine.ParseVocabulary(r.StatusVocabulary); err != nil {
+			bad("statusVocabulary", "%v", err)
+		}
+	}
 	if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
 		bad("date", "%q is not an RFC 3339 time", r.Date)
 	}
@@ -401,9 +408,9 @@ func Merge(parts []*Results) (*Results, error) {
 	out.Cases, out.Campaigns, out.Shards = nil, nil, nil
 	seen := map[string]string{}
 	for _, p := range parts {
-		if p.Implementation.Name != out.Implementation.Name || p.Implementation.Version != out.Implementation.Version || p.Mode != out.Mode || p.Semantics != out.Semantics {
-			return nil, fmt.Errorf("cannot merge results of %s %s (%s, %s) with %s %s (%s, %s)",
-				p.Implementation.Name, p.Implementation.Version, p.Mode, p.Semantics, out.Implementation.Name, out.Implementation.Version, out.Mode, out.Semantics)
+		if p.Implementation.Name != out.Implementation.Name || p.Implementation.Version != out.Implementation.Version || p.Mode != out.Mode || p.Semantics != out.Semantics || p.StatusVocabularyRead() != out.StatusVocabularyRead() {
+			return nil, fmt.Errorf("cannot merge results of %s %s (%s, %s, %s) with %s %s (%s, %s, %s)",
+				p.Implementation.Name, p.Implementation.Version, p.Mode, p.Semantics, p.StatusVocabularyRead(), out.Implementation.Name, out.Implementation.Version, out.Mode, out.Semantics, out.StatusVocabularyRead())
 		}
 		for _, c := range p.Cases {
 			k := c.File + "\x00" + c.Name
@@ -430,7 +437,7 @@ func Merge(parts []*Results) (*Results, error) {
 // steps.
 func Combine(prev, next *Results) *Results {
 	if prev.Implementation.Name != next.Implementation.Name || prev.Implementation.Version != next.Implementation.Version ||
-		prev.Mode != next.Mode || prev.Semantics != next.Semantics {
+		prev.Mode != next.Mode || prev.Semantics != next.Semantics || prev.StatusVocabularyRead() != next.StatusVocabularyRead() {
 		return next
 	}
 	out := *next
@@ -477,4 +484,14 @@ func mergeCampaigns(cs []Campaign) []Campaign {
 		out[i].Findings = kept
 	}
 	return out
+}
+
+// StatusVocabularyRead is the status vocabulary r's comparisons were made
+// in: StatusVocabulary, or the draft's for results written before it was
+// recorded (the reference wrote only the draft's conditions then).
+func (r *Results) StatusVocabularyRead() string {
+	if r.StatusVocabulary == "" {
+		return string(engine.VocabularyDraft)
+	}
+	return r.StatusVocabulary
 }

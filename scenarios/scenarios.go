@@ -73,6 +73,15 @@ func CheckBounded(ctx context.Context, file string, opts simulator.Options, b ad
 	if err != nil {
 		return nil, err
 	}
+	// The expectations are written in the scenario's status vocabulary:
+	// the engine is asked for that one.
+	vocab, err := m.Scenario.Vocabulary()
+	if err != nil {
+		return nil, err
+	}
+	for _, sm := range models {
+		sm.Vocabulary = vocab
+	}
 	var diffs []string
 	for _, sem := range sems {
 		for i, st := range states {

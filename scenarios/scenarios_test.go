@@ -101,3 +101,59 @@ func TestAdmissionScenarios(t *testing.T) {
 		})
 	}
 }
+
+// A scenario's expectations are checked in the status vocabulary it
+// declares (docs/semantics.md, Status vocabularies): both are exercised by
+// the catalogue, the same expectations in the other vocabulary fail with a
+// message that says why, and an unknown one is an error naming the field.
+func TestScenarioVocabulary(t *testing.T) {
+	counts := map[string]int{}
+	for _, f := range []string{"gep-713/example-2-defaults-and-overrides.yaml", "gep-713/example-2-defaults-and-overrides-draft.yaml", "kuadrant/status-table.yaml"} {
+		m, err := simulator.LoadFiles([]string{f}, nil, simulator.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := m.Scenario.Vocabulary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[string(v)]++
+	}
+	if counts["merged"] == 0 || counts["draft"] == 0 {
+		t.Errorf("vocabularies exercised: %v, want both", counts)
+	}
+	src, err := os.ReadFile("gep-713/example-2-defaults-and-overrides-draft.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ from, to, want string }{
+		// The draft's expectations read as merged's.
+		{"  statusVocabulary: draft\n", "", "no Enforced condition: the run writes status vocabulary merged (Programmed)"},
+		// Merged's reasons, the draft declared.
+		{"reason: PartiallyEnforced", "reason: PartiallyProgrammed", "expected Enforced=True (PartiallyProgrammed), got Enforced=True (PartiallyEnforced)"},
+	} {
+		changed := strings.Replace(string(src), c.from, c.to, 1)
+		if changed == string(src) {
+			t.Fatalf("%q not in the file", c.from)
+		}
+		f := filepath.Join(dir, "x.yaml")
+		if err := os.WriteFile(f, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		diffs, err := Check(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(diffs, "\n"), c.want) {
+			t.Errorf("replacing %q: diffs %q, want one containing %q", c.from, diffs, c.want)
+		}
+	}
+	f := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(f, []byte(strings.Replace(string(src), "statusVocabulary: draft", "statusVocabulary: enforced", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(f); err == nil || !strings.Contains(err.Error(), "spec.statusVocabulary") || !strings.Contains(err.Error(), "bad.yaml") {
+		t.Errorf("unknown vocabulary: %v, want an error naming the file and spec.statusVocabulary", err)
+	}
+}

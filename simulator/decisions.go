@@ -23,6 +23,9 @@ type FieldDecision struct {
 	Field string `json:"field"`
 	From  string `json:"from"`
 	Step  string `json:"step"`
+	// StoredDefault: From did not write the value; its kind's CRD schema
+	// set it as the API server stored From (engine.FieldWin).
+	StoredDefault bool `json:"storedDefault,omitempty"`
 }
 
 // Unapplied is a field (or named rule) of a stacked policy that is not in
@@ -61,7 +64,7 @@ func (m *Model) Decide(out *Output, e engine.EffectivePolicy) PathDecisions {
 	}
 	// Who set each field, and by which rule, as the engine decided it.
 	for _, w := range dec.Won {
-		d.Fields = append(d.Fields, FieldDecision{Field: w.Field, From: w.By, Step: w.Step})
+		d.Fields = append(d.Fields, FieldDecision{Field: w.Field, From: w.By, Step: w.Step, StoredDefault: w.StoredDefault})
 	}
 	// In the order of the stack, established first, then by field; a
 	// policy stacked twice on the path (at an object and its section) is

@@ -15,6 +15,8 @@ import (
 // and what settings they set.
 type TargetExplanation struct {
 	Target string `json:"target"`
+	// Reading is what produced the answer (docs/output.md).
+	Reading
 	// AttachedPolicies target the object (or one of its sections) directly.
 	AttachedPolicies []string `json:"attachedPolicies"`
 	// AffectedBy lists the policies reported on the object.
@@ -57,7 +59,7 @@ func recorded(out *Output) bool {
 // (or through the named section), its effective policy and where each field
 // comes from.
 func ExplainTarget(out *Output, target ref.Ref) (*TargetExplanation, error) {
-	x := &TargetExplanation{Target: target.String(), AttachedPolicies: []string{}, AffectedBy: []string{}, Paths: []engine.EffectivePolicy{}}
+	x := &TargetExplanation{Target: target.String(), Reading: out.Reading(), AttachedPolicies: []string{}, AffectedBy: []string{}, Paths: []engine.EffectivePolicy{}}
 	on := func(elem string) bool {
 		r, err := ref.Parse(elem)
 		if err != nil {
@@ -117,7 +119,9 @@ func ExplainTarget(out *Output, target ref.Ref) (*TargetExplanation, error) {
 // Admin Discoverability"): where a policy applies, how many places it is
 // used, and what deleting it would change.
 type PolicyExplanation struct {
-	Policy string              `json:"policy"`
+	Policy string `json:"policy"`
+	// Reading is what produced the answer (docs/output.md).
+	Reading
 	Status engine.PolicyStatus `json:"status"`
 	// InEffectOn lists the paths whose effective policy takes at least one
 	// field from the policy.
@@ -160,7 +164,7 @@ func (m *Model) ExplainPolicy(sem engine.Semantics, policy ref.Ref) (*PolicyExpl
 	}
 	after := m.Run(sem, full)
 	name := full.String()
-	x := &PolicyExplanation{Policy: name, InEffectOn: []engine.EffectivePolicy{}, IfDeleted: []Change{}}
+	x := &PolicyExplanation{Policy: name, Reading: before.Reading(), InEffectOn: []engine.EffectivePolicy{}, IfDeleted: []Change{}}
 	for _, p := range before.Policies {
 		if p.Ref == name {
 			x.Status = p

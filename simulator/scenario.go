@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,7 +40,12 @@ type ScenarioSpec struct {
 	Profiles []string `json:"profiles,omitempty"`
 	// Semantics under which Expect holds; both when empty.
 	Semantics []string `json:"semantics,omitempty"`
-	Expect    Expect   `json:"expect"`
+	// StatusVocabulary names the conditions Expect's policy conditions
+	// are written in: merged (GEP-713 as merged: Programmed), the
+	// default, or draft (its 2025 draft: Enforced). docs/semantics.md,
+	// Status vocabularies.
+	StatusVocabulary string `json:"statusVocabulary,omitempty"`
+	Expect           Expect `json:"expect"`
 	// Steps change the objects over time; each states the outcome after
 	// it (States).
 	Steps []Step `json:"steps,omitempty"`
@@ -52,6 +58,10 @@ type Expect struct {
 	EffectivePolicies []ExpectedPath   `json:"effectivePolicies"`
 	Policies          []ExpectedPolicy `json:"policies,omitempty"`
 	Targets           []ExpectedTarget `json:"targets,omitempty"`
+	// Warnings each name a part of one of the run's warnings: what
+	// storing the policies (CRD defaults, pruned nulls) changes, for
+	// example (docs/profiles.md, What is stored).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ExpectedPath is the effective policy of one path.
@@ -60,10 +70,25 @@ type ExpectedPath struct {
 	Spec map[string]any `json:"spec"`
 	// Provenance, when given, must equal the computed provenance.
 	Provenance map[string]string `json:"provenance,omitempty"`
+	// StoredDefaults, when given, must equal the fields the computed
+	// provenance names as CRD defaults (engine.EffectivePolicy); [] for
+	// none.
+	StoredDefaults []string `json:"storedDefaults,omitempty"`
 }
 
 // ExpectedPolicy lists conditions a policy must carry.
 type ExpectedPolicy struct {
+	Ref        string              `json:"ref"`
+	Conditions []ExpectedCondition `json:"conditions"`
+	// Ancestors, when given, is the exact set of the policy's status
+	// ancestors (Gateway API's PolicyStatus.Ancestors, for a kind whose
+	// profile has statusAncestors), each with the conditions checked.
+	Ancestors []ExpectedAncestor `json:"ancestors,omitempty"`
+}
+
+// ExpectedAncestor is a policy's status for one ancestor
+// (Gateway/namespace/name).
+type ExpectedAncestor struct {
 	Ref        string              `json:"ref"`
 	Conditions []ExpectedCondition `json:"conditions"`
 }
@@ -109,6 +134,9 @@ func (exp *Expect) Check(out *Output) []string {
 		if w.Provenance != nil && !tree.JSONEqual(w.Provenance, e.Provenance) {
 			add("path %s: expected provenance %s, got %s", k, compact(w.Provenance), compact(e.Provenance))
 		}
+		if w.StoredDefaults != nil && !slices.Equal(w.StoredDefaults, e.StoredDefaults) {
+			add("path %s: expected stored defaults %s, got %s", k, compact(w.StoredDefaults), compact(e.StoredDefaults))
+		}
 	}
 	for k, e := range got {
 		if !want[k] {
@@ -125,15 +153,27 @@ func (exp *Expect) Check(out *Output) []string {
 			add("policy %s: not in the output", w.Ref)
 			continue
 		}
-		for _, wc := range w.Conditions {
-			c, ok := engine.FindCondition(p.Conditions, wc.Type)
-			switch {
-			case !ok:
-				add("policy %s: no %s condition", w.Ref, wc.Type)
-			case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
-				add("policy %s: expected %s=%s (%s), got %s=%s (%s): %s", w.Ref, wc.Type, wc.Status, wc.Reason, c.Type, c.Status, c.Reason, c.Message)
-			case wc.MessageContains != "" && !strings.Contains(c.Message, wc.MessageContains):
-				add("policy %s: %s message %q does not contain %q", w.Ref, wc.Type, c.Message, wc.MessageContains)
+		checkConditions("policy "+w.Ref, w.Conditions, p.Conditions, out.StatusVocabulary, add)
+		if w.Ancestors == nil {
+			continue
+		}
+		have := map[string]engine.PolicyTarget{}
+		for _, a := range p.Ancestors {
+			have[a.Ref] = a
+		}
+		wanted := map[string]bool{}
+		for _, wa := range w.Ancestors {
+			wanted[wa.Ref] = true
+			a, ok := have[wa.Ref]
+			if !ok {
+				add("policy %s: no status for ancestor %s", w.Ref, wa.Ref)
+				continue
+			}
+			checkConditions("policy "+w.Ref+" ancestor "+wa.Ref, wa.Conditions, a.Conditions, out.StatusVocabulary, add)
+		}
+		for _, a := range p.Ancestors {
+			if !wanted[a.Ref] {
+				add("policy %s: unexpected status for ancestor %s", w.Ref, a.Ref)
 			}
 		}
 	}
@@ -151,8 +191,44 @@ func (exp *Expect) Check(out *Output) []string {
 			add("target %s: expected affected by [%s], got [%s]", w.Ref, strings.Join(e, ", "), strings.Join(g, ", "))
 		}
 	}
+	for _, w := range exp.Warnings {
+		if !slices.ContainsFunc(out.Warnings, func(m string) bool { return strings.Contains(m, w) }) {
+			add("no warning contains %q", w)
+		}
+	}
 	sort.Strings(diffs)
 	return diffs
+}
+
+// Vocabulary returns the status vocabulary the expectations are written in.
+func (s *Scenario) Vocabulary() (engine.Vocabulary, error) {
+	if s.Spec.StatusVocabulary == "" {
+		return engine.VocabularyMerged, nil
+	}
+	v, err := engine.ParseVocabulary(s.Spec.StatusVocabulary)
+	if err != nil {
+		return "", fmt.Errorf("%s: spec.statusVocabulary: %w", s.Source, err)
+	}
+	return v, nil
+}
+
+// checkConditions adds a difference for each condition of want that got
+// does not match (type, status, reason, message), in status vocabulary
+// vocab.
+func checkConditions(who string, want []ExpectedCondition, got []engine.Condition, vocab engine.Vocabulary, add func(string, ...any)) {
+	for _, wc := range want {
+		c, ok := engine.FindCondition(got, wc.Type)
+		switch {
+		case !ok && wc.Type == otherType(vocab):
+			add("%s: no %s condition: the run writes status vocabulary %s (%s); a scenario written in the other declares spec.statusVocabulary", who, wc.Type, vocabName(vocab), engine.ProgrammedType(vocab))
+		case !ok:
+			add("%s: no %s condition", who, wc.Type)
+		case c.Status != wc.Status || wc.Reason != "" && c.Reason != wc.Reason:
+			add("%s: expected %s=%s (%s), got %s=%s (%s): %s", who, wc.Type, wc.Status, wc.Reason, c.Type, c.Status, c.Reason, c.Message)
+		case wc.MessageContains != "" && !strings.Contains(c.Message, wc.MessageContains):
+			add("%s: %s message %q does not contain %q", who, wc.Type, c.Message, wc.MessageContains)
+		}
+	}
 }
 
 // SemanticsList returns the semantics the expectations hold under.
@@ -172,6 +248,21 @@ func (s *Scenario) SemanticsList() ([]engine.Semantics, error) {
 }
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
+
+// otherType is the condition type of the vocabulary v is not.
+func otherType(v engine.Vocabulary) string {
+	if v == engine.VocabularyDraft {
+		return engine.TypeProgrammed
+	}
+	return engine.TypeEnforced
+}
+
+func vocabName(v engine.Vocabulary) engine.Vocabulary {
+	if v == "" {
+		return engine.VocabularyMerged
+	}
+	return v
+}
 
 // normalize round-trips a value through JSON so that numbers compare alike.
 func normalize(v any) any {

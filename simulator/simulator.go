@@ -18,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -57,6 +58,9 @@ type Options struct {
 	// CEL bounds the evaluation of CEL conditions (engine.CELLimits
 	// defaults when zero).
 	CEL engine.CELLimits
+	// Vocabulary is the status vocabulary the model's runs write
+	// (Model.Vocabulary; empty: merged GEP-713's).
+	Vocabulary engine.Vocabulary
 	// IgnoreCreationTimestamps reads every policy as an implementation
 	// that reads no metadata.creationTimestamp does (an offline
 	// translator whose loader keeps only names): created at one time, so
@@ -80,6 +84,9 @@ type Model struct {
 	// by object ref.
 	OwnFields map[string]map[string]any
 	Warnings  []string
+	// Vocabulary is the status vocabulary every run writes (engine.Input,
+	// docs/semantics.md); empty: merged GEP-713's.
+	Vocabulary engine.Vocabulary
 
 	mutant engine.Mutant // RunMutant
 	cel    engine.CELLimits
@@ -91,17 +98,47 @@ type Model struct {
 type Kind struct {
 	Profile  *profile.Profile
 	Policies []engine.Policy
+	// Refs holds, by policy ref, the condition a profile.RefsCondition
+	// writes (e.g. BackendTLSPolicy's ResolvedRefs), for kinds with one
+	// (ResolveReferences).
+	Refs map[string]engine.Condition
 }
 
 // Output is the result of a simulation over every policy kind.
 type Output struct {
-	Semantics         engine.Semantics         `json:"semantics"`
+	Semantics engine.Semantics `json:"semantics"`
+	// StatusVocabulary names the conditions the policies' status is
+	// written in (never empty in an output), and Profiles the profile of
+	// each policy kind, sorted: with Semantics, the reading that produced
+	// the answer (docs/output.md).
+	StatusVocabulary  engine.Vocabulary        `json:"statusVocabulary"`
+	Profiles          []string                 `json:"profiles"`
 	EffectivePolicies []engine.EffectivePolicy `json:"effectivePolicies"`
 	Policies          []engine.PolicyStatus    `json:"policies"`
 	Targets           []engine.TargetStatus    `json:"targets"`
 	Warnings          []string                 `json:"warnings,omitempty"`
 	// LimitErrors are the policies a CEL limit made Invalid (Model.Limits).
 	LimitErrors []*engine.LimitError `json:"-"`
+	// Written are the effective policies the policies as their authors
+	// wrote them give, on the paths where storing them (CRD defaults,
+	// pruned nulls) changes the answer, and Stored the fields that
+	// change; Warnings words them (stored.go). Empty when storing changed
+	// no policy, and in runs that leave a policy out.
+	Written []engine.EffectivePolicy `json:"-"`
+	Stored  []StoredChange           `json:"-"`
+}
+
+// Reading names what produced an answer: the path semantics, the status
+// vocabulary and the profile of each policy kind (docs/output.md).
+type Reading struct {
+	Semantics        engine.Semantics  `json:"semantics"`
+	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
+	Profiles         []string          `json:"profiles"`
+}
+
+// Reading is the reading that produced o.
+func (o *Output) Reading() Reading {
+	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, Profiles: o.Profiles}
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
@@ -123,7 +160,7 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -140,10 +177,23 @@ type builder struct {
 	m    *Model
 	errs load.Errors
 	seen map[string]load.Source
+	// data holds, by the key of seen, the keys of an object's data with a
+	// value that is not empty (a ConfigMap's ca.crt), for
+	// profile.Reference.Keys.
+	data map[string]map[string]bool
 	pre  map[*load.Doc]predecoded // decodeAll
 	own  bool                     // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
+	// labels of the objects of the hierarchy that have some, nsLabels of
+	// the declared namespaces, and byKind the object nodes by kind
+	// (selectors.go).
+	labels   map[ref.Ref]labels.Set
+	nsLabels map[string]map[string]string
+	byKind   map[profile.GroupKind][]topology.NodeID
+	// selectWarnings name the policies whose selectors select nothing,
+	// added sorted (the output does not depend on document order).
+	selectWarnings []string
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -198,6 +248,14 @@ func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 			return &gwv1.HTTPRoute{}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
 			return &gwv1.GRPCRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			return &gwv1.TLSRoute{}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			return &gwv1.TCPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			return &gwv1.UDPRoute{}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			return &gwv1.ListenerSet{}
 		case d.Group == "" && d.Kind == "Service":
 			return &corev1.Service{}
 		}
@@ -244,6 +302,9 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			continue
 		}
 		b.seen[key] = d.Source
+		if !b.served(d) {
+			continue
+		}
 		switch {
 		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
 			var o gwv1.GatewayClass
@@ -255,6 +316,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkListeners(d, &o)
+				b.labeled(d, o.Labels)
 				gw.Gateways = append(gw.Gateways, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
@@ -262,6 +324,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
@@ -269,7 +332,40 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
 				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
 				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
+			var o gwv1.TLSRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.TLSRoutes = append(gw.TLSRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
+			var o gwv1.TCPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.TCPRoutes = append(gw.TCPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
+			var o gwv1.UDPRoute
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
+				b.labeled(d, o.Labels)
+				gw.UDPRoutes = append(gw.UDPRoutes, &o)
+			}
+		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
+			var o gwv1.ListenerSet
+			if b.decode(d, &o) {
+				o.Namespace = d.Namespace
+				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
+				b.labeled(d, o.Labels)
+				gw.ListenerSets = append(gw.ListenerSets, &o)
 			}
 		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
 			var o gwv1.ReferenceGrant
@@ -281,11 +377,16 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 			var o corev1.Service
 			if b.decode(d, &o) {
 				o.Namespace = d.Namespace
+				b.labeled(d, o.Labels)
 				gw.Services = append(gw.Services, &o)
 			}
 		case d.Group == "" && d.Kind == "Namespace":
 			var o corev1.Namespace
 			if b.decode(d, &o) {
+				if b.nsLabels == nil {
+					b.nsLabels = map[string]map[string]string{}
+				}
+				b.nsLabels[o.Name] = o.Labels
 				gw.Namespaces = append(gw.Namespaces, &o)
 			}
 		case d.Group == GepcheckGroup && d.Kind == "Topology":
@@ -335,6 +436,18 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 				b.m.Scenario = &s
 			}
 		default:
+			if data, ok := d.Raw["data"].(map[string]any); ok {
+				keys := map[string]bool{}
+				for k, v := range data {
+					if str, _ := v.(string); str != "" {
+						keys[k] = true
+					}
+				}
+				if b.data == nil {
+					b.data = map[string]map[string]bool{}
+				}
+				b.data[key] = keys
+			}
 			candidates = append(candidates, d)
 		}
 	}
@@ -352,47 +465,105 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
 	profiles := b.profiles(opts, inputProfiles, candidates)
 	b.policies(profiles, candidates)
+	slices.Sort(b.selectWarnings)
+	b.m.Warnings = append(b.m.Warnings, b.selectWarnings...)
 	b.references()
 }
 
-// references rejects each policy of a kind with References whose
-// references in a field all fail to resolve to an object of the input
-// (profile.Reference).
+// references resolves the references of every kind's policies against
+// the objects of the input (ResolveReferences).
 func (b *builder) references() {
+	lookup := func(key string) (map[string]bool, bool) {
+		_, ok := b.seen[key]
+		return b.data[key], ok
+	}
 	for _, k := range b.m.Kinds {
-		for _, ref := range k.Profile.Spec.References {
-			for i := range k.Policies {
-				p := &k.Policies[i]
-				if p.Intent.Invalid != "" {
-					continue
-				}
-				v := any(p.Intent.SpecProper)
-				for _, f := range strings.Split(ref.Field, ".") {
-					m, _ := v.(map[string]any)
-					v = m[f]
-				}
-				list, _ := v.([]any)
-				if len(list) == 0 {
-					continue
-				}
-				var bad []string
-				for _, e := range list {
-					m, _ := e.(map[string]any)
-					g, _ := m["group"].(string)
-					kind, _ := m["kind"].(string)
-					name, _ := m["name"].(string)
-					allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
-					if _, ok := b.seen[g+"/"+kind+"/"+p.Ref.Namespace+"/"+name]; !allowed || !ok {
-						bad = append(bad, kind+" "+name)
+		ResolveReferences(k, lookup)
+	}
+}
+
+// ResolveReferences rejects each policy of k whose references in a field
+// of its profile's References all fail to resolve (profile.Reference:
+// Accepted=False with the field's Reason), and records, in k.Refs, the
+// field's Condition where it has one. lookup says whether the input has
+// the object "group/kind/namespace/name", and the keys of its data whose
+// value is not empty.
+func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, ok bool)) {
+	for _, ref := range k.Profile.Spec.References {
+		for i := range k.Policies {
+			p := &k.Policies[i]
+			if p.Intent.Invalid != "" {
+				continue
+			}
+			v := any(p.Intent.SpecProper)
+			for _, f := range strings.Split(ref.Field, ".") {
+				m, _ := v.(map[string]any)
+				v = m[f]
+			}
+			list, _ := v.([]any)
+			var bad, why []string
+			reason := ""
+			for _, e := range list {
+				m, _ := e.(map[string]any)
+				g, _ := m["group"].(string)
+				kind, _ := m["kind"].(string)
+				name, _ := m["name"].(string)
+				allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+				data, found := lookup(g + "/" + kind + "/" + p.Ref.Namespace + "/" + name)
+				var problem, r string
+				switch {
+				case !allowed:
+					problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
+				case !found:
+					problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
+				default:
+					for _, want := range ref.Keys {
+						if !data[want] && problem == "" {
+							problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
+						}
+					}
+					if problem == "" {
+						continue
 					}
 				}
-				if len(bad) == len(list) {
-					p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
-					p.Intent.InvalidReason = ref.Reason
+				bad = append(bad, kind+" "+name)
+				why = append(why, problem)
+				if reason == "" {
+					reason = r
 				}
 			}
+			if len(list) > 0 && len(bad) == len(list) {
+				p.Intent.Invalid = fmt.Sprintf("no reference in spec.%s resolves (%s)", ref.Field, strings.Join(bad, ", "))
+				p.Intent.InvalidReason = ref.Reason
+			}
+			c := ref.Condition
+			if c == nil {
+				continue
+			}
+			if k.Refs == nil {
+				k.Refs = map[string]engine.Condition{}
+			}
+			if prev, ok := k.Refs[p.Ref.String()]; ok && prev.Status == "False" {
+				continue // the first field with an invalid reference tells
+			}
+			cond := engine.Condition{Type: c.Type, Status: "True", Reason: c.Resolved, Message: "every reference in spec." + ref.Field + " resolves"}
+			switch reason {
+			case "kind":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.InvalidKind, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			case "ref":
+				cond = engine.Condition{Type: c.Type, Status: "False", Reason: c.Invalid, Message: "spec." + ref.Field + ": " + strings.Join(why, "; ")}
+			}
+			k.Refs[p.Ref.String()] = cond
 		}
 	}
+}
+
+// groupKindName is kind, or kind.group for a group other than the core.
+func groupKindName(group, kind string) string {
+	if group == "" {
+		return kind
+	}
+	return kind + "." + group
 }
 
 // namespaced reports whether objects of d's kind live in a namespace.
@@ -409,15 +580,36 @@ func namespaced(d *load.Doc) bool {
 // checkListeners rejects listeners without a unique name: GEP-713,
 // "Targeting sections of an object" requires them to be uniquely named.
 func (b *builder) checkListeners(d *load.Doc, g *gwv1.Gateway) {
-	seen := map[string]bool{}
-	for i, l := range g.Spec.Listeners {
-		if l.Name == "" {
+	b.checkNames(d, len(g.Spec.Listeners), func(i int) gwv1.SectionName { return g.Spec.Listeners[i].Name })
+}
+
+// checkNames rejects the listeners of a Gateway or a ListenerSet without a
+// name unique in their object (GEP-1713, Listener Validation: "Within a
+// single resource such as a Gateway or ListenerSet, the list of listeners
+// MUST have unique names").
+func (b *builder) checkNames(d *load.Doc, n int, name func(int) gwv1.SectionName) {
+	seen := map[gwv1.SectionName]bool{}
+	for i := range n {
+		l := name(i)
+		if l == "" {
 			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "a listener needs a name")
-		} else if seen[string(l.Name)] {
-			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l.Name)
+		} else if seen[l] {
+			b.fail(d, fmt.Sprintf("spec.listeners[%d].name", i), "listener name %q is used twice", l)
 		}
-		seen[string(l.Name)] = true
+		seen[l] = true
 	}
+}
+
+// served refuses an object of a Gateway API kind at a version Gateway API
+// v1.6.3's CRDs do not serve (topology.ServedVersions): an API server with
+// those CRDs would not store it.
+func (b *builder) served(d *load.Doc) bool {
+	s, ok := topology.LookupServed(d.Group, d.Kind)
+	if !ok || s.Serves(d.Version) {
+		return true
+	}
+	b.fail(d, "apiVersion", "Gateway API %s does not serve %s at %s: it serves %s", topology.GatewayAPIVersion, d.Kind, d.APIVersion, s.Describe())
+	return false
 }
 
 func (b *builder) checkRules(d *load.Doc, n int, name func(int) *gwv1.SectionName) {
@@ -557,7 +749,11 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
 			if !ignored[d.Kind] {
-				b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				if _, gatewayAPI := topology.LookupServed(d.Group, d.Kind); gatewayAPI {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: a Gateway API kind outside the hierarchy of targets, and no profile's policy kind (pass --profile for a policy kind)", d.Source, d.Kind))
+				} else {
+					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: it is neither a Gateway API object nor a policy kind of a profile", d.Source, d.Kind))
+				}
 				ignored[d.Kind] = true
 			}
 			continue
@@ -605,9 +801,13 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		refs, ok = []any{single}, true
 		singleRef = true
 	}
-	if !ok || len(refs) == 0 {
+	selected, selectors, valid := b.selectTargets(d, p, &pol, spec)
+	if !valid {
+		return pol, false
+	}
+	if (!ok || len(refs) == 0) && !selectors {
 		// GEP-713: "Every policy MUST include a targetRefs stanza".
-		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)")
+		b.fail(d, "spec.targetRefs", "a policy must list its targets in spec.targetRefs (GEP-713, Policy structure)%s", orSelectors(p))
 		return pol, false
 	}
 	for i, r := range refs {
@@ -666,8 +866,18 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		}
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
+	pol.TargetRefs = append(pol.TargetRefs, selected...)
 	pol.Intent = p.Interpret(spec)
 	return pol, true
+}
+
+// orSelectors names a kind's label-selector field in an error about
+// missing targets.
+func orSelectors(p *profile.Profile) string {
+	if ts := p.Spec.TargetSelectors; ts != nil {
+		return " or spec." + ts.Field
+	}
+	return ""
 }
 
 // HasPolicies says, as an error, when there is nothing to simulate: an
@@ -709,11 +919,21 @@ func (m *Model) RunMutant(sem engine.Semantics, mutant engine.Mutant) *Output {
 }
 
 func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bool) *Output {
-	out := &Output{Semantics: sem, Warnings: m.Warnings}
+	vocab := m.Vocabulary
+	if vocab == "" {
+		vocab = engine.VocabularyMerged
+	}
+	out := &Output{Semantics: sem, StatusVocabulary: vocab, Profiles: []string{}, Warnings: m.Warnings}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
-		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		out.Profiles = append(out.Profiles, k.Profile.Metadata.Name)
+		res := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: k.Policies, Grants: m.Grants, Semantics: sem, Vocabulary: vocab, Exclude: exclude, Detail: detail, Decisions: decisions, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+		m.statusAncestors(k, res.Policies)
 		out.LimitErrors = append(out.LimitErrors, res.LimitErrors...)
+		if exclude == nil && detail == nil {
+			w, ch := m.asWritten(k, sem, res)
+			out.Written, out.Stored = append(out.Written, w...), append(out.Stored, ch...)
+		}
 		out.EffectivePolicies = append(out.EffectivePolicies, res.EffectivePolicies...)
 		out.Policies = append(out.Policies, res.Policies...)
 		for _, t := range res.Targets {
@@ -730,6 +950,8 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		out.Targets = append(out.Targets, *t)
 	}
 	out.Warnings = append(slices.Clone(out.Warnings), partlyAccepted(out.Policies)...)
+	sort.Strings(out.Profiles)
+	out.Warnings = append(out.Warnings, StoredWarnings(out.Stored)...)
 	sort.Slice(out.Targets, func(a, b int) bool { return out.Targets[a].Ref < out.Targets[b].Ref })
 	if out.EffectivePolicies == nil {
 		out.EffectivePolicies = []engine.EffectivePolicy{}

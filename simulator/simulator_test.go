@@ -519,7 +519,7 @@ func TestListenerPolicy(t *testing.T) {
 		t.Errorf("Gateway/default/g1#internal affected by %v, want [ColorPolicy/default/p-internal]", got)
 	}
 	checkCondition(t, out, "ColorPolicy/default/p-internal", "Gateway/default/g1#internal", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "ColorPolicy/default/p-internal", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "ColorPolicy/default/p-internal", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 }
 
 // TestProjection: a route attached to both listeners of one Gateway gives one
@@ -608,10 +608,11 @@ spec:
 	if n := len(out.EffectivePolicies); n != 3 {
 		t.Errorf("%d paths, want one per rule (3): %q", n, pathsOf(out))
 	}
-	// p-route is beaten on login only: partially enforced (GEP-713, Policy
-	// status: "parts of the policy's spec is guaranteed to be enforced" —
-	// here on some paths, not on others).
-	checkCondition(t, out, "ColorPolicy/default/p-route", "", engine.TypeEnforced, "True", engine.ReasonPartiallyEnforced, "ColorPolicy/default/p-login")
+	// p-route is beaten on login only: partially programmed (GEP-713,
+	// Status conditions, PolicyReasonPartiallyProgrammed: "parts of the
+	// policy's spec have been programmed, while other parts are known to
+	// have been superseded" — here on some paths, not on others).
+	checkCondition(t, out, "ColorPolicy/default/p-route", "", engine.TypeProgrammed, "True", engine.ReasonPartiallyProgrammed, "ColorPolicy/default/p-login")
 }
 
 // TestPositionalRuleNameNotTargetable: docs/semantics.md says the positional
@@ -769,7 +770,7 @@ spec:
 		t.Errorf("%d paths, want 1: %q", n, pathsOf(out))
 	}
 	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "ExternalService/foo.com", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "ColorPolicy/default/my-color-policy", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 }
 
 // ---- TargetNotFound ------------------------------------------------------
@@ -846,7 +847,7 @@ spec:
 		map[string]string{"validation.hostname": "BackendTLSPolicy/default/b-older", "validation.wellKnownCACertificates": "BackendTLSPolicy/default/b-older"},
 		"Service/default/s1")
 	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeAccepted, "True", engine.ReasonAccepted)
-	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeEnforced, "True", engine.ReasonEnforced)
+	checkCondition(t, out, "BackendTLSPolicy/default/b-older", "", engine.TypeProgrammed, "True", engine.ReasonProgrammed)
 	checkCondition(t, out, "BackendTLSPolicy/default/a-newer", "", engine.TypeAccepted, "False", engine.ReasonConflicted, "BackendTLSPolicy/default/b-older")
 	checkCondition(t, out, "BackendTLSPolicy/default/a-newer", "Service/default/s1", engine.TypeAccepted, "False", engine.ReasonConflicted, "BackendTLSPolicy/default/b-older")
 	// A port is a section of the Service ("Target kinds: Service, Port"):
@@ -974,7 +975,7 @@ spec:
 		if e := effectiveOn(t, out, path...); !slices.Equal(e.Policies, []string{"ColorPolicy/default/a", "ColorPolicy/default/b"}) {
 			t.Errorf("[%s] stack %v, want established a then challenger b", sem, e.Policies)
 		}
-		checkCondition(t, out, "ColorPolicy/default/a", "", engine.TypeEnforced, "False", engine.ReasonOverridden, "ColorPolicy/default/b")
+		checkCondition(t, out, "ColorPolicy/default/a", "", engine.TypeProgrammed, "False", engine.ReasonOverridden, "ColorPolicy/default/b")
 	}
 
 	// With a timestamp, b is older than a, which has none and so counts as
@@ -1029,6 +1030,89 @@ spec:
 		}
 		if len(out.EffectivePolicies) != 1 || out.EffectivePolicies[0].Path[0] != "Service/default/s-one-good" {
 			t.Errorf("%s: effective %+v, want one-good's only", prof, out.EffectivePolicies)
+		}
+	}
+}
+
+// Gateway API v1, BackendTLSPolicyValidation.CACertificateRefs: a reference
+// that "cannot be resolved ... or is misconfigured (e.g., a ConfigMap does
+// not contain a key named `ca.crt`)" gives ResolvedRefs=False with Reason
+// InvalidCACertificateRef, one to "an unknown or unsupported kind" Reason
+// InvalidKind; "If ALL CACertificateRefs are invalid", Accepted=False
+// NoValidCACertificate too. Both on the policy and on each ancestor
+// Gateway reaching its Service (PolicyStatus.Ancestors); a Gateway that
+// reaches no target of a policy has no entry.
+func TestBackendTLSPolicyResolvedRefsPerAncestor(t *testing.T) {
+	policy := func(name, refs string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: ` + name + `}
+spec:
+  targetRefs: [{group: "", kind: Service, name: s-` + name + `}]
+  validation: {hostname: h.example.com, caCertificateRefs: ` + refs + `}`
+	}
+	service := func(name string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata: {name: s-" + name + "}\nspec: {ports: [{name: https, port: 443}]}"
+	}
+	gateway := func(name string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + "}\nspec: {gatewayClassName: c, listeners: [{name: http, protocol: HTTP, port: 80}]}"
+	}
+	route := func(gw string, svcs ...string) string {
+		var rules []string
+		for _, s := range svcs {
+			rules = append(rules, "{backendRefs: [{name: s-"+s+", port: 443}]}")
+		}
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r-" + gw + "}\nspec: {parentRefs: [{name: " + gw + "}], rules: [" + strings.Join(rules, ", ") + "]}"
+	}
+	docs := joinDocs(
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: c}\nspec: {controllerName: example.com/c}",
+		gateway("gw1"), gateway("gw2"),
+		route("gw1", "good", "empty", "nokey", "kind", "missing", "half"),
+		route("gw2", "good"),
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca}\ndata: {ca.crt: x}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: empty-ca}\ndata: {ca.crt: \"\"}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: no-key}\ndata: {}",
+		service("good"), policy("good", `[{group: "", kind: ConfigMap, name: ca}]`),
+		service("empty"), policy("empty", `[{group: "", kind: ConfigMap, name: empty-ca}]`),
+		service("nokey"), policy("nokey", `[{group: "", kind: ConfigMap, name: no-key}]`),
+		service("kind"), policy("kind", `[{group: invalid.io, kind: InvalidKind, name: x}]`),
+		service("missing"), policy("missing", `[{group: "", kind: ConfigMap, name: nowhere}]`),
+		service("half"), policy("half", `[{group: "", kind: ConfigMap, name: nowhere}, {group: "", kind: ConfigMap, name: ca}]`),
+		service("alone"), policy("alone", `[{group: "", kind: ConfigMap, name: ca}]`),
+	)
+	for _, prof := range []string{"backendtlspolicy", "backendtlspolicy-gateway-api"} {
+		m, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{Profiles: []string{prof}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Run(engine.StickyOverrides, nil)
+		want := map[string]string{ // ancestors: conditions
+			"good":    "Gateway/default/gw1: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs; Gateway/default/gw2: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+			"empty":   "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"nokey":   "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"kind":    "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidKind",
+			"missing": "Gateway/default/gw1: Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef",
+			"half":    "Gateway/default/gw1: Accepted=True/Accepted ResolvedRefs=False/InvalidCACertificateRef",
+			"alone":   "",
+		}
+		for _, p := range out.Policies {
+			var as []string
+			for _, a := range p.Ancestors {
+				var cs []string
+				for _, c := range a.Conditions {
+					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+				}
+				as = append(as, a.Ref+": "+strings.Join(cs, " "))
+			}
+			name := strings.TrimPrefix(p.Ref, "BackendTLSPolicy/default/")
+			if got := strings.Join(as, "; "); got != want[name] || p.Ancestors == nil {
+				t.Errorf("%s %s: ancestors %q, want %q", prof, name, got, want[name])
+			}
+			// The policy's own conditions carry ResolvedRefs too.
+			c, ok := engine.FindCondition(p.Conditions, "ResolvedRefs")
+			if wantTrue := name == "good" || name == "alone"; !ok || (c.Status == "True") != wantTrue {
+				t.Errorf("%s %s: policy ResolvedRefs %+v (found %v), want True: %v", prof, name, c, ok, wantTrue)
+			}
 		}
 	}
 }

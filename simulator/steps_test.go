@@ -196,7 +196,7 @@ spec:
 func TestEmptyObjectBeatenAtomically(t *testing.T) {
 	for _, c := range []struct{ strategy, reason string }{
 		{"", engine.ReasonOverridden},
-		{"\n  strategy: patch", engine.ReasonEnforced},
+		{"\n  strategy: patch", engine.ReasonProgrammed},
 	} {
 		docs := joinDocs(example2[0], example2[1], example2[3], example2[7], `apiVersion: policies.controller.io/v1
 kind: ColorPolicy
@@ -210,6 +210,6 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}]
   shade: {}`)
 		out := simulate(t, docs, Options{Profiles: []string{"color-inherited"}})
-		checkCondition(t, out, "ColorPolicy/default/gp", "", engine.TypeEnforced, map[bool]string{true: "True", false: "False"}[c.reason == engine.ReasonEnforced], c.reason, "")
+		checkCondition(t, out, "ColorPolicy/default/gp", "", engine.TypeProgrammed, map[bool]string{true: "True", false: "False"}[c.reason == engine.ReasonProgrammed], c.reason, "")
 	}
 }

@@ -18,7 +18,9 @@ import (
 )
 
 // scenarios is the default generator: Gateway API shaped with any profile
-// (unless the run names one), cross-namespace targets honoured or not, and,
+// (unless the run names one), cross-namespace targets honoured or not, one
+// time in four with Gateway API v1.6's whole hierarchy (ListenerSets, every
+// route kind, label-selector targets: generators.Config.Hierarchy), and,
 // one time in four, a generic DAG of abstract kinds.
 func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
 	return rapid.Custom(func(t *rapid.T) *generators.Scenario {
@@ -26,7 +28,8 @@ func scenarios(c *Capture) *rapid.Generator[*generators.Scenario] {
 			return generators.GenericScenarios(generators.Config{}).Draw(t, "dag")
 		}
 		cross := rapid.Bool().Draw(t, "crossNamespace")
-		return generators.Scenarios(generators.Config{Profile: c.profile(), CrossNamespace: cross}).Draw(t, "gatewayapi")
+		hierarchy := rapid.IntRange(0, 3).Draw(t, "hierarchy") == 0
+		return generators.Scenarios(generators.Config{Profile: c.profile(), CrossNamespace: cross, Hierarchy: hierarchy}).Draw(t, "gatewayapi")
 	})
 }
 
@@ -517,58 +520,94 @@ func stickyFieldPrecedence() Property {
 	}
 }
 
+// statusWords are the condition each status vocabulary reports how much of
+// an accepted policy is in effect with, written here from the texts, not
+// taken from the engine: GEP-713 as merged ("Status reporting", Status
+// conditions: Programmed True "Programmed" / "PartiallyProgrammed", False
+// "Overridden") and its 2025 draft ("Policy status": Enforced,
+// PartiallyEnforced, Overridden). A policy no path through whose targets
+// reaches an effective target is gepcheck's Unknown (docs/semantics.md,
+// Status vocabularies).
+var statusWords = map[engine.Vocabulary]struct {
+	typ, other                         string
+	full, partial, overridden, unknown [2]string // status, reason
+}{
+	engine.VocabularyMerged: {"Programmed", "Enforced", [2]string{"True", "Programmed"}, [2]string{"True", "PartiallyProgrammed"}, [2]string{"False", "Overridden"}, [2]string{"Unknown", "Unknown"}},
+	engine.VocabularyDraft:  {"Enforced", "Programmed", [2]string{"True", "Enforced"}, [2]string{"True", "PartiallyEnforced"}, [2]string{"False", "Overridden"}, [2]string{"False", "Unknown"}},
+}
+
 func statusEnforcedFromProvenance() Property {
 	return Property{
 		Name:  "status/enforced-from-provenance",
-		Cite:  "GEP-713, Policy status: Enforced (fully enforced), PartiallyEnforced (parts superseded), Overridden (fully overridden), derived here from which fields of the policy reach the effective policies",
-		Kills: []engine.Mutant{engine.MutantAlwaysEnforced},
+		Cite:  "GEP-713, Status reporting, Status conditions (merged): Programmed (full spec programmed), PartiallyProgrammed (parts superseded), Overridden (fully overridden); its draft's Policy status: Enforced, PartiallyEnforced, Overridden; derived here from which fields of the policy reach the effective policies, in both vocabularies",
+		Kills: []engine.Mutant{engine.MutantAlwaysEnforced, engine.MutantOtherVocabulary},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			_, model, sem := drawCase(t, c, generators.Scenarios(generators.Config{FlatSpecs: true, Profile: c.profile()}))
-			res := run(t, model, sem, m)
-			pols, targets := policies(model), acceptedTargets(res)
-			for _, ps := range res.Policies {
-				enf, ok := engine.FindCondition(ps.Conditions, engine.TypeEnforced)
-				if !ok {
-					continue
-				}
-				fields, opaque := leafFields(pols[ps.Ref].Intent.SpecProper)
-				if opaque {
-					continue
-				}
-				paths, full, zero := 0, 0, 0
-				for _, e := range res.EffectivePolicies {
-					for _, st := range expectedStack(e.Path, pols, targets) {
-						if st.ref != ps.Ref {
-							continue
-						}
-						paths++
-						kept := 0
-						for _, f := range fields {
-							if e.Provenance[f] == ps.Ref {
-								kept++
-							}
-						}
-						if kept == len(fields) {
-							full++
-						} else if kept == 0 {
-							zero++
-						}
-					}
-				}
-				want := engine.ReasonPartiallyEnforced
-				switch {
-				case paths == 0:
-					want = engine.ReasonUnknown
-				case full == paths:
-					want = engine.ReasonEnforced
-				case zero == paths:
-					want = engine.ReasonOverridden
-				}
-				if enf.Reason != want {
-					Fail(t, c, "%s: Enforced reason %s, want %s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, enf.Reason, want, paths, full, zero)
-				}
+			// Both vocabularies, on one case: they word one outcome.
+			for _, vocab := range []engine.Vocabulary{engine.VocabularyMerged, engine.VocabularyDraft} {
+				checkStatusWords(t, c, model, sem, m, vocab)
 			}
 		},
+	}
+}
+
+func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine.Semantics, m engine.Mutant, vocab engine.Vocabulary) {
+	words := statusWords[vocab]
+	res := runVocabulary(t, model, sem, m, vocab)
+	pols, targets := policies(model), acceptedTargets(res)
+	for _, ps := range res.Policies {
+		if _, ok := engine.FindCondition(ps.Conditions, words.other); ok {
+			Fail(t, c, "%s: %s writes the other vocabulary's %s condition: %+v", ps.Ref, vocab, words.other, ps.Conditions)
+		}
+		acc, _ := engine.FindCondition(ps.Conditions, engine.TypeAccepted)
+		enf, ok := engine.FindCondition(ps.Conditions, words.typ)
+		switch {
+		case acc.Status != "True" && ok:
+			// GEP-713 (merged), Status conditions: "Non-accepted policy
+			// objects are also not Programmed and not Overridden".
+			Fail(t, c, "%s: not accepted (%s), yet %s=%s/%s", ps.Ref, acc.Reason, words.typ, enf.Status, enf.Reason)
+		case acc.Status == "True" && !ok:
+			Fail(t, c, "%s: accepted, with no %s condition (%s): %+v", ps.Ref, words.typ, vocab, ps.Conditions)
+		}
+		if !ok {
+			continue
+		}
+		fields, opaque := leafFields(pols[ps.Ref].Intent.SpecProper)
+		if opaque {
+			continue
+		}
+		paths, full, zero := 0, 0, 0
+		for _, e := range res.EffectivePolicies {
+			for _, st := range expectedStack(e.Path, pols, targets) {
+				if st.ref != ps.Ref {
+					continue
+				}
+				paths++
+				kept := 0
+				for _, f := range fields {
+					if e.Provenance[f] == ps.Ref {
+						kept++
+					}
+				}
+				if kept == len(fields) {
+					full++
+				} else if kept == 0 {
+					zero++
+				}
+			}
+		}
+		want := words.partial
+		switch {
+		case paths == 0:
+			want = words.unknown
+		case full == paths:
+			want = words.full
+		case zero == paths:
+			want = words.overridden
+		}
+		if enf.Status != want[0] || enf.Reason != want[1] {
+			Fail(t, c, "%s: %s %s=%s/%s, want %s/%s (stacked %d times: %d fully in effect, %d not at all)", ps.Ref, vocab, words.typ, enf.Status, enf.Reason, want[0], want[1], paths, full, zero)
+		}
 	}
 }
 
@@ -618,10 +657,11 @@ func statusAffectedFromProvenance() Property {
 func localityAddingAPolicy() Property {
 	return Property{
 		Name:  "locality/adding-a-policy",
-		Cite:  "GEP-713, Hierarchy of target kinds: a policy affects the scope rooted at its targets; adding one changes only the effective policies of paths through its targets",
+		Cite:  "GEP-713, Hierarchy of target kinds: a policy affects the scope rooted at its targets; adding one changes only the effective policies of paths through its targets (GEP-1713, Policy Attachment: a policy on a ListenerSet does \"not impact listeners in the parent Gateway\"; label-selector targets count as targets)",
 		Kills: []engine.Mutant{engine.MutantLeakyTargets},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			cfg := generators.Config{Profile: rapid.SampledFrom([]string{"all-levels", "color-inherited", "backendtlspolicy"}).Draw(t, "profile")}
+			cfg.Hierarchy = rapid.Bool().Draw(t, "hierarchy")
 			s, model := draw(t, generators.Scenarios(cfg), "scenario")
 			extra := generators.PolicyFor(s, cfg).Draw(t, "extra")
 			s2 := s.WithPolicy(extra)
@@ -644,7 +684,7 @@ func localityAddingAPolicy() Property {
 				if old[k] == canonical(e.Spec)+canonical(e.Provenance) {
 					continue
 				}
-				if !throughDeclared(e.Path, extra) {
+				if !throughDeclared(e.Path, extra, s) {
 					Fail(t, c, "adding %s (targets %v) changed path %s, which is not through its targets", ref, extra.Targets, k)
 				}
 			}
@@ -658,12 +698,38 @@ func localityAddingAPolicy() Property {
 }
 
 // throughDeclared reports whether path passes through one of the targets
-// the policy declares (as written in its targetRefs, not as resolved).
-func throughDeclared(path []string, p generators.Policy) bool {
+// the policy declares (as written in its targetRefs, not as resolved), or
+// through a route of s its label selectors select (read from s's plain
+// data: a route of the selector's kind, in the policy's namespace, with
+// all of its labels).
+func throughDeclared(path []string, p generators.Policy, s *generators.Scenario) bool {
 	for _, el := range path {
 		r, err := ref.Parse(el)
 		if err != nil {
 			continue
+		}
+		for _, sel := range p.Selectors {
+			for _, rt := range s.Routes {
+				kind := "HTTPRoute"
+				switch {
+				case rt.Kind != "":
+					kind = rt.Kind
+				case rt.GRPC:
+					kind = "GRPCRoute"
+				}
+				if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
+					continue
+				}
+				all := true
+				for k, v := range sel.MatchLabels {
+					if rt.Labels[k] != v {
+						all = false
+					}
+				}
+				if all {
+					return true
+				}
+			}
 		}
 		for _, tg := range p.Targets {
 			ns := tg.Namespace
@@ -702,4 +768,12 @@ func findingGEP713VsSticky() Property {
 			}
 		},
 	}
+}
+
+// nsOr is the namespace of an object written without one.
+func nsOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }

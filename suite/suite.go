@@ -116,6 +116,7 @@ func Properties() []Property {
 		kuadrantAtomicNeverMixes(),
 		fieldLevelInputOrder(),
 		fieldLevelPrecedence(),
+		storedDefaultsNamed(),
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return ps[a].Name < ps[b].Name })
 	return ps
@@ -166,12 +167,18 @@ var EngineRuns atomic.Int64
 // variant m.
 func run(t *rapid.T, model *simulator.Model, sem engine.Semantics, m engine.Mutant) engine.Result {
 	t.Helper()
+	return runVocabulary(t, model, sem, m, "")
+}
+
+// runVocabulary is run with the status vocabulary vocab (empty: merged).
+func runVocabulary(t *rapid.T, model *simulator.Model, sem engine.Semantics, m engine.Mutant, vocab engine.Vocabulary) engine.Result {
+	t.Helper()
 	EngineRuns.Add(1)
 	if len(model.Kinds) != 1 {
 		t.Fatalf("generated model has %d policy kinds, want 1", len(model.Kinds))
 	}
 	k := model.Kinds[0]
-	return engine.Run(engine.Input{Graph: model.Graph, Profile: k.Profile, Policies: k.Policies, Grants: model.Grants, Semantics: sem, Mutant: m, OwnFields: model.OwnFields})
+	return engine.Run(engine.Input{Graph: model.Graph, Profile: k.Profile, Policies: k.Policies, Grants: model.Grants, Semantics: sem, Vocabulary: vocab, Mutant: m, OwnFields: model.OwnFields})
 }
 
 // draw draws a scenario and builds its model.

@@ -26,7 +26,9 @@ func newCheck(stdout io.Writer, exit func(code int)) *cobra.Command {
 		Short: "Run scenario files and compare with the outcome they expect",
 		Long: `check runs every scenario file (a YAML file whose first document is a
 Scenario, see scenarios/README.md) through the engine under each semantics the
-scenario names, and reports every difference from the expected outcome.`,
+scenario names, in the status vocabulary its expectations are written in
+(spec.statusVocabulary: merged, the default, or draft), and reports every
+difference from the expected outcome.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxCELCost < 1 {

@@ -156,3 +156,62 @@ func TestExecSignal(t *testing.T) {
 		}
 	}
 }
+
+// An exec implementation claims a profile per policy kind, as a built-in
+// plug-in does (observe.Capabilities.Profiles): the example, a per-target
+// None ColorPolicy implementation (docs/examples/colorpolicy-direct.py),
+// claiming color-direct is not failed on the whole-policy reading of
+// GEP-713's None strategy (none-loses-on-one-target-whole-policy.yaml,
+// profile color-direct-whole-policy), which it used to be, and still
+// agrees on the per-target one. A claim that is not KIND=PROFILE, or names
+// a built-in profile of another kind, is refused.
+func TestRunExecClaimsAProfilePerKind(t *testing.T) {
+	if _, err := osexec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found: the example implementation is a Python script")
+	}
+	// The example writes the draft's status vocabulary (Enforced).
+	exe := []string{"run", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-features", "ColorPolicy", "--status-vocabulary", "draft"}
+	files := []string{"../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml", "../../scenarios/gep-713/none-loses-on-one-target.yaml"}
+	var stdout, stderr bytes.Buffer
+	// Without the claim: the whole-policy scenario fails it (the
+	// example reads None per target).
+	code := run(slices.Concat(exe, files), strings.NewReader(""), &stdout, &stderr)
+	if out := stdout.String(); code != exitFailed || !strings.Contains(out, "DISAGREE  ../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml") {
+		t.Errorf("without --exec-profile: exit %d, want %d failing the whole-policy scenario:\n%s%s", code, exitFailed, out, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(slices.Concat(exe, []string{"--exec-profile", "ColorPolicy=color-direct"}, files), strings.NewReader(""), &stdout, &stderr)
+	out := stdout.String() + stderr.String()
+	if code != exitOK {
+		t.Errorf("exit %d, want 0:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"skip      ../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml (uses profile color-direct-whole-policy (it claims color-direct)",
+		"agree     ../../scenarios/gep-713/none-loses-on-one-target.yaml",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// fuzz draws one profile: one the command does not claim for its kind
+	// is refused, not compared by another reading.
+	stdout.Reset()
+	stderr.Reset()
+	fz := []string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-profile", "ColorPolicy=color-direct", "--profile", "color-inherited", "--checks", "1", "--seed", "1", "--out", t.TempDir()}
+	if code := run(fz, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--profile color-inherited: --impl exec claims profile color-direct for ColorPolicy") {
+		t.Errorf("fuzz with a profile not claimed: exit %d, want %d:\n%s%s", code, exitBadInput, stdout.String(), stderr.String())
+	}
+	for _, tc := range []struct{ claim, says string }{
+		{"color-direct", `--exec-profile "color-direct": want KIND=PROFILE`},
+		{"BackendTLSPolicy=color-direct", "the built-in profile color-direct is for ColorPolicy, not BackendTLSPolicy"},
+		{"ColorPolicy=", "want KIND=PROFILE"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		code := run(slices.Concat(exe, []string{"--exec-profile", tc.claim}, files[:1]), strings.NewReader(""), &stdout, &stderr)
+		if out := stdout.String() + stderr.String(); code != exitBadInput || !strings.Contains(out, tc.says) {
+			t.Errorf("--exec-profile %s: exit %d, want %d saying %q:\n%s", tc.claim, code, exitBadInput, tc.says, out)
+		}
+	}
+}

@@ -11,8 +11,25 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
+
+// addVocabularyFlag adds --status-vocabulary (docs/semantics.md, Status
+// vocabularies), as --semantics is added: the conditions a policy's status
+// is written in.
+func addVocabularyFlag(cmd *cobra.Command, into *string) {
+	cmd.Flags().StringVar(into, "status-vocabulary", string(engine.VocabularyMerged), "policy status conditions: merged (GEP-713 as merged upstream: Accepted, Programmed) or draft (GEP-713's 2025 draft: Accepted, Enforced)")
+}
+
+// parseVocabularyFlag reads the value of --status-vocabulary.
+func parseVocabularyFlag(s string) (engine.Vocabulary, error) {
+	v, err := engine.ParseVocabulary(s)
+	if err != nil {
+		return "", inputError{fmt.Errorf("--status-vocabulary: %w", err)}
+	}
+	return v, nil
+}
 
 // clusterFlags select a cluster.
 type clusterFlags struct {

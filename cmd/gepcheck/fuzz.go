@@ -19,6 +19,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -29,6 +30,7 @@ import (
 func newFuzz(stdout io.Writer) *cobra.Command {
 	var (
 		profileName, semantics, outDir, mutant string
+		vocabulary                             string
 		checks, workers, steps                 int
 		impls                                  impl.Flags
 		kind                                   string
@@ -102,6 +104,9 @@ skipped unless named with --property.`,
 					return inputError{fmt.Errorf("--fail-on-new: --known %s: %w", known, err)}
 				}
 			}
+			if vocabulary != "" && impls.Impl == "" {
+				return inputError{errors.New("--status-vocabulary needs --impl: it is the status vocabulary an implementation claims")}
+			}
 			if coverage && impls.Impl == "" {
 				return inputError{errors.New("--coverage needs --impl: it counts what a differential run drew")}
 			}
@@ -117,6 +122,10 @@ skipped unless named with --property.`,
 				if err != nil {
 					return inputError{err}
 				}
+				voc, err := claimVocabulary(cfg, vocabulary)
+				if err != nil {
+					return inputError{err}
+				}
 				// A signal stops the implementation's processes
 				// (their groups are killed through the context) and
 				// the run, exit 2.
@@ -129,7 +138,7 @@ skipped unless named with --property.`,
 				if err != nil {
 					return environmentOr(err)
 				}
-				d = observe.Claiming(d, sem)
+				d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 				fz, batched := cfg.(differential.Fuzzer)
 				if steps != 0 {
 					if !batched {
@@ -150,6 +159,15 @@ skipped unless named with --property.`,
 				}
 				if profileName == "" {
 					return inputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
+				}
+				// A profile the implementation does not claim for its
+				// kind would judge it by another reading (exec
+				// --exec-profile): refused, as run skips such a case.
+				if bs, err := profile.Builtins(); err == nil && bs[profileName] != nil {
+					kind := bs[profileName].Spec.Policy.Kind
+					if want := d.Capabilities().Profiles[kind]; want != "" && want != profileName {
+						return inputError{fmt.Errorf("--profile %s: --impl %s claims profile %s for %s", profileName, im.Name(), want, kind)}
+					}
 				}
 				p := differential.Property(ctx, d, profileName, generators.Scenarios(generators.Config{Profile: profileName}))
 				interrupt = ctx
@@ -190,6 +208,7 @@ skipped unless named with --property.`,
 	f := cmd.Flags()
 	f.StringVar(&profileName, "profile", "", "profile for properties that accept any: color-direct, color-inherited, backendtlspolicy or all-levels")
 	f.StringVar(&semantics, "semantics", "", "only this path semantics (default: both, drawn at random); with --impl, the semantics the implementation claims, which the comparison follows (default: its own)")
+	f.StringVar(&vocabulary, "status-vocabulary", "", "with --impl, the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: its own; docs/semantics.md)")
 	f.IntVar(&checks, "checks", 100, "random cases per property")
 	f.IntVar(&workers, "parallel", runtime.GOMAXPROCS(0), "properties checked at once")
 	f.Uint64Var(&seed, "seed", 0, "random seed (default: a new one, printed)")

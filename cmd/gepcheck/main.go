@@ -123,6 +123,7 @@ type common struct {
 	files     []string
 	profiles  []string
 	semantics string
+	vocab     string
 	output    string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
@@ -132,6 +133,7 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
+	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
@@ -145,13 +147,17 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if err != nil {
 		return nil, "", inputError{fmt.Errorf("--semantics: %w", err)}
 	}
+	vocab, err := parseVocabularyFlag(c.vocab)
+	if err != nil {
+		return nil, "", err
+	}
 	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
 	if err := c.opts.CheckLimits(); err != nil {
 		return nil, "", inputError{err}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL})
+	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab})
 	if err != nil {
 		return nil, "", inputError{err}
 	}

@@ -30,7 +30,13 @@ func newProfiles(stdout io.Writer) *cobra.Command {
 			}
 			for _, n := range profile.BuiltinNames() {
 				p := b[n]
-				fmt.Fprintf(stdout, "%-20s %s.%s  %s\n", n, p.Spec.Policy.Kind, p.Spec.Policy.Group, p.Spec.Citation)
+				// An alternative reading of a kind is chosen by name only
+				// (docs/profiles.md): say so, so that the default is plain.
+				alt := ""
+				if p.Spec.Alternative {
+					alt = " (alternative: by name only)"
+				}
+				fmt.Fprintf(stdout, "%-20s %s.%s%s  %s\n", n, p.Spec.Policy.Kind, p.Spec.Policy.Group, alt, p.Spec.Citation)
 			}
 			return nil
 		},

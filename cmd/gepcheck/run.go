@@ -33,7 +33,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	var cf clusterFlags
 	var rf runClusterFlags
 	var files, profiles []string
-	var semantics string
+	var semantics, vocabulary string
 	var rep reportFlags
 	cmd := &cobra.Command{
 		Use:   "run --impl NAME [--cluster local|kind|kubeconfig] [-f] FILE|DIR...",
@@ -77,6 +77,11 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
+			voc, err := claimVocabulary(cfg, vocabulary)
+			if err != nil {
+				return inputError{err}
+			}
+			rf.vocabulary = voc
 			if cf.cluster != "" {
 				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem, &rep)
 			}
@@ -91,7 +96,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return environmentOr(err)
 			}
-			d = observe.Claiming(d, sem)
+			d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 			cases, err := observe.ScenarioCases(files, profiles)
 			if err != nil {
 				return inputError{err}
@@ -124,6 +129,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
+	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", "", "the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: the implementation's own; docs/semantics.md)")
 	return cmd
 }
 
@@ -148,9 +154,7 @@ func replayRun(mode []string, implName string, cfg impl.Config, profiles []strin
 		cmd = append(cmd, "--profile", shell.Quote(p))
 	}
 	cmd = append(cmd, semFlag(engine.Semantics(res.Semantics))...)
-	if res.Vocabulary != "" {
-		cmd = append(cmd, "--vocabulary", res.Vocabulary)
-	}
+	cmd = append(cmd, vocabularyFlag(engine.Vocabulary(res.StatusVocabulary))...)
 	return strings.Join(append(cmd, shell.Quote(file)), " ")
 }
 
@@ -160,6 +164,33 @@ func semFlag(sem engine.Semantics) []string {
 		return nil
 	}
 	return []string{"--semantics", string(sem)}
+}
+
+// vocabularyFlag is --status-vocabulary for a replay, when the run was
+// told one.
+func vocabularyFlag(v engine.Vocabulary) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{"--status-vocabulary", string(v)}
+}
+
+// claimVocabulary parses --status-vocabulary, the status vocabulary an
+// implementation claims, and tells a configuration that writes either
+// (impl.VocabularyClaimer) to write it. An empty flag is the
+// implementation's own claim.
+func claimVocabulary(cfg impl.Config, flag string) (engine.Vocabulary, error) {
+	if flag == "" {
+		return "", nil
+	}
+	v, err := engine.ParseVocabulary(flag)
+	if err != nil {
+		return "", fmt.Errorf("--status-vocabulary: %w", err)
+	}
+	if c, ok := cfg.(impl.VocabularyClaimer); ok {
+		c.ClaimVocabulary(v)
+	}
+	return v, nil
 }
 
 // claim parses --semantics, the semantics an implementation claims, and
@@ -188,7 +219,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	if err != nil {
 		return environmentOr(err)
 	}
-	ic = incluster.Claiming(ic, sem)
+	ic = incluster.ClaimingVocabulary(incluster.Claiming(ic, sem), rf.vocabulary)
 	connect, err := providers.Lookup(cf.cluster)
 	if err != nil {
 		return inputError{err}
@@ -203,7 +234,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		}
 		offline = nil
 	} else {
-		offline = observe.Claiming(offline, sem)
+		offline = observe.ClaimingVocabulary(observe.Claiming(offline, sem), rf.vocabulary)
 	}
 	defaultRandom := ""
 	if fz, ok := cfg.(differential.Fuzzer); ok {
@@ -280,6 +311,7 @@ type runClusterFlags struct {
 	labelFilter     string
 	junit           string
 	keep, verbose   bool
+	vocabulary      engine.Vocabulary // --status-vocabulary, the claim
 }
 
 func (f *runClusterFlags) add(cmd *cobra.Command) {

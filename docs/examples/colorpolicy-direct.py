@@ -5,10 +5,11 @@ Services, merge strategy None) speaking gepcheck's exec protocol
 
 gepcheck runs it once per case: the case's objects arrive as YAML on stdin
 and as a JSON array in the file named by $GEPCHECK_CASE_JSON; the
-observation goes to stdout as JSON.
+observation goes to stdout as JSON. It writes the status conditions of
+GEP-713's draft (Accepted, Enforced), so it claims that status vocabulary:
 
     gepcheck run --impl exec --exec-command docs/examples/colorpolicy-direct.py \\
-        --profile color-direct -f scenarios/gep-713/example-1-direct.yaml
+        --status-vocabulary draft --profile color-direct -f scenarios/gep-713/example-1-direct.yaml
 """
 import json
 import os
@@ -77,7 +78,7 @@ def main():
         key = ref("ColorPolicy", ns, name)
         if key in won:
             conds = [{"type": "Accepted", "status": "True", "reason": "Accepted"},
-                     {"type": "Enforced", "status": "True", "reason": "Enforced"}]
+                     {"type": "Programmed", "status": "True", "reason": "Programmed"}]
         elif key in lost:
             conds = [{"type": "Accepted", "status": "False", "reason": "Conflicted"}]
         else:

@@ -62,8 +62,18 @@ type run struct {
 	// limitErrors records, by policy, a CEL limit the policy's conditions
 	// went over (cellimits.go).
 	limitErrors []*LimitError
-	nodeStr     []string   // rendered refs, by node
-	pathCache   [][]string // rendered paths, by prefix
+	// words is the status vocabulary's wording (vocabulary.go); noValue
+	// marks the policies whose spec proper sets no value (only empty
+	// objects and nulls), whose status neither text settles.
+	words     *wording
+	noValue   []bool
+	nodeStr   []string   // rendered refs, by node
+	pathCache [][]string // rendered paths, by prefix
+
+	// hasStored: a policy carries a field its kind's schema defaulted
+	// (stored.go); storedCache holds the fields named, by effective spec.
+	hasStored   bool
+	storedCache map[*tree.Node][]string
 }
 
 type prefix struct {
@@ -88,6 +98,9 @@ type state struct {
 	// the strategy the result carries.
 	acc         *tree.Node
 	accStrategy profile.Strategy
+	// accBy is the policy whose strategy accStrategy is (gep713): the
+	// one that decides how acc meets the next challenger.
+	accBy int32
 	// sticky-overrides: locked is the final result once an Atomic override
 	// was met; overrides are the Patch overrides met so far, lowest first.
 	locked    *tree.Node
@@ -161,6 +174,7 @@ func newRun(in Input) *run {
 		byTarget: in.Profile.Spec.NoneConflicts == profile.NoneConflictsTarget,
 		family:   forProfile(in.Profile),
 		visited:  map[[2]int32]bool{},
+		words:    wordingOf(in.Vocabulary, in.Mutant),
 	}
 	if in.Semantics == "" {
 		r.in.Semantics = StickyOverrides
@@ -254,6 +268,8 @@ func (r *run) order() {
 	r.refs = make([]string, len(r.policies))
 	r.accepted = make([][]targetOutcome, len(r.policies))
 	r.conflicted = make([]string, len(r.policies))
+	r.noValue = make([]bool, len(r.policies))
+	r.hasStored = r.anyStoredDefaults()
 	for i, p := range r.policies {
 		r.refs[i] = p.Ref.String()
 		r.invalid[i] = p.Intent.Invalid
@@ -271,6 +287,7 @@ func (r *run) order() {
 			continue
 		}
 		r.leaves[i] = r.specs[i].Leaves()
+		r.noValue[i] = setsNoValue(r.leaves[i])
 		r.accepted[i] = resolve(r.in, p)
 		for _, o := range r.accepted[i] {
 			if o.ok {
@@ -399,4 +416,16 @@ func (r *run) combine(established *tree.Node, st profile.Strategy, challenger *t
 // final returns the effective spec of a prefix.
 func (r *run) final(s *state, leaf topology.NodeID) *tree.Node {
 	return r.family.final(r, s, leaf)
+}
+
+// setsNoValue says whether a spec proper, by its leaves, sets no value:
+// only empty objects and nulls ("defaults: {}", a merge patch of nulls).
+func setsNoValue(leaves []tree.Leaf) bool {
+	for _, l := range leaves {
+		if l.Value.IsObject() || l.Value.Value == nil {
+			continue
+		}
+		return false
+	}
+	return true
 }

@@ -287,14 +287,14 @@ func (r *run) kuadrantRules(i int32) *tree.Node {
 
 const ReasonPartiallyAffected = "PartiallyAffected"
 
-func (r *run) kuadrantEnforced(t *tally, scope string) Condition {
+// kuadrantEnforced is the outcome of a Kuadrant policy with the RFC's
+// message; the run's vocabulary words the condition (vocabulary.go).
+func (r *run) kuadrantEnforced(t *tally, scope string) (outcome, string) {
 	switch {
 	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
-		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
-			Message: "Policy has been successfully enforced" + paths(t, scope)}
+		return outcomeFull, "Policy has been successfully enforced" + paths(t, scope)
 	case t.zero == t.paths:
-		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
-			Message: "Policy has been overridden by " + r.beatersOf(t) + paths(t, scope)}
+		return outcomeOverridden, "Policy has been overridden by " + r.beatersOf(t) + paths(t, scope)
 	}
 	// "The following rules have been overridden by <policy>: a, b"
 	byPolicy := map[string][]string{}
@@ -308,8 +308,7 @@ func (r *run) kuadrantEnforced(t *tally, scope string) Condition {
 		sort.Strings(rules)
 		parts = append(parts, fmt.Sprintf("%s: %s", by, strings.Join(dedupe(rules), ", ")))
 	}
-	return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
-		Message: "Policy has been successfully enforced. The following rules have been overridden by " + strings.Join(parts, "; ") + paths(t, scope)}
+	return outcomePartial, "Policy has been successfully enforced. The following rules have been overridden by " + strings.Join(parts, "; ") + paths(t, scope)
 }
 
 func paths(t *tally, scope string) string {

@@ -69,6 +69,14 @@ const (
 	// policy on a section conflicts with one on the whole object, the
 	// older winning.
 	MutantTargetConflictsOnPath Mutant = "target-conflicts-on-path"
+	// MutantOtherVocabulary writes the other status vocabulary's condition
+	// type and reasons: the draft's Enforced where merged GEP-713's
+	// Programmed is asked for, and the other way round.
+	MutantOtherVocabulary Mutant = "other-vocabulary"
+	// MutantStoredDefaultUnnamed attributes a field a CRD default set to
+	// the policy it was stored for, as if its author had written it: no
+	// effective policy names its stored defaults.
+	MutantStoredDefaultUnnamed Mutant = "stored-default-unnamed"
 )
 
 // Mutants lists every mutant.
@@ -77,7 +85,7 @@ var Mutants = []Mutant{
 	MutantLowerEstablished, MutantNoneAcceptsAll, MutantNullKept, MutantOverridesAsDefaults,
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
 	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
-	MutantListsMerged, MutantTargetConflictsOnPath,
+	MutantListsMerged, MutantTargetConflictsOnPath, MutantOtherVocabulary, MutantStoredDefaultUnnamed,
 }
 
 var flaky atomic.Uint64

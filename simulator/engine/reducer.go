@@ -31,10 +31,10 @@ type reducer interface {
 	// attachments on the path: overrides (and None's established policy)
 	// win from the least specific, defaults from the most specific.
 	step(r *run, i int32, path []string, least, most string) (at, step string)
-	// enforced returns the Enforced condition of a policy whose tally t
-	// has paths, when the family words it itself (ok false: GEP-713's
-	// wording).
-	enforced(r *run, t *tally, scope string) (c Condition, ok bool)
+	// enforced returns the outcome of a policy whose tally t has paths,
+	// with its message, when the family words it itself (ok false:
+	// GEP-713's wording).
+	enforced(r *run, t *tally, scope string) (o outcome, msg string, ok bool)
 	// affected returns the <Kind>Affected condition of n, when the family
 	// words it itself.
 	affected(r *run, n topology.NodeID, by []string, all map[topology.NodeID]map[int32]bool) (c Condition, ok bool)
@@ -81,7 +81,19 @@ func (strategyReducer) push(r *run, s state, i int32, n topology.NodeID) state {
 		// Combine with the established strategy; the result takes the
 		// challenger's ("make the merge strategy specified by pB the
 		// merge strategy of pX").
-		s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
+		res := r.combine(s.acc, s.accStrategy, spec)
+		if s.acc != nil && s.accStrategy == profile.AtomicOverrides && res.Origin != tree.Origin(s.accBy) {
+			// The established spec is kept whole because the policy
+			// whose strategy it carries is an Atomic override: a field
+			// of the challenger absent from it was beaten by that
+			// policy, not by whichever policy the established spec's
+			// root came from (a default merged at the same level, itself
+			// overridden).
+			decided := *res
+			decided.Origin = tree.Origin(s.accBy)
+			res = &decided
+		}
+		s.acc, s.accStrategy, s.accBy = res, st, i
 		return s
 	}
 	// sticky-overrides
@@ -141,7 +153,7 @@ func (strategyReducer) step(r *run, i int32, _ []string, least, most string) (st
 	return at, r.policies[i].Intent.Strategy.Title() + " at " + at
 }
 
-func (strategyReducer) enforced(*run, *tally, string) (Condition, bool) { return Condition{}, false }
+func (strategyReducer) enforced(*run, *tally, string) (outcome, string, bool) { return 0, "", false }
 
 func (strategyReducer) affected(*run, topology.NodeID, []string, map[topology.NodeID]map[int32]bool) (Condition, bool) {
 	return Condition{}, false
@@ -194,7 +206,7 @@ func (fieldLevelReducer) step(r *run, i int32, path []string, least, most string
 	return most, "default at " + most + ": no override sets it and the object does not, so the most specific default wins (GEP-2649, Hierarchy)"
 }
 
-func (fieldLevelReducer) enforced(*run, *tally, string) (Condition, bool) { return Condition{}, false }
+func (fieldLevelReducer) enforced(*run, *tally, string) (outcome, string, bool) { return 0, "", false }
 
 func (fieldLevelReducer) affected(*run, topology.NodeID, []string, map[topology.NodeID]map[int32]bool) (Condition, bool) {
 	return Condition{}, false
@@ -236,8 +248,9 @@ func (kuadrantReducer) step(r *run, i int32, path []string, least, most string) 
 	return most, r.policies[i].Intent.Strategy.Title() + " at " + most
 }
 
-func (kuadrantReducer) enforced(r *run, t *tally, scope string) (Condition, bool) {
-	return r.kuadrantEnforced(t, scope), true
+func (kuadrantReducer) enforced(r *run, t *tally, scope string) (outcome, string, bool) {
+	o, msg := r.kuadrantEnforced(t, scope)
+	return o, msg, true
 }
 
 func (kuadrantReducer) affected(r *run, n topology.NodeID, by []string, all map[topology.NodeID]map[int32]bool) (Condition, bool) {

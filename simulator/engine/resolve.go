@@ -132,7 +132,7 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		return o
 	}
 	id, named, found := LookupTarget(in.Graph, named)
-	if named.Namespace != "" && tr.Namespace != "" && tr.Namespace != p.Ref.Namespace {
+	if named.Namespace != "" && tr.Namespace != "" && tr.Namespace != p.Ref.Namespace && tr.Selector == "" {
 		// GEP-713, Cross namespace references: a ReferenceGrant or an
 		// equivalent handshake must show the target accepts the policy.
 		if !in.Profile.Spec.CrossNamespace {

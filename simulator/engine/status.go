@@ -174,7 +174,9 @@ func (r *run) result() Result {
 				Path:       r.pathStrings(pre),
 				Spec:       spec,
 				Provenance: prov,
-				Policies:   refs,
+				// Fields whose value a CRD default set (stored.go).
+				StoredDefaults: r.storedDefaults(e.spec),
+				Policies:       refs,
 			})
 		}
 		var dec *Decisions // the record of the group's paths, when asked
@@ -319,6 +321,7 @@ func (r *run) won(spec *tree.Node, stack []*onPath) []FieldWin {
 		}
 		o := int32(l.Value.Origin)
 		w := FieldWin{Field: r.renderPath(l.Path), By: r.ref(o)}
+		w.StoredDefault = r.hasStored && r.in.Mutant != MutantStoredDefaultUnnamed && o >= 0 && int(o) < len(r.policies) && r.policies[o].Intent.Stored.IsDefault(l.Path)
 		w.At, w.Step = r.family.step(r, o, l.Path, least[o], most[o])
 		out = append(out, w)
 	}
@@ -507,7 +510,13 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 				break
 			}
 		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: strings.Join(problems, "; ")}}
+		msg := strings.Join(problems, "; ")
+		if len(r.policies[i].TargetRefs) == 0 {
+			// Only label-selector targets, and they select nothing
+			// (profile.TargetSelectors).
+			msg = "no target: the policy's target selectors select no object"
+		}
+		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: msg}}
 	}
 	ps.Paths = total.paths - total.zero
 	for k, g := range total.beaten {
@@ -531,36 +540,55 @@ func (r *run) strategyTitle(i int32) string { return r.family.title(r, i) }
 
 const noneRule = "the established policy (oldest, then first by {namespace}/{name}) wins (GEP-713, Merge strategy: None)"
 
-// enforced derives the Enforced condition from a tally (GEP-713, "Policy
-// status": Enforced, PartiallyEnforced, Overridden).
+// enforced derives the condition that says how much of an accepted policy
+// is in effect from a tally, in the run's status vocabulary (GEP-713 as
+// merged, "Status reporting": Programmed, PartiallyProgrammed, Overridden;
+// its 2025 draft, "Policy status": Enforced, PartiallyEnforced,
+// Overridden). The outcome and the message are the same in both; the
+// wording (vocabulary.go) names them.
 func (r *run) enforced(strategy string, t *tally, target string) Condition {
+	o, msg := r.outcome(strategy, t, target)
+	c := r.words.condition(o, msg)
+	switch {
+	case o == outcomeUnreached:
+		c.Undefined = UndefinedUnreached
+	case r.noValue[t.policy]:
+		c.Undefined = UndefinedNoValue
+		c.Message += "; " + UndefinedNoValue
+	}
+	return c
+}
+
+// outcome is what became of policy t.policy on t's paths, and the message
+// that says so, naming the policies that superseded which fields (merged
+// GEP-713, PolicyReasonPartiallyProgrammed: "The status message SHOULD
+// include details highlighting which parts of the policy/scope are
+// reconciled and which parts have been superseded, with the references to
+// all other related policies"; PolicyReasonOverridden: "The status message
+// SHOULD include the references to the other related policies").
+func (r *run) outcome(strategy string, t *tally, target string) (outcome, string) {
 	scope := ""
 	if target != "" {
 		scope = " through " + target
 	}
 	if t.paths == 0 {
-		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonUnknown,
-			Message: fmt.Sprintf("no path%s reaches an effective target (%s)", scope, r.effectiveKinds())}
+		return outcomeUnreached, fmt.Sprintf("no path%s reaches an effective target (%s)", scope, r.effectiveKinds())
 	}
-	if c, ok := r.family.enforced(r, t, scope); ok {
-		return c
+	if o, msg, ok := r.family.enforced(r, t, scope); ok {
+		return o, msg
 	}
+	verb := r.words.verb
 	switch {
 	case t.full == t.paths || r.in.Mutant == MutantAlwaysEnforced:
-		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonEnforced,
-			Message: fmt.Sprintf("%s: enforced on %s%s", strategy, count(t.paths), scope)}
+		return outcomeFull, fmt.Sprintf("%s: %s on %s%s", strategy, verb, count(t.paths), scope)
 	case t.zero == t.paths && len(t.specific) > 0:
-		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
-			Message: fmt.Sprintf("%s: on %s%s %s on a more specific target applies instead", strategy, count(t.paths), scope, r.names(t.specific))}
+		return outcomeOverridden, fmt.Sprintf("%s: on %s%s %s on a more specific target applies instead", strategy, count(t.paths), scope, r.names(t.specific))
 	case t.zero == t.paths:
-		return Condition{Type: TypeEnforced, Status: "False", Reason: ReasonOverridden,
-			Message: fmt.Sprintf("%s: overridden on %s%s by %s", strategy, count(t.paths), scope, r.beatersOf(t))}
+		return outcomeOverridden, fmt.Sprintf("%s: overridden on %s%s by %s", strategy, count(t.paths), scope, r.beatersOf(t))
 	case len(t.specific) > 0:
-		return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
-			Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; elsewhere %s on a more specific target applies", strategy, t.full, count(t.paths), scope, r.names(t.specific))}
+		return outcomePartial, fmt.Sprintf("%s: fully %s on %d of %s%s; elsewhere %s on a more specific target applies", strategy, verb, t.full, count(t.paths), scope, r.names(t.specific))
 	}
-	return Condition{Type: TypeEnforced, Status: "True", Reason: ReasonPartiallyEnforced,
-		Message: fmt.Sprintf("%s: fully enforced on %d of %s%s; superseded: %s", strategy, t.full, count(t.paths), scope, r.supersededOf(t))}
+	return outcomePartial, fmt.Sprintf("%s: fully %s on %d of %s%s; superseded: %s", strategy, verb, t.full, count(t.paths), scope, r.supersededOf(t))
 }
 
 func count(n int) string {
@@ -606,6 +634,32 @@ func (r *run) beaters(t *tally) string {
 		set[k.by()] = true
 	}
 	return r.names(set)
+}
+
+// maxNamed bounds the policies a message names beyond its first fields:
+// a condition's message holds at most 32,768 bytes (Gateway API,
+// metav1.Condition), and explain --policy lists every one.
+const maxNamed = 32
+
+// someBeaters names the policies that beat fields in t, the first
+// maxNamed by name and a count of the rest.
+func (r *run) someBeaters(t *tally) string {
+	set := map[int32]bool{}
+	for w := range t.winners {
+		set[w] = true
+	}
+	for k := range t.beaten {
+		set[k.by()] = true
+	}
+	var names []string
+	for o := range set {
+		names = append(names, r.ref(o))
+	}
+	sort.Strings(names)
+	if len(names) > maxNamed {
+		return fmt.Sprintf("%s and %d more (explain --policy lists them)", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
+	}
+	return strings.Join(names, ", ")
 }
 
 // field renders the dotted path of leaf j of policy i.
@@ -662,7 +716,9 @@ func (r *run) superseded(t *tally) string {
 	var parts []string
 	for i, k := range keys {
 		if i == 8 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-i))
+			// The fields left out are not named, their policies are:
+			// "with the references to all other related policies".
+			parts = append(parts, fmt.Sprintf("and %d more; the policies that superseded a field: %s", len(keys)-i, r.someBeaters(t)))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("%s by %s on %s", k.field, r.ref(k.by), count(n[k])))

@@ -91,6 +91,11 @@ type TargetRef struct {
 	Namespace   string // empty: the policy's namespace
 	Name        string
 	SectionName string
+	// Selector, when set, is the label-selector target that selected this
+	// object (e.g. "spec.targetSelectors[0]", profile.TargetSelectors): a
+	// target in another namespace was selected only because a
+	// ReferenceGrant allows it.
+	Selector string
 }
 
 // Input is everything the engine needs for one policy kind.
@@ -152,6 +157,12 @@ type EffectivePolicy struct {
 	// Provenance maps each dotted field path of Spec to the policy that set
 	// it.
 	Provenance map[string]string `json:"provenance"`
+	// StoredDefaults names, sorted, the fields of Provenance whose value
+	// is not what the policy Provenance names wrote but a default its
+	// kind's CRD schema set when the API server stored it (profile
+	// spec.stored; Kubernetes, "Defaulting and Nullable"); omitted when
+	// none is. docs/output.md.
+	StoredDefaults []string `json:"storedDefaults,omitempty"`
 	// Policies lists the policies on the path, established first (the order
 	// of GEP-713's stack, least specific on top).
 	Policies []string `json:"policies"`
@@ -182,6 +193,9 @@ type FieldWin struct {
 	By    string
 	At    string
 	Step  string
+	// StoredDefault: By did not write the value; its kind's CRD schema
+	// set it as the API server stored By (EffectivePolicy.StoredDefaults).
+	StoredDefault bool
 }
 
 // FieldBeat says that Field of Policy is not in the effective policy of a
@@ -202,7 +216,18 @@ type Condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
 	Message string `json:"message,omitempty"`
+	// Undefined, when set, says why neither GEP-713 text settles this
+	// condition's status and reason (docs/semantics.md): the reference
+	// writes one, and no comparison judges an implementation by it. It
+	// is not part of any output's JSON.
+	Undefined string `json:"-"`
 }
+
+// Why a condition's value is not settled by the texts (Condition.Undefined).
+const (
+	UndefinedUnreached = "no status reason of either GEP-713 text covers a target through which no path reaches an effective target (docs/semantics.md, Status vocabularies)"
+	UndefinedNoValue   = "the policy sets no value, and whether it is then in effect or overridden is a reading neither GEP-713 text settles (docs/semantics.md, A policy that sets no value)"
+)
 
 // PolicyStatus is the status of one policy.
 type PolicyStatus struct {
@@ -210,6 +235,12 @@ type PolicyStatus struct {
 	Strategy   string         `json:"strategy,omitempty"`
 	Conditions []Condition    `json:"conditions"`
 	Targets    []PolicyTarget `json:"targets"`
+	// Ancestors is the status per ancestor, for kinds whose profile says
+	// so (profile.Spec.StatusAncestors; Gateway API's
+	// PolicyStatus.Ancestors): one entry per Gateway from which a route
+	// reaches a target of the policy, in ref order. Filled by the
+	// simulator, which knows the objects references name.
+	Ancestors []PolicyTarget `json:"ancestors,omitempty"`
 	// Paths counts the paths the policy is in effect on, fully or in part.
 	Paths int `json:"paths"`
 	// Beaten lists the fields of the spec proper that did not make it into

@@ -25,6 +25,16 @@ type Intent struct {
 	// defaults first; Unset lists the names in spec.unset.
 	Blocks []Block
 	Unset  []string
+	// Stored records what the API server changed as it stored the spec
+	// (StoreRecord), in the coordinates of the spec proper (a stanza's
+	// fields without the stanza's name; targetRefs and the strategy field
+	// left out); nil when storing changed nothing, which is always the
+	// case for a kind without spec.stored.
+	Stored *StoredChanges
+	// Written is the intent of the spec as the policy author wrote it,
+	// before it was stored; set only when Stored is, so that the
+	// simulator can tell what storing changed in the answer.
+	Written *Intent
 }
 
 // Block is a defaults or overrides block of a Kuadrant policy.
@@ -42,7 +52,52 @@ type Block struct {
 // a spec a controller would reject yields an Intent with Invalid set. The
 // spec is read as stored (Store).
 func (p *Profile) Interpret(spec map[string]any) Intent {
-	spec = p.Store(spec)
+	stored, changes := p.StoreRecord(spec)
+	in := p.interpret(stored)
+	if changes == nil {
+		return in
+	}
+	written := p.interpret(spec)
+	in.Stored, in.Written = p.properChanges(changes), &written
+	return in
+}
+
+// properChanges moves changes from the coordinates of the spec to those of
+// the spec proper: a stanza's name is dropped, as are the fields that
+// select targets and strategies. It returns nil when nothing is left.
+func (p *Profile) properChanges(c *StoredChanges) *StoredChanges {
+	move := func(paths [][]string) [][]string {
+		var out [][]string
+		for _, path := range paths {
+			switch {
+			case len(path) > 1 && p.isStanza(path[0]):
+				out = append(out, path[1:])
+			case !p.reserved(path[0]) && p.inSpecProper(path[0]):
+				out = append(out, path)
+			}
+		}
+		return out
+	}
+	out := &StoredChanges{Defaulted: move(c.Defaulted), Pruned: move(c.Pruned)}
+	if out.Empty() {
+		// Still not nil: storing changed the spec (e.g. a pruned null
+		// strategy field), which may change the answer.
+		return &StoredChanges{}
+	}
+	return out
+}
+
+// isStanza reports whether field is one of the kind's stanzas.
+func (p *Profile) isStanza(field string) bool {
+	sel := p.Spec.Selection
+	if sel == nil || sel.Stanzas == nil || field == "" {
+		return false
+	}
+	return field == sel.Stanzas.Defaults || field == sel.Stanzas.Overrides
+}
+
+// interpret is Interpret of a spec as it is, stored or not.
+func (p *Profile) interpret(spec map[string]any) Intent {
 	strategies := p.Strategies()
 	if len(strategies) == 1 && p.Spec.Selection == nil {
 		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}
@@ -156,6 +211,9 @@ func (p *Profile) strategyList() string {
 // strategy selection rather than to the spec proper.
 func (p *Profile) reserved(field string) bool {
 	if field == "targetRefs" || field == "targetRef" {
+		return true
+	}
+	if ts := p.Spec.TargetSelectors; ts != nil && field == ts.Field {
 		return true
 	}
 	if sel := p.Spec.Selection; sel != nil {

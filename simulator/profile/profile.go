@@ -114,6 +114,12 @@ type Spec struct {
 	Targets []Target `json:"targets"`
 	// EffectiveTargets are the kinds whose behaviour the policy augments.
 	EffectiveTargets []EffectiveTarget `json:"effectiveTargets"`
+	// TargetSelectors, when set, says the kind also targets objects by
+	// label, as implementations' policy kinds do (docs/profiles.md,
+	// Label-selector targets; the direction of GEP-3779, Label Selectors): every object of a
+	// selector's kind whose labels match is a target, as if a targetRef
+	// named it.
+	TargetSelectors *TargetSelectors `json:"targetSelectors,omitempty"`
 	// CrossNamespace allows targetRefs with a namespace, honoured only with a
 	// ReferenceGrant (GEP-713, "Cross namespace references").
 	CrossNamespace bool `json:"crossNamespace,omitempty"`
@@ -143,6 +149,14 @@ type Spec struct {
 	// other objects; a policy none of whose references in a field
 	// resolves is rejected (Accepted=False with the field's Reason).
 	References []Reference `json:"references,omitempty"`
+	// StatusAncestors, when set (only "Gateway"), says the kind reports
+	// its status per ancestor of that kind as well as per policy: one
+	// entry per Gateway from which a route reaches one of the policy's
+	// targets (Gateway API v1, PolicyAncestorStatus: "For example, for a
+	// BackendTLSPolicy, its Policy's Ancestors are, in order, the
+	// Service, the HTTPRoute, the Gateway ... implementations SHOULD use
+	// Gateway as the PolicyAncestorStatus object"), keyed by ancestorRef.
+	StatusAncestors string `json:"statusAncestors,omitempty"`
 	// Alternative marks a second reading of a kind that has a default
 	// built-in profile: chosen only by name (--profile, a scenario's
 	// profiles), never for a kind found in the input.
@@ -165,6 +179,18 @@ type Spec struct {
 	// with a structural schema: the reference merges the stored spec, as
 	// a controller reads it.
 	Stored *Stored `json:"stored,omitempty"`
+}
+
+// TargetSelectors names the spec field of a kind that lists label-selector
+// targets, each {group, kind, matchLabels, matchExpressions, namespaces}
+// (docs/profiles.md, Label-selector targets): group defaults to
+// gateway.networking.k8s.io; the selected objects are those of the kind, in
+// the policy's namespace unless namespaces.from is All or Selector (then
+// only those a ReferenceGrant allows), whose labels match matchLabels and
+// matchExpressions (ANDed; none matches every object).
+type TargetSelectors struct {
+	// Field is the top-level spec field, e.g. targetSelectors.
+	Field string `json:"field"`
 }
 
 // Stored is the part of a CRD's structural schema that changes a spec as
@@ -199,7 +225,38 @@ type Reference struct {
 	Kinds []GroupKind `json:"kinds"`
 	// Reason of the Accepted=False condition when none resolves.
 	Reason string `json:"reason"`
+	// Keys, when set, are the keys of data a referenced object must hold,
+	// each non-empty, to resolve: "is misconfigured (e.g., a ConfigMap
+	// does not contain a key named `ca.crt`)" (Gateway API v1,
+	// BackendTLSPolicyValidation.CACertificateRefs).
+	Keys []string `json:"keys,omitempty"`
+	// Condition, when set, is the condition that says whether every
+	// reference of the field resolves, written on the policy and on each
+	// of its ancestors ("In all cases, the implementation MUST ensure the
+	// `ResolvedRefs` Condition on the BackendTLSPolicy is set to `status:
+	// False`, with a Reason and Message that indicate the cause of the
+	// error", ibid.).
+	Condition *RefsCondition `json:"condition,omitempty"`
 }
+
+// RefsCondition names a references condition and its reasons.
+type RefsCondition struct {
+	// Type of the condition, e.g. ResolvedRefs.
+	Type string `json:"type"`
+	// Resolved is the reason of status True: every reference resolves.
+	Resolved string `json:"resolved"`
+	// InvalidKind is the reason of status False when a reference names a
+	// kind not in Kinds ("refers to an unknown or unsupported kind of
+	// resource").
+	InvalidKind string `json:"invalidKind"`
+	// Invalid is the reason of status False when a reference of an allowed
+	// kind does not resolve, or its object lacks one of Keys ("refers to a
+	// resource that cannot be resolved ... or is misconfigured").
+	Invalid string `json:"invalid"`
+}
+
+// StatusAncestors values (Spec.StatusAncestors).
+const StatusAncestorsGateway = "Gateway"
 
 // NoneConflicts values (Spec.NoneConflicts).
 const (
@@ -409,6 +466,20 @@ func (p *Profile) Validate() error {
 		if r.Field == "" || len(r.Kinds) == 0 || r.Reason == "" {
 			return fe(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
 		}
+		if c := r.Condition; c != nil && (c.Type == "" || c.Resolved == "" || c.InvalidKind == "" || c.Invalid == "") {
+			return fe(fmt.Sprintf("spec.references[%d].condition", i), "needs type, resolved, invalidKind and invalid")
+		}
+		if slices.Contains(r.Keys, "") {
+			return fe(fmt.Sprintf("spec.references[%d].keys", i), "a key may not be empty")
+		}
+	}
+	switch s.StatusAncestors {
+	case "", StatusAncestorsGateway:
+	default:
+		return fe("spec.statusAncestors", "must be %s or absent, not %q", StatusAncestorsGateway, s.StatusAncestors)
+	}
+	if ts := s.TargetSelectors; ts != nil && (ts.Field == "" || strings.Contains(ts.Field, ".") || ts.Field == "targetRefs" || ts.Field == "targetRef") {
+		return fe("spec.targetSelectors.field", "must name a top-level spec field other than targetRef(s), not %q", ts.Field)
 	}
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:

@@ -6,17 +6,61 @@ import (
 	"strings"
 )
 
+// StoredChanges records what storing a spec changed (Profile.StoreRecord):
+// the fields the schema's defaults set and the nulls the API server
+// pruned, each as the keys leading to it from the spec (Kubernetes,
+// "Defaulting and Nullable"). Interpret carries them on the Intent in the
+// coordinates of the spec proper, so that the engine can say which
+// effective fields are a CRD default rather than what a policy author
+// wrote, and the simulator can warn when that changes an answer.
+type StoredChanges struct {
+	// Defaulted are the fields set by a default, sorted by their dotted
+	// path; a default of an object value sets every field beneath it.
+	Defaulted [][]string
+	// Pruned are the fields whose null was pruned, sorted. A null inside
+	// a list is pruned too but not recorded: lists are atomic in RFC 7386,
+	// so no such null ever deleted anything.
+	Pruned [][]string
+}
+
+// Empty reports whether storing changed nothing.
+func (c *StoredChanges) Empty() bool {
+	return c == nil || len(c.Defaulted) == 0 && len(c.Pruned) == 0
+}
+
+// IsDefault reports whether the field at path, or an object holding it,
+// was set by a default.
+func (c *StoredChanges) IsDefault(path []string) bool {
+	if c == nil {
+		return false
+	}
+	for _, d := range c.Defaulted {
+		if len(d) <= len(path) && slices.Equal(d, path[:len(d)]) {
+			return true
+		}
+	}
+	return false
+}
+
 // Store returns spec as an API server stores it (Spec.Stored): a copy with
 // nulls pruned from objects and the schema's defaults set. Without
 // Spec.Stored it returns spec itself.
 func (p *Profile) Store(spec map[string]any) map[string]any {
+	out, _ := p.StoreRecord(spec)
+	return out
+}
+
+// StoreRecord is Store, and what storing changed: nil when it changed
+// nothing (always without Spec.Stored).
+func (p *Profile) StoreRecord(spec map[string]any) (map[string]any, *StoredChanges) {
 	st := p.Spec.Stored
 	if st == nil || spec == nil {
-		return spec
+		return spec, nil
 	}
 	out := copyJSON(spec).(map[string]any)
+	var ch StoredChanges
 	if st.PruneNulls {
-		PruneNulls(out)
+		pruneRecord(out, nil, &ch.Pruned)
 	}
 	// Shorter fields first: a default inside a defaulted object applies
 	// too, as the API server's defaulting walks into values it has set.
@@ -27,45 +71,65 @@ func (p *Profile) Store(spec map[string]any) map[string]any {
 		return strings.Compare(a, b)
 	})
 	for _, f := range fields {
-		setDefault(out, strings.Split(f, "."), st.Defaults[f])
+		path := strings.Split(f, ".")
+		if setDefault(out, path, st.Defaults[f]) && !ch.IsDefault(path) {
+			ch.Defaulted = append(ch.Defaulted, path)
+		}
 	}
-	return out
+	if ch.Empty() {
+		return out, nil
+	}
+	byPath := func(a, b []string) int { return slices.Compare(a, b) }
+	slices.SortFunc(ch.Defaulted, byPath)
+	slices.SortFunc(ch.Pruned, byPath)
+	return out, &ch
 }
 
 // PruneNulls deletes null values from the objects of v, lists' objects
 // included, in place.
 func PruneNulls(v any) {
+	pruneRecord(v, nil, nil)
+}
+
+// pruneRecord is PruneNulls; with into, it appends the path of every null
+// pruned from an object that no list holds.
+func pruneRecord(v any, at []string, into *[][]string) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
 			if x == nil {
 				delete(v, k)
+				if into != nil {
+					*into = append(*into, append(slices.Clip(at), k))
+				}
 				continue
 			}
-			PruneNulls(x)
+			pruneRecord(x, append(slices.Clip(at), k), into)
 		}
 	case []any:
 		for _, x := range v {
-			PruneNulls(x)
+			pruneRecord(x, nil, nil)
 		}
 	}
 }
 
 // setDefault sets path to a copy of value where the field is missing (or
 // null: a null field with a default is defaulted, not pruned) and its
-// parent object is present.
-func setDefault(m map[string]any, path []string, value any) {
+// parent object is present. It reports whether it set it.
+func setDefault(m map[string]any, path []string, value any) bool {
 	for _, k := range path[:len(path)-1] {
 		next, ok := m[k].(map[string]any)
 		if !ok {
-			return
+			return false
 		}
 		m = next
 	}
 	last := path[len(path)-1]
 	if v, ok := m[last]; !ok || v == nil {
 		m[last] = copyJSON(value)
+		return true
 	}
+	return false
 }
 
 // copyJSON copies a JSON value.

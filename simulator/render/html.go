@@ -61,7 +61,7 @@ func ScenarioHTML(m *simulator.Model, out *simulator.Output) template.HTML {
 	for _, e := range out.EffectivePolicies {
 		var prov []string
 		for _, f := range slices.Sorted(maps.Keys(e.Provenance)) {
-			prov = append(prov, f+" ← "+clean(e.Provenance[f]))
+			prov = append(prov, f+" ← "+clean(source(e, f, e.Provenance[f])))
 		}
 		rows = append(rows, row{Path: path(e.Path), Spec: compact(e.Spec), Provenance: prov})
 	}

@@ -18,12 +18,24 @@ import (
 // TestOutputJSON checks the bytes are the Encoder's.
 func outputJSON(w io.Writer, out *simulator.Output) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	sem, err := json.Marshal(out.Semantics)
-	if err != nil {
-		return err
+	// The reading that produced the answer, first, small and in the
+	// order of Output's fields.
+	for i, h := range []struct {
+		name string
+		v    any
+	}{{"semantics", out.Semantics}, {"statusVocabulary", out.StatusVocabulary}, {"profiles", out.Profiles}} {
+		b, err := json.MarshalIndent(h.v, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			bw.WriteString("{\n")
+		} else {
+			bw.WriteString(",\n")
+		}
+		bw.WriteString("  \"" + h.name + "\": ")
+		bw.Write(b)
 	}
-	bw.WriteString("{\n  \"semantics\": ")
-	bw.Write(sem)
 	lists := []struct {
 		name  string
 		n     int

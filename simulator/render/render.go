@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -48,23 +49,24 @@ func Data(w io.Writer, format string, v any) error {
 // Simulation prints an Output as tables.
 func Simulation(w io.Writer, out *simulator.Output) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "EFFECTIVE POLICIES (semantics: %s)\n", clean(string(out.Semantics)))
+	fmt.Fprintf(tw, "EFFECTIVE POLICIES (%s)\n", Reading(out.Reading()))
 	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
 	if len(out.EffectivePolicies) == 0 {
 		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
 	}
 	for _, e := range out.EffectivePolicies {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e.Provenance))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POLICIES")
-	fmt.Fprintln(tw, "POLICY\tSTRATEGY\tACCEPTED\tENFORCED\tMESSAGE")
+	programmed := engine.ProgrammedType(out.StatusVocabulary)
+	fmt.Fprintf(tw, "POLICY\tSTRATEGY\tACCEPTED\t%s\tMESSAGE\n", strings.ToUpper(programmed))
 	for _, p := range out.Policies {
 		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		if !hasAcc {
 			acc.Status, acc.Reason = "-", "-"
 		}
-		enf, hasEnf := engine.FindCondition(p.Conditions, engine.TypeEnforced)
+		enf, hasEnf := engine.FindCondition(p.Conditions, programmed)
 		msg := acc.Message
 		enfs := "-"
 		if hasEnf {
@@ -77,6 +79,7 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", clean(p.Ref), clean(strategy), clean(acc.Status), clean(acc.Reason), clean(enfs), clean(msg))
 	}
+	ancestors(tw, out.Policies)
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "AFFECTED OBJECTS")
 	fmt.Fprintln(tw, "OBJECT\tCONDITION\tAFFECTED BY")
@@ -97,8 +100,61 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 	return tw.Flush()
 }
 
-// Provenance renders field=policy pairs in field order.
-func Provenance(p map[string]string) string {
+// Reading names what produced an answer: its profiles, its path semantics
+// and its status vocabulary ("profiles: color-inherited; semantics: gep713;
+// status vocabulary: merged").
+func Reading(r simulator.Reading) string {
+	profiles := "-"
+	if len(r.Profiles) > 0 {
+		profiles = strings.Join(r.Profiles, ", ")
+	}
+	vocab := r.StatusVocabulary
+	if vocab == "" {
+		vocab = engine.VocabularyMerged
+	}
+	return clean(fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, r.Semantics, vocab))
+}
+
+// ancestors prints the status of each policy per ancestor, for kinds that
+// report it so (Gateway API's PolicyStatus.Ancestors; the engine's
+// PolicyStatus.Ancestors is nil for other kinds): every condition, and
+// the message of the first that is False.
+func ancestors(w io.Writer, ps []engine.PolicyStatus) {
+	if !slices.ContainsFunc(ps, func(p engine.PolicyStatus) bool { return p.Ancestors != nil }) {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "POLICY ANCESTORS")
+	fmt.Fprintln(w, "POLICY\tANCESTOR\tCONDITIONS\tMESSAGE")
+	for _, p := range ps {
+		if p.Ancestors == nil {
+			continue
+		}
+		if len(p.Ancestors) == 0 {
+			fmt.Fprintf(w, "%s\t-\t-\t%s\n", clean(p.Ref), "no Gateway reaches a target of the policy: no ancestor status")
+		}
+		for _, a := range p.Ancestors {
+			var conds []string
+			msg := ""
+			for _, c := range a.Conditions {
+				conds = append(conds, c.Type+"="+c.Status+"/"+c.Reason)
+				if c.Status == "False" && msg == "" {
+					msg = c.Message
+				}
+			}
+			if msg == "" && len(a.Conditions) > 0 {
+				msg = a.Conditions[0].Message
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg))
+		}
+	}
+}
+
+// Provenance renders e's field←source pairs in field order; a field whose
+// value a CRD default set reads "field←Kind CRD default, stored for
+// policy" (engine.EffectivePolicy.StoredDefaults).
+func Provenance(e engine.EffectivePolicy) string {
+	p := e.Provenance
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
@@ -106,15 +162,25 @@ func Provenance(p map[string]string) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, clean(k)+"←"+clean(p[k]))
+		parts = append(parts, clean(k)+"←"+clean(source(e, k, p[k])))
 	}
 	return strings.Join(parts, " ")
+}
+
+// source names who set field of e: src, or, when a CRD default set it,
+// the default and the policy it was stored for.
+func source(e engine.EffectivePolicy, field, src string) string {
+	if _, ok := slices.BinarySearch(e.StoredDefaults, field); ok {
+		return engine.StoredDefaultSource(e.PolicyKind, src)
+	}
+	return src
 }
 
 // Target prints a target explanation.
 func Target(w io.Writer, x *simulator.TargetExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", clean(x.Target))
+	fmt.Fprintf(tw, "  reading:\t%s\n", Reading(x.Reading))
 	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
 	fmt.Fprintf(tw, "  reported as affected by:\t%s\n", list(x.AffectedBy))
 	fmt.Fprintf(tw, "  paths through it:\t%d\n", len(x.Paths))
@@ -125,7 +191,11 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 		if i < len(x.Decisions) {
 			d := x.Decisions[i]
 			for _, f := range d.Fields {
-				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", clean(f.Field), clean(f.From), clean(f.Step))
+				from := f.From
+				if f.StoredDefault {
+					from = engine.StoredDefaultSource(e.PolicyKind, f.From)
+				}
+				fmt.Fprintf(tw, "    %s\tfrom %s\t%s\n", clean(f.Field), clean(from), clean(f.Step))
 			}
 			for _, u := range d.NotInEffect {
 				fmt.Fprintf(tw, "    not in effect: %s of %s\t%s\n", clean(u.Field), clean(u.Policy), clean(u.Reason))
@@ -138,7 +208,7 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(e.Provenance[k]))
+			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(source(e, k, e.Provenance[k])))
 		}
 	}
 	return tw.Flush()
@@ -148,6 +218,7 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s  (%s)\n", clean(x.Policy), clean(x.Status.Strategy))
+	fmt.Fprintf(tw, "  reading: %s\n", Reading(x.Reading))
 	for _, c := range x.Status.Conditions {
 		fmt.Fprintf(tw, "  %s=%s\t%s\t%s\n", clean(c.Type), clean(c.Status), clean(c.Reason), clean(c.Message))
 	}

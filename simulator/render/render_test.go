@@ -54,7 +54,9 @@ func cond(typ, status, reason, msg string) engine.Condition {
 // conditions, two targets and a warning.
 func sample() *simulator.Output {
 	return &simulator.Output{
-		Semantics: engine.GEP713,
+		Semantics:        engine.GEP713,
+		StatusVocabulary: engine.VocabularyDraft,
+		Profiles:         []string{"cp", "cp2"},
 		EffectivePolicies: []engine.EffectivePolicy{
 			{
 				PolicyKind: "CP",
@@ -111,7 +113,9 @@ func TestSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLines(t, b.String(), []string{
-		"EFFECTIVE POLICIES (semantics: gep713)",
+		// The reading that produced the answer: profiles, semantics,
+		// status vocabulary.
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: draft)",
 		// Columns: KIND 4+2, PATH 21+2, SPEC 24+2; provenance sorted by field.
 		"KIND  PATH                   SPEC                      PROVENANCE",
 		`CP    G/n/g > R/n/r > S/n/b  {"color":"blue"}          color←CP/n/p2`,
@@ -135,6 +139,27 @@ func TestSimulation(t *testing.T) {
 	})
 }
 
+// TestSimulationMerged: under merged GEP-713's vocabulary the column and
+// the message are Programmed's, and an Enforced condition is not read.
+func TestSimulationMerged(t *testing.T) {
+	out := sample()
+	out.StatusVocabulary = engine.VocabularyMerged
+	out.Policies[0].Conditions = append(out.Policies[0].Conditions, cond(engine.TypeProgrammed, "False", "Overridden", "overridden by CP/n/p9"))
+	var b bytes.Buffer
+	if err := Simulation(&b, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: merged)\n",
+		"POLICY   STRATEGY         ACCEPTED       PROGRAMMED        MESSAGE\n",
+		"CP/n/p1  Atomic defaults  True/Accepted  False/Overridden  overridden by CP/n/p9\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 // TestSimulationEmpty: no effective policy, policy, target or warning. The
 // table says so in the first section, keeps the headers of the others and
 // prints no WARNINGS section.
@@ -148,12 +173,12 @@ func TestSimulationEmpty(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkLines(t, b.String(), []string{
-			"EFFECTIVE POLICIES (semantics: sticky-overrides)",
+			"EFFECTIVE POLICIES (profiles: -; semantics: sticky-overrides; status vocabulary: merged)",
 			"KIND  PATH                               SPEC  PROVENANCE",
 			"-     (no path has an effective policy)        ",
 			"",
 			"POLICIES",
-			"POLICY  STRATEGY  ACCEPTED  ENFORCED  MESSAGE",
+			"POLICY  STRATEGY  ACCEPTED  PROGRAMMED  MESSAGE",
 			"",
 			"AFFECTED OBJECTS",
 			"OBJECT  CONDITION  AFFECTED BY",
@@ -163,18 +188,23 @@ func TestSimulationEmpty(t *testing.T) {
 
 func TestProvenance(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		in   map[string]string
-		want string
+		name   string
+		in     map[string]string
+		stored []string
+		want   string
 	}{
-		{"nil", nil, ""},
-		{"empty", map[string]string{}, ""},
-		{"one", map[string]string{"color": "CP/n/p1"}, "color←CP/n/p1"},
-		{"sorted by field", map[string]string{"size": "CP/n/p2", "color": "CP/n/p1", "a.b": "CP/n/p3"}, "a.b←CP/n/p3 color←CP/n/p1 size←CP/n/p2"},
-		{"quoted key", map[string]string{`["a.b"]`: "CP/n/p1", "a": "CP/n/p2"}, `["a.b"]←CP/n/p1 a←CP/n/p2`},
+		{"nil", nil, nil, ""},
+		{"empty", map[string]string{}, nil, ""},
+		{"one", map[string]string{"color": "CP/n/p1"}, nil, "color←CP/n/p1"},
+		{"sorted by field", map[string]string{"size": "CP/n/p2", "color": "CP/n/p1", "a.b": "CP/n/p3"}, nil, "a.b←CP/n/p3 color←CP/n/p1 size←CP/n/p2"},
+		// A field a CRD default set names the default and the policy it
+		// was stored for (Kubernetes, Defaulting and Nullable;
+		// docs/output.md); the others their policy.
+		{"stored default", map[string]string{"retry.numRetries": "CP/n/p1", "timeout": "CP/n/p2"}, []string{"retry.numRetries"}, "retry.numRetries←CP CRD default, stored for CP/n/p1 timeout←CP/n/p2"},
+		{"quoted key", map[string]string{`["a.b"]`: "CP/n/p1", "a": "CP/n/p2"}, nil, `["a.b"]←CP/n/p1 a←CP/n/p2`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Provenance(tc.in); got != tc.want {
+			if got := Provenance(engine.EffectivePolicy{PolicyKind: "CP", Provenance: tc.in, StoredDefaults: tc.stored}); got != tc.want {
 				t.Errorf("Provenance(%v) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
@@ -193,6 +223,7 @@ func TestTarget(t *testing.T) {
 			x:    &simulator.TargetExplanation{Target: "S/n/x"},
 			want: []string{
 				"S/n/x",
+				"  reading:                  profiles: -; semantics: ; status vocabulary: merged",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  (none)",
 				"  paths through it:         0",
@@ -204,6 +235,7 @@ func TestTarget(t *testing.T) {
 			name: "two paths",
 			x: &simulator.TargetExplanation{
 				Target:     "S/n/b",
+				Reading:    simulator.Reading{Semantics: engine.GEP713, StatusVocabulary: engine.VocabularyDraft, Profiles: []string{"cp"}},
 				AffectedBy: []string{"CP/n/p1", "CP/n/p2"},
 				Paths:      out.EffectivePolicies,
 				Decisions: []simulator.PathDecisions{{
@@ -214,6 +246,7 @@ func TestTarget(t *testing.T) {
 			},
 			want: []string{
 				"S/n/b",
+				"  reading:                  profiles: cp; semantics: gep713; status vocabulary: draft",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  CP/n/p1, CP/n/p2",
 				"  paths through it:         2",
@@ -255,7 +288,8 @@ func TestPolicy(t *testing.T) {
 			// in effect on, and lost color on another.
 			name: "in effect, beaten, if deleted",
 			x: &simulator.PolicyExplanation{
-				Policy: "CP/n/p1",
+				Policy:  "CP/n/p1",
+				Reading: simulator.Reading{Semantics: engine.StickyOverrides, StatusVocabulary: engine.VocabularyDraft, Profiles: []string{"cp"}},
 				Status: engine.PolicyStatus{
 					Ref:      "CP/n/p1",
 					Strategy: "Atomic defaults",
@@ -290,6 +324,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/p1  (Atomic defaults)",
+				"  reading: profiles: cp; semantics: sticky-overrides; status vocabulary: draft",
 				"  Accepted=True                 Accepted           Policy has been accepted",
 				"  Enforced=True                 PartiallyEnforced  beaten by CP/n/p2",
 				"  target G/n/g1: Accepted=True  Accepted           Policy has been accepted",
@@ -320,6 +355,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/p4  (Atomic defaults)",
+				"  reading: profiles: -; semantics: ; status vocabulary: merged",
 				"  Accepted=True   Accepted    Policy has been accepted",
 				"  Enforced=False  Overridden  overridden by CP/n/p3",
 				"  stacked on 1 path(s), in effect on 0",
@@ -337,6 +373,7 @@ func TestPolicy(t *testing.T) {
 			},
 			want: []string{
 				"CP/n/bad  ()",
+				"  reading: profiles: -; semantics: ; status vocabulary: merged",
 				"  Accepted=False  Invalid  spec.color: must be a string",
 				"  stacked on 0 path(s), in effect on 0",
 				"  if deleted: no effective policy changes",
@@ -395,7 +432,7 @@ func TestData(t *testing.T) {
 	if err := Data(&b, "json", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"{\n  \"semantics\": \"gep713\",\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
+	for _, want := range []string{"{\n  \"semantics\": \"gep713\",\n  \"statusVocabulary\": \"draft\",\n  \"profiles\": [\n    \"cp\",\n    \"cp2\"\n  ],\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("JSON lacks %q:\n%s", want, b.String())
 		}
@@ -445,7 +482,7 @@ func TestExample2(t *testing.T) {
 			if len(lines) < 1+len(want) {
 				t.Fatalf("output too short:\n%s", b.String())
 			}
-			if lines[0] != "EFFECTIVE POLICIES (semantics: "+string(sem)+")" {
+			if lines[0] != "EFFECTIVE POLICIES (profiles: color-inherited; semantics: "+string(sem)+"; status vocabulary: merged)" {
 				t.Errorf("first line %q", lines[0])
 			}
 			checkLines(t, strings.Join(lines[1:1+len(want)], "\n")+"\n", want)
@@ -458,8 +495,19 @@ func TestExample2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "`make demo` prints, among the rest:\n\n```\n"+strings.Join(want, "\n")+"\n```\n") {
-		t.Errorf("README.md no longer shows Example 2's table as make demo prints it")
+	// README shows the header, the effective policies and the policies'
+	// status (merged GEP-713's Programmed) as make demo prints them.
+	var b bytes.Buffer
+	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	shown := strings.Join(lines[:1+len(want)+1+6], "\n")
+	if !strings.Contains(shown, strings.Join(want, "\n")) || !strings.Contains(shown, "True/PartiallyProgrammed") {
+		t.Fatalf("make demo's first lines changed:\n%s", shown)
+	}
+	if !strings.Contains(string(readme), "`make demo` prints, among the rest:\n\n```\n"+shown+"\n```\n") {
+		t.Errorf("README.md no longer shows Example 2's tables as make demo prints them:\n%s", shown)
 	}
 }
 
@@ -486,6 +534,7 @@ func TestClean(t *testing.T) {
 func TestControlCharacters(t *testing.T) {
 	out := &simulator.Output{
 		Semantics: engine.GEP713,
+		Profiles:  []string{"cp\tx"},
 		EffectivePolicies: []engine.EffectivePolicy{{
 			PolicyKind: "CP",
 			Path:       []string{"G/n/g", "R/n/r\n1", "S/n/b"},
@@ -505,13 +554,13 @@ func TestControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLines(t, b.String(), []string{
-		"EFFECTIVE POLICIES (semantics: gep713)",
+		`EFFECTIVE POLICIES (profiles: cp\tx; semantics: gep713; status vocabulary: merged)`,
 		`KIND  PATH                      SPEC          PROVENANCE`,
 		`CP    G/n/g > R/n/r\n1 > S/n/b  {"a\tb":"x"}  a\tb←CP/n/p\t1`,
 		"",
 		"POLICIES",
-		"POLICY     STRATEGY         ACCEPTED       ENFORCED  MESSAGE",
-		`CP/n/p\t1  Atomic defaults  True/Accepted  -         line 1\nline 2`,
+		"POLICY     STRATEGY         ACCEPTED       PROGRAMMED  MESSAGE",
+		`CP/n/p\t1  Atomic defaults  True/Accepted  -           line 1\nline 2`,
 		"",
 		"AFFECTED OBJECTS",
 		"OBJECT    CONDITION        AFFECTED BY",
@@ -533,6 +582,7 @@ func TestControlCharacters(t *testing.T) {
 	}
 	checkLines(t, b.String(), []string{
 		`CP/n/p\t1  (Atomic defaults)`,
+		"  reading: profiles: -; semantics: ; status vocabulary: merged",
 		"  stacked on 0 path(s), in effect on 1",
 		`    G/n/g > R/n/r\n1 > S/n/b  sets a\tb`,
 		`  a\tb beaten by CP/n/q on 1 path(s):`,
@@ -553,6 +603,7 @@ func TestControlCharacters(t *testing.T) {
 	}
 	checkLines(t, b.String(), []string{
 		`R/n/r\n1`,
+		"  reading:                  profiles: -; semantics: ; status vocabulary: merged",
 		"  targeted directly by:     (none)",
 		`  reported as affected by:  CP/n/p\t1`,
 		"  paths through it:         1",

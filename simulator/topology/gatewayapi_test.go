@@ -46,11 +46,11 @@ func gateway(ns, name, class string, ls ...gwv1.Listener) *gwv1.Gateway {
 	return &gwv1.Gateway{ObjectMeta: meta(ns, name), Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class), Listeners: ls}}
 }
 
-func listener(name string, port int32, proto gwv1.ProtocolType) gwv1.Listener {
+func listenerSpec(name string, port int32, proto gwv1.ProtocolType) gwv1.Listener {
 	return gwv1.Listener{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(port), Protocol: proto}
 }
 
-// from sets allowedRoutes.namespaces on a listener.
+// from sets allowedRoutes.namespaces on a listenerSpec.
 func from(l gwv1.Listener, f gwv1.FromNamespaces, sel *metav1.LabelSelector) gwv1.Listener {
 	if l.AllowedRoutes == nil {
 		l.AllowedRoutes = &gwv1.AllowedRoutes{}
@@ -138,10 +138,10 @@ func grant(ns string, fromKind, fromNS, toName string) *gwv1.ReferenceGrant {
 }
 
 var (
-	http80   = listener("http", 80, gwv1.HTTPProtocolType)
-	https443 = listener("https", 443, gwv1.HTTPSProtocolType)
-	alt8080  = listener("alt", 8080, gwv1.HTTPProtocolType)
-	tcp9000  = listener("tcp", 9000, gwv1.TCPProtocolType)
+	http80   = listenerSpec("http", 80, gwv1.HTTPProtocolType)
+	https443 = listenerSpec("https", 443, gwv1.HTTPSProtocolType)
+	alt8080  = listenerSpec("alt", 8080, gwv1.HTTPProtocolType)
+	tcp9000  = listenerSpec("tcp", 9000, gwv1.TCPProtocolType)
 )
 
 func TestAddGatewayAPI(t *testing.T) {
@@ -298,7 +298,7 @@ func TestAddGatewayAPI(t *testing.T) {
 			},
 			warnings: []string{
 				"HTTPRoute app/r: spec.parentRefs[0] (Gateway app/nope): Gateway not found",
-				"HTTPRoute app/r: spec.parentRefs[1] (Service app/svc): only Gateway parents are supported",
+				"HTTPRoute app/r: spec.parentRefs[1] (Service app/svc): only Gateway and ListenerSet parents are supported",
 				"HTTPRoute app/r: spec.parentRefs[2] (Gateway app/empty): the Gateway has no listeners",
 			},
 		},

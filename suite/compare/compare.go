@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/tree"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -41,6 +42,11 @@ const (
 	StatusRule Kind = "status-rule"
 )
 
+// StoredValues prefixes the kind (Kinds) of an effective setting that
+// differs on a field where the reference's answer depends on what the API
+// server stored.
+const StoredValues = "stored-values-"
+
 // Difference is one way an observation differs from the expected one.
 //
 // A kept finding records its differences in this form (the JSON names
@@ -65,6 +71,12 @@ type Difference struct {
 	// WantMessage is the message of the reference's condition: why it is
 	// Invalid, who won. Shown, never compared.
 	WantMessage string `json:"wantMessage,omitempty"`
+	// StoredFields are the fields of Fields (Effective) on which the
+	// reference's answer depends on what the API server stored: the
+	// policies as their authors wrote them give Written there, not Want
+	// (CRD defaults, pruned nulls; docs/profiles.md, What is stored).
+	StoredFields []string `json:"storedFields,omitempty"`
+	Written      any      `json:"written,omitempty"`
 }
 
 // Key names what d is about, whatever the values: its kind and the path,
@@ -101,14 +113,15 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		observable = func(p []string) bool { return caps.Observable(p, &got) }
 	}
 	w, g := effective(want.Effective, caps.Readable, observable), effective(got.Effective, nil, nil)
+	written := writtenSpecs(want.Written, caps.Readable)
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		wp, gp := w[k], g[k]
 		if gp == nil {
-			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec})
+			out = append(out, stored(Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, nil), Want: wp.Spec}, written))
 			continue
 		}
 		if !jsonEqual(wp.Spec, gp.Spec) {
-			out = append(out, Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, gp.Spec), Want: wp.Spec, Got: gp.Spec})
+			out = append(out, stored(Difference{Kind: Effective, Path: wp.Path, Fields: fieldsDiffering(wp.Spec, gp.Spec), Want: wp.Spec, Got: gp.Spec}, written))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(g)) {
@@ -121,6 +134,8 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 	wantPolicies := slices.DeleteFunc(slices.Clone(want.Policies), unreported)
 	gotPolicies := slices.DeleteFunc(slices.Clone(got.Policies), unreported)
 	out = append(out, conditions(PolicyCondition, wantPolicies, gotPolicies, caps.Conditions)...)
+	wa, ga := ancestors(wantPolicies, gotPolicies)
+	out = append(out, conditions(PolicyCondition, wa, ga, caps.Conditions)...)
 	if got.Targets != nil {
 		out = append(out, conditions(TargetCondition, want.Targets, got.Targets, caps.Conditions)...)
 	}
@@ -130,6 +145,37 @@ func Diff(want, got observe.Observation, caps observe.Capabilities) []Difference
 		out = append(out, Difference{Kind: StatusRule, Ref: b.Ref, Condition: b.Rule, Got: b.Got})
 	}
 	return out
+}
+
+// ancestors lists, as objects of their own (Ref policy@ancestor, as
+// gepcheck-reference's in-cluster observations name them), the status per
+// ancestor of each policy for which both sides report status per ancestor
+// (observe.Status.Ancestors): every ancestor got writes, beside want's for
+// the same ancestor, which has no conditions when want has no entry there
+// (Gateway API v1, PolicyStatus.Ancestors: "the status of the policy with
+// respect to each ancestor"). An ancestor want has and got does not write
+// is not compared: which Gateways an implementation answers for is the
+// status rules' to judge (suite/statusrules).
+func ancestors(want, got []observe.Status) (w, g []observe.Status) {
+	wantOf := map[string]observe.Status{}
+	for _, s := range want {
+		wantOf[s.Ref] = s
+	}
+	for _, gs := range got {
+		ws, ok := wantOf[gs.Ref]
+		if !ok || ws.Ancestors == nil || gs.Ancestors == nil {
+			continue
+		}
+		for _, ga := range gs.Ancestors {
+			ref := gs.Ref + "@" + ga.Ref
+			g = append(g, observe.Status{Ref: ref, Conditions: ga.Conditions})
+			i := slices.IndexFunc(ws.Ancestors, func(a observe.Status) bool { return a.Ref == ga.Ref })
+			if i >= 0 {
+				w = append(w, observe.Status{Ref: ref, Conditions: ws.Ancestors[i].Conditions})
+			}
+		}
+	}
+	return w, g
 }
 
 // effective indexes the paths that have an effective setting, projected
@@ -152,6 +198,79 @@ func effective(ps []observe.Path, readable func(map[string]any) map[string]any, 
 
 func pathKey(p []string) string { return strings.Join(p, " > ") }
 
+// writtenSpecs indexes the reference's effective settings as written
+// (Observation.Written) by path, projected with readable when not nil; a
+// path with no effective policy as written has a nil spec.
+func writtenSpecs(ps []observe.Path, readable func(map[string]any) map[string]any) map[string]map[string]any {
+	if len(ps) == 0 {
+		return nil
+	}
+	m := make(map[string]map[string]any, len(ps))
+	for _, p := range ps {
+		spec := p.Spec
+		if readable != nil && spec != nil {
+			spec = readable(spec)
+		}
+		m[pathKey(p.Path)] = spec
+	}
+	return m
+}
+
+// stored marks d's fields where the implementation gives what the
+// reference's answer as written gives and the reference's answer as stored
+// does not (Difference.StoredFields): the difference is exactly what the
+// API server's storing changed there. A field the implementation gets
+// otherwise wrong stays an effective-setting difference.
+func stored(d Difference, written map[string]map[string]any) Difference {
+	ws, ok := written[pathKey(d.Path)]
+	if !ok {
+		return d
+	}
+	want, _ := d.Want.(map[string]any)
+	got, _ := d.Got.(map[string]any)
+	for _, f := range d.Fields {
+		if len(leavesDiffering(want[f], ws[f])) > 0 && len(leavesDiffering(got[f], ws[f])) == 0 {
+			d.StoredFields = append(d.StoredFields, f)
+		}
+	}
+	if len(d.StoredFields) > 0 {
+		d.Written = ws
+		if ws == nil {
+			d.Written = map[string]any{}
+		}
+	}
+	return d
+}
+
+// leavesDiffering lists the dotted leaves (scalars, lists, empty objects;
+// a null is absent) at which a and b differ.
+func leavesDiffering(a, b any) []string {
+	la, lb := leafMap(a), leafMap(b)
+	var out []string
+	for k, v := range la {
+		if w, ok := lb[k]; !ok || !jsonEqual(v, w) {
+			out = append(out, k)
+		}
+	}
+	for k := range lb {
+		if _, ok := la[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func leafMap(v any) map[string]any {
+	out := map[string]any{}
+	for _, l := range tree.From(v, tree.NoOrigin).Leaves() {
+		if l.Value.Value == nil && !l.Value.IsObject() {
+			continue
+		}
+		out[tree.FieldPath(l.Path)] = l.Value.JSON()
+	}
+	return out
+}
+
 // conditions compares the conditions of want's objects with got's.
 func conditions(kind Kind, want, got []observe.Status, types []string) []Difference {
 	type key struct{ ref, typ string }
@@ -167,24 +286,33 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 		}
 		return m
 	}
+	// A condition whose value neither GEP-713 text settles (the
+	// reference's reading, engine.Condition.Undefined; docs/semantics.md)
+	// is not judged, whatever the implementation writes.
+	undefined := map[key]bool{}
 	for _, s := range want {
 		for _, c := range s.Conditions {
 			messages[key{s.Ref, c.Type}] = c.Message
+			if c.Undefined != "" {
+				undefined[key{s.Ref, c.Type}] = true
+			}
 		}
 	}
 	wc, gc := index(want), index(got)
 	// Both ways: a condition the implementation writes where the
 	// reference writes none of that type (an Enforced on a rejected
-	// policy) differs too, for the types compared: those listed, else
+	// policy, a Programmed where the reference writes the draft's
+	// Enforced) differs too, for the types compared: those listed, else
 	// those the reference writes on some object, and GEP-713's policy
-	// conditions.
+	// conditions in either status vocabulary (merged: Accepted,
+	// Programmed; draft: Accepted, Enforced).
 	known := map[string]bool{}
 	if types == nil {
 		for k := range wc {
 			known[k.typ] = true
 		}
 		if kind == PolicyCondition {
-			known["Accepted"], known["Enforced"] = true, true
+			known["Accepted"], known["Enforced"], known["Programmed"] = true, true, true
 		}
 	}
 	all := maps.Clone(wc)
@@ -198,7 +326,7 @@ func conditions(kind Kind, want, got []observe.Status, types []string) []Differe
 	})
 	var out []Difference
 	for _, k := range keys {
-		if gc[k] != wc[k] {
+		if gc[k] != wc[k] && !undefined[k] {
 			out = append(out, Difference{Kind: kind, Ref: k.ref, Condition: k.typ, Want: wc[k], Got: gc[k], WantMessage: messages[k]})
 		}
 	}
@@ -311,8 +439,13 @@ func Strings(ds []Difference) []string {
 // not write), "condition" (any other policy condition),
 // "target-condition", "error", and for effective settings one per spec
 // field that differs: "effective-setting-retry" where a path's value
-// differs, "extra-setting-retry" where the implementation sets it on a
-// path the reference gives no effective policy.
+// differs, "stored-values-retry" where the implementation's value is the
+// one the reference gives for the policies as written and not the one it
+// gives for the policies as the API server stores them
+// (Difference.StoredFields: a CRD default or a pruned null decides it),
+// "extra-setting-retry" where the
+// implementation sets it on a path the reference gives no effective
+// policy.
 func Kinds(ds []Difference) []string {
 	kinds := map[string]bool{}
 	for _, d := range ds {
@@ -339,6 +472,10 @@ func Kinds(ds []Difference) []string {
 				kinds["effective-setting"] = true
 			}
 			for _, f := range d.Fields {
+				if slices.Contains(d.StoredFields, f) {
+					kinds[StoredValues+f] = true
+					continue
+				}
 				kinds["effective-setting-"+f] = true
 			}
 		}

@@ -69,6 +69,10 @@ type Options struct {
 	// Semantics is the reading of GEP-713 the implementation claims
 	// (docs/semantics.md); default: its capabilities' own.
 	Semantics engine.Semantics
+	// Vocabulary is the status vocabulary the implementation claims
+	// (merged GEP-713's or its draft's, docs/semantics.md); default: its
+	// capabilities' own.
+	Vocabulary engine.Vocabulary
 	// StepTimeout bounds each step of a scenario in a cluster (default
 	// 30s).
 	StepTimeout time.Duration
@@ -186,11 +190,13 @@ func skipped(skip []string, path string) bool {
 	return slices.ContainsFunc(skip, func(s string) bool { return s == base || strings.HasSuffix(s, "-"+base) || s == path })
 }
 
-// declared overrides an observer's features and semantics.
+// declared overrides an observer's features, semantics and status
+// vocabulary.
 type declared struct {
 	observe.Observer
 	features features.Set
 	sem      engine.Semantics
+	voc      engine.Vocabulary
 }
 
 func (d declared) Capabilities() observe.Capabilities {
@@ -201,11 +207,14 @@ func (d declared) Capabilities() observe.Capabilities {
 	if d.sem != "" {
 		caps.Semantics = d.sem
 	}
+	if d.voc != "" {
+		caps.Vocabulary = d.voc
+	}
 	return caps
 }
 
 func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
-	d := declared{Observer: o.Offline, features: o.Features, sem: o.Semantics}
+	d := declared{Observer: o.Offline, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
 	cases, err := observe.ScenarioCases(paths, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -309,11 +318,13 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 	return c
 }
 
-// declaredInCluster overrides an implementation's features and semantics.
+// declaredInCluster overrides an implementation's features, semantics and
+// status vocabulary.
 type declaredInCluster struct {
 	incluster.Implementation
 	features features.Set
 	sem      engine.Semantics
+	voc      engine.Vocabulary
 }
 
 func (d declaredInCluster) Capabilities() incluster.Capabilities {
@@ -324,12 +335,15 @@ func (d declaredInCluster) Capabilities() incluster.Capabilities {
 	if d.sem != "" {
 		caps.Semantics = d.sem
 	}
+	if d.voc != "" {
+		caps.Vocabulary = d.voc
+	}
 	return caps
 }
 
 func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
 	ctx := context.Background()
-	im := declaredInCluster{Implementation: o.InCluster, features: o.Features, sem: o.Semantics}
+	im := declaredInCluster{Implementation: o.InCluster, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
 	c := o.Cluster
 	if c == nil {
 		var err error

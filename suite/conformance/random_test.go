@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,6 +82,52 @@ func TestRandomOfflineCatchesMutant(t *testing.T) {
 	for _, want := range []string{"--- FAIL: TestRandomOfflineCatchesMutant/random/", "shrunk case:", "--- PASS: TestRandomOfflineCatchesMutant/example-1-direct"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Options.Vocabulary is the status vocabulary the implementation claims
+// (GEP-713 as merged upstream, "Status reporting", or its draft), over its
+// capabilities' own: the ConformanceReport says it. The case is one the
+// two vocabularies write alike (a policy whose target does not exist:
+// Accepted False, nothing else), so that the claim is all that differs.
+func TestVocabularyClaimReported(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "target-not-found.yaml")
+	const scenario = `apiVersion: gepcheck.dev/v1alpha1
+kind: Scenario
+metadata: {name: target-not-found}
+spec:
+  citation: "GEP-713, Status reporting"
+  description: a policy whose target does not exist
+  profiles: [color-direct]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b1, namespace: default}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p, namespace: default}
+spec:
+  targetRefs: [{group: "", kind: Service, name: missing}]
+  color: red
+`
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ own, claim engine.Vocabulary }{{engine.VocabularyMerged, engine.VocabularyDraft}, {engine.VocabularyDraft, engine.VocabularyMerged}} {
+		dir := t.TempDir()
+		conformance.Run(t, conformance.Options{
+			Implementation: who, Offline: reference.Offline{Vocabulary: tc.own}, Vocabulary: tc.claim,
+			Scenarios: []string{file}, ReportDir: dir,
+		})
+		rep := readReport(t, dir)
+		said := false
+		for _, p := range rep.ProfileReports {
+			said = said || strings.Contains(p.Summary, "status vocabulary "+string(tc.claim)+".")
+		}
+		if !said {
+			t.Errorf("writing %s, claiming %s: the ConformanceReport does not say the claim: %+v", tc.own, tc.claim, rep.ProfileReports)
 		}
 	}
 }

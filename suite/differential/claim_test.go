@@ -241,13 +241,110 @@ func TestExtraMeaning(t *testing.T) {
 			Got:  obs("P/ns/p", observe.Condition{Type: "Accepted", Status: "True", Reason: "Accepted"}, overridden, merged),
 		})
 	}
-	if _, defined, contradicts := s.Meaning("Overridden=True/Overridden"); !defined || contradicts != 2 {
-		t.Errorf("Overridden: defined %v, contradicts %d; want defined, 2 of 3 (the reference has the policy enforced)", defined, contradicts)
+	// The reference's condition in merged GEP-713's words reads the same.
+	for _, c := range []struct{ status, reason string }{{"True", "PartiallyProgrammed"}, {"False", "Overridden"}, {"True", "Programmed"}} {
+		s.countExtra(Disagreement{
+			Want: obs("P/ns/p", observe.Condition{Type: "Programmed", Status: c.status, Reason: c.reason}),
+			Got:  obs("P/ns/p", observe.Condition{Type: "Accepted", Status: "True", Reason: "Accepted"}, overridden, merged),
+		})
+	}
+	if _, defined, contradicts := s.Meaning("Overridden=True/Overridden"); !defined || contradicts != 4 {
+		t.Errorf("Overridden: defined %v, contradicts %d; want defined, 4 of 6 (the reference has the policy enforced)", defined, contradicts)
 	}
 	if _, defined, _ := s.Meaning("Merged=True/Merged"); defined {
 		t.Errorf("Merged: defined by GEP-713, want not")
 	}
-	if s.Extra["Merged=True/Merged"] != 3 || s.Extra["Accepted=True/Accepted"] != 0 {
-		t.Errorf("counts %v, want Merged 3 and no Accepted", s.Extra)
+	if s.Extra["Merged=True/Merged"] != 6 || s.Extra["Accepted=True/Accepted"] != 0 {
+		t.Errorf("counts %v, want Merged 6 and no Accepted", s.Extra)
+	}
+}
+
+// otherVocabulary is an implementation that claims one status vocabulary
+// and writes the other: the reference's observation in the vocabulary it
+// claims, every policy condition rewritten into the other's (GEP-713 as
+// merged upstream, "Status reporting": Programmed, PartiallyProgrammed;
+// its draft, Policy status: Enforced, PartiallyEnforced; Overridden is a
+// reason of both). Swapping both ways keeps the mutant a mutant whatever
+// vocabulary the reference writes. An honest one writes what it claims.
+type otherVocabulary struct {
+	claim  engine.Vocabulary
+	honest bool
+}
+
+func (otherVocabulary) Name() string { return "other-vocabulary" }
+
+func (o otherVocabulary) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Vocabulary: o.claim}
+}
+
+func (o otherVocabulary) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
+	swap := map[string]string{"Enforced": "Programmed", "Programmed": "Enforced", "PartiallyEnforced": "PartiallyProgrammed", "PartiallyProgrammed": "PartiallyEnforced"}
+	out := observe.Reference(cases, o.Capabilities())
+	if o.honest {
+		return out, nil
+	}
+	for _, obs := range out {
+		for _, p := range obs.Policies {
+			for i, c := range p.Conditions {
+				if to, ok := swap[c.Type]; ok {
+					p.Conditions[i].Type = to
+					if r, ok := swap[c.Reason]; ok {
+						p.Conditions[i].Reason = r
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// An implementation that claims one status vocabulary and writes the
+// other is caught, on the catalogue's scenarios and by the differential
+// property (fuzz --impl … --status-vocabulary), whichever it claims; one
+// that writes what it claims agrees.
+func TestVocabularyMutantCaught(t *testing.T) {
+	c := scenarioCase(t, "example-2-defaults-and-overrides.yaml")
+	for _, claim := range []engine.Vocabulary{engine.VocabularyMerged, engine.VocabularyDraft} {
+		res, err := Cases(context.Background(), otherVocabulary{claim: claim}, []observe.Case{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		second := 0
+		for _, d := range res[0].Diff {
+			if d.Condition == "Programmed" || d.Condition == "Enforced" {
+				second++
+			}
+		}
+		if second == 0 {
+			t.Errorf("claiming %s, writing the other vocabulary: no Programmed or Enforced difference: %v", claim, res[0].Diff)
+		}
+		if res, _ = Cases(context.Background(), otherVocabulary{claim: claim, honest: true}, []observe.Case{c}); len(res[0].Diff) > 0 {
+			t.Errorf("claiming %s and writing it: %v", claim, res[0].Diff)
+		}
+	}
+	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", MaxPolicies: 4})
+	if out := suite.Run(Property(context.Background(), otherVocabulary{claim: engine.VocabularyMerged}, "color-inherited", gen), "", 1, 50, suite.Options{ShrinkTime: time.Second}); out.Passed {
+		t.Error("the differential property passes 50 cases of an implementation claiming merged GEP-713's vocabulary and writing the draft's")
+	}
+}
+
+// In merged GEP-713's vocabulary ("Status reporting", Status conditions)
+// Programmed is a policy condition, not an extra one, and the reference's
+// Programmed is the state an extra condition is read against:
+// PartiallyEnforced where the reference has PartiallyProgrammed agrees.
+func TestExtraMeaningMerged(t *testing.T) {
+	s := &Summary{Extra: map[string]int{}, ExtraVsReference: map[string]map[string]int{}}
+	obs := func(cs ...observe.Condition) observe.Observation {
+		return observe.Observation{Policies: []observe.Status{{Ref: "P/ns/p", Conditions: cs}}}
+	}
+	s.countExtra(Disagreement{
+		Want: obs(observe.Condition{Type: "Programmed", Status: "True", Reason: "PartiallyProgrammed"}),
+		Got:  obs(observe.Condition{Type: "Programmed", Status: "True", Reason: "Programmed"}, observe.Condition{Type: "PartiallyEnforced", Status: "True", Reason: "PartiallyEnforced"}),
+	})
+	if len(s.Extra) != 1 || s.Extra["PartiallyEnforced=True/PartiallyEnforced"] != 1 {
+		t.Errorf("extra %v, want only PartiallyEnforced once", s.Extra)
+	}
+	if _, defined, contradicts := s.Meaning("PartiallyEnforced=True/PartiallyEnforced"); !defined || contradicts != 0 {
+		t.Errorf("PartiallyEnforced against the reference's PartiallyProgrammed: defined %v, contradicts %d", defined, contradicts)
 	}
 }

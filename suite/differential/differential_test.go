@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/impl/exec"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 // The differential property catches a broken implementation: the example
@@ -18,7 +20,8 @@ func TestDifferentialCatchesBrokenImplementation(t *testing.T) {
 	if _, err := osexec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found: the example implementation is a Python script")
 	}
-	broken := &exec.Exec{Command: []string{"../../docs/examples/colorpolicy-direct.py"}, Env: []string{"GEPCHECK_EXAMPLE_BROKEN=newest-wins"}}
+	// The example writes the draft's status vocabulary (Enforced).
+	broken := observe.ClaimingVocabulary(&exec.Exec{Command: []string{"../../docs/examples/colorpolicy-direct.py"}, Env: []string{"GEPCHECK_EXAMPLE_BROKEN=newest-wins"}}, engine.VocabularyDraft)
 	p := Property(context.Background(), broken, "color-direct", generators.Scenarios(generators.Config{Profile: "color-direct", MaxPolicies: 4}))
 	out := suite.Run(p, "", 7, 15, suite.Options{ShrinkTime: time.Second})
 	if out.Passed {

@@ -50,8 +50,9 @@ type Summary struct {
 	// GEP-713 does not define, by "Type=Status/Reason".
 	Extra map[string]int
 	// ExtraVsReference counts, for each of Extra, the reference's Enforced
-	// condition on the same policy ("Status/Reason", "none"): what the
-	// policy's state is where the implementation wrote it (Meaning).
+	// condition (Programmed in merged GEP-713's vocabulary) on the same
+	// policy ("Status/Reason", "none"): what the policy's state is where
+	// the implementation wrote it (Meaning).
 	ExtraVsReference map[string]map[string]int
 	// Coverage counts what the scenarios drew (Combinations).
 	Coverage *Coverage
@@ -123,19 +124,21 @@ func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 
 // countExtra counts the conditions r's implementation wrote that GEP-713
 // does not define as the reference writes them, with the reference's
-// Enforced condition on the same policy.
+// Enforced (or, in merged GEP-713's vocabulary, Programmed) condition on
+// the same policy. Accepted, Enforced and Programmed are the policy
+// conditions of either vocabulary: not extra.
 func (s *Summary) countExtra(r Disagreement) {
 	enforced := map[string]string{}
 	for _, p := range r.Want.Policies {
 		for _, c := range p.Conditions {
-			if c.Type == "Enforced" {
-				enforced[p.Ref] = c.Status + "/" + c.Reason
+			if c.Type == "Enforced" || c.Type == "Programmed" {
+				enforced[p.Ref] = c.Status + "/" + draftReason[c.Reason]
 			}
 		}
 	}
 	for _, p := range r.Got.Policies {
 		for _, c := range p.Conditions {
-			if c.Type == "Accepted" || c.Type == "Enforced" {
+			if c.Type == "Accepted" || c.Type == "Enforced" || c.Type == "Programmed" {
 				continue
 			}
 			k := c.Type + "=" + c.Status + "/" + c.Reason
@@ -152,20 +155,33 @@ func (s *Summary) countExtra(r Disagreement) {
 	}
 }
 
+// draftReason is the reason of the reference's Enforced or Programmed
+// condition in the draft's words, which Meanings are written in: merged
+// GEP-713's Programmed and PartiallyProgrammed are the draft's Enforced and
+// PartiallyEnforced (docs/semantics.md, Status vocabularies).
+var draftReason = map[string]string{
+	"Programmed": "Enforced", "PartiallyProgrammed": "PartiallyEnforced",
+	"Enforced": "Enforced", "PartiallyEnforced": "PartiallyEnforced",
+	"Overridden": "Overridden", "Unknown": "Unknown",
+}
+
 // A Meaning is what GEP-713 says a condition an implementation writes
 // means, where it names it (Policy status: "The basic status conditions
 // are: Accepted, Enforced, PartiallyEnforced, Overridden"), and the
-// reference's Enforced conditions under which that holds.
+// reference's Enforced conditions under which that holds (Programmed in
+// merged GEP-713's vocabulary, "Status reporting": PartiallyProgrammed and
+// Overridden are its reasons).
 type Meaning struct {
 	Quote string
-	// Holds lists the reference's Enforced "Status/Reason" that agree.
+	// Holds lists the reference's Enforced (or Programmed) "Status/Reason"
+	// that agree.
 	Holds []string
 }
 
 // Meanings are GEP-713's basic status conditions other than Accepted and
 // Enforced, which the reference writes as reasons of Enforced.
 var Meanings = map[string]Meaning{
-	"PartiallyEnforced": {Quote: "PartiallyEnforced: parts of the policy's spec is guaranteed to be enforced, while other parts are known to have been superseded by other specs", Holds: []string{"True/PartiallyEnforced"}},
+	"PartiallyEnforced": {Quote: "PartiallyEnforced: parts of the policy's spec is guaranteed to be enforced, while other parts are known to have been superseded by other specs", Holds: []string{"True/PartiallyEnforced", "True/PartiallyProgrammed"}},
 	"Overridden":        {Quote: "Overridden: the policy's spec is known to have been fully overridden by other specs", Holds: []string{"False/Overridden"}},
 }
 

@@ -107,7 +107,7 @@ func replay(impl string, fz Fuzzer, d observe.Observer, k FuzzKind, seed uint64,
 		cmd = append(cmd, "--semantics", string(sem)) // the claim the run compared under
 	}
 	if v := d.Capabilities().Vocabulary; v != "" {
-		cmd = append(cmd, "--vocabulary", string(v)) // the status vocabulary it claims
+		cmd = append(cmd, "--status-vocabulary", string(v))
 	}
 	return strings.Join(cmd, " ")
 }

@@ -54,6 +54,14 @@ type Claimer interface {
 	Claim(sem engine.Semantics)
 }
 
+// VocabularyClaimer is implemented by configurations that write the
+// status vocabulary they are told to claim (the reference engine writes
+// either, engine.Vocabulary): run and fuzz pass it their
+// --status-vocabulary before asking for Offline or InCluster.
+type VocabularyClaimer interface {
+	ClaimVocabulary(v engine.Vocabulary)
+}
+
 // Reporter is implemented by configurations that say who they are, for
 // the reports people publish (Gateway API's ConformanceReport
 // implementation block, docs/reports.md).

@@ -44,6 +44,9 @@ type Plan struct {
 	Skip string
 	// Semantics the expectation is computed under (Target.Semantics).
 	Semantics engine.Semantics
+	// Vocabulary the expectation's conditions are written in
+	// (Target.Vocabulary).
+	Vocabulary engine.Vocabulary
 	// Namespaces maps the scenario's namespaces to the cluster's.
 	Namespaces map[string]string
 	// Names maps the scenario's cluster-scoped names (GatewayClasses,
@@ -105,6 +108,10 @@ type Target struct {
 	// the expectation is computed under it, and a scenario whose
 	// expectations hold only under other semantics is skipped.
 	Semantics engine.Semantics
+	// Vocabulary is the status vocabulary the implementation claims
+	// (observe.Capabilities.StatusVocabulary): the expectation's
+	// conditions are written in it.
+	Vocabulary engine.Vocabulary
 	// Annotations returns the implementation's annotations for the
 	// scenario's namespaces (Implementation.NamespaceAnnotations).
 	Annotations func(profiles []string, partition string) map[string]string
@@ -161,6 +168,7 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		p.Profiles = m.Scenario.Spec.Profiles
 	}
 	p.Semantics = observe.Capabilities{Semantics: t.Semantics}.Claim()
+	p.Vocabulary = observe.Capabilities{Vocabulary: t.Vocabulary}.StatusVocabulary()
 	if m.Scenario != nil && len(m.Scenario.Spec.Semantics) > 0 {
 		holds, err := m.Scenario.SemanticsList()
 		if err != nil {
@@ -210,7 +218,7 @@ func NewPlan(file string, t Target) (*Plan, error) {
 
 // step is the plan of state st, made from prev's.
 func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
-	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Namespaces: p.Namespaces, Names: p.Names}
+	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, Namespaces: p.Namespaces, Names: p.Names}
 	sp.fill(st.Docs, t)
 	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), State: sp}
 	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/features"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 const crossNamespace = `apiVersion: gepcheck.dev/v1alpha1
@@ -326,3 +327,42 @@ func TestPlanOtherImplementation(t *testing.T) {
 		t.Errorf("others %q", p.Others)
 	}
 }
+
+// The status vocabulary an implementation claims (GEP-713 as merged
+// upstream, "Status reporting", or its draft) is the one its plans, and
+// the plans of their steps, compute the expectation in; no claim is
+// merged GEP-713's. run --status-vocabulary (ClaimingVocabulary) replaces
+// the claim of an implementation's capabilities, and nothing else.
+func TestPlanFollowsTheVocabularyClaim(t *testing.T) {
+	const file = "../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
+	for _, tc := range []struct {
+		claim, want engine.Vocabulary
+	}{{"", engine.VocabularyMerged}, {engine.VocabularyMerged, engine.VocabularyMerged}, {engine.VocabularyDraft, engine.VocabularyDraft}} {
+		p, err := NewPlan(file, Target{Run: "r", Features: features.All, Vocabulary: tc.claim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Vocabulary != tc.want {
+			t.Errorf("claim %q: planned in %q", tc.claim, p.Vocabulary)
+		}
+		for _, st := range p.Steps {
+			if st.State.Vocabulary != tc.want {
+				t.Errorf("claim %q: %s planned in %q", tc.claim, st.Label, st.State.Vocabulary)
+			}
+		}
+	}
+	im := ClaimingVocabulary(capsOnly{caps: Capabilities{Capabilities: observe.Capabilities{Vocabulary: engine.VocabularyMerged, Semantics: engine.GEP713}}}, engine.VocabularyDraft)
+	if tg := TargetFor(im, "r", 0); tg.Vocabulary != engine.VocabularyDraft || tg.Semantics != engine.GEP713 {
+		t.Errorf("claiming the draft: target in %q under %q", tg.Vocabulary, tg.Semantics)
+	}
+}
+
+// capsOnly is an implementation that only has capabilities.
+type capsOnly struct {
+	Implementation
+	caps Capabilities
+}
+
+func (c capsOnly) Capabilities() Capabilities                            { return c.caps }
+func (capsOnly) ControllerName() string                                  { return "example.com/caps-only" }
+func (capsOnly) NamespaceAnnotations([]string, string) map[string]string { return nil }

@@ -63,7 +63,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Profiles: caps.Profiles}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Vocabulary: caps.Vocabulary, Profiles: caps.Profiles}
 }
 
 // Options configure a Runner.
@@ -273,13 +273,14 @@ func (r *Runner) readBack(ctx context.Context, p *Plan) ([]*unstructured.Unstruc
 const waveStart = 400 * time.Millisecond
 
 // Expect computes the reference engine's outcome from the stored objects,
-// under the semantics of the plan (the implementation's claim).
+// under the semantics and in the status vocabulary of the plan (the
+// implementation's claim).
 func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	data, err := cluster.SimulatorYAML(a.Stored)
 	if err != nil {
 		return nil, err
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles})
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles, Vocabulary: a.Plan.Vocabulary})
 	if err != nil {
 		return nil, fmt.Errorf("the stored objects do not load: %w", err)
 	}
@@ -303,6 +304,26 @@ type claiming struct {
 func (c claiming) Capabilities() Capabilities {
 	caps := c.Implementation.Capabilities()
 	caps.Semantics = c.sem
+	return caps
+}
+
+// ClaimingVocabulary is im claiming the status vocabulary v instead of its
+// own (run --status-vocabulary); im is returned as it is when v is empty.
+func ClaimingVocabulary(im Implementation, v engine.Vocabulary) Implementation {
+	if v == "" {
+		return im
+	}
+	return claimingVocabulary{im, v}
+}
+
+type claimingVocabulary struct {
+	Implementation
+	v engine.Vocabulary
+}
+
+func (c claimingVocabulary) Capabilities() Capabilities {
+	caps := c.Implementation.Capabilities()
+	caps.Vocabulary = c.v
 	return caps
 }
 

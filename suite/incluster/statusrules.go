@@ -34,7 +34,8 @@ func (r *Runner) statusRuleDiffs(ctx context.Context, p *Plan, stored []*unstruc
 		}
 		objects = append(objects, got)
 	}
-	out := statusrules.Policies(stored, r.Impl.ControllerName(), r.Impl.Capabilities().StrategyNames, true, p.Others)
+	caps := r.Impl.Capabilities()
+	out := statusrules.Policies(stored, r.Impl.ControllerName(), caps.StrategyNames, true, p.Others, caps.StatusVocabulary())
 	out = append(out, statusrules.Affected(objects, r.Impl.ControllerName(), kinds)...)
 	return p.UnmapAll(out)
 }

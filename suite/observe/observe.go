@@ -78,6 +78,12 @@ type Observation struct {
 	// Error, when set, says the implementation failed on this case; the
 	// rest of the observation is then empty.
 	Error string `json:"error,omitempty"`
+	// Written is the reference's alone: its effective settings from the
+	// policies as their authors wrote them, on the paths where the API
+	// server's storing them (CRD defaults, pruned nulls) changes the
+	// answer (simulator.Output.Written; nil spec: no effective policy).
+	// compare.Diff reads it to tell a stored-values difference.
+	Written []Path `json:"-"`
 }
 
 // RuleBreak is a status rule (statusrules.Rules) broken on an object.
@@ -100,6 +106,13 @@ type Path struct {
 type Status struct {
 	Ref        string      `json:"ref"`
 	Conditions []Condition `json:"conditions"`
+	// Ancestors, for a policy whose kind reports status per ancestor
+	// Gateway (Gateway API's PolicyStatus.Ancestors; the reference for a
+	// profile with statusAncestors), lists the conditions per ancestor
+	// (Ref: Gateway/namespace/name) that the observed side writes; nil
+	// when it reports none per ancestor. Comparisons then judge each
+	// ancestor the implementation writes (compare.Diff).
+	Ancestors []Status `json:"ancestors,omitempty"`
 }
 
 // Condition is a status condition, the engine's own type; Message is
@@ -212,6 +225,36 @@ func (c Capabilities) Claim() engine.Semantics {
 	return c.Semantics
 }
 
+// StatusVocabulary is the status vocabulary the implementation claims:
+// c.Vocabulary, or merged GEP-713's.
+func (c Capabilities) StatusVocabulary() engine.Vocabulary {
+	if c.Vocabulary == "" {
+		return engine.VocabularyMerged
+	}
+	return c.Vocabulary
+}
+
+// ClaimingVocabulary is d claiming the status vocabulary v instead of its
+// own (the --status-vocabulary flag of run and fuzz); d is returned as it
+// is when v is empty.
+func ClaimingVocabulary(d Observer, v engine.Vocabulary) Observer {
+	if v == "" {
+		return d
+	}
+	return claimingVocabulary{d, v}
+}
+
+type claimingVocabulary struct {
+	Observer
+	v engine.Vocabulary
+}
+
+func (c claimingVocabulary) Capabilities() Capabilities {
+	caps := c.Observer.Capabilities()
+	caps.Vocabulary = c.v
+	return caps
+}
+
 // Claiming is d claiming sem instead of its own semantics (the
 // --semantics flag of run and fuzz); d is returned as it is when sem is
 // empty.
@@ -254,6 +297,10 @@ func (o *Observation) Normalize() {
 		sort.Slice(l, func(a, b int) bool { return l[a].Ref < l[b].Ref })
 		for _, s := range l {
 			sort.Slice(s.Conditions, func(a, b int) bool { return s.Conditions[a].Type < s.Conditions[b].Type })
+			sort.Slice(s.Ancestors, func(a, b int) bool { return s.Ancestors[a].Ref < s.Ancestors[b].Ref })
+			for _, a := range s.Ancestors {
+				sort.Slice(a.Conditions, func(i, j int) bool { return a.Conditions[i].Type < a.Conditions[j].Type })
+			}
 		}
 	}
 	sort.Slice(o.Rejected, func(a, b int) bool { return o.Rejected[a].Ref < o.Rejected[b].Ref })
@@ -270,8 +317,19 @@ func FromOutput(name string, out *simulator.Output) Observation {
 		spec, _ := e.Spec.(map[string]any)
 		o.Effective = append(o.Effective, Path{Path: e.Path, Spec: spec})
 	}
+	for _, e := range out.Written {
+		spec, _ := e.Spec.(map[string]any)
+		o.Written = append(o.Written, Path{Path: e.Path, Spec: spec})
+	}
 	for _, p := range out.Policies {
-		o.Policies = append(o.Policies, Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)})
+		st := Status{Ref: p.Ref, Conditions: slices.Clone(p.Conditions)}
+		if p.Ancestors != nil {
+			st.Ancestors = make([]Status, 0, len(p.Ancestors))
+			for _, a := range p.Ancestors {
+				st.Ancestors = append(st.Ancestors, Status{Ref: a.Ref, Conditions: slices.Clone(a.Conditions)})
+			}
+		}
+		o.Policies = append(o.Policies, st)
 	}
 	for _, t := range out.Targets {
 		o.Targets = append(o.Targets, Status{Ref: t.Ref, Conditions: slices.Clone(t.Conditions)})
@@ -281,15 +339,15 @@ func FromOutput(name string, out *simulator.Output) Observation {
 }
 
 // Reference observes cases with gepcheck's reference engine as an
-// implementation with caps reads them: under the semantics it claims,
-// without creationTimestamps if it reads none. It is the expectation every
-// comparison starts from. A case that does not load is an observation with
-// Error set.
+// implementation with caps reads them: under the semantics it claims, in
+// the status vocabulary it claims, without creationTimestamps if it reads
+// none. It is the expectation every comparison starts from. A case that
+// does not load is an observation with Error set.
 func Reference(cases []Case, caps Capabilities) []Observation {
 	sem := caps.Claim()
 	out := make([]Observation, len(cases))
 	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps})
+		m, err := ReferenceModel(c, caps)
 		if err != nil {
 			out[i] = Observation{Name: c.Name, Error: err.Error()}
 			continue
@@ -297,4 +355,12 @@ func Reference(cases []Case, caps Capabilities) []Observation {
 		out[i] = FromOutput(c.Name, m.Run(sem, nil))
 	}
 	return out
+}
+
+// ReferenceModel loads case c as the reference reads it for an
+// implementation with caps (Reference): its profiles, the status
+// vocabulary the implementation claims, without creationTimestamps if it
+// reads none.
+func ReferenceModel(c Case, caps Capabilities) (*simulator.Model, error) {
+	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary()})
 }

@@ -22,7 +22,10 @@
 //     pending: ""              # or which open issue will cover it (or the gap, when no issue does yet)
 //
 // Every entry has coveredBy, untestable or pending; coveredBy and pending
-// together mean partly covered; untestable excludes both. Load checks the
+// together mean partly covered; untestable excludes both. An entry of a
+// later text of a spec (gep-713-merged: GEP-713 as merged upstream) that
+// says what an entry of the earlier one says names it instead (sameAs:
+// GEP-713-021) and takes its coverage, whatever it is. Load checks the
 // format; Check checks that what an entry cites exists.
 package requirements
 
@@ -45,7 +48,7 @@ import (
 var files embed.FS
 
 // Specs lists the catalogued specs, in the order they are reported.
-var Specs = []string{"gep-713", "gep-2649", "kuadrant-rfc", "gateway-api"}
+var Specs = []string{"gep-713", "gep-713-merged", "gep-2649", "kuadrant-rfc", "gateway-api"}
 
 // SeedFiles names, per spec, the text of the spec the quotes come from: a
 // file of the shared/seeds directory next to the repository.
@@ -55,15 +58,66 @@ var SeedFiles = map[string]string{
 	"kuadrant-rfc": "kuadrant-rfc-defaults-and-overrides.txt",
 }
 
-// ModuleFiles names, per spec that is a Go API's documentation, the module
-// and the files of it whose doc comments hold the quotes (GoComments), in
-// the order the quotes follow: the module's version is the one go.mod
-// requires.
+// ModuleFiles names, per spec whose text is in a Go module, the module
+// and the files of it that hold the quotes, in the order the quotes
+// follow: the doc comments of Go files (GoComments; a Go API's
+// documentation) or the text of Markdown files (MarkdownText; a GEP as
+// merged upstream). The module's version is the one go.mod requires.
 var ModuleFiles = map[string]struct {
 	Module string
 	Files  []string
 }{
 	"gateway-api": {Module: "sigs.k8s.io/gateway-api", Files: []string{"apis/v1/policy_types.go", "apis/v1/backendtlspolicy_types.go"}},
+	// GEP-713 as merged upstream (gateway-api PR 3609).
+	"gep-713-merged": {Module: "sigs.k8s.io/gateway-api", Files: []string{"geps/gep-713/index.md"}},
+}
+
+// ModuleText is the text of a file of ModuleFiles, whitespace normalized:
+// GoComments of a .go file, MarkdownText of a .md file.
+func ModuleText(name string, src []byte) string {
+	if strings.HasSuffix(name, ".md") {
+		return MarkdownText(src)
+	}
+	return GoComments(src)
+}
+
+var (
+	mdLink     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdEmphasis = regexp.MustCompile(`(^|[\s(])[_*]{1,2}([^_*\s][^_*]*?)[_*]{1,2}`)
+)
+
+// MarkdownText is the text of a Markdown file as a reader sees it,
+// whitespace normalized (Normalize): headings, list marks, emphasis and
+// code spans without their marks, a link as its text, and of a fenced
+// code block only its // comments (a GEP states its Go constants' meaning
+// there).
+func MarkdownText(src []byte) string {
+	var b strings.Builder
+	code := false
+	for line := range strings.Lines(string(src)) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			code = !code
+			b.WriteByte('\n')
+			continue
+		}
+		if code {
+			if c, ok := strings.CutPrefix(t, "//"); ok {
+				b.WriteString(c)
+			}
+			b.WriteByte('\n')
+			continue
+		}
+		t = strings.TrimLeft(t, "#")
+		t = strings.TrimPrefix(strings.TrimSpace(t), "- ")
+		t = mdLink.ReplaceAllString(t, "$1")
+		t = strings.ReplaceAll(t, "`", "")
+		t = mdEmphasis.ReplaceAllString(t, "$1$2")
+		t = strings.ReplaceAll(t, "**", "")
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	return Normalize(b.String())
 }
 
 // GoComments is the text of the // comments of a Go source file, in
@@ -86,6 +140,8 @@ var idPrefix = map[string]string{
 	"gep-2649":     "GEP-2649",
 	"kuadrant-rfc": "KUADRANT-RFC",
 	"gateway-api":  "GATEWAY-API",
+	// gep-713-merged's entries are GEP-713-M-NNN.
+	"gep-713-merged": "GEP-713-M",
 }
 
 // Level is the RFC 2119 keyword of a requirement.
@@ -140,6 +196,9 @@ type Requirement struct {
 	CoveredBy  []Citation `json:"coveredBy,omitempty"`
 	Untestable string     `json:"untestable,omitempty"`
 	Pending    string     `json:"pending,omitempty"`
+	// SameAs names the entry of an earlier text of the spec that says
+	// what this one says: its coverage is that entry's (Load copies it).
+	SameAs string `json:"sameAs,omitempty"`
 }
 
 // Status summarizes how a requirement is covered.
@@ -191,6 +250,7 @@ type entry struct {
 	CoveredBy  []Citation `json:"coveredBy"`
 	Untestable string     `json:"untestable"`
 	Pending    string     `json:"pending"`
+	SameAs     string     `json:"sameAs"`
 }
 
 // Load reads the embedded catalogue, every spec in the order of Specs and
@@ -215,6 +275,26 @@ func Load() ([]Requirement, error) {
 			seen[r.ID] = true
 		}
 		all = append(all, reqs...)
+	}
+	// An entry the same as another takes its coverage.
+	byID := map[string]Requirement{}
+	for _, r := range all {
+		byID[r.ID] = r
+	}
+	for i, r := range all {
+		if r.SameAs == "" {
+			continue
+		}
+		to, ok := byID[r.SameAs]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: sameAs %s: no such entry", r.ID, r.SameAs)
+		case to.SameAs != "" || to.Spec == r.Spec:
+			return nil, fmt.Errorf("%s: sameAs %s: name an entry of another spec's text that is not itself sameAs another", r.ID, r.SameAs)
+		case to.Level != r.Level:
+			return nil, fmt.Errorf("%s: sameAs %s: level %s, that entry's is %s", r.ID, r.SameAs, r.Level, to.Level)
+		}
+		all[i].CoveredBy, all[i].Untestable, all[i].Pending = to.CoveredBy, to.Untestable, to.Pending
 	}
 	return all, nil
 }
@@ -284,6 +364,9 @@ func Parse(spec string, data []byte) ([]Requirement, error) {
 		}
 		untestable, pending := strings.TrimSpace(e.Untestable), strings.TrimSpace(e.Pending)
 		switch {
+		case e.SameAs != "" && (untestable != "" || pending != "" || len(e.CoveredBy) > 0):
+			bad("sameAs takes the coverage of the entry it names: no coveredBy, untestable or pending")
+		case e.SameAs != "":
 		case untestable != "" && (len(e.CoveredBy) > 0 || pending != ""):
 			bad("untestable excludes coveredBy and pending")
 		case untestable == "" && pending == "" && len(e.CoveredBy) == 0:
@@ -291,7 +374,7 @@ func Parse(spec string, data []byte) ([]Requirement, error) {
 		}
 		reqs = append(reqs, Requirement{
 			ID: e.ID, Spec: spec, Level: e.Level, Section: e.Section, Quote: e.Quote,
-			CoveredBy: e.CoveredBy, Untestable: untestable, Pending: pending,
+			CoveredBy: e.CoveredBy, Untestable: untestable, Pending: pending, SameAs: e.SameAs,
 		})
 	}
 	if len(reqs) == 0 && len(errs) == 0 {

@@ -127,8 +127,9 @@ func TestQuotesInSeeds(t *testing.T) {
 }
 
 // specText is the normalized text of spec and where it was read: a seed
-// file (the test is skipped when there are none), or the doc comments of a
-// Go module's files (ModuleFiles) at the version go.mod requires.
+// file (the test is skipped when there are none), or the doc comments or
+// Markdown text of a Go module's files (ModuleFiles) at the version go.mod
+// requires.
 func specText(t *testing.T, spec string) (string, string) {
 	t.Helper()
 	mf, ok := ModuleFiles[spec]
@@ -150,9 +151,19 @@ func specText(t *testing.T, spec string) (string, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		parts = append(parts, GoComments(raw))
+		parts = append(parts, ModuleText(f, raw))
 	}
 	return Normalize(strings.Join(parts, " ")), mf.Module + " " + strings.Join(mf.Files, ", ")
+}
+
+// MarkdownText reads a GEP as a reader sees it: no heading, list,
+// emphasis or code marks, links as their text, and of a code block only
+// its // comments.
+func TestMarkdownText(t *testing.T) {
+	src := "### Status\n\nPolicies **MUST** use [the `status` stanza](#status) and _established_ specs.\n\n```go\nconst x = 1\n  // x SHOULD be one.\n```\n- a list item\n"
+	if got, want := MarkdownText([]byte(src)), "Status Policies MUST use the status stanza and established specs. x SHOULD be one. a list item"; got != want {
+		t.Errorf("MarkdownText = %q, want %q", got, want)
+	}
 }
 
 // GoComments reads the text after each "//", whatever the indentation,

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
@@ -28,6 +29,10 @@ type Rule struct {
 	// has (observedGeneration, lastTransitionTime), not what an offline
 	// translator prints.
 	Stored bool
+	// Vocabulary, when set, is the status vocabulary whose text the rule
+	// comes from: it is judged only on an implementation that claims it
+	// (observe.Capabilities.Vocabulary).
+	Vocabulary engine.Vocabulary
 	// check returns what breaks the rule in one ancestor entry of the
 	// implementation's (or "" when it holds).
 	check func(entry map[string]any, on ruleContext) string
@@ -43,6 +48,11 @@ type ruleContext struct {
 	// kind of the policy.
 	kind string
 }
+
+// programmedReasons are the reasons merged GEP-713 defines for a policy's
+// Programmed condition, by status ("Status reporting", Status conditions,
+// PolicyConditionProgrammed).
+var programmedReasons = map[string][]string{"True": {"Programmed", "PartiallyProgrammed"}, "False": {"Reconciling", "Overridden"}}
 
 // acceptedReasons are the reasons Gateway API's Go spec defines for a
 // policy's Accepted condition (PolicyConditionReason).
@@ -121,6 +131,42 @@ var Rules = []Rule{
 			return ""
 		},
 	},
+	{
+		Name:       "programmed-reason",
+		Vocabulary: engine.VocabularyMerged,
+		Cite:       "GEP-713 as merged, Status reporting, Status conditions (PolicyConditionProgrammed): \"Possible reasons for this condition to be True are: Programmed, PartiallyProgrammed\"; \"Possible reasons for this condition to be False are: Reconciling, Overridden\"",
+		check: func(e map[string]any, _ ruleContext) string {
+			for _, c := range conditionsOf(e) {
+				// The text lists reasons for True and False only: a
+				// Programmed=Unknown (no path reaches an effective target,
+				// docs/semantics.md, Status vocabularies) is not judged.
+				if str(c["type"]) == "Programmed" && str(c["status"]) != "Unknown" && !slices.Contains(programmedReasons[str(c["status"])], str(c["reason"])) {
+					return fmt.Sprintf("Programmed %s with reason %s", str(c["status"]), str(c["reason"]))
+				}
+			}
+			return ""
+		},
+	},
+	{
+		Name:       "not-accepted-not-programmed",
+		Vocabulary: engine.VocabularyMerged,
+		Cite:       "GEP-713 as merged, Status reporting, Status conditions: \"Non-accepted policy objects are also not Programmed and not Overridden\" (the table: Accepted False, Programmed ∅)",
+		check: func(e map[string]any, _ ruleContext) string {
+			accepted, programmed := "", map[string]any(nil)
+			for _, c := range conditionsOf(e) {
+				switch str(c["type"]) {
+				case "Accepted":
+					accepted = str(c["status"])
+				case "Programmed":
+					programmed = c
+				}
+			}
+			if accepted == "False" && programmed != nil {
+				return fmt.Sprintf("Accepted False with Programmed %s/%s", str(programmed["status"]), str(programmed["reason"]))
+			}
+			return ""
+		},
+	},
 }
 
 // Policies judges the ancestor entries controller wrote on each
@@ -140,7 +186,9 @@ var Rules = []Rule{
 //
 // stored says the policies are as an API server stores them; otherwise
 // (an offline translator's output) the Stored rules are not judged.
-func Policies(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string, stored bool, others map[string]string) []compare.Difference {
+// vocabulary is the status vocabulary the implementation claims: the rules
+// of another's text are not judged.
+func Policies(policies []*unstructured.Unstructured, controller string, apiStrategyNames []string, stored bool, others map[string]string, vocabulary engine.Vocabulary) []compare.Difference {
 	var out []compare.Difference
 	for _, p := range policies {
 		at := ref(p)
@@ -164,7 +212,7 @@ func Policies(policies []*unstructured.Unstructured, controller string, apiStrat
 			}
 			seen[key] = true
 			for _, r := range Rules {
-				if _, done := broken[r.Name]; done || r.Stored && !stored {
+				if _, done := broken[r.Name]; done || r.Stored && !stored || r.Vocabulary != "" && r.Vocabulary != vocabulary {
 					continue
 				}
 				if msg := r.check(e, ruleContext{generation: p.GetGeneration(), apiStrategyNames: apiStrategyNames, kind: p.GetKind()}); msg != "" {

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
@@ -60,7 +61,7 @@ func TestStatusRules(t *testing.T) {
 		{"strategy by GEP-713's name", policyWithStatus(entry("gw", me, withMessage(cond("Enforced", "True", "Enforced", 2), "Patch defaults: merged with p1"))), nil},
 	} {
 		var got []string
-		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}, true, nil) {
+		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, []string{"JSONMerge"}, true, nil, engine.VocabularyDraft) {
 			if d.Kind != compare.StatusRule || d.Ref != "P/ns/p" {
 				t.Errorf("%s: difference %+v", tc.name, d)
 			}
@@ -77,7 +78,7 @@ func TestStatusRules(t *testing.T) {
 func TestAcceptedReasonOfKind(t *testing.T) {
 	p := policyWithStatus(entry("gw", "example.com/me", cond("Accepted", "False", "NoValidCACertificate", 2)))
 	p.SetKind("BackendTLSPolicy")
-	if d := Policies([]*unstructured.Unstructured{p}, "example.com/me", nil, true, nil); len(d) != 0 {
+	if d := Policies([]*unstructured.Unstructured{p}, "example.com/me", nil, true, nil, engine.VocabularyDraft); len(d) != 0 {
 		t.Errorf("BackendTLSPolicy with NoValidCACertificate: %+v", d)
 	}
 }
@@ -148,14 +149,14 @@ func TestOfflineRules(t *testing.T) {
 	printed := cond("Accepted", "True", "Accepted", 0)
 	delete(printed, "lastTransitionTime")
 	delete(printed, "observedGeneration")
-	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, false, nil); len(got) != 0 {
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, false, nil, engine.VocabularyDraft); len(got) != 0 {
 		t.Errorf("printed status: %v, want no rule broken", got)
 	}
-	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, true, nil); len(got) == 0 {
+	if got := Policies([]*unstructured.Unstructured{policyWithStatus(entry("gw", me, printed))}, me, nil, true, nil, engine.VocabularyDraft); len(got) == 0 {
 		t.Errorf("the same status stored: no rule broken, want conditions-are-conditions and observed-generation")
 	}
 	twice := policyWithStatus(entry("gw", me, printed), entry("gw", me, printed))
-	if got := Policies([]*unstructured.Unstructured{twice}, me, nil, false, nil); len(got) != 1 || got[0].Condition != "one-entry-per-ancestor" {
+	if got := Policies([]*unstructured.Unstructured{twice}, me, nil, false, nil, engine.VocabularyDraft); len(got) != 1 || got[0].Condition != "one-entry-per-ancestor" {
 		t.Errorf("printed status with an ancestor twice: %v, want one-entry-per-ancestor", got)
 	}
 }
@@ -182,11 +183,50 @@ func TestOtherImplementations(t *testing.T) {
 		{"printed, an entry for their Gateway", policyWithStatus(entry("gw-other", me, good)), false, []string{"own-ancestors-only"}},
 	} {
 		var got []string
-		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, nil, tc.stored, others) {
+		for _, d := range Policies([]*unstructured.Unstructured{tc.policy}, me, nil, tc.stored, others, engine.VocabularyDraft) {
 			got = append(got, d.Condition)
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: broken %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The rules of merged GEP-713's status vocabulary ("Status reporting",
+// Status conditions) hold on what its text allows and are broken by what
+// it does not, for an implementation that claims it: Programmed takes only
+// its reasons (True: Programmed, PartiallyProgrammed; False: Reconciling,
+// Overridden), and "Non-accepted policy objects are also not Programmed
+// and not Overridden". The draft's Enforced is not judged by them, and an
+// implementation that claims the draft is not judged by merged's text.
+func TestStatusRulesOfTheVocabulary(t *testing.T) {
+	const me = "example.com/me"
+	accepted, rejected := cond("Accepted", "True", "Accepted", 2), cond("Accepted", "False", "Conflicted", 2)
+	for _, tc := range []struct {
+		name  string
+		claim engine.Vocabulary
+		entry map[string]any
+		want  []string
+	}{
+		{"programmed", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "True", "Programmed", 2)), nil},
+		{"partially programmed", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "True", "PartiallyProgrammed", 2)), nil},
+		{"overridden", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "False", "Overridden", 2)), nil},
+		{"reconciling", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "False", "Reconciling", 2)), nil},
+		{"rejected, nothing else", engine.VocabularyMerged, entry("gw", me, rejected), nil},
+		{"True with a False reason", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "True", "Overridden", 2)), []string{"programmed-reason"}},
+		{"a reason of the draft", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "True", "Enforced", 2)), []string{"programmed-reason"}},
+		{"Unknown", engine.VocabularyMerged, entry("gw", me, accepted, cond("Programmed", "False", "Unknown", 2)), []string{"programmed-reason"}},
+		{"rejected and overridden", engine.VocabularyMerged, entry("gw", me, rejected, cond("Programmed", "False", "Overridden", 2)), []string{"not-accepted-not-programmed"}},
+		{"rejected and programmed", engine.VocabularyMerged, entry("gw", me, cond("Accepted", "False", "Invalid", 2), cond("Programmed", "True", "Programmed", 2)), []string{"not-accepted-not-programmed"}},
+		{"the draft's Enforced on a rejected policy", engine.VocabularyMerged, entry("gw", me, rejected, cond("Enforced", "False", "Overridden", 2)), nil},
+		{"claiming the draft", engine.VocabularyDraft, entry("gw", me, rejected, cond("Programmed", "False", "Unknown", 2)), nil},
+	} {
+		var got []string
+		for _, d := range Policies([]*unstructured.Unstructured{policyWithStatus(tc.entry)}, me, nil, true, nil, tc.claim) {
+			got = append(got, d.Condition)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s (claims %s): broken %q, want %q", tc.name, tc.claim, got, tc.want)
 		}
 	}
 }

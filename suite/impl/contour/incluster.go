@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
@@ -47,8 +48,15 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName}
 // input's routes reach; it programs a backend only with endpoints.
 func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
-		Features:   Features,
+		Features: Features,
+		// Contour v1.33.8 writes Accepted alone on a BackendTLSPolicy's
+		// ancestors (internal/dag/gatewayapi_processor.go): no
+		// ResolvedRefs, which is not compared; Accepted is, also per
+		// ancestor Gateway (observe.Status.Ancestors).
 		Conditions: []string{"Accepted"},
+		// Of the policy conditions it writes BackendTLSPolicy's Accepted, no
+		// Programmed or Enforced: the claim is moot.
+		Vocabulary: engine.VocabularyMerged,
 		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
 		Readable:   Readable,
 		Observable: func(path []string, got *observe.Observation) bool {

@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
@@ -34,7 +35,9 @@ import (
 // Observed settings, per route rule, read from the xDS route of each
 // listener (docs/envoy-gateway.md): BackendTrafficPolicy
 // timeout.http.requestTimeout (route timeout) and retry.numRetries (route
-// retry policy). Conditions: Accepted, aggregated over status ancestors.
+// retry policy). Conditions: Accepted and ResolvedRefs (BackendTLSPolicy),
+// aggregated over status ancestors and, for BackendTLSPolicy, per ancestor
+// Gateway (observe.Status.Ancestors).
 type Translator struct {
 	Egctl   string
 	Timeout time.Duration
@@ -59,9 +62,13 @@ func (*Translator) Name() string { return "envoy-gateway" }
 var Features = features.Set{"BackendTrafficPolicy", "ClientTrafficPolicy", "SecurityPolicy", "BackendTLSPolicy", features.SectionName, features.MergeType, features.WellKnownCACertificates}
 
 // Capabilities implements observe.Observer: Envoy Gateway writes Accepted
-// (and Merged, Overridden), not GEP-713's Enforced.
+// (and Merged, Overridden, of its own API), neither GEP-713's draft's
+// Enforced nor merged GEP-713's Programmed (v1.9.1 writes Programmed on
+// EnvoyPatchPolicy only, api/v1alpha1/envoypatchpolicy_types.go): only
+// Accepted is compared, and its claim of merged GEP-713's status
+// vocabulary is moot.
 func (*Translator) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted"}, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
+	return observe.Capabilities{Features: Features, Conditions: []string{"Accepted", "ResolvedRefs"}, Vocabulary: engine.VocabularyMerged, StrategyNames: []string{"JSONMerge", "StrategicMerge"}, Readable: Readable, Observable: observable,
 		// egctl's loader keeps only the names of an object's metadata.
 		IgnoresCreationTimestamps: true,
 		// Only policies on the same target and section conflict
@@ -151,7 +158,7 @@ func (e *Translator) translate(ctx context.Context, cases []observe.Case) ([]obs
 	names := (&Translator{}).Capabilities().StrategyNames
 	cs := gatewayapi.Index(in.objects, ControllerName)
 	for i, ps := range printed {
-		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others) {
+		for _, d := range statusrules.Policies(ps, ControllerName, names, false, cs.Others, (&Translator{}).Capabilities().StatusVocabulary()) {
 			obs[i].Broken = append(obs[i].Broken, observe.RuleBreak{Ref: d.Ref, Rule: d.Condition, Got: fmt.Sprint(d.Got)})
 		}
 	}
@@ -383,6 +390,19 @@ func Readable(spec map[string]any) map[string]any {
 			m = m[k].(map[string]any)
 		}
 		m[f[len(f)-1]] = v
+	}
+	// A BackendTLSPolicy whose only subjectAltName is its hostname reads
+	// back as one with none: Envoy Gateway matches the hostname then, in
+	// the same SAN matcher (backendTLSSpec). Gateway API v1,
+	// BackendTLSPolicyValidation.Hostname: "If SubjectAltNames are not
+	// specified, Hostname MUST be used for authentication".
+	if v, ok := out["validation"].(map[string]any); ok {
+		sans := jsonmap.List(v["subjectAltNames"])
+		if len(sans) == 1 && jsonmap.String(jsonmap.Map(sans[0])["type"]) == "Hostname" && jsonmap.Map(sans[0])["hostname"] == v["hostname"] {
+			v = maps.Clone(v)
+			delete(v, "subjectAltNames")
+			out["validation"] = v
+		}
 	}
 	return out
 }

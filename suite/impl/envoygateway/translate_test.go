@@ -186,6 +186,18 @@ func TestReadable(t *testing.T) {
 	if _, changed := on["retry"].(map[string]any)["retryOn"].(map[string]any)["httpStatusCodes"]; changed {
 		t.Error("Readable changed its argument")
 	}
+	// A BackendTLSPolicy naming its hostname as its only subjectAltName
+	// reads as one naming none (Envoy Gateway checks the hostname then);
+	// another SAN stays.
+	tls := func(san string) map[string]any {
+		return map[string]any{"validation": map[string]any{"hostname": "a.example.com", "subjectAltNames": []any{map[string]any{"type": "Hostname", "hostname": san}}}}
+	}
+	if got := Readable(tls("a.example.com")); !reflect.DeepEqual(got, map[string]any{"validation": map[string]any{"hostname": "a.example.com"}}) {
+		t.Errorf("Readable(SAN = hostname) = %v", got)
+	}
+	if in := tls("b.example.com"); !reflect.DeepEqual(Readable(in), in) {
+		t.Errorf("Readable(SAN != hostname) = %v, want it whole", Readable(in))
+	}
 }
 
 // TestReadRetryStatusCodes: Envoy Gateway writes retriableStatusCodes

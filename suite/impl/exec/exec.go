@@ -46,6 +46,12 @@ type Exec struct {
 	Env []string
 	// CompareConditions lists the condition types compared (nil: all).
 	CompareConditions []string
+	// Profiles names the profile the command claims per policy kind
+	// (observe.Capabilities.Profiles; nil: any).
+	Profiles map[string]string
+	// IgnoresCreationTimestamps says the command reads no
+	// metadata.creationTimestamp (observe.Capabilities).
+	IgnoresCreationTimestamps bool
 }
 
 // Limits of a command's output (docs/limits.md, "Implementations").
@@ -79,7 +85,7 @@ func (e *Exec) Name() string { return "exec:" + filepath.Base(e.Command[0]) }
 
 // Capabilities implements observe.Observer.
 func (e *Exec) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: e.Features, Conditions: e.CompareConditions}
+	return observe.Capabilities{Features: e.Features, Conditions: e.CompareConditions, Profiles: e.Profiles, IgnoresCreationTimestamps: e.IgnoresCreationTimestamps}
 }
 
 // Observe implements observe.Observer. A case whose process fails, times out or

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -33,13 +34,15 @@ func TestExecExampleAgreesWithReference(t *testing.T) {
 	for seed := 0; seed < 12; seed++ {
 		cases = append(cases, colorDirectCase(gen.Example(seed)))
 	}
-	want := observe.Reference(cases, observe.Capabilities{})
+	// The example writes the draft's status vocabulary (Enforced).
+	claim := observe.Capabilities{Vocabulary: engine.VocabularyDraft}
+	want := observe.Reference(cases, claim)
 	got, err := ex.Observe(context.Background(), cases)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range cases {
-		if d := compare.Strings(compare.Diff(want[i], got[i], observe.Capabilities{})); len(d) > 0 {
+		if d := compare.Strings(compare.Diff(want[i], got[i], claim)); len(d) > 0 {
 			t.Errorf("seed %d: the example implementation disagrees with the reference:\n%s\n%s", i, strings.Join(d, "\n"), cases[i].YAML)
 		}
 	}

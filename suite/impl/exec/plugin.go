@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/internal/shell"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -36,15 +37,49 @@ func (plugin) Configure(fs *pflag.FlagSet) impl.Config {
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit per case")
 	fs.Int64Var(&c.maxOutput, "exec-max-output", DefaultMaxOutput, fmt.Sprintf("most bytes of stdout read from the command per case, for --impl exec (at most %d); more fails the case", MaxMaxOutput))
 	fs.StringSliceVar(&c.features, "exec-features", nil, "features the command supports, for --impl exec: policy kinds (ColorPolicy, …) and ObjectFields; cases needing another are skipped (default: all)")
+	fs.StringArrayVar(&c.profiles, "exec-profile", nil, "KIND=PROFILE: the profile the command claims for a policy kind, for --impl exec (e.g. ColorPolicy=color-direct); cases read with another profile of the kind are skipped; repeatable (default: any)")
+	fs.StringSliceVar(&c.conditions, "exec-conditions", nil, "policy condition types the command writes and gepcheck compares, for --impl exec (e.g. Accepted); the others are not judged (default: all)")
+	fs.BoolVar(&c.noTimestamps, "exec-ignores-creation-timestamps", false, "for --impl exec: the command reads no metadata.creationTimestamp, so the reference reads none either (GEP-713 Conflict resolution rule 3 decides where rule 2 would)")
 	return c
 }
 
 type config struct {
-	command   string
-	timeout   time.Duration
-	maxOutput int64
-	features  []string
-	fs        *pflag.FlagSet
+	command      string
+	timeout      time.Duration
+	maxOutput    int64
+	features     []string
+	profiles     []string
+	conditions   []string
+	noTimestamps bool
+	fs           *pflag.FlagSet
+}
+
+// claimedProfiles reads --exec-profile KIND=PROFILE values: each a policy
+// kind and a profile name, a built-in one of that kind or one the cases
+// bring; a kind claimed once.
+func claimedProfiles(values []string) (map[string]string, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	builtins, err := profile.Builtins()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, v := range values {
+		kind, name, ok := strings.Cut(v, "=")
+		if !ok || kind == "" || name == "" {
+			return nil, fmt.Errorf("--exec-profile %q: want KIND=PROFILE (e.g. ColorPolicy=color-direct)", ref.Printable(v))
+		}
+		if p := builtins[name]; p != nil && p.Spec.Policy.Kind != kind {
+			return nil, fmt.Errorf("--exec-profile %s: the built-in profile %s is for %s, not %s", ref.Printable(v), name, p.Spec.Policy.Kind, ref.Printable(kind))
+		}
+		if prev, dup := out[kind]; dup && prev != name {
+			return nil, fmt.Errorf("--exec-profile %s: %s is already claimed as %s", ref.Printable(v), ref.Printable(kind), prev)
+		}
+		out[kind] = name
+	}
+	return out, nil
 }
 
 func (c *config) Offline(context.Context) (observe.Observer, error) {
@@ -69,7 +104,12 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	for _, f := range c.features {
 		fs = append(fs, features.Name(f))
 	}
-	return &Exec{Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs}, nil
+	profiles, err := claimedProfiles(c.profiles)
+	if err != nil {
+		return nil, err
+	}
+	return &Exec{Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs, Profiles: profiles,
+		CompareConditions: c.conditions, IgnoresCreationTimestamps: c.noTimestamps}, nil
 }
 
 func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
@@ -80,7 +120,7 @@ func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
 // repeats: the command and the limits it was given.
 func (c *config) ReplayFlags() []string {
 	out := []string{"--exec-command", shell.Quote(c.command)}
-	for _, name := range []string{"timeout", "exec-max-output", "exec-features"} {
+	for _, name := range []string{"timeout", "exec-max-output", "exec-features", "exec-profile", "exec-conditions", "exec-ignores-creation-timestamps"} {
 		f := c.fs.Lookup(name)
 		if f == nil || !f.Changed {
 			continue

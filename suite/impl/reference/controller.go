@@ -76,7 +76,7 @@ const managedBy = "gepcheck-reference"
 // policy kind the controller serves (the built-in kinds whose
 // implementations are other plug-ins are theirs to serve).
 var DefaultProfiles = []string{
-	"color-inherited", "backendtlspolicy", "gep2649-retryon", "gep2649-cdncaching",
+	"color-inherited", "backendtlspolicy-gateway-api", "gep2649-retryon", "gep2649-cdncaching",
 	"gep2649-tlsminimumversion", "kuadrant-authpolicy", "kuadrant-ratelimitpolicy",
 }
 
@@ -119,6 +119,10 @@ type Controller struct {
 	Profiles []string
 	// Semantics of the engine (sticky-overrides when empty).
 	Semantics engine.Semantics
+	// Vocabulary is the status vocabulary of the policies' conditions it
+	// writes (engine.Vocabulary; merged GEP-713's when empty): every
+	// model it computes is in it (simulator.Model.Vocabulary).
+	Vocabulary engine.Vocabulary
 	// Limits and CEL bound the work on what the cluster holds, as the CLI's
 	// flags do (docs/limits.md); zero fields take the defaults.
 	Limits load.Limits
@@ -209,6 +213,9 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 	}
 	if c.Semantics == "" {
 		c.Semantics = engine.StickyOverrides
+	}
+	if c.Vocabulary == "" {
+		c.Vocabulary = engine.VocabularyMerged
 	}
 	c.client = cl
 	c.policy = nil
@@ -526,7 +533,7 @@ func (c *Controller) load(g *group) (m *simulator.Model, rejected []rejection, e
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL})
+		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
 		if err == nil {
 			return m, rejected, nil
 		}

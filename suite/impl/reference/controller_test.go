@@ -84,6 +84,11 @@ type world struct {
 // newWorld stores objs in a fake client whose kinds have a status
 // subresource (as the Gateway API CRDs and gepcheck's open schema
 // declare) and sets up a controller on it.
+//
+// The checks of these tests are written in merged GEP-713's status
+// vocabulary ("Status reporting": Programmed, PartiallyProgrammed,
+// Overridden), which a controller given none writes; a test of another
+// vocabulary sets Controller.Vocabulary.
 func newWorld(t *testing.T, objs []*unstructured.Unstructured, ctl *Controller) *world {
 	t.Helper()
 	w := &world{t: t, ctl: ctl}
@@ -466,17 +471,17 @@ func checkExample2(w *world, ns string) problems {
 	accepted := cond{"Accepted", "True", "Accepted", ""}
 	// "Status of ColorPolicy p1 must be reported as partially enforced,
 	// due to in some cases beaten by p2."
-	checkPolicy(&p, w, P("p1"), "Gateway/"+ns+"/g1", accepted, cond{"Enforced", "True", "PartiallyEnforced", P("p2")})
+	checkPolicy(&p, w, P("p1"), "Gateway/"+ns+"/g1", accepted, cond{"Programmed", "True", "PartiallyProgrammed", P("p2")})
 	// "Status of ColorPolicy p2 must be reported as enforced."
-	checkPolicy(&p, w, P("p2"), "HTTPRoute/"+ns+"/r1", accepted, cond{"Enforced", "True", "Enforced", ""})
+	checkPolicy(&p, w, P("p2"), "HTTPRoute/"+ns+"/r1", accepted, cond{"Programmed", "True", "Programmed", ""})
 	// "Status of ColorPolicy p3 must be reported as enforced."
-	checkPolicy(&p, w, P("p3"), "Gateway/"+ns+"/g2", accepted, cond{"Enforced", "True", "Enforced", ""})
+	checkPolicy(&p, w, P("p3"), "Gateway/"+ns+"/g2", accepted, cond{"Programmed", "True", "Programmed", ""})
 	// "Status of ColorPolicy p4 must be reported as NOT enforced, due to
 	// being overridden by ColorPolicy p3." (GEP-713, Policy status:
 	// "Overridden: the policy's spec is known to have been fully
 	// overridden by other specs. The status should include the references
 	// to the other related policies.")
-	checkPolicy(&p, w, P("p4"), "HTTPRoute/"+ns+"/r4", accepted, cond{"Enforced", "False", "Overridden", P("p3")})
+	checkPolicy(&p, w, P("p4"), "HTTPRoute/"+ns+"/r4", accepted, cond{"Programmed", "False", "Overridden", P("p3")})
 
 	// "Status of Backend b1 should be reported as affected by the
 	// ColorPolicy resources p1, p2 and p3."
@@ -485,11 +490,11 @@ func checkExample2(w *world, ns string) problems {
 	// ColorPolicy resource p3."
 	checkAffected(&p, w, "Service/"+ns+"/b2", []string{P("p3")}, P("p1"), P("p2"), P("p4"))
 	// GEP-713, Target object status: a Gateway "targeted by a ...
-	// ColorPolicy ... with status Enforced or PartiallyEnforced. The
+	// ColorPolicy ... with status Programmed or PartiallyProgrammed. The
 	// controller SHOULD add to the status of the Gateway object a
 	// condition colors.controller.k8s.io/ColorPolicyAffected: true, and
 	// reason ideally referring to the policy ... by name": g1 (p1,
-	// partially enforced) and g2 (p3, enforced).
+	// partially programmed) and g2 (p3, programmed).
 	checkAffected(&p, w, "Gateway/"+ns+"/g1", []string{P("p1")})
 	checkAffected(&p, w, "Gateway/"+ns+"/g2", []string{P("p3")})
 	// Status needs to be namespaced by implementation: the Gateway
@@ -565,10 +570,16 @@ func TestExample2CatchesMutants(t *testing.T) {
 		// ("overrides specified at p3 beats more specific policy p4").
 		{engine.MutantOverridesAsDefaults, `path [Gateway/default/g2 HTTPRoute/default/r4 Service/default/b2]: color "green", want "yellow"`},
 		// Every policy on a path Enforced: p4 is not reported Overridden.
-		{engine.MutantAlwaysEnforced, "ColorPolicy/default/p4 status.conditions: Enforced is True"},
+		{engine.MutantAlwaysEnforced, "ColorPolicy/default/p4 status.conditions: Programmed is True"},
+		// Configured with merged GEP-713's vocabulary, it writes the
+		// draft's: no Programmed where merged GEP-713's is due.
+		{"other-vocabulary", "ColorPolicy/default/p1 status.conditions: no Programmed condition"},
 	} {
 		t.Run(string(tc.mutant), func(t *testing.T) {
 			ctl := &Controller{Simulate: func(m *simulator.Model, sem engine.Semantics) *simulator.Output { return m.RunMutant(sem, tc.mutant) }}
+			if tc.mutant == "other-vocabulary" {
+				ctl.Simulate = otherVocabulary(nil)
+			}
 			w := newWorld(t, example2Objects(t, "default"), ctl)
 			w.reconcile()
 			p := checkExample2(w, "default")
@@ -581,6 +592,68 @@ func TestExample2CatchesMutants(t *testing.T) {
 			}
 			t.Logf("mutant %s caught: %s", tc.mutant, strings.Join(p, "; "))
 		})
+	}
+}
+
+// otherVocabulary is a broken engine that computes with simulate (the
+// reference engine when nil) and writes every policy condition in the
+// other status vocabulary than the model's: GEP-713 as merged upstream
+// ("Status reporting": Programmed, PartiallyProgrammed) for its draft's
+// (Policy status: Enforced, PartiallyEnforced), and back; Overridden is a
+// reason of both. Swapping both ways keeps it broken whatever the engine
+// writes for a vocabulary.
+func otherVocabulary(simulate func(*simulator.Model, engine.Semantics) *simulator.Output) func(*simulator.Model, engine.Semantics) *simulator.Output {
+	swap := map[string]string{"Enforced": "Programmed", "Programmed": "Enforced", "PartiallyEnforced": "PartiallyProgrammed", "PartiallyProgrammed": "PartiallyEnforced"}
+	swapAll := func(cs []engine.Condition) {
+		for i, c := range cs {
+			if to, ok := swap[c.Type]; ok {
+				cs[i].Type = to
+				if r, ok := swap[c.Reason]; ok {
+					cs[i].Reason = r
+				}
+			}
+		}
+	}
+	return func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+		var out *simulator.Output
+		if simulate != nil {
+			out = simulate(m, sem)
+		} else {
+			out = m.Run(sem, nil)
+		}
+		for _, p := range out.Policies {
+			swapAll(p.Conditions)
+			for _, tg := range p.Targets {
+				swapAll(tg.Conditions)
+			}
+		}
+		return out
+	}
+}
+
+// gepcheck-reference computes every model in the status vocabulary it is
+// configured with (--status-vocabulary; GEP-713 as merged upstream,
+// "Status reporting", or its draft), whatever the engine then writes.
+func TestControllerVocabulary(t *testing.T) {
+	for _, v := range []engine.Vocabulary{engine.VocabularyMerged, engine.VocabularyDraft} {
+		var seen []engine.Vocabulary
+		ctl := &Controller{Vocabulary: v, Simulate: func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+			seen = append(seen, m.Vocabulary)
+			return m.Run(sem, nil)
+		}}
+		w := newWorld(t, example2Objects(t, "default"), ctl)
+		w.reconcile()
+		if len(seen) == 0 {
+			t.Fatalf("%s: the controller computed nothing", v)
+		}
+		for _, got := range seen {
+			if got != v {
+				t.Errorf("configured with %s, a model was computed in %q", v, got)
+			}
+		}
+	}
+	if c := (&Controller{}); func() error { _, err := c.setup(nil, mapper("ColorPolicy")); return err }() != nil || c.Vocabulary != engine.VocabularyMerged {
+		t.Errorf("default vocabulary %q, want merged", c.Vocabulary)
 	}
 }
 
@@ -600,7 +673,7 @@ func TestSettledStateWritesNothing(t *testing.T) {
 	ltt := func() string {
 		cs, _, _ := unstructured.NestedSlice(w.get("ColorPolicy/default/p2").Object, "status", "conditions")
 		for _, c := range cs {
-			if m := c.(map[string]any); m["type"] == "Enforced" {
+			if m := c.(map[string]any); m["type"] == "Programmed" {
 				return fmt.Sprint(m["lastTransitionTime"])
 			}
 		}
@@ -642,14 +715,14 @@ func TestSettledStateWritesNothing(t *testing.T) {
 		t.Errorf("a changed policy caused no write")
 	}
 	var p problems
-	checkPolicy(&p, w, "ColorPolicy/default/p2", "HTTPRoute/default/r1", cond{"Accepted", "True", "Accepted", ""}, cond{"Enforced", "True", "Enforced", ""})
+	checkPolicy(&p, w, "ColorPolicy/default/p2", "HTTPRoute/default/r1", cond{"Accepted", "True", "Accepted", ""}, cond{"Programmed", "True", "Programmed", ""})
 	checkEffective(&p, w, "default", "b1",
 		path{[]string{"Gateway/default/g1", "HTTPRoute/default/r1", "Service/default/b1"}, "green", "ColorPolicy/default/p2"},
 		path{[]string{"Gateway/default/g1", "HTTPRoute/default/r2", "Service/default/b1"}, "red", "ColorPolicy/default/p1"},
 		path{[]string{"Gateway/default/g2", "HTTPRoute/default/r3", "Service/default/b1"}, "yellow", "ColorPolicy/default/p3"})
 	p.report(t)
 	if after := ltt(); after != long {
-		t.Errorf("p2 Enforced stayed True, yet lastTransitionTime went from %q to %q", long, after)
+		t.Errorf("p2 Programmed stayed True, yet lastTransitionTime went from %q to %q", long, after)
 	}
 }
 
@@ -669,7 +742,7 @@ func checkExample1(w *world, ns string) problems {
 	var p problems
 	P := func(n string) string { return "ColorPolicy/" + ns + "/" + n }
 	// "Status of ColorPolicy p1 must be reported as enforced."
-	checkPolicy(&p, w, P("p1"), "Service/"+ns+"/b1", cond{"Accepted", "True", "Accepted", ""}, cond{"Enforced", "True", "Enforced", ""})
+	checkPolicy(&p, w, P("p1"), "Service/"+ns+"/b1", cond{"Accepted", "True", "Accepted", ""}, cond{"Programmed", "True", "Programmed", ""})
 	// "Status of ColorPolicy p2 must be reported as NOT enforced, due to
 	// conflict with ColorPolicy p1." With merge strategy None "the
 	// Accepted status condition of the policy SHOULD be set to false"
@@ -755,7 +828,7 @@ func TestLimits(t *testing.T) {
 		checkConditions(&p, c.ref, got, 1, cond{"Accepted", "False", "Invalid", c.msg})
 	}
 	got, _, _ := unstructured.NestedSlice(w.get("RateLimitPolicy/default/route-policy").Object, "status", "conditions")
-	checkConditions(&p, "route-policy", got, 1, cond{"Accepted", "True", "Accepted", ""}, cond{"Enforced", "True", "Enforced", ""})
+	checkConditions(&p, "route-policy", got, 1, cond{"Accepted", "True", "Accepted", ""}, cond{"Programmed", "True", "Programmed", ""})
 	p.report(t)
 	if len(w.logs) != 0 {
 		t.Errorf("logs %q: policies over a limit are status, not errors", w.logs)
@@ -806,8 +879,8 @@ func TestOtherControllersGatewayClass(t *testing.T) {
 	accepted := cond{"Accepted", "True", "Accepted", ""}
 	// g1 > r1 > b1 blue (p2), g1 > r2 > b1 red (p1): p1 partially
 	// enforced, p2 enforced (GEP-713 Example 2).
-	checkPolicy(&p, w, P("p1"), "Gateway/default/g1", accepted, cond{"Enforced", "True", "PartiallyEnforced", P("p2")})
-	checkPolicy(&p, w, P("p2"), "HTTPRoute/default/r1", accepted, cond{"Enforced", "True", "Enforced", ""})
+	checkPolicy(&p, w, P("p1"), "Gateway/default/g1", accepted, cond{"Programmed", "True", "PartiallyProgrammed", P("p2")})
+	checkPolicy(&p, w, P("p2"), "HTTPRoute/default/r1", accepted, cond{"Programmed", "True", "Programmed", ""})
 	checkAffected(&p, w, "Gateway/default/g1", []string{P("p1")})
 	checkAffected(&p, w, "Service/default/b1", []string{P("p1"), P("p2")}, P("p3"), P("p4"))
 	checkEffective(&p, w, "default", "b1",

@@ -21,9 +21,11 @@ import (
 )
 
 // InCluster is gepcheck-reference in a cluster, as the runner sees it,
-// running the engine under Semantics (sticky-overrides when empty).
+// running the engine under Semantics (sticky-overrides when empty),
+// writing the status vocabulary Vocabulary (merged GEP-713's when empty).
 type InCluster struct {
-	Semantics engine.Semantics
+	Semantics  engine.Semantics
+	Vocabulary engine.Vocabulary
 }
 
 // Name implements incluster.Implementation.
@@ -40,7 +42,7 @@ func (r InCluster) Capabilities() incluster.Capabilities {
 	for _, k := range Kinds() {
 		fs = append(fs, features.PolicyKind(k.Kind))
 	}
-	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: fs, Semantics: r.Semantics}, Effective: true}
+	return incluster.Capabilities{Capabilities: observe.Capabilities{Features: fs, Semantics: r.Semantics, Vocabulary: observe.Capabilities{Vocabulary: r.Vocabulary}.StatusVocabulary()}, Effective: true}
 }
 
 // CRDs implements incluster.Implementation.
@@ -63,6 +65,9 @@ func (r InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, l
 	args := []string{"controller", "reference", "--kubeconfig", c.Kubeconfig}
 	if r.Semantics != "" {
 		args = append(args, "--semantics", string(r.Semantics))
+	}
+	if r.Vocabulary != "" {
+		args = append(args, "--status-vocabulary", string(r.Vocabulary))
 	}
 	cmd := exec.Command(self, args...)
 	p, err := cluster.Start("gepcheck-reference", cmd, filepath.Join(logDir, "gepcheck-reference.log"))

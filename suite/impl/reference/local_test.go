@@ -224,6 +224,67 @@ func TestLocalReference(t *testing.T) {
 		}
 	})
 
+	// gepcheck-reference writes either status vocabulary (GEP-713 as
+	// merged upstream, "Status reporting", or its draft's Policy status):
+	// configured with one and claiming it, it passes GEP-713 Example 2,
+	// every model computed in it; one that writes the other vocabulary
+	// than it claims fails.
+	t.Run("vocabularies", func(t *testing.T) {
+		const file = "../../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"
+		for i, tc := range []struct {
+			v      engine.Vocabulary
+			broken bool
+		}{{engine.VocabularyMerged, false}, {engine.VocabularyDraft, false}, {engine.VocabularyMerged, true}} {
+			var mu sync.Mutex
+			var seen []engine.Vocabulary
+			simulate := func(m *simulator.Model, sem engine.Semantics) *simulator.Output {
+				mu.Lock()
+				seen = append(seen, m.Vocabulary)
+				mu.Unlock()
+				return m.Run(sem, nil)
+			}
+			if tc.broken {
+				simulate = otherVocabulary(simulate)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			ctl := &Controller{Config: c.Config, Vocabulary: tc.v, Simulate: simulate}
+			go func() {
+				defer close(done)
+				if err := ctl.Run(ctx); err != nil {
+					t.Error(err)
+				}
+			}()
+			im := InCluster{Vocabulary: tc.v}
+			r := &incluster.Runner{Kube: k, Impl: im, Run: "voc", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
+			res := runOne(t, r, plan(t, file, "voc", i, im), i)
+			cancel()
+			<-done
+			second := 0
+			for _, d := range res.Diff {
+				if d.Condition == "Programmed" || d.Condition == "Enforced" {
+					second++
+				}
+			}
+			switch {
+			case !tc.broken && res.Outcome != incluster.Pass:
+				t.Errorf("%s: %s %v", tc.v, res.Outcome, compare.Strings(res.Diff))
+			case tc.broken && (res.Outcome != incluster.Fail || second == 0):
+				t.Errorf("claiming %s, writing the other vocabulary: %s %v, want a failure on Programmed or Enforced", tc.v, res.Outcome, compare.Strings(res.Diff))
+			}
+			mu.Lock()
+			for _, got := range seen {
+				if got != tc.v {
+					t.Errorf("configured with %s, a model was computed in %q", tc.v, got)
+				}
+			}
+			if len(seen) == 0 {
+				t.Errorf("%s: the controller computed nothing", tc.v)
+			}
+			mu.Unlock()
+		}
+	})
+
 	// A deliberately broken controller fails the scenarios whose outcome
 	// the mutation changes (GEP-713, Conflict resolution rule 2).
 	t.Run("mutant", func(t *testing.T) {

@@ -11,15 +11,18 @@ import (
 // run against it agrees, which checks the pipeline itself.
 type Offline struct {
 	Semantics engine.Semantics
+	// Vocabulary is the status vocabulary it writes and claims (merged
+	// GEP-713's when empty).
+	Vocabulary engine.Vocabulary
 }
 
 // Name implements observe.Observer.
 func (Offline) Name() string { return "reference" }
 
 // Capabilities implements observe.Observer: every feature, every
-// condition, the semantics it runs.
+// condition, the semantics it runs, the status vocabulary it writes.
 func (r Offline) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Semantics: r.Semantics}
+	return observe.Capabilities{Semantics: r.Semantics, Vocabulary: observe.Capabilities{Vocabulary: r.Vocabulary}.StatusVocabulary()}
 }
 
 // Observe implements observe.Observer.

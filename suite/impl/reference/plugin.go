@@ -36,10 +36,17 @@ func (plugin) Doc() string {
 func (plugin) Configure(*pflag.FlagSet) impl.Config { return &config{} }
 
 // config is the reference under the semantics it is told to claim
-// (impl.Claimer; sticky-overrides by default).
-type config struct{ sem engine.Semantics }
+// (impl.Claimer; sticky-overrides by default), writing the status
+// vocabulary it is told to claim (impl.VocabularyClaimer; merged GEP-713's
+// by default).
+type config struct {
+	sem engine.Semantics
+	voc engine.Vocabulary
+}
 
 func (c *config) Claim(sem engine.Semantics) { c.sem = sem }
+
+func (c *config) ClaimVocabulary(v engine.Vocabulary) { c.voc = v }
 
 // Who implements impl.Reporter: gepcheck's own engine, at the version
 // of the gepcheck binary.
@@ -59,16 +66,16 @@ func Version() string {
 }
 
 func (c *config) Offline(context.Context) (observe.Observer, error) {
-	return Offline{Semantics: c.sem}, nil
+	return Offline{Semantics: c.sem, Vocabulary: c.voc}, nil
 }
 
 func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
-	return InCluster{Semantics: c.sem}, nil
+	return InCluster{Semantics: c.sem, Vocabulary: c.voc}, nil
 }
 
 // Commands implements impl.Commander: gepcheck controller reference.
 func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
-	var kubeconfig, kubeContext, semantics string
+	var kubeconfig, kubeContext, semantics, vocabulary string
 	var profiles []string
 	var opts simulator.Options
 	cmd := &cobra.Command{
@@ -76,7 +83,8 @@ func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
 		Short: "Run gepcheck-reference: the built-in profiles' policy kinds served by the reference engine",
 		Long: `gepcheck-reference serves the built-in profiles' policy kinds for Gateways of
 GatewayClasses whose controllerName is ` + ControllerName + `: it writes policy
-status (Accepted, Enforced; aggregated and per ancestor), <Kind>Affected
+status (Accepted and Programmed, or with --status-vocabulary draft Accepted and
+Enforced; aggregated and per ancestor), <Kind>Affected
 conditions on affected objects, and an EffectivePolicy object (gepcheck.dev/v1alpha1,
 read-only) per affected object. A namespace annotated ` + AnnotationProfiles + `
 is computed with the profiles it names. See docs/cluster.md.`,
@@ -95,13 +103,18 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			if err != nil {
 				return fmt.Errorf("--semantics: %w", err)
 			}
-			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			voc, err := engine.ParseVocabulary(vocabulary)
+			if err != nil {
+				return fmt.Errorf("--status-vocabulary: %w", err)
+			}
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Vocabulary: voc, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
 	cmd.Flags().StringVar(&semantics, "semantics", string(engine.StickyOverrides), "path semantics of the engine: sticky-overrides or gep713 (docs/semantics.md)")
+	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", string(engine.VocabularyMerged), "status vocabulary of the policy conditions written: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (docs/semantics.md)")
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
 	return map[string][]*cobra.Command{"controller": {cmd}}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
@@ -36,7 +37,9 @@ func (*InCluster) ControllerName() string { return ControllerName }
 var Features = features.Set{"BackendTLSPolicy", features.SectionName, features.WellKnownCACertificates}
 
 // Capabilities implements incluster.Implementation: Traefik writes
-// Accepted (and ResolvedRefs, not compared); it implements Gateway API's
+// Accepted and ResolvedRefs per ancestor Gateway listener (v3.7.13,
+// pkg/provider/kubernetes/gateway/httproute.go), both compared, in
+// aggregate and per ancestor Gateway (observe.Status.Ancestors); it implements Gateway API's
 // BackendTLSPolicy, so it is judged by that API's reading of conflicts
 // (profile backendtlspolicy-gateway-api, docs/semantics.md); effective
 // settings are compared once gepcheck started it, on the Service ports the
@@ -44,7 +47,10 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName, features.W
 func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
 		Features:   Features,
-		Conditions: []string{"Accepted"},
+		Conditions: []string{"Accepted", "ResolvedRefs"},
+		// Of the policy conditions it writes BackendTLSPolicy's Accepted, no
+		// Programmed or Enforced: the claim is moot.
+		Vocabulary: engine.VocabularyMerged,
 		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
 		Readable:   Readable,
 		Observable: func(path []string, got *observe.Observation) bool {

@@ -35,8 +35,8 @@ type Case struct {
 	// implementation's, for which this one writes no status
 	// (statusrules.Policies).
 	Others map[string]string
-	// Reached lists the Service ports ("Service/ns/name#port") that an
-	// HTTPRoute sends traffic to through one of Gateways: the ports whose
+	// Reached lists the Service ports ("Service/ns/name#port") that a
+	// route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) sends traffic to through one of Gateways: the ports whose
 	// TLS settings a proxy has, and under whose Gateway a
 	// BackendTLSPolicy's status is reported. It is read from the input,
 	// so that a port an implementation leaves unconfigured is a
@@ -97,7 +97,13 @@ func Index(objects []map[string]any, controller string) *Case {
 		served[gw] = true
 	}
 	for _, o := range objects {
-		if jsonmap.String(o["kind"]) != "HTTPRoute" {
+		// Gateway API v1 BackendTLSPolicySpec.TargetRefs, Support Levels:
+		// "Kubernetes Service referenced by backendRefs used on a Route. -
+		// HTTPRoute, GRPCRoute, TLSRoute with termination"; GEP-1897 adds
+		// "TCPRoute with termination".
+		switch jsonmap.String(o["kind"]) {
+		case "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute":
+		default:
 			continue
 		}
 		ns := jsonmap.String(jsonmap.Map(o["metadata"])["namespace"])
@@ -204,7 +210,56 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 	for _, typ := range slices.Sorted(maps.Keys(conds)) {
 		st.Conditions = append(st.Conditions, conds[typ])
 	}
+	st.Ancestors = gatewayAncestors(p, controller)
 	return st
+}
+
+// gatewayAncestors is the status of policy p per ancestor Gateway
+// (Gateway/namespace/name, the policy's namespace when the ancestorRef
+// names none) written by controller ("": any), as gepcheck compares it
+// with the reference's (observe.Status.Ancestors): entries for sections
+// of one Gateway are one, per type True if one says True, else the first.
+// Entries for other kinds of ancestors are left out.
+func gatewayAncestors(p map[string]any, controller string) []observe.Status {
+	ns := jsonmap.String(jsonmap.Map(p["metadata"])["namespace"])
+	byRef := map[string]map[string]observe.Condition{}
+	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
+		am := jsonmap.Map(a)
+		if controller != "" && jsonmap.String(am["controllerName"]) != controller {
+			continue
+		}
+		ar := jsonmap.Map(am["ancestorRef"])
+		group, kind := jsonmap.String(ar["group"]), jsonmap.String(ar["kind"])
+		if (kind != "" && kind != "Gateway") || (ar["group"] != nil && group != "gateway.networking.k8s.io") {
+			continue
+		}
+		ans := jsonmap.String(ar["namespace"])
+		if ans == "" {
+			ans = ns
+		}
+		ref := "Gateway/" + ans + "/" + jsonmap.String(ar["name"])
+		conds := byRef[ref]
+		if conds == nil {
+			conds = map[string]observe.Condition{}
+			byRef[ref] = conds
+		}
+		for _, c := range jsonmap.List(am["conditions"]) {
+			cm := jsonmap.Map(c)
+			typ := jsonmap.String(cm["type"])
+			if cur, seen := conds[typ]; !seen || cur.Status != "True" && jsonmap.String(cm["status"]) == "True" {
+				conds[typ] = observe.Condition{Type: typ, Status: jsonmap.String(cm["status"]), Reason: jsonmap.String(cm["reason"]), Message: jsonmap.String(cm["message"])}
+			}
+		}
+	}
+	out := []observe.Status{}
+	for _, ref := range slices.Sorted(maps.Keys(byRef)) {
+		st := observe.Status{Ref: ref}
+		for _, typ := range slices.Sorted(maps.Keys(byRef[ref])) {
+			st.Conditions = append(st.Conditions, byRef[ref][typ])
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // SubjectAltNames are BackendTLSPolicy subjectAltNames an Envoy

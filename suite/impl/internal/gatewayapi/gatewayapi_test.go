@@ -40,8 +40,13 @@ func TestIndex(t *testing.T) {
 		class("mine", me), class("theirs", "example.net/them"), gateway("gw", "mine"), gateway("gw-undeclared-class", "nowhere"), gateway("gw-other", "theirs"),
 		svc, ca, route("r", "gw", 443, 80), route("orphan", "no-such-gateway", 8443), route("other", "gw-other", 9443),
 	}
+	// A GRPCRoute's backend is reached too (BackendTLSPolicySpec.TargetRefs,
+	// Support Levels: "HTTPRoute, GRPCRoute, TLSRoute with termination").
+	grpc := route("g", "gw", 8443)
+	grpc["kind"] = "GRPCRoute"
+	objects = append(objects, grpc)
 	c := Index(objects, me)
-	if r, _ := json.Marshal(c.Reached); string(r) != `["Service/ns/svc#https","Service/ns/svc#http"]` {
+	if r, _ := json.Marshal(c.Reached); string(r) != `["Service/ns/svc#https","Service/ns/svc#http","Service/ns/svc#https-alt"]` {
 		t.Errorf("reached %s", r)
 	}
 	if !slices.Equal(c.Gateways, []string{"ns/gw", "ns/gw-undeclared-class"}) {
@@ -83,5 +88,56 @@ func TestMarkUnreported(t *testing.T) {
 	}, me)
 	if r, _ := json.Marshal(o.Unreported); string(r) != `["BackendTLSPolicy/ns/other-svc","BackendTLSPolicy/ns/unrouted-port","BackendTLSPolicy/ns/theirs-only"]` {
 		t.Errorf("unreported %s", r)
+	}
+}
+
+// TestPolicyStatusAncestors: a policy's status per ancestor Gateway, from
+// controller's entries only (Gateway API v1, PolicyStatus.Ancestors: "a
+// composite key, made up of the AncestorRef and the ControllerName"); two
+// entries for listeners of one Gateway are one (True wins); a Gateway in
+// the policy's namespace when the ancestorRef names none; an ancestor of
+// another kind is left out.
+func TestPolicyStatusAncestors(t *testing.T) {
+	cond := func(typ, status, reason string) any {
+		return map[string]any{"type": typ, "status": status, "reason": reason}
+	}
+	entry := func(ref map[string]any, controller string, conds ...any) any {
+		return map[string]any{"ancestorRef": ref, "controllerName": controller, "conditions": conds}
+	}
+	gw := func(name, ns, section string) map[string]any {
+		r := map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": name}
+		if ns != "" {
+			r["namespace"] = ns
+		}
+		if section != "" {
+			r["sectionName"] = section
+		}
+		return r
+	}
+	p := map[string]any{
+		"metadata": map[string]any{"name": "p", "namespace": "ns"},
+		"status": map[string]any{"ancestors": []any{
+			entry(gw("a", "", "l1"), me, cond("Accepted", "False", "Conflicted")),
+			entry(gw("a", "ns", "l2"), me, cond("Accepted", "True", "Accepted"), cond("ResolvedRefs", "True", "ResolvedRefs")),
+			entry(gw("b", "other", ""), me, cond("Accepted", "False", "NoValidCACertificate"), cond("ResolvedRefs", "False", "InvalidKind")),
+			entry(gw("c", "ns", ""), "example.net/them", cond("Accepted", "True", "Accepted")),
+			entry(map[string]any{"group": "", "kind": "Service", "name": "svc"}, me, cond("Accepted", "True", "Accepted")),
+		}},
+	}
+	st := PolicyStatus("BackendTLSPolicy", p, me)
+	var got []string
+	for _, a := range st.Ancestors {
+		for _, c := range a.Conditions {
+			got = append(got, a.Ref+" "+c.Type+"="+c.Status+"/"+c.Reason)
+		}
+	}
+	want := []string{
+		"Gateway/ns/a Accepted=True/Accepted",
+		"Gateway/ns/a ResolvedRefs=True/ResolvedRefs",
+		"Gateway/other/b Accepted=False/NoValidCACertificate",
+		"Gateway/other/b ResolvedRefs=False/InvalidKind",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ancestors\n%q\nwant\n%q", got, want)
 	}
 }
