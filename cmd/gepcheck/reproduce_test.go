@@ -48,7 +48,7 @@ func TestReproduceNamesVersion(t *testing.T) {
 			if !ok {
 				t.Fatalf("no Reproduce section in:\n%s", md)
 			}
-			want := "bin/gepcheck run --impl " + tc.impl + " " + tc.want + " --profile backendtlspolicy-gateway-api --semantics gep713 scenarios/gateway-api/"
+			want := "bin/gepcheck run --impl " + tc.impl + " " + tc.want + " --profile backendtlspolicy-gateway-api --semantics gep713 --status-vocabulary merged scenarios/gateway-api/"
 			if !strings.Contains(repro, want+"\n") {
 				t.Errorf("Reproduce lacks %q:\n%s", want, repro)
 			}
