@@ -169,8 +169,9 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 	if _, err := osexec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found: the example implementation is a Python script")
 	}
-	// The example writes the draft's status vocabulary (Enforced).
-	exe := []string{"run", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-features", "ColorPolicy", "--status-vocabulary", "draft"}
+	// The example writes merged GEP-713's status vocabulary (Programmed),
+	// which an exec implementation claims unless told otherwise.
+	exe := []string{"run", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-features", "ColorPolicy"}
 	files := []string{"../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml", "../../scenarios/gep-713/none-loses-on-one-target.yaml"}
 	var stdout, stderr bytes.Buffer
 	// Without the claim: the whole-policy scenario fails it (the

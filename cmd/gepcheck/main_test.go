@@ -275,8 +275,8 @@ func TestFuzzExecReplays(t *testing.T) {
 		}
 		return stdout.String()
 	}
-	// The example writes the draft's status vocabulary (Enforced).
-	out := fuzz([]string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--status-vocabulary", "draft", "--profile", "color-direct", "--checks", "30", "--seed", "3"})
+	// The example writes merged GEP-713's status vocabulary (Programmed).
+	out := fuzz([]string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--profile", "color-direct", "--checks", "30", "--seed", "3"})
 	var replay []string
 	for _, l := range strings.Split(out, "\n") {
 		if f, ok := strings.CutPrefix(strings.TrimSpace(l), "counterexample: "); ok && strings.Contains(filepath.Base(f), ":") {

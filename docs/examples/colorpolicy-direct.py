@@ -6,10 +6,11 @@ Services, merge strategy None) speaking gepcheck's exec protocol
 gepcheck runs it once per case: the case's objects arrive as YAML on stdin
 and as a JSON array in the file named by $GEPCHECK_CASE_JSON; the
 observation goes to stdout as JSON. It writes the status conditions of
-GEP-713's draft (Accepted, Enforced), so it claims that status vocabulary:
+GEP-713 as merged upstream (Accepted, Programmed), the vocabulary an exec
+implementation claims unless told otherwise (--status-vocabulary):
 
     gepcheck run --impl exec --exec-command docs/examples/colorpolicy-direct.py \\
-        --status-vocabulary draft --profile color-direct -f scenarios/gep-713/example-1-direct.yaml
+        --profile color-direct -f scenarios/gep-713/example-1-direct.yaml
 """
 import json
 import os

@@ -20,8 +20,8 @@ func TestDifferentialCatchesBrokenImplementation(t *testing.T) {
 	if _, err := osexec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found: the example implementation is a Python script")
 	}
-	// The example writes the draft's status vocabulary (Enforced).
-	broken := observe.ClaimingVocabulary(&exec.Exec{Command: []string{"../../docs/examples/colorpolicy-direct.py"}, Env: []string{"GEPCHECK_EXAMPLE_BROKEN=newest-wins"}}, engine.VocabularyDraft)
+	// The example writes merged GEP-713's status vocabulary (Programmed).
+	broken := observe.ClaimingVocabulary(&exec.Exec{Command: []string{"../../docs/examples/colorpolicy-direct.py"}, Env: []string{"GEPCHECK_EXAMPLE_BROKEN=newest-wins"}}, engine.VocabularyMerged)
 	p := Property(context.Background(), broken, "color-direct", generators.Scenarios(generators.Config{Profile: "color-direct", MaxPolicies: 4}))
 	out := suite.Run(p, "", 7, 15, suite.Options{ShrinkTime: time.Second})
 	if out.Passed {

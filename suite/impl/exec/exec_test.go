@@ -34,8 +34,8 @@ func TestExecExampleAgreesWithReference(t *testing.T) {
 	for seed := 0; seed < 12; seed++ {
 		cases = append(cases, colorDirectCase(gen.Example(seed)))
 	}
-	// The example writes the draft's status vocabulary (Enforced).
-	claim := observe.Capabilities{Vocabulary: engine.VocabularyDraft}
+	// The example writes merged GEP-713's status vocabulary (Programmed).
+	claim := observe.Capabilities{Vocabulary: engine.VocabularyMerged}
 	want := observe.Reference(cases, claim)
 	got, err := ex.Observe(context.Background(), cases)
 	if err != nil {
