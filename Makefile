@@ -14,8 +14,15 @@ JUNIT     ?= $${TMPDIR:-/tmp}/gepcheck-conformance-$(IMPL).xml
 
 all: build
 
+# The commit gepcheck is built from, which gepcheck version and every
+# report record (docs/reports.md): the toolchain stamps none in a git
+# worktree or under -buildvcs=false, so it is linked in.
+GIT_COMMIT   := $(shell git rev-parse HEAD 2> /dev/null)
+GIT_MODIFIED := $(shell git status --porcelain --untracked-files=no 2> /dev/null | grep -q . && echo true)
+LDFLAGS      := -X github.com/gepcheck/gepcheck/internal/buildinfo.commit=$(GIT_COMMIT) -X github.com/gepcheck/gepcheck/internal/buildinfo.modified=$(GIT_MODIFIED)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/gepcheck
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gepcheck
 
 ## test: unit tests, properties, scenarios (the README's test command); the
 ## tests of real components (a local control plane, Envoy Gateway's egctl)

@@ -23,6 +23,14 @@ done
 grep -E '^ColorPolicy/default/p1 .*True/PartiallyEnforced' "$tmp/demo.txt" >/dev/null && ok || bad "p1 not PartiallyEnforced"
 grep -E '^ColorPolicy/default/p4 .*False/Overridden' "$tmp/demo.txt" >/dev/null && ok || bad "p4 not Overridden"
 
+# gepcheck version names the commit the binary was built from (the line
+# every report records, docs/reports.md), when built in a git work tree.
+if head=$(git rev-parse HEAD 2> /dev/null); then
+  v=$("$BIN" version) || bad "version exited $?"
+  case "$v" in *", commit ${head:0:12}"*) ok ;; *) bad "version printed '$v', not commit ${head:0:12}" ;; esac
+  [ "$("$BIN" --version)" = "$v" ] && ok || bad "--version differs from version"
+fi
+
 # JSON from stdin parses and has the documented top-level fields.
 "$BIN" simulate -f - --profile color-inherited -o json < "$ex2" > "$tmp/out.json" || bad "simulate from stdin exited $?"
 python3 - "$tmp/out.json" <<'PY' && ok || bad "JSON output"

@@ -31,8 +31,10 @@ pinned_eg_version() {
 }
 
 # undated FILE: FILE without its lines that carry a timestamp (a report's
-# date); fails only when FILE cannot be read.
-undated() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z' "$1" || [ "$?" -eq 1 ]; }
+# date) or the gepcheck that ran (buildinfo: "gepcheck VERSION, commit
+# COMMIT, GOVERSION", a line of its own in every report); fails only when
+# FILE cannot be read.
+undated() { grep -vE '20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z|gepcheck [^ ,]+, commit [0-9a-z+]+, go[0-9]|"gepcheckCommit": "[0-9a-f]+"' "$1" || [ "$?" -eq 1 ]; }
 
 # same_files FILTER A B NAME...: for each NAME, A/NAME and B/NAME exist,
 # are not empty, keep something through FILTER (a command taking a file)

@@ -40,6 +40,7 @@ func ConformanceReport(r *Results) *confv1.ConformanceReport {
 	var core, ext confv1.Status
 	ran := map[string]bool{}
 	for _, c := range r.Cases {
+		c.Name = testName(r.KnownFrom, c)
 		count(&core, c)
 		if slices.ContainsFunc(c.Features, func(f string) bool { return !IsCore(f) }) {
 			count(&ext, c)
@@ -65,7 +66,11 @@ func ConformanceReport(r *Results) *confv1.ConformanceReport {
 	for _, c := range r.Campaigns {
 		st := confv1.Status{Statistics: confv1.Statistics{Passed: uint32(c.Checks - c.Disagreed), Failed: uint32(c.Disagreed)}}
 		for _, f := range c.Findings {
-			st.FailedTests = append(st.FailedTests, f.Kind)
+			name := f.Kind
+			if v := Verdict(r.KnownFrom, f.Known); v != "" {
+				name += " (" + v + ")"
+			}
+			st.FailedTests = append(st.FailedTests, name)
 		}
 		st.Result = result(st)
 		steps := ""
@@ -80,6 +85,16 @@ func ConformanceReport(r *Results) *confv1.ConformanceReport {
 		})
 	}
 	return rep
+}
+
+// testName is a case's name in the report's test lists: for a failure,
+// with how it reads against the kept findings (Verdict), so that a known
+// finding and a regression do not look the same.
+func testName(knownFrom string, c CaseResult) string {
+	if v := c.KnownVerdict(knownFrom); v != "" {
+		return c.Name + " (" + v + ")"
+	}
+	return c.Name
 }
 
 func count(st *confv1.Status, c CaseResult) {
@@ -115,7 +130,11 @@ func summary(r *Results) string {
 			parts = append(parts, fmt.Sprintf("%s %d passed, %d failed, %d skipped", fc.Name, fc.Passed, fc.Failed, fc.Skipped))
 		}
 	}
-	return fmt.Sprintf("gepcheck %s run, semantics %s, status vocabulary %s. Per feature: %s.", r.Mode, r.Semantics, r.StatusVocabularyRead(), strings.Join(parts, "; "))
+	// One statement a line: YAML writes a string of several lines as a
+	// literal block and folds none of them, so the line naming gepcheck's
+	// build stays whole (hack/lib.sh, undated).
+	return strings.Join([]string{r.Standing(), r.Reading(), r.Producer(),
+		fmt.Sprintf("gepcheck %s run, semantics %s, status vocabulary %s. Per feature: %s.", r.Mode, r.Semantics, r.StatusVocabularyRead(), strings.Join(parts, "; "))}, "\n")
 }
 
 // MarshalConformanceReport writes rep as YAML and checks that it decodes

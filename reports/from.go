@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -25,6 +26,11 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 	r := &Results{APIVersion: ResultsAPIVersion, Kind: ResultsKind, Implementation: who,
 		Mode: mode, Semantics: string(sem), StatusVocabulary: string(caps.StatusVocabulary()), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
 		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
+	b := buildinfo.Read()
+	r.Gepcheck = b.String()
+	if !b.Modified {
+		r.GepcheckCommit = b.Commit
+	}
 	for _, f := range caps.Features {
 		r.Implementation.Features = append(r.Implementation.Features, string(f))
 	}

@@ -23,6 +23,8 @@ import (
 func HTML(r *Results) ([]byte, error) {
 	type caseView struct {
 		ID, Name, File, Outcome, Reason, Step, Replay, Offline string
+		Known                                                  []Known
+		Regression                                             bool
 		Features, Differences                                  []string
 		Picture                                                template.HTML
 		Conditions                                             []condRow
@@ -31,6 +33,8 @@ func HTML(r *Results) ([]byte, error) {
 	}
 	type findingView struct {
 		Kind        string
+		Known       []Known
+		Regression  bool
 		Case        int
 		Differences []string
 		Picture     template.HTML
@@ -45,7 +49,10 @@ func HTML(r *Results) ([]byte, error) {
 	for i, c := range r.Cases {
 		v := caseView{ID: fmt.Sprintf("case-%d", i), Name: c.Name, File: c.File, Outcome: c.Outcome, Reason: c.Reason, Step: c.Step,
 			Replay: c.Replay, Offline: c.Offline, Features: c.Features, Differences: c.Differences, Scenario: c.Scenario,
-			ShowScenario: c.Outcome == Failed || c.Outcome == Errored}
+			ShowScenario: c.Outcome == Failed || c.Outcome == Errored, Regression: c.Regression(r.KnownFrom)}
+		if c.Outcome == Failed {
+			v.Known = c.Known
+		}
 		v.Picture = picture(c.Scenario, c.Profiles, sem)
 		v.Conditions = conditionRows(c.Expected, c.Observed, r.Conditions)
 		cases = append(cases, v)
@@ -54,7 +61,7 @@ func HTML(r *Results) ([]byte, error) {
 	for _, c := range r.Campaigns {
 		cv := campaignView{Campaign: c}
 		for _, f := range c.Findings {
-			cv.Findings = append(cv.Findings, findingView{Kind: f.Kind, Case: f.Case, Differences: f.Differences,
+			cv.Findings = append(cv.Findings, findingView{Kind: f.Kind, Known: f.Known, Regression: r.KnownFrom != "" && len(f.Known) == 0, Case: f.Case, Differences: f.Differences,
 				Picture: picture(f.Scenario, f.Profiles, sem), Scenario: f.Scenario})
 		}
 		campaigns = append(campaigns, cv)
@@ -64,6 +71,7 @@ func HTML(r *Results) ([]byte, error) {
 	err := reportT.Execute(&body, map[string]any{
 		"R": r, "Features": FeatureCounts(r), "Cases": cases, "Campaigns": campaigns,
 		"Passed": p, "Failed": f, "Skipped": s, "Errors": e, "Rep": ConformanceReport(r),
+		"ThirdParty": r.Standing(), "Reading": r.Reading(), "Producer": r.Producer(),
 	})
 	if err != nil {
 		return nil, err
@@ -139,6 +147,9 @@ var reportT = template.Must(template.New("report").Parse(`
 <p>gepcheck <code>--impl {{.R.Implementation.Name}}</code>, {{.R.Mode}}, semantics <code>{{.R.Semantics}}</code>, status vocabulary <code>{{.R.StatusVocabularyRead}}</code>;
 Gateway API {{.R.GatewayAPIVersion}} ({{.R.GatewayAPIChannel}}); {{.R.Date}}{{if .R.Shards}}; merged from shards {{range .R.Shards}}{{.}} {{end}}{{end}}.
 <a href="{{.R.Implementation.URL}}">{{.R.Implementation.URL}}</a></p>
+<p class="third-party"><strong>{{.ThirdParty}}</strong></p>
+<p>{{.Reading}}</p>
+<p>{{.Producer}}</p>
 <h2>Summary</h2>
 <p>{{len .R.Cases}} cases: <span class="passed">{{.Passed}} passed</span>, <span class="failed">{{.Failed}} failed</span>, <span class="skipped">{{.Skipped}} skipped</span>, {{.Errors}} errors.</p>
 <table><tr><th>Profile</th><th>Part</th><th>Result</th><th>Passed</th><th>Failed</th><th>Skipped</th></tr>
@@ -152,16 +163,18 @@ Gateway API {{.R.GatewayAPIVersion}} ({{.R.GatewayAPIChannel}}); {{.R.Date}}{{if
 {{range .Campaigns}}<h2>Random cases: {{.Kind}}</h2>
 <p>Profile <code>{{.Profile}}</code>, seed {{.Seed}}, {{.Checks}} cases{{if .Steps}} with up to {{.Steps}} changes each{{end}}: {{.Disagreed}} disagree with the reference. Replay: <code>{{.Replay}}</code></p>
 {{range .Findings}}<section class="finding"><h3>Finding <code>{{.Kind}}</code> (case {{.Case}})</h3>
+{{template "known" .}}
 <ul>{{range .Differences}}<li><code>{{.}}</code></li>{{end}}</ul>
 {{.Picture}}
 <details><summary>Shrunk scenario</summary><pre>{{.Scenario}}</pre></details></section>
 {{end}}{{end}}
 <h2>Cases</h2>
-<ul>{{range .Cases}}<li><a href="#{{.ID}}">{{.Name}}</a> <span class="badge {{.Outcome}}">{{.Outcome}}</span></li>{{end}}</ul>
+<ul>{{range .Cases}}<li><a href="#{{.ID}}">{{.Name}}</a> <span class="badge {{.Outcome}}">{{.Outcome}}</span>{{if .Known}} <span class="badge known">known</span>{{end}}{{if .Regression}} <span class="badge regression">regression</span>{{end}}</li>{{end}}</ul>
 {{range .Cases}}<section class="case" id="{{.ID}}" data-outcome="{{.Outcome}}">
 <h2>{{.Name}} <span class="badge {{.Outcome}}">{{.Outcome}}</span></h2>
 <p><code>{{.File}}</code>{{if .Step}}, {{.Step}}{{end}}. Features: {{range .Features}}<code>{{.}}</code> {{end}}</p>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
+{{template "known" .}}
 {{if .Differences}}<h3>Differences</h3><ul>{{range .Differences}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{if .Offline}}<p>{{.Offline}}</p>{{end}}
 {{.Picture}}
@@ -172,4 +185,4 @@ Gateway API {{.R.GatewayAPIVersion}} ({{.R.GatewayAPIChannel}}); {{.R.Date}}{{if
 {{if .ShowScenario}}<h3>Scenario</h3><pre>{{.Scenario}}</pre>{{end}}
 <p>Replay: <code>{{.Replay}}</code></p>
 </section>
-{{end}}`))
+{{end}}{{define "known"}}{{range .Known}}<p><span class="badge known">known</span> <code>{{.Finding}}</code>, {{.Verdict}}{{if .Requirement}} {{.Requirement}}{{end}}, {{if .Upstream}}{{range $i, $u := .Upstream}}{{if $i}}, {{end}}<a href="{{$u}}">{{$u}}</a>{{end}}{{else}}no upstream issue known{{end}}</p>{{end}}{{if .Regression}}<p><span class="badge regression">regression</span> no kept finding shows these differences</p>{{end}}{{end}}`))

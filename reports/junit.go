@@ -22,6 +22,10 @@ func JUnit(r *Results) ([]byte, error) {
 			{Name: "semantics", Value: r.Semantics},
 			{Name: "statusVocabulary", Value: r.StatusVocabularyRead()},
 			{Name: "gatewayAPIVersion", Value: r.GatewayAPIVersion},
+			{Name: "vocabulary", Value: VocabularyText(r.StatusVocabularyRead())},
+			{Name: "reading", Value: r.Reading()},
+			{Name: "standing", Value: r.Standing()},
+			{Name: "gepcheck", Value: r.Producer()},
 		}}}
 	for _, c := range r.Cases {
 		tc := reporters.JUnitTestCase{Name: c.Name, Classname: c.File, Status: c.Outcome}
@@ -30,8 +34,17 @@ func JUnit(r *Results) ([]byte, error) {
 			tc.Skipped = &reporters.JUnitSkipped{Message: "skipped - " + c.Reason}
 			s.Skipped++
 		case Failed:
-			tc.Failure = &reporters.JUnitFailure{Message: fmt.Sprintf("%d difference(s) with the reference", len(c.Differences)), Type: "disagreement",
-				Description: strings.Join(c.Differences, "\n") + "\nreplay: " + c.Replay}
+			typ, desc := "disagreement", strings.Join(c.Differences, "\n")+"\nreplay: "+c.Replay
+			if v := c.KnownVerdict(r.KnownFrom); v != "" {
+				desc = v + "\n" + desc
+				switch {
+				case len(c.Known) > 0:
+					typ = "known-finding"
+				case c.Regression(r.KnownFrom):
+					typ = "regression"
+				}
+			}
+			tc.Failure = &reporters.JUnitFailure{Message: fmt.Sprintf("%d difference(s) with the reference", len(c.Differences)), Type: typ, Description: desc}
 			s.Failures++
 		case Errored:
 			tc.Error = &reporters.JUnitError{Message: c.Reason, Type: "error", Description: strings.Join(c.Differences, "\n")}
@@ -50,7 +63,7 @@ func JUnit(r *Results) ([]byte, error) {
 		for _, f := range c.Findings {
 			cs.TestCases = append(cs.TestCases, reporters.JUnitTestCase{Name: f.Kind, Classname: c.Profile, Status: Failed,
 				Failure: &reporters.JUnitFailure{Message: fmt.Sprintf("finding %s (case %d)", f.Kind, f.Case), Type: "finding",
-					Description: strings.Join(f.Differences, "\n")}})
+					Description: strings.TrimPrefix(Verdict(r.KnownFrom, f.Known)+"\n", "\n") + strings.Join(f.Differences, "\n")}})
 			cs.Failures++
 		}
 		cs.Tests = len(cs.TestCases)

@@ -28,6 +28,7 @@ func Markdown(rs []*Results) []byte {
 	first := rs[0]
 	fmt.Fprintf(&b, "# %s %s\n\n", mdText(first.Implementation.Project), mdText(first.Implementation.Version))
 	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck %s), written by gepcheck (docs/reports.md).\n\n", mdText(first.Implementation.Project), mdCode("--impl "+first.Implementation.Name))
+	fmt.Fprintf(&b, "%s\n\n", mdText(first.Standing()))
 	b.WriteString("| API channel | Implementation version | Mode | Report | Also |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rs {
 		_, report, junit, html, results := Files(r)
@@ -43,6 +44,7 @@ func Markdown(rs []*Results) []byte {
 func markdownMode(b *bytes.Buffer, r *Results) {
 	p, f, s, e := r.Counts()
 	fmt.Fprintf(b, "\n## %s\n\n", strings.ToUpper(modeText(r.Mode)[:1])+modeText(r.Mode)[1:])
+	fmt.Fprintf(b, "%s\n\n%s\n\n", mdText(r.Reading()), mdText(r.Producer()))
 	fmt.Fprintf(b, "Under the %s reading of GEP-713, status vocabulary %s (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", mdText(r.Semantics), mdText(r.StatusVocabularyRead()), len(r.Cases), p, f, s, e)
 	if len(r.Shards) > 0 {
 		fmt.Fprintf(b, " (merged from shards %s)", mdText(strings.Join(r.Shards, ", ")))
@@ -65,6 +67,12 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 				fmt.Fprintf(b, ": %s", mdText(c.Reason))
 			}
 			b.WriteString("\n")
+			switch v := c.KnownVerdict(r.KnownFrom); {
+			case v == Unmatched:
+				fmt.Fprintf(b, "  - %s\n", mdText(v))
+			case v != "":
+				knownLines(b, r.KnownFrom, c.Known)
+			}
 			for _, d := range c.Differences {
 				fmt.Fprintf(b, "  - %s\n", mdCode(d))
 			}
@@ -78,13 +86,23 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 		fmt.Fprintf(b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
 		for _, f := range c.Findings {
 			fmt.Fprintf(b, "- %s (case %d)\n", mdCode(f.Kind), f.Case)
+			knownLines(b, r.KnownFrom, f.Known)
 			for _, d := range f.Differences {
 				fmt.Fprintf(b, "  - %s\n", mdCode(d))
 			}
 		}
 		fmt.Fprintf(b, "\nReplay: %s\n", mdCode(c.Replay))
 	}
-	lines := []string{"git clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build"}
+	// The gepcheck that ran, checked out where its commit is known and
+	// its tree was clean (the line names the build: hack/lib.sh's
+	// undated leaves it out of a comparison).
+	clone := "git clone https://github.com/gepcheck/gepcheck && cd gepcheck && make build"
+	if r.GepcheckCommit != "" {
+		clone = "git clone https://github.com/gepcheck/gepcheck && cd gepcheck && git checkout " + r.GepcheckCommit + " && make build  # " + r.Gepcheck
+	} else if r.Gepcheck != "" {
+		clone += "  # run by " + r.Gepcheck + ", not a clean commit: the run may not be reproducible exactly"
+	}
+	lines := []string{clone}
 	seen := map[string]bool{}
 	for _, c := range r.Cases {
 		cmd := replayCommand(c.Replay)
@@ -98,6 +116,34 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 	}
 	b.WriteString("\n### Reproduce\n\n")
 	b.WriteString(mdFenced("sh", lines))
+}
+
+// knownLines says how a failure reads against the kept findings: a line
+// per kept finding it shows (its file, triage and upstream links), or
+// that it is a regression; nothing when the results were not matched.
+func knownLines(b *bytes.Buffer, knownFrom string, known []Known) {
+	if knownFrom == "" {
+		return
+	}
+	if len(known) == 0 {
+		fmt.Fprintf(b, "  - **regression**: no kept finding in %s shows these differences\n", mdText(knownFrom))
+		return
+	}
+	for _, k := range known {
+		t := k.Verdict
+		if k.Requirement != "" {
+			t += " " + k.Requirement
+		}
+		links := "no upstream issue known"
+		if len(k.Upstream) > 0 {
+			var ls []string
+			for _, u := range k.Upstream {
+				ls = append(ls, mdText(u))
+			}
+			links = strings.Join(ls, ", ")
+		}
+		fmt.Fprintf(b, "  - known: %s, %s, %s\n", mdCode(k.Finding), mdText(t), links)
+	}
 }
 
 // replayCommand is a case's replay for a whole run: the command with the

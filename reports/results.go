@@ -43,6 +43,16 @@ type Results struct {
 	// comparison followed it. Empty in results written before it was
 	// recorded, which were compared in the draft's (StatusVocabularyRead).
 	StatusVocabulary string `json:"statusVocabulary,omitempty"`
+	// Gepcheck is the gepcheck that ran (buildinfo.Info.String: version,
+	// commit, Go version); empty in results written before it was kept.
+	Gepcheck string `json:"gepcheck,omitempty"`
+	// GepcheckCommit is the commit it was built from, when the work tree
+	// was clean: the one a replay checks out (Markdown, Reproduce).
+	GepcheckCommit string `json:"gepcheckCommit,omitempty"`
+	// KnownFrom is the directory of kept findings (scenarios/findings)
+	// each failed case and campaign finding was matched with (Known);
+	// empty: not matched, so no failure is called known or a regression.
+	KnownFrom string `json:"knownFrom,omitempty"`
 	// Conditions are the policy condition types compared (empty: all);
 	// the implementation's others are shown, not compared.
 	Conditions []string `json:"conditions,omitempty"`
@@ -114,6 +124,78 @@ type CaseResult struct {
 	// Offline says, for a failure in a cluster, what the implementation's
 	// offline form does with it.
 	Offline string `json:"offline,omitempty"`
+	// Known are the kept findings a failed case shows (under the
+	// results' KnownFrom); a failed case with none, when KnownFrom is
+	// set, is a regression.
+	Known []Known `json:"known,omitempty"`
+}
+
+// Known is a kept finding (scenarios/findings, gepcheck findings) that a
+// failure shows, with its triage.
+type Known struct {
+	// Finding is the findings file, relative to the results' KnownFrom.
+	Finding string `json:"finding"`
+	// Verdict and Requirement are its triage's (suite.Triage):
+	// contradicts-must GEP-713-019, undefined, ...
+	Verdict     string `json:"verdict"`
+	Requirement string `json:"requirement,omitempty"`
+	// Upstream are the known upstream issues and pull requests.
+	Upstream []string `json:"upstream,omitempty"`
+}
+
+// String is "FINDING, VERDICT REQUIREMENT, LINK..." (no link: "no
+// upstream issue known").
+func (k Known) String() string {
+	t := k.Verdict
+	if k.Requirement != "" {
+		t += " " + k.Requirement
+	}
+	link := "no upstream issue known"
+	if len(k.Upstream) > 0 {
+		link = strings.Join(k.Upstream, ", ")
+	}
+	return k.Finding + ", " + t + ", " + link
+}
+
+// Regression says whether c is a failure no kept finding shows, when the
+// results were matched with kept findings (knownFrom set) and keep c's
+// typed differences (results written before they were kept are not
+// matched: Unmatched).
+func (c CaseResult) Regression(knownFrom string) bool {
+	return knownFrom != "" && c.Outcome == Failed && len(c.Known) == 0 && len(c.Diff) > 0
+}
+
+// Unmatched is what a failure of results that keep no typed differences
+// (written before they were kept) says instead of known or regression.
+const Unmatched = "not matched with the kept findings: these results keep no typed differences"
+
+// KnownVerdict is Verdict for a case: empty but for a failure, Unmatched
+// for a failure without typed differences.
+func (c CaseResult) KnownVerdict(knownFrom string) string {
+	if knownFrom == "" || c.Outcome != Failed {
+		return ""
+	}
+	if len(c.Known) == 0 && len(c.Diff) == 0 {
+		return Unmatched
+	}
+	return Verdict(knownFrom, c.Known)
+}
+
+// Verdict is how a failure reads against the kept findings: "known: ..."
+// for each kept finding it shows, "regression: ..." for one none shows,
+// empty when the results were not matched (knownFrom empty).
+func Verdict(knownFrom string, known []Known) string {
+	if knownFrom == "" {
+		return ""
+	}
+	if len(known) == 0 {
+		return "regression: no kept finding in " + knownFrom + " shows these differences"
+	}
+	var parts []string
+	for _, k := range known {
+		parts = append(parts, "known: "+k.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Campaign is a run of random cases.
@@ -138,6 +220,8 @@ type CampaignFinding struct {
 	Scenario string   `json:"scenario"`
 	Profiles []string `json:"profiles,omitempty"`
 	File     string   `json:"file,omitempty"`
+	// Known are the kept findings of the same kind of difference.
+	Known []Known `json:"known,omitempty"`
 }
 
 // Counts counts the cases by outcome.

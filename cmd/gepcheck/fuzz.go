@@ -363,6 +363,7 @@ func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cf
 		return nil
 	}
 	res := f.rep.results(im, cfg, "offline", "", d.Capabilities())
+	f.rep.known = f.known
 	res.Campaigns = []reports.Campaign{c}
 	return f.rep.write(stdout, res)
 }

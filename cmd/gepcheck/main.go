@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -182,7 +183,10 @@ effective field. Input is the YAML you would kubectl apply.`,
 	root.AddCommand(newSimulate(stdin, stdout, exit), newExplain(stdin, stdout, exit), newCheck(stdout, exit), newProfiles(stdout),
 		newFuzz(stdout), newRequirements(stdout), newFindings(stdout), newGen(stdout), newRun(stdout, stderr),
 		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr),
-		newAdmission(stdin, stdout, exit))
+		newAdmission(stdin, stdout, exit), newVersion(stdout))
+	// gepcheck --version prints what gepcheck version prints.
+	root.Version = buildinfo.Read().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	// Commands of the implementations (impl.Commander): their own
 	// top-level commands, and their controllers under gepcheck controller.
 	var controllers []*cobra.Command

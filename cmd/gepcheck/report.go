@@ -26,6 +26,9 @@ type reportFlags struct {
 	organization, project, url, version string
 	contact                             []string
 	shard                               string
+	// known is the directory of kept findings the failures are matched
+	// with (markKnown): run's and report's --known, fuzz's own --known.
+	known string
 }
 
 func (f *reportFlags) add(fs *pflag.FlagSet) {
@@ -116,6 +119,9 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 		// written over.
 		return inputError{fmt.Errorf("--report-dir: %w", err)}
 	}
+	if err := markKnown(r, f.known); err != nil {
+		return inputError{fmt.Errorf("--known %s: %w", f.known, err)}
+	}
 	dir, err = reports.Write(f.dir, r)
 	var missing *reports.MissingError
 	if errors.As(err, &missing) {
@@ -129,8 +135,11 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 }
 
 func newReport(stdout io.Writer) *cobra.Command {
-	var out string
+	var out, known string
 	write := func(r *reports.Results) error {
+		if err := markKnown(r, known); err != nil {
+			return inputError{fmt.Errorf("--known %s: %w", known, err)}
+		}
 		dir, err := reports.Write(out, r)
 		var missing *reports.MissingError
 		if errors.As(err, &missing) {
@@ -161,6 +170,7 @@ same results give the same bytes but for the date.`,
 		},
 	}
 	cmd.PersistentFlags().StringVar(&out, "out", "reports", "directory the reports are written under")
+	cmd.PersistentFlags().StringVar(&known, "known", "scenarios/findings", "kept findings (gepcheck findings) each failure is matched with: known (its triage and upstream links) or a regression; a directory that does not exist matches nothing")
 	merge := &cobra.Command{
 		Use:   "merge RESULTS... [--out DIR]",
 		Short: "Merge the results of the shards of one run (--shard i/N) and write their reports",

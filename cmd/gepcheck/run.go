@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -111,7 +112,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if rep.dir != "" {
 				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
 				res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
-					return strings.Join(slices.Concat([]string{"gepcheck", "run", "--impl", im.Name()}, implFlags(cfg), semFlag(sem), vocabularyFlag(voc), []string{file}), " ")
+					return replayRun(nil, im.Name(), cfg, profiles, res, file)
 				})
 				if err := rep.write(stdout, res); err != nil {
 					return err
@@ -127,6 +128,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	cf.add(cmd, true)
 	rf.add(cmd)
 	rep.add(cmd.Flags())
+	cmd.Flags().StringVar(&rep.known, "known", "scenarios/findings", "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
@@ -142,6 +144,21 @@ func implFlags(cfg impl.Config) []string {
 		return r.ReplayFlags()
 	}
 	return nil
+}
+
+// replayRun is the command that runs file again as the run whose results
+// res starts did: every flag that selects what was run, the
+// implementation's (its version: a replay must not run another version
+// gepcheck pins when it is read), the profiles given, the semantics and
+// status vocabulary compared under (docs/reports.md, Reproduce).
+func replayRun(mode []string, implName string, cfg impl.Config, profiles []string, res *reports.Results, file string) string {
+	cmd := slices.Concat([]string{"gepcheck", "run"}, mode, []string{"--impl", implName}, implFlags(cfg))
+	for _, p := range profiles {
+		cmd = append(cmd, "--profile", shell.Quote(p))
+	}
+	cmd = append(cmd, semFlag(engine.Semantics(res.Semantics))...)
+	cmd = append(cmd, vocabularyFlag(engine.Vocabulary(res.StatusVocabulary))...)
+	return strings.Join(append(cmd, shell.Quote(file)), " ")
 }
 
 // semFlag is --semantics for a replay, when the run was told one.
@@ -268,10 +285,10 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
 		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
-			return strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", cf.cluster, "--impl", im.Name()}, semFlag(sem), vocabularyFlag(rf.vocabulary), []string{file}), " ")
+			return replayRun([]string{"--cluster", cf.cluster}, im.Name(), cfg, nil, res, file)
 		}, ic.Capabilities().Capabilities)
 		if sum.Random > 0 {
-			res.Campaigns = []reports.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name())}
+			res.Campaigns = []reports.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name(), slices.Concat(implFlags(cfg), semFlag(engine.Semantics(res.Semantics))))}
 		}
 		if err := rep.write(stdout, res); err != nil {
 			return err
@@ -331,13 +348,14 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 // the reports: how many disagreed, and the case shrunk in the cluster for
 // each kind of difference (its case numbered from the campaign's seed, so
 // that shards merge as fuzz campaigns do). total is --random.
-func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string) reports.Campaign {
+func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string, flags []string) reports.Campaign {
 	kind := sum.RandomProfile
 	if profs, err := profile.Builtins(); err == nil && profs[sum.RandomProfile] != nil {
 		kind = profs[sum.RandomProfile].Spec.Policy.Kind
 	}
 	c := reports.Campaign{Kind: kind, Profile: sum.RandomProfile, Seed: uint64(sum.Seed), Checks: sum.Random,
-		Replay: fmt.Sprintf("gepcheck run --cluster %s --impl %s --random %d --seed %d --random-profile %s", clusterName, implName, total, sum.Seed, sum.RandomProfile)}
+		Replay: strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", clusterName, "--impl", implName}, flags,
+			[]string{"--random", fmt.Sprint(total), "--seed", fmt.Sprint(sum.Seed), "--random-profile", sum.RandomProfile}), " ")}
 	for _, r := range sum.Results {
 		if strings.HasPrefix(filepath.Base(r.Plan.File), "random-") && r.Outcome == incluster.Fail {
 			c.Disagreed++

@@ -23,7 +23,8 @@ const root = "../.."
 // into --report-dir or --out. Modes: ok (the committed offline report of
 // the pinned version, its dates changed), nothing, empty, missing (ok
 // without junit-offline.xml), extra (ok and one more offline file), differ
-// (ok with a line changed), differmerge (ok, a line changed by report
+// (ok with a line changed), rebuilt (ok as another gepcheck build
+// writes it: the lines naming the build changed), differmerge (ok, a line changed by report
 // merge only), run3 and fuzz1 (those steps exit 3, 1), changed (findings
 // verify finds a kept finding changed),
 // killed (run dies of SIGKILL), noversion (egctl --help names none).
@@ -50,6 +51,7 @@ write() { # the committed offline files, dated otherwise, as FAKE says
     extra) echo planted > "$dir/planted-offline.txt" ;;
     differ) sed -i '$s/$/ planted/' "$dir/junit-offline.xml" ;;
     differmerge) [ "$cmd" = report ] && sed -i '$s/$/ planted/' "$dir/junit-offline.xml" ;;
+    rebuilt) sed -i -E 's/commit [0-9a-z+]+, go[0-9.]+/commit 0123456789ab+dirty, go1.99.0/g; s/"gepcheckCommit": "[0-9a-f]+"/"gepcheckCommit": "0123456789abcdef"/' "$dir"/* ;;
   esac
 }
 case "$1 ${2:-}" in
@@ -121,6 +123,11 @@ func committed(t *testing.T) (string, int) {
 func TestReportsCheck(t *testing.T) {
 	bin := fakeBin(t)
 	v, n := committed(t)
+	// The committed report names the gepcheck that wrote it, so that
+	// "rebuilt" changes something.
+	if readme, err := os.ReadFile(filepath.Join(root, "reports/envoy-gateway", v, "README.md")); err != nil || !strings.Contains(string(readme), "Run by gepcheck ") {
+		t.Fatalf("reports/envoy-gateway/%s/README.md names no gepcheck build (Run by gepcheck ...): regenerate it (make reports)", v)
+	}
 	for _, tc := range []struct {
 		fake, version string
 		ok            bool
@@ -139,6 +146,9 @@ func TestReportsCheck(t *testing.T) {
 		{"missing", "", false, "junit-offline.xml is missing"},
 		{"extra", "", false, "planted-offline.txt is missing"},
 		{"differ", "", false, "differ:"},
+		// Another build of gepcheck writes the same report but for the
+		// line naming it (docs/reports.md, What every report states).
+		{"rebuilt", "", true, "files identical but for the date"},
 		{"changed", "", false, "kept findings changed"},
 	} {
 		version := tc.version

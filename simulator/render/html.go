@@ -25,7 +25,7 @@ svg.hierarchy .node.policy rect{fill:#fff3d6;stroke:#c08a00}
 svg.hierarchy .node.missing rect{fill:#fff;stroke:#b00}
 svg.hierarchy .edge{stroke:#555;fill:none}svg.hierarchy .policy-edge{stroke:#c08a00}
 svg.hierarchy marker path{fill:#555}
-.passed{color:#17692a}.failed,.error{color:#b00020}.skipped{color:#777}
+.passed{color:#17692a}.failed,.error{color:#b00020}.skipped{color:#777}.known{color:#8a5a00}.regression{color:#b00020;font-weight:bold}
 .badge{display:inline-block;padding:0 .4em;border-radius:3px;border:1px solid currentColor;font-size:.85em}`
 
 // Page writes a self-contained HTML document: title, inline style, body.

@@ -63,12 +63,11 @@ func (c *config) Describe() string {
 	return "contour " + c.version + " (contour serve, one per Gateway)"
 }
 
-// ReplayFlags implements differential.Fuzzer.
+// ReplayFlags implements differential.Fuzzer: the version, always (a
+// replay must run the version reported, whatever gepcheck pins when it
+// is read).
 func (c *config) ReplayFlags() []string {
-	if c.version != Version {
-		return []string{"--contour-version", c.version}
-	}
-	return nil
+	return []string{"--contour-version", c.version}
 }
 
 // ProfileSource implements differential.Fuzzer.

@@ -96,12 +96,15 @@ func (c *plugConfig) Describe() string {
 	return fmt.Sprintf("envoy-gateway %s (egctl x translate, %s build)", c.version, c.build)
 }
 
-// ReplayFlags implements differential.Fuzzer.
+// ReplayFlags implements differential.Fuzzer: the version, always (a
+// replay must run the version reported, whatever gepcheck pins when it
+// is read), and the egctl build when it is not the default.
 func (c *plugConfig) ReplayFlags() []string {
+	out := []string{"--envoy-gateway-version", c.version}
 	if c.build != EgctlFast {
-		return []string{"--egctl-build", c.build}
+		out = append(out, "--egctl-build", c.build)
 	}
-	return nil
+	return out
 }
 
 // ProfileSource implements differential.Fuzzer.

@@ -63,12 +63,11 @@ func (*config) FuzzKinds() []differential.FuzzKind {
 // Describe implements differential.Fuzzer.
 func (c *config) Describe() string { return "traefik " + c.version + " (Kubernetes Gateway provider)" }
 
-// ReplayFlags implements differential.Fuzzer.
+// ReplayFlags implements differential.Fuzzer: the version, always (a
+// replay must run the version reported, whatever gepcheck pins when it
+// is read).
 func (c *config) ReplayFlags() []string {
-	if c.version != Version {
-		return []string{"--traefik-version", c.version}
-	}
-	return nil
+	return []string{"--traefik-version", c.version}
 }
 
 // ProfileSource implements differential.Fuzzer.

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/suite/findings"
+)
+
+// TestKnownApartFromRegressions: in Envoy Gateway v1.9.1's published
+// offline results every failed case is a kept finding that shows exactly
+// its recorded differences, and every report format says so with the
+// finding's triage and upstream links; a planted case whose differences
+// differ from its finding's, and a campaign finding of a kind no kept
+// finding has, are regressions in every format (issue 30, Deliver 5).
+func TestKnownApartFromRegressions(t *testing.T) {
+	t.Chdir("../..")
+	r, err := reports.ReadResults("reports/envoy-gateway/v1.9.1/results-offline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := -1
+	for i, c := range r.Cases {
+		if c.Outcome == reports.Failed && len(c.Diff) > 1 {
+			planted = i
+			r.Cases[i].Diff, r.Cases[i].Differences = c.Diff[:1], c.Differences[:1]
+			break
+		}
+	}
+	if planted < 0 {
+		t.Fatal("no failed case with two differences to plant a change in")
+	}
+	// A failed case of results that keep no typed differences (written
+	// before they were kept) is neither known nor a regression.
+	untyped := -1
+	for i, c := range r.Cases {
+		if i != planted && c.Outcome == reports.Failed {
+			untyped = i
+			r.Cases[i].Diff = nil
+			break
+		}
+	}
+	var camp *reports.Campaign
+	for i := range r.Campaigns {
+		if r.Campaigns[i].Profile == "envoy-gateway-backendtrafficpolicy" && r.Campaigns[i].Steps == 0 {
+			camp = &r.Campaigns[i]
+		}
+	}
+	if camp == nil {
+		t.Fatal("no BackendTrafficPolicy campaign in the published results")
+	}
+	camp.Findings = append(camp.Findings, reports.CampaignFinding{Kind: "planted-kind", Case: 999, Differences: []string{"planted"}})
+	if err := markKnown(r, "scenarios/findings"); err != nil {
+		t.Fatal(err)
+	}
+	failed, stale := 0, 0
+	for i, c := range r.Cases {
+		if c.Outcome != reports.Failed {
+			if len(c.Known) > 0 {
+				t.Errorf("%s %s: known %v", c.Name, c.Outcome, c.Known)
+			}
+			continue
+		}
+		failed++
+		if i == untyped {
+			if len(c.Known) != 0 || c.Regression(r.KnownFrom) || c.KnownVerdict(r.KnownFrom) != reports.Unmatched {
+				t.Errorf("%s without typed differences: known %v, regression %v", c.Name, c.Known, c.Regression(r.KnownFrom))
+			}
+			continue
+		}
+		if i == planted {
+			if len(c.Known) != 0 || !c.Regression(r.KnownFrom) {
+				t.Errorf("planted %s: known %v, want a regression", c.Name, c.Known)
+			}
+			continue
+		}
+		// A published result that no longer shows exactly its kept
+		// finding's differences (the finding was updated after the
+		// report was written) is a regression until the report is
+		// written again: markKnown must agree with findings.Verify.
+		want := strings.TrimPrefix(c.File, "scenarios/findings/")
+		if _, err := findings.Verify(c.File, c.Diff); err != nil {
+			if len(c.Known) != 0 || !c.Regression(r.KnownFrom) {
+				t.Errorf("%s does not reproduce its finding (%v), yet known %v", c.Name, err, c.Known)
+			}
+			stale++
+			continue
+		}
+		if len(c.Known) != 1 || c.Known[0].Finding != want || c.Known[0].Verdict == "" {
+			t.Errorf("%s: known %v, want %s with its triage", c.Name, c.Known, want)
+		}
+	}
+	if failed < 10 || failed-stale < 10 {
+		t.Fatalf("only %d failed cases, %d of them known", failed, failed-stale)
+	}
+	for _, f := range camp.Findings {
+		switch {
+		case f.Kind == "planted-kind" && len(f.Known) != 0:
+			t.Errorf("planted kind: known %v", f.Known)
+		case f.Kind == "conflicted" && (len(f.Known) != 1 || f.Known[0].Finding != "envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml"):
+			t.Errorf("conflicted: known %v", f.Known)
+		}
+	}
+	name := r.Cases[planted].Name
+	md := string(reports.Markdown([]*reports.Results{r}))
+	yml, err := reports.MarshalConformanceReport(reports.ConformanceReport(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := reports.DecodeConformanceReport(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests []string
+	for _, p := range back.ProfileReports {
+		tests = append(tests, p.Core.FailedTests...)
+	}
+	failedTests := strings.Join(tests, "\n")
+	junit, err := reports.JUnit(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := reports.HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ format, text, want string }{
+		{"Markdown", md, "  - known: `envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml`, contradicts-must GEP-2649-023, https://github.com/envoyproxy/gateway/issues/8926"},
+		{"Markdown", md, "  - **regression**: no kept finding in scenarios/findings shows these differences"},
+		{"Markdown", md, "Third-party results"},
+		{"Markdown", md, "  - " + reports.Unmatched + "\n"},
+		{"Markdown", md, "Reading: semantics sticky-overrides"},
+		{"ConformanceReport", failedTests, "envoy-gateway-backendtrafficpolicy-condition.yaml (known: envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml, contradicts-must GEP-2649-023, https://github.com/envoyproxy/gateway/issues/8926"},
+		{"ConformanceReport", failedTests, name + " (regression: "},
+		{"ConformanceReport", failedTests, "planted-kind (regression: "},
+		{"ConformanceReport", string(yml), "Third-party results"},
+		{"JUnit", string(junit), `type="regression"`},
+		{"JUnit", string(junit), `type="known-finding"`},
+		{"JUnit", string(junit), `name="standing" value="Third-party results`},
+		{"HTML", string(html), `<span class="badge regression">regression</span>`},
+		{"HTML", string(html), `<span class="badge known">known</span> <code>envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml</code>, contradicts-must GEP-2649-023, <a href="https://github.com/envoyproxy/gateway/issues/8926">`},
+		{"HTML", string(html), "Third-party results"},
+	} {
+		if !strings.Contains(tc.text, tc.want) {
+			t.Errorf("%s lacks %q", tc.format, tc.want)
+		}
+	}
+}
