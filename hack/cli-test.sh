@@ -20,7 +20,7 @@ for want in \
   'Gateway/default/g2 > HTTPRoute/default/r4 > Service/default/b2  {"color":"yellow"}'; do
   grep -qF -- "$want" "$tmp/demo.txt" && ok || bad "demo output lacks: $want"
 done
-grep -E '^ColorPolicy/default/p1 .*True/PartiallyEnforced' "$tmp/demo.txt" >/dev/null && ok || bad "p1 not PartiallyEnforced"
+grep -E '^ColorPolicy/default/p1 .*True/PartiallyProgrammed' "$tmp/demo.txt" >/dev/null && ok || bad "p1 not PartiallyProgrammed (merged GEP-713, Status conditions)"
 grep -E '^ColorPolicy/default/p4 .*False/Overridden' "$tmp/demo.txt" >/dev/null && ok || bad "p4 not Overridden"
 
 # gepcheck version names the commit the binary was built from (the line
