@@ -212,11 +212,15 @@ kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of 
 # which Traefik reads as GEP-713's None on a path (a kept finding), and its
 # kept findings (scenarios/findings/traefik/) show exactly the differences
 # they record.
-"$BIN" run --cluster local --impl traefik --junit "$tmp/traefik.xml" --report-dir "$tmp/rep-traefik" scenarios/gateway-api/ scenarios/findings/traefik/ > "$tmp/traefik.txt" 2>&1; code=$?
+# BackendTLSPolicy through a GRPCRoute fails too: Traefik writes no status
+# for it within the step (not yet triaged, docs/contour-and-traefik.md).
+"$BIN" run --cluster local --impl traefik --junit "$tmp/traefik.xml" --report-dir "$tmp/rep-traefik" "${gwcat[@]}" scenarios/findings/traefik/ > "$tmp/traefik.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "traefik run exited $code, want 1 (findings): $(tail -5 "$tmp/traefik.txt")"
 nfind=$(ls scenarios/findings/traefik/*.yaml | wc -l)
-ncat=$(ls scenarios/gateway-api/*.yaml | wc -l)
-grep -q "traefik on local: $((ncat - 1)) passed, $((1 + nfind)) failed, 0 errors, 0 skipped" "$tmp/traefik.txt" && ok || bad "traefik summary, want $((ncat - 1)) passed, $((1 + nfind)) failed: $(tail -2 "$tmp/traefik.txt")"
+ncat=${#gwcat[@]}
+nskip=$(grep -c -E '^skip ' "$tmp/traefik.txt")
+grep -q "traefik on local: $((ncat - nskip - 2)) passed, $((2 + nfind)) failed, 0 errors, $nskip skipped" "$tmp/traefik.txt" && ok || bad "traefik summary, want $((ncat - nskip - 2)) passed, $((2 + nfind)) failed, $nskip skipped: $(tail -2 "$tmp/traefik.txt")"
+grep -q -E '^fail .*backendtlspolicy-grpcroute' "$tmp/traefik.txt" && ok || bad "traefik: backendtlspolicy-grpcroute did not fail"
 findings_reproduce "$BIN" "$tmp/rep-traefik" scenarios/findings/traefik/ && ok || bad "traefik in a cluster differs from its kept findings"
 # Random cases against Traefik, judged by their findings: every kind of
 # difference is a kept finding's (scenarios/findings/traefik/). Errors are

@@ -38,8 +38,12 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName, features.W
 
 // Capabilities implements incluster.Implementation: Traefik writes
 // Accepted and ResolvedRefs per ancestor Gateway listener (v3.7.13,
-// pkg/provider/kubernetes/gateway/httproute.go), both compared, in
-// aggregate and per ancestor Gateway (observe.Status.Ancestors); it implements Gateway API's
+// pkg/provider/kubernetes/gateway/httproute.go); Accepted is compared in
+// aggregate. Not yet compared: ResolvedRefs (it writes False/ResolvedRefs
+// on a Conflicted policy, where the reference writes none: a reading the
+// API reference does not settle, docs/semantics.md) and the status per
+// ancestor Gateway (its entries are per listener; their aggregation per
+// Gateway is not yet triaged). It implements Gateway API's
 // BackendTLSPolicy, so it is judged by that API's reading of conflicts
 // (profile backendtlspolicy-gateway-api, docs/semantics.md); effective
 // settings are compared once gepcheck started it, on the Service ports the
@@ -47,7 +51,7 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName, features.W
 func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
 		Features:   Features,
-		Conditions: []string{"Accepted", "ResolvedRefs"},
+		Conditions: []string{"Accepted"},
 		// Of the policy conditions it writes BackendTLSPolicy's Accepted, no
 		// Programmed or Enforced: the claim is moot.
 		Vocabulary: engine.VocabularyMerged,
@@ -126,7 +130,9 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		if err != nil {
 			return o, err
 		}
-		o.Policies = append(o.Policies, gatewayapi.PolicyStatus(u.GetKind(), got.Object, ControllerName))
+		st := gatewayapi.PolicyStatus(u.GetKind(), got.Object, ControllerName)
+		st.Ancestors = nil // not yet compared (Capabilities)
+		o.Policies = append(o.Policies, st)
 		stored = append(stored, got)
 	}
 	if c.url != "" {
