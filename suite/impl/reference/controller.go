@@ -680,6 +680,31 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 			"conditions":     c.mergePolicyConditions(conditions(t.Conditions, prev, o.GetGeneration(), now), prev),
 		})
 	}
+	if !AggregatedStatus(ps.Ref) && len(ps.Targets) == 0 {
+		// A policy rejected whole (its spec invalid) has no target the
+		// engine judged; Gateway API's PolicyStatus holds ancestors only
+		// and requires them, so its conditions go on an entry per
+		// targetRef (InCluster.Observe reads them back as the policy's).
+		targets, _, _ := unstructured.NestedSlice(o.Object, "spec", "targetRefs")
+		for _, t := range targets {
+			tm, _ := t.(map[string]any)
+			ref := map[string]any{"group": tm["group"], "kind": tm["kind"], "name": tm["name"], "namespace": o.GetNamespace()}
+			if sec, ok := tm["sectionName"]; ok {
+				ref["sectionName"] = sec
+			}
+			var prev []any
+			for _, a := range oldAnc {
+				if am, ok := a.(map[string]any); ok && am["controllerName"] == ControllerName && reflect.DeepEqual(am["ancestorRef"], ref) {
+					prev, _, _ = unstructured.NestedSlice(am, "conditions")
+				}
+			}
+			ancestors = append(ancestors, map[string]any{
+				"ancestorRef":    ref,
+				"controllerName": ControllerName,
+				"conditions":     c.mergePolicyConditions(conditions(ps.Conditions, prev, o.GetGeneration(), now), prev),
+			})
+		}
+	}
 	if len(ancestors) > 0 || len(oldAnc) > 0 {
 		status["ancestors"] = append([]any{}, ancestors...)
 	}

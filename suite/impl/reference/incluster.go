@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -138,6 +139,7 @@ func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan
 				o.Policies = append(o.Policies, observe.Status{Ref: ref, Conditions: readConditions(conds)})
 			}
 			ancestors, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+			var entries []observe.Status
 			for _, a := range ancestors {
 				am, _ := a.(map[string]any)
 				if am["controllerName"] != ControllerName {
@@ -145,8 +147,17 @@ func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan
 				}
 				ar, _ := am["ancestorRef"].(map[string]any)
 				conds, _, _ := unstructured.NestedSlice(am, "conditions")
-				o.Policies = append(o.Policies, observe.Status{Ref: ref + "@" + refString(ar), Conditions: readConditions(conds)})
+				entries = append(entries, observe.Status{Ref: ref + "@" + refString(ar), Conditions: readConditions(conds)})
 			}
+			if !ok && rejectedWhole(entries) {
+				// The entries the controller writes per targetRef for
+				// a policy rejected whole (writePolicyStatus) carry the
+				// policy's own conditions, which the expectation of a
+				// kind without aggregated status does not hold
+				// (AggregatedStatus): not compared.
+				continue
+			}
+			o.Policies = append(o.Policies, entries...)
 		}
 	}
 	nss := make([]string, 0, len(p.Namespaces))
@@ -201,6 +212,27 @@ func targetStatus(ref string, u *unstructured.Unstructured) []observe.Status {
 		return nil
 	}
 	return []observe.Status{{Ref: ref, Conditions: readConditions(mine)}}
+}
+
+// rejectedWhole reports whether entries, a policy's ancestor entries of
+// this controller, are those of a policy rejected whole: all alike, with
+// Accepted False for a reason of the policy's spec (not Conflicted or
+// TargetNotFound, which the engine reports per target).
+func rejectedWhole(entries []observe.Status) bool {
+	if len(entries) == 0 {
+		return false
+	}
+	for _, e := range entries[1:] {
+		if !reflect.DeepEqual(e.Conditions, entries[0].Conditions) {
+			return false
+		}
+	}
+	for _, c := range entries[0].Conditions {
+		if c.Type == engine.TypeAccepted {
+			return c.Status == "False" && c.Reason != engine.ReasonConflicted && c.Reason != engine.ReasonTargetNotFound
+		}
+	}
+	return false
 }
 
 func readConditions(conds []any) []observe.Condition {
