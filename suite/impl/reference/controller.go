@@ -666,19 +666,23 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 			ancestors = append(ancestors, a)
 		}
 	}
-	for _, t := range ps.Targets {
-		ref := parentRef(t.Ref)
+	// entry is this controller's entry for ancestor ref, its conditions
+	// merged into those stored there.
+	entry := func(ref map[string]any, cs []engine.Condition) any {
 		var prev []any
 		for _, a := range oldAnc {
 			if am, ok := a.(map[string]any); ok && am["controllerName"] == ControllerName && reflect.DeepEqual(am["ancestorRef"], ref) {
 				prev, _, _ = unstructured.NestedSlice(am, "conditions")
 			}
 		}
-		ancestors = append(ancestors, map[string]any{
+		return map[string]any{
 			"ancestorRef":    ref,
 			"controllerName": ControllerName,
-			"conditions":     c.mergePolicyConditions(conditions(t.Conditions, prev, o.GetGeneration(), now), prev),
-		})
+			"conditions":     c.mergePolicyConditions(conditions(cs, prev, o.GetGeneration(), now), prev),
+		}
+	}
+	for _, t := range ps.Targets {
+		ancestors = append(ancestors, entry(parentRef(t.Ref), t.Conditions))
 	}
 	if !AggregatedStatus(ps.Ref) && len(ps.Targets) == 0 {
 		// A policy rejected whole (its spec invalid) has no target the
@@ -692,17 +696,7 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 			if sec, ok := tm["sectionName"]; ok {
 				ref["sectionName"] = sec
 			}
-			var prev []any
-			for _, a := range oldAnc {
-				if am, ok := a.(map[string]any); ok && am["controllerName"] == ControllerName && reflect.DeepEqual(am["ancestorRef"], ref) {
-					prev, _, _ = unstructured.NestedSlice(am, "conditions")
-				}
-			}
-			ancestors = append(ancestors, map[string]any{
-				"ancestorRef":    ref,
-				"controllerName": ControllerName,
-				"conditions":     c.mergePolicyConditions(conditions(ps.Conditions, prev, o.GetGeneration(), now), prev),
-			})
+			ancestors = append(ancestors, entry(ref, ps.Conditions))
 		}
 	}
 	if len(ancestors) > 0 || len(oldAnc) > 0 {
