@@ -8,6 +8,9 @@
 #                                    pinned version's controller on a local
 #                                    control plane, the reference there and
 #                                    offline, and the matrix of findings
+#   hack/reports.sh --offline BIN VERSION...
+#                                    those Envoy Gateway versions offline only
+#                                    (a part of the above, run on its own)
 #   hack/reports.sh --check BIN      what make ci runs: fails when a step
 #                                    fails, when nothing is regenerated, when
 #                                    a file is missing or empty on either side,
@@ -22,9 +25,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 die() { echo "reports: $*"; exit 1; }
-check=false
+check=false offline=false
 if [ "${1:-}" = "--check" ]; then check=true; shift; fi
-[ "$#" -ge 1 ] || die "usage: hack/reports.sh [--check] BIN [VERSION...]"
+if [ "${1:-}" = "--offline" ]; then offline=true; shift; fi
+[ "$#" -ge 1 ] || die "usage: hack/reports.sh [--check|--offline] BIN [VERSION...]"
 BIN=$1; shift
 pinned=$(pinned_eg_version "$BIN") || die "$BIN egctl --help names no pinned Envoy Gateway version (its --envoy-gateway-version default)"
 tmp=$(mktemp -d)
@@ -72,6 +76,10 @@ if $check; then
 fi
 
 for v in "$@"; do offline_eg reports "$v"; done
+if $offline; then
+  [ "$#" -ge 1 ] || die "--offline: name the Envoy Gateway versions"
+  exit 0
+fi
 ran "$tmp/log" 0 1 -- "$BIN" run --impl reference scenarios/ --report-dir reports || exit 1
 ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl reference scenarios/ --report-dir reports || exit 1
 ran "$tmp/log" 0 1 -- "$BIN" run --cluster local --impl envoy-gateway scenarios/envoy-gateway/ scenarios/gateway-api/ scenarios/findings/envoy-gateway/ --report-dir reports || exit 1
