@@ -67,11 +67,14 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 
 // Readable keeps the BackendTLSPolicy fields gepcheck compares for
 // Contour (readClusters): validation.hostname and caCertificateRefs (Core
-// support). subjectAltNames is Extended support (feature
-// BackendTLSPolicySANValidation), which Contour does not claim: it checks
-// the backend's certificate against the hostname whatever the policy's
-// subjectAltNames say (docs/contour-and-traefik.md), and that is not
-// judged.
+// support), and the names the backend's certificate is authenticated
+// against, as subjectAltNames (gatewayapi.AuthenticatedNames: the
+// policy's subjectAltNames, else its hostname). Contour v1.33.8 matches
+// the hostname alone whatever the policy's subjectAltNames say
+// (internal/dag/gatewayapi_processor.go, SubjectNames), which Gateway API
+// v1 forbids once subjectAltNames are specified (GATEWAY-API-033) and
+// shows as a subjectAltNames difference; a policy without subjectAltNames
+// agrees (GATEWAY-API-032).
 func Readable(spec map[string]any) map[string]any {
 	v, _ := spec["validation"].(map[string]any)
 	out := map[string]any{}
@@ -82,6 +85,9 @@ func Readable(spec map[string]any) map[string]any {
 	}
 	if len(out) == 0 {
 		return map[string]any{}
+	}
+	if names := gatewayapi.AuthenticatedNames(v); len(names) > 0 {
+		out["subjectAltNames"] = names
 	}
 	return map[string]any{"validation": out}
 }
@@ -152,8 +158,10 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 // "namespace/service/port/hash" and gives it the UpstreamTlsContext of the
 // port's effective policy: SNI (none, unless the Service is an
 // ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
-// ConfigMap holding the same certificate), and SAN matchers (not read:
-// Readable). ports
+// ConfigMap holding the same certificate), and SAN matchers
+// (matchTypedSubjectAltNames, read as the subjectAltNames the certificate
+// is authenticated against, whether they came from the policy's hostname
+// or its subjectAltNames: Readable). ports
 // names each Service's ports by number ("namespace/name" → number →
 // name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
 func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -191,6 +199,9 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 				cm = "(a CA no ConfigMap of the case holds)"
 			}
 			v["caCertificateRefs"] = []any{map[string]any{"group": "", "kind": "ConfigMap", "name": cm}}
+		}
+		if sans := gatewayapi.SubjectAltNames(jsonmap.List(vc["matchTypedSubjectAltNames"])); len(sans) > 0 {
+			v["subjectAltNames"] = sans
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
 	}

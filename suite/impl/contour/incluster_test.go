@@ -44,23 +44,96 @@ func TestReadClusters(t *testing.T) {
 		return nil
 	})
 	ref := []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-1"}}
+	sans := []any{map[string]any{"type": "Hostname", "hostname": "b.example.com"}}
 	want := []observe.Path{
 		// No SNI: the hostname is not in effect as BackendTLSPolicy
-		// defines it (it MUST be the SNI).
-		{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref}}},
-		{Path: []string{"Service/ns/svc", "Service/ns/svc#https-alt"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "hostname": "b.example.com"}}},
+		// defines it (it MUST be the SNI); it is matched in the
+		// certificate (subjectAltNames, Readable).
+		{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "subjectAltNames": sans}}},
+		{Path: []string{"Service/ns/svc", "Service/ns/svc#https-alt"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "hostname": "b.example.com", "subjectAltNames": sans}}},
 	}
 	if !reflect.DeepEqual(o.Effective, want) {
 		t.Errorf("read %v\nwant %v", o.Effective, want)
 	}
 }
 
-// Readable keeps what Contour's clusters are compared on: Core support.
+// Readable keeps what Contour's clusters are compared on: Core support and
+// the names the certificate is authenticated against (the policy's
+// subjectAltNames, else its hostname: Gateway API v1,
+// BackendTLSPolicyValidation.Hostname).
 func TestReadable(t *testing.T) {
+	san := map[string]any{"type": "URI", "uri": "spiffe://y/z"}
 	spec := map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"},
-		"subjectAltNames": []any{"y"}, "wellKnownCACertificates": "System"}, "options": map[string]any{"k": "v"}}
-	want := map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}}}
+		"subjectAltNames": []any{san}, "wellKnownCACertificates": "System"}, "options": map[string]any{"k": "v"}}
+	want := map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}, "subjectAltNames": []any{san}}}
 	if got := Readable(spec); !reflect.DeepEqual(got, want) {
 		t.Errorf("Readable = %v, want %v", got, want)
+	}
+	spec = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}}}
+	want = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}, "subjectAltNames": []any{map[string]any{"type": "Hostname", "hostname": "h"}}}}
+	if got := Readable(spec); !reflect.DeepEqual(got, want) {
+		t.Errorf("Readable without subjectAltNames = %v, want %v", got, want)
+	}
+}
+
+// GATEWAY-API-033 (Gateway API v1, BackendTLSPolicyValidation.Hostname: "If
+// SubjectAltNames are specified, Hostname can be used for certificate
+// selection but MUST NOT be used for authentication"), judged on what
+// readClusters reads: for a policy with hostname abc.example.com and
+// subjectAltNames (those of Gateway API v1.6.3's conformance test
+// BackendTLSPolicySANValidation, multiple-sans), Contour v1.33.8's cluster
+// matches the hostname alone (SubjectNames: the hostname,
+// internal/dag/gatewayapi_processor.go; one DNS exact matcher each,
+// internal/envoy/v3/auth.go) and disagrees with the reference on
+// subjectAltNames; a cluster matching the policy's subjectAltNames, a DNS
+// and a URI matcher, agrees. Without subjectAltNames, Contour's hostname
+// matcher agrees (GATEWAY-API-032).
+func TestReadClustersHostnameNotAuthentication(t *testing.T) {
+	ca := generators.BackendTLSCAs[0].Data["ca.crt"]
+	refs := []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-1"}}
+	policySANs := []any{
+		map[string]any{"type": "URI", "uri": "spiffe://abc.example.com/test-identity"},
+		map[string]any{"type": "Hostname", "hostname": "abc.example.com"},
+	}
+	read := func(matchers ...[2]string) map[string]any {
+		var ms []any
+		for _, m := range matchers {
+			ms = append(ms, map[string]any{"sanType": m[0], "matcher": map[string]any{"exact": m[1]}})
+		}
+		cfg := map[string]any{"configs": []any{map[string]any{"dynamicActiveClusters": []any{
+			map[string]any{"cluster": map[string]any{"name": "ns/svc/443/c64d4fa59a", "transportSocket": map[string]any{
+				"name": "envoy.transport_sockets.tls",
+				"typedConfig": map[string]any{"commonTlsContext": map[string]any{"validationContext": map[string]any{
+					"trustedCa":                 map[string]any{"inlineBytes": base64.StdEncoding.EncodeToString([]byte(ca))},
+					"matchTypedSubjectAltNames": ms,
+				}}}}}}}}}}
+		o := &observe.Observation{}
+		readClusters(cfg, map[string]map[string]string{"ns/svc": {"443": "https"}}, map[string]string{"ns\x00" + strings.TrimSpace(ca): "ca-1"},
+			func(string) *observe.Observation { return o })
+		if len(o.Effective) != 1 {
+			t.Fatalf("read %v, want one path", o.Effective)
+		}
+		return o.Effective[0].Spec
+	}
+	// The reference's effective spec, without SNI as Contour's every
+	// case shows (kept finding effective-setting-validation).
+	want := func(v map[string]any) map[string]any {
+		r := Readable(map[string]any{"validation": v})
+		delete(r["validation"].(map[string]any), "hostname")
+		return r
+	}
+	withSANs := want(map[string]any{"hostname": "abc.example.com", "caCertificateRefs": refs, "subjectAltNames": policySANs})
+	contour := read([2]string{"DNS", "abc.example.com"})
+	if reflect.DeepEqual(contour, withSANs) {
+		t.Errorf("hostname used for authentication beside subjectAltNames reads as the policy: %v", contour)
+	}
+	if got := contour["validation"].(map[string]any)["subjectAltNames"]; !reflect.DeepEqual(got, []any{map[string]any{"type": "Hostname", "hostname": "abc.example.com"}}) {
+		t.Errorf("Contour's hostname matcher read as subjectAltNames %v", got)
+	}
+	if sans := read([2]string{"URI", "spiffe://abc.example.com/test-identity"}, [2]string{"DNS", "abc.example.com"}); !reflect.DeepEqual(sans, withSANs) {
+		t.Errorf("the policy's subjectAltNames matched:\n read %v\n want %v", sans, withSANs)
+	}
+	if noSANs := want(map[string]any{"hostname": "abc.example.com", "caCertificateRefs": refs}); !reflect.DeepEqual(contour, noSANs) {
+		t.Errorf("hostname matched for a policy without subjectAltNames:\n read %v\n want %v", contour, noSANs)
 	}
 }

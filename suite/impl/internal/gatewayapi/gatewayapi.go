@@ -262,6 +262,29 @@ func gatewayAncestors(p map[string]any, controller string) []observe.Status {
 	return out
 }
 
+// AuthenticatedNames are the names a backend's certificate is
+// authenticated against under a BackendTLSPolicy's validation, as
+// subjectAltNames: its subjectAltNames when it names any, else its hostname
+// as one Hostname subject alt name. Gateway API v1,
+// BackendTLSPolicyValidation.Hostname: "Hostname MUST be used for
+// authentication and MUST match the certificate served by the matching
+// backend, unless SubjectAltNames is specified" and "If SubjectAltNames
+// are specified, Hostname can be used for certificate selection but MUST
+// NOT be used for authentication". A proxy configuration that checks
+// names without an SNI (Contour) or through its TLS library's server name
+// (Traefik) is read back to the same list, so that a hostname used for
+// authentication beside a policy's subjectAltNames shows as a
+// subjectAltNames difference.
+func AuthenticatedNames(validation map[string]any) []any {
+	if sans := jsonmap.List(validation["subjectAltNames"]); len(sans) > 0 {
+		return sans
+	}
+	if h := jsonmap.String(validation["hostname"]); h != "" {
+		return []any{map[string]any{"type": "Hostname", "hostname": h}}
+	}
+	return nil
+}
+
 // SubjectAltNames are BackendTLSPolicy subjectAltNames an Envoy
 // validation context's SAN matchers (matchTypedSubjectAltNames) check.
 func SubjectAltNames(matchers []any) []any {
