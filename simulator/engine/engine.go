@@ -131,6 +131,9 @@ func Run(in Input) Result {
 	// is computed again without it. Each round makes at least one more
 	// policy Invalid, so there are at most len(in.Policies)+1 rounds.
 	var hit []*LimitError
+	if in.Mutant == MutantListenerSetUnattached {
+		in.Graph = unattachListenerSets(in.Graph)
+	}
 	for {
 		r := newRun(in)
 		r.order()
