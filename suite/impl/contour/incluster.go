@@ -67,12 +67,11 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 
 // Readable keeps the BackendTLSPolicy fields gepcheck compares for
 // Contour (readClusters): validation.hostname and caCertificateRefs (Core
-// support), and the names the backend's certificate is authenticated
-// against, as subjectAltNames (gatewayapi.AuthenticatedNames: the
-// policy's subjectAltNames, else its hostname). Contour v1.33.8 matches
-// the hostname alone whatever the policy's subjectAltNames say
+// support), and subjectAltNames unless they are the hostname alone
+// (gatewayapi.ComparedSubjectAltNames). Contour v1.33.8 matches the
+// hostname alone whatever the policy's subjectAltNames say
 // (internal/dag/gatewayapi_processor.go, SubjectNames), which Gateway API
-// v1 forbids once subjectAltNames are specified (GATEWAY-API-033) and
+// v1 forbids once subjectAltNames are specified (GATEWAY-API-033): that
 // shows as a subjectAltNames difference; a policy without subjectAltNames
 // agrees (GATEWAY-API-032).
 func Readable(spec map[string]any) map[string]any {
@@ -86,8 +85,8 @@ func Readable(spec map[string]any) map[string]any {
 	if len(out) == 0 {
 		return map[string]any{}
 	}
-	if names := gatewayapi.AuthenticatedNames(v); len(names) > 0 {
-		out["subjectAltNames"] = names
+	if sans := gatewayapi.ComparedSubjectAltNames(v); len(sans) > 0 {
+		out["subjectAltNames"] = sans
 	}
 	return map[string]any{"validation": out}
 }
@@ -159,9 +158,11 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 // port's effective policy: SNI (none, unless the Service is an
 // ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
 // ConfigMap holding the same certificate), and SAN matchers
-// (matchTypedSubjectAltNames, read as the subjectAltNames the certificate
-// is authenticated against, whether they came from the policy's hostname
-// or its subjectAltNames: Readable). ports
+// (matchTypedSubjectAltNames, read as subjectAltNames, unless they are
+// one DNS name and it is the SNI, or there is no SNI: Contour matches the
+// policy's hostname alone then, the hostname authentication GATEWAY-API-032
+// asks of a policy without subjectAltNames, which reads as none:
+// Readable; which name it is is not compared without an SNI). ports
 // names each Service's ports by number ("namespace/name" → number →
 // name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
 func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -200,7 +201,10 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 			}
 			v["caCertificateRefs"] = []any{map[string]any{"group": "", "kind": "ConfigMap", "name": cm}}
 		}
-		if sans := gatewayapi.SubjectAltNames(jsonmap.List(vc["matchTypedSubjectAltNames"])); len(sans) > 0 {
+		sans := gatewayapi.SubjectAltNames(jsonmap.List(vc["matchTypedSubjectAltNames"]))
+		sni := jsonmap.String(v["hostname"])
+		loneDNS := len(sans) == 1 && jsonmap.Map(sans[0])["type"] == "Hostname"
+		if len(sans) > 0 && !(loneDNS && sni == "") && !gatewayapi.HostnameOnly(sans, sni) {
 			v["subjectAltNames"] = sans
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})

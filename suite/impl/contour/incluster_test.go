@@ -44,13 +44,12 @@ func TestReadClusters(t *testing.T) {
 		return nil
 	})
 	ref := []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-1"}}
-	sans := []any{map[string]any{"type": "Hostname", "hostname": "b.example.com"}}
 	want := []observe.Path{
 		// No SNI: the hostname is not in effect as BackendTLSPolicy
-		// defines it (it MUST be the SNI); it is matched in the
-		// certificate (subjectAltNames, Readable).
-		{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "subjectAltNames": sans}}},
-		{Path: []string{"Service/ns/svc", "Service/ns/svc#https-alt"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "hostname": "b.example.com", "subjectAltNames": sans}}},
+		// defines it (it MUST be the SNI). The one DNS matcher is the
+		// hostname authenticated, no subjectAltNames (Readable).
+		{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref}}},
+		{Path: []string{"Service/ns/svc", "Service/ns/svc#https-alt"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "hostname": "b.example.com"}}},
 	}
 	if !reflect.DeepEqual(o.Effective, want) {
 		t.Errorf("read %v\nwant %v", o.Effective, want)
@@ -58,9 +57,9 @@ func TestReadClusters(t *testing.T) {
 }
 
 // Readable keeps what Contour's clusters are compared on: Core support and
-// the names the certificate is authenticated against (the policy's
-// subjectAltNames, else its hostname: Gateway API v1,
-// BackendTLSPolicyValidation.Hostname).
+// subjectAltNames, unless they are the hostname alone (Gateway API v1,
+// BackendTLSPolicyValidation.Hostname: the hostname is authenticated then,
+// as without subjectAltNames).
 func TestReadable(t *testing.T) {
 	san := map[string]any{"type": "URI", "uri": "spiffe://y/z"}
 	spec := map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"},
@@ -69,32 +68,31 @@ func TestReadable(t *testing.T) {
 	if got := Readable(spec); !reflect.DeepEqual(got, want) {
 		t.Errorf("Readable = %v, want %v", got, want)
 	}
-	spec = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}}}
-	want = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}, "subjectAltNames": []any{map[string]any{"type": "Hostname", "hostname": "h"}}}}
+	spec = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"},
+		"subjectAltNames": []any{map[string]any{"type": "Hostname", "hostname": "h"}}}}
+	want = map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{"x"}}}
 	if got := Readable(spec); !reflect.DeepEqual(got, want) {
-		t.Errorf("Readable without subjectAltNames = %v, want %v", got, want)
+		t.Errorf("Readable with the hostname as its one subjectAltName = %v, want %v", got, want)
 	}
 }
 
 // GATEWAY-API-033 (Gateway API v1, BackendTLSPolicyValidation.Hostname: "If
 // SubjectAltNames are specified, Hostname can be used for certificate
 // selection but MUST NOT be used for authentication"), judged on what
-// readClusters reads: for a policy with hostname abc.example.com and
-// subjectAltNames (those of Gateway API v1.6.3's conformance test
-// BackendTLSPolicySANValidation, multiple-sans), Contour v1.33.8's cluster
-// matches the hostname alone (SubjectNames: the hostname,
+// readClusters reads against the reference's side (Readable, less the
+// hostname: Contour sends no SNI, kept finding
+// effective-setting-validation). The policies are those of Gateway API
+// v1.6.3's conformance test BackendTLSPolicySANValidation (hostname
+// abc.example.com; multiple-sans, san-dns-mismatch). Contour v1.33.8's
+// cluster matches the hostname alone (SubjectNames: the hostname,
 // internal/dag/gatewayapi_processor.go; one DNS exact matcher each,
-// internal/envoy/v3/auth.go) and disagrees with the reference on
-// subjectAltNames; a cluster matching the policy's subjectAltNames, a DNS
-// and a URI matcher, agrees. Without subjectAltNames, Contour's hostname
-// matcher agrees (GATEWAY-API-032).
+// internal/envoy/v3/auth.go): it disagrees on subjectAltNames with each
+// policy that has them, and agrees with one without (GATEWAY-API-032). A
+// cluster matching the policy's subjectAltNames, a URI and a DNS
+// matcher, agrees.
 func TestReadClustersHostnameNotAuthentication(t *testing.T) {
 	ca := generators.BackendTLSCAs[0].Data["ca.crt"]
 	refs := []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-1"}}
-	policySANs := []any{
-		map[string]any{"type": "URI", "uri": "spiffe://abc.example.com/test-identity"},
-		map[string]any{"type": "Hostname", "hostname": "abc.example.com"},
-	}
 	read := func(matchers ...[2]string) map[string]any {
 		var ms []any
 		for _, m := range matchers {
@@ -115,25 +113,31 @@ func TestReadClustersHostnameNotAuthentication(t *testing.T) {
 		}
 		return o.Effective[0].Spec
 	}
-	// The reference's effective spec, without SNI as Contour's every
-	// case shows (kept finding effective-setting-validation).
-	want := func(v map[string]any) map[string]any {
+	want := func(sans ...any) map[string]any {
+		v := map[string]any{"hostname": "abc.example.com", "caCertificateRefs": refs}
+		if len(sans) > 0 {
+			v["subjectAltNames"] = sans
+		}
 		r := Readable(map[string]any{"validation": v})
 		delete(r["validation"].(map[string]any), "hostname")
 		return r
 	}
-	withSANs := want(map[string]any{"hostname": "abc.example.com", "caCertificateRefs": refs, "subjectAltNames": policySANs})
+	uri := map[string]any{"type": "URI", "uri": "spiffe://abc.example.com/test-identity"}
+	multiple := want(uri, map[string]any{"type": "Hostname", "hostname": "abc.example.com"})
+	mismatch := want(map[string]any{"type": "Hostname", "hostname": "dce.example.com"})
 	contour := read([2]string{"DNS", "abc.example.com"})
-	if reflect.DeepEqual(contour, withSANs) {
-		t.Errorf("hostname used for authentication beside subjectAltNames reads as the policy: %v", contour)
+	for name, w := range map[string]map[string]any{"multiple-sans": multiple, "san-dns-mismatch": mismatch} {
+		if reflect.DeepEqual(contour, w) {
+			t.Errorf("%s: the hostname authenticated beside subjectAltNames reads as the policy: %v", name, contour)
+		}
 	}
-	if got := contour["validation"].(map[string]any)["subjectAltNames"]; !reflect.DeepEqual(got, []any{map[string]any{"type": "Hostname", "hostname": "abc.example.com"}}) {
-		t.Errorf("Contour's hostname matcher read as subjectAltNames %v", got)
+	if noSANs := want(); !reflect.DeepEqual(contour, noSANs) {
+		t.Errorf("the hostname matched for a policy without subjectAltNames:\n read %v\n want %v", contour, noSANs)
 	}
-	if sans := read([2]string{"URI", "spiffe://abc.example.com/test-identity"}, [2]string{"DNS", "abc.example.com"}); !reflect.DeepEqual(sans, withSANs) {
-		t.Errorf("the policy's subjectAltNames matched:\n read %v\n want %v", sans, withSANs)
+	if got := read([2]string{"URI", uri["uri"].(string)}, [2]string{"DNS", "abc.example.com"}); !reflect.DeepEqual(got, multiple) {
+		t.Errorf("the policy's subjectAltNames matched:\n read %v\n want %v", got, multiple)
 	}
-	if noSANs := want(map[string]any{"hostname": "abc.example.com", "caCertificateRefs": refs}); !reflect.DeepEqual(contour, noSANs) {
-		t.Errorf("hostname matched for a policy without subjectAltNames:\n read %v\n want %v", contour, noSANs)
+	if got := read([2]string{"DNS", "dce.example.com"}, [2]string{"DNS", "abc.example.com"}); reflect.DeepEqual(got, mismatch) || reflect.DeepEqual(got, want()) {
+		t.Errorf("the hostname matched beside a subjectAltName reads as the policy: %v", got)
 	}
 }

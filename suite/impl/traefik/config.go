@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -17,7 +18,8 @@ import (
 // servers transport of the same name when a policy applies: serverName is
 // the policy's hostname, rootCAs the certificates of its caCertificateRefs
 // (docs/contour-and-traefik.md), and the names its certificate is
-// authenticated against are subjectAltNames (authenticatedNames). routes are the case's HTTPRoutes, ports
+// authenticated against are subjectAltNames (authenticatedNames), unless
+// they are the serverName alone. routes are the case's HTTPRoutes, ports
 // names each Service's ports by number ("namespace/name" → number → name),
 // cas the CA ConfigMaps ("namespace\x00PEM" → name).
 func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -52,7 +54,9 @@ func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]ma
 			}
 			refs = append(refs, map[string]any{"group": "", "kind": "ConfigMap", "name": cm})
 		}
-		if sans := authenticatedNames(jsonmap.Map(st)); len(sans) > 0 {
+		// The serverName alone authenticated reads as no subjectAltNames
+		// (Readable); none authenticated as an empty list.
+		if sans := authenticatedNames(jsonmap.Map(st)); !gatewayapi.HostnameOnly(sans, jsonmap.String(v["hostname"])) {
 			v["subjectAltNames"] = sans
 		}
 		if len(refs) > 0 {
@@ -133,7 +137,7 @@ func backendOf(name string, routes []map[string]any, ports map[string]map[string
 // Gateway API provider sets serverName alone (the policy's hostname,
 // pkg/provider/kubernetes/gateway/httproute.go, loadServersTransport).
 func authenticatedNames(st map[string]any) []any {
-	var names []any
+	names := []any{}
 	if sn := jsonmap.String(st["serverName"]); sn != "" && st["insecureSkipVerify"] != true {
 		names = append(names, map[string]any{"type": "Hostname", "hostname": sn})
 	}

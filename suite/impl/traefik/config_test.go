@@ -41,8 +41,7 @@ func TestReadConfig(t *testing.T) {
 		return nil
 	})
 	want := []observe.Path{{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{
-		"hostname": "b.example.com", "caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca"}},
-		"subjectAltNames": []any{map[string]any{"type": "Hostname", "hostname": "b.example.com"}}}}}}
+		"hostname": "b.example.com", "caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca"}}}}}}
 	if !reflect.DeepEqual(o.Effective, want) {
 		t.Errorf("read %v\nwant %v", o.Effective, want)
 	}
