@@ -136,9 +136,8 @@ func listenerSetScope() Property {
 // labels match, computed from the generated input.
 func selectorsSameNamespace() Property {
 	return Property{
-		Name: "selectors/same-namespace-labels",
-		Cite: "Envoy Gateway v1.9.1 API reference, PolicyTargetReferences.targetSelectors (api/v1alpha1/policy_helpers.go): \"TargetSelectors allow targeting resources for this policy based on labels\"; " +
-			"TargetSelector.namespaces: \"If unspecified, only targets in the same namespace as this policy are considered\"",
+		Name:  "selectors/same-namespace-labels",
+		Cite:  "docs/profiles.md, Label-selector targets (the direction of GEP-3779, Label Selectors): a selector selects every object of its kind whose labels match, \"in the policy's namespace\" unless its namespaces say otherwise; each selected object is a target as if a targetRef named it",
 		Kills: []engine.Mutant{engine.MutantSelectorAnyNamespace},
 		Check: func(t *rapid.T, m engine.Mutant, c *Capture) {
 			var sel generators.Selector
