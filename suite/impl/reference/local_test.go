@@ -373,6 +373,26 @@ func TestLocalReference(t *testing.T) {
 		}
 	})
 
+	// A broken controller that writes a BackendTLSPolicy's status per
+	// target (per targetRef when it is rejected whole), as this one once
+	// did, instead of per ancestor Gateway (Gateway API v1,
+	// PolicyAncestorStatus; upstream's conformance tests check conditions
+	// per ancestor Gateway) fails upstream's conformance scenarios: the
+	// expectation holds the engine's entry per Gateway, and every entry is
+	// compared, those of a policy rejected whole too.
+	t.Run("ancestors-mutant", func(t *testing.T) {
+		_, stop := startController(t, &Controller{Config: c.Config, perTargetAncestors: true})
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "anc", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
+		for i, f := range []string{"../../../scenarios/gateway-api/backendtlspolicy-conformance-backendtlspolicy.yaml", "../../../scenarios/gateway-api/backendtlspolicy-conformance-invalid-ca-certificate-ref.yaml"} {
+			res := runOne(t, r, plan(t, f, "anc", i, InCluster{}), i)
+			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
+				t.Errorf("%s against the per-target writer: %s %v, want a failure", f, res.Outcome, res.Diff)
+			}
+			t.Logf("%s against the per-target writer: %s\n  %s", f, res.Outcome, strings.Join(compare.Strings(res.Diff), "\n  "))
+		}
+	})
+
 	// A controller that is right about every state it starts from but
 	// keeps a rejection once made (a policy once Conflicted stays so after
 	// the established policy is gone) passes every scenario without steps
