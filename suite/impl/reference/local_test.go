@@ -197,7 +197,10 @@ func TestLocalReference(t *testing.T) {
 		replace bool
 		want    map[string]incluster.Outcome
 	}{
-		{"musts", false, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Pass, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
+		{"musts", false, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Pass, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass,
+			// Entries per ancestor Gateway: 16 of them, the 17th Gateway
+			// signalled; ResolvedRefs=False on a policy rejected whole.
+			"ancestors-full-signalled": incluster.Pass, "resolvedrefs-invalid-ca-ref": incluster.Pass, "resolvedrefs-invalid-kind": incluster.Pass}},
 		{"musts-mutant", true, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Fail, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
