@@ -254,3 +254,52 @@ func TestWatchesHierarchy(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedPolicyAncestors: a BackendTLSPolicy the loader refuses (a
+// spec nested more than 100 levels deep, docs/limits.md) is rejected whole
+// and reported, like one the engine rejects whole, under the Gateways from
+// which a route reaches its targetRefs (Gateway API v1,
+// PolicyStatus.Ancestors: "When this policy attaches to a parent, the
+// controller that manages the parent and the ancestors MUST add an entry
+// to this list"; upstream's BackendTLSPolicyInvalidCACertificateRef checks
+// a policy rejected whole on its Gateway): Accepted=False/Invalid on
+// Gateway gw, which GRPCRoute g attaches to, and on no Service; the other
+// policy is computed as if it were not there.
+func TestRefusedPolicyAncestors(t *testing.T) {
+	objs := scenarioIn(t, "../../../scenarios/gateway-api/backendtlspolicy-grpcroute.yaml")
+	deep := map[string]any{}
+	for x, i := deep, 0; i < 110; i++ {
+		n := map[string]any{}
+		x["x"] = n
+		x = n
+	}
+	refused := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
+		"metadata": map[string]any{"name": "refused", "namespace": "default", "generation": int64(1)},
+		"spec": map[string]any{
+			"targetRefs": []any{map[string]any{"group": "", "kind": "Service", "name": "grpc-svc"}},
+			"validation": map[string]any{"hostname": "grpc.example.com", "caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca"}}},
+			"options":    deep,
+		},
+	}}
+	w := newWorld(t, append(objs, refused), &Controller{})
+	w.reconcile()
+	var p problems
+	o := w.get("BackendTLSPolicy/default/refused")
+	anc, _, _ := unstructured.NestedSlice(o.Object, "status", "ancestors")
+	if len(anc) != 1 {
+		t.Fatalf("%d entries %v, want 1 (Gateway gw)", len(anc), anc)
+	}
+	a := anc[0].(map[string]any)
+	if got := refString(a["ancestorRef"].(map[string]any)); got != "Gateway/default/gw" {
+		p.add("entry for %s, want Gateway/default/gw", got)
+	}
+	conds, _, _ := unstructured.NestedSlice(a, "conditions")
+	checkConditions(&p, "refused ancestor", conds, 1, cond{"Accepted", "False", "Invalid", "levels deep"})
+	if c, ok, _ := unstructured.NestedSlice(o.Object, "status", "conditions"); ok {
+		p.add("refused: status.conditions %v, which PolicyStatus does not have", c)
+	}
+	sc := ancestorScenarios(t)["../../../scenarios/gateway-api/backendtlspolicy-grpcroute.yaml"]
+	checkAncestors(&p, w, sc)
+	p.report(t)
+}
