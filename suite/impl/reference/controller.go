@@ -569,7 +569,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			var over []engine.PolicyTarget
 			ps.Ancestors, over = WrittenAncestors(ps.Ancestors, othersEntries(o))
 			for _, a := range over {
-				signals[a.Ref] = append(signals[a.Ref], ancestorsFull(m, ps.Ref))
+				signals[a.Ref] = append(signals[a.Ref], ancestorsFull(g.profiles, o))
 			}
 			if err := c.writePolicyStatus(ctx, o, ps, now); err != nil {
 				errs = append(errs, err.Error())
@@ -784,19 +784,28 @@ func othersEntries(o *unstructured.Unstructured) int {
 
 // ancestorsFull is the condition written on a Gateway a policy's full
 // ancestor list has no room for (WrittenAncestors): the policy's kind's
-// <Kind>Affected condition (GEP-713, Target object status), False, naming
-// the policy, so that it is cleared as the others are once the list has
-// room again.
-func ancestorsFull(m *simulator.Model, policy string) engine.Condition {
+// <Kind>Affected condition (GEP-713, Target object status; the kind's
+// profile among profiles names it), False, naming the policy, so that it
+// is cleared as the others are once the list has room again.
+func ancestorsFull(profiles []string, o *unstructured.Unstructured) engine.Condition {
 	typ := ""
-	kind := strings.SplitN(policy, "/", 2)[0]
-	for _, k := range m.Kinds {
-		if k.Profile.Spec.Policy.Kind == kind {
-			typ = k.Profile.AffectedCondition()
-		}
+	if p := profileOf(profiles, o); p != nil {
+		typ = p.AffectedCondition()
 	}
 	return engine.Condition{Type: typ, Status: "False", Reason: "AncestorsFull",
-		Message: fmt.Sprintf("%s is not implemented through this Gateway: its status already has %d ancestor entries, the most Gateway API's PolicyStatus.Ancestors holds", policy, MaxAncestors)}
+		Message: fmt.Sprintf("%s is not implemented through this Gateway: its status already has %d ancestor entries, the most Gateway API's PolicyStatus.Ancestors holds", refOf(o), MaxAncestors)}
+}
+
+// profileOf is the profile of o's kind among the built-in profiles
+// profiles, or nil.
+func profileOf(profiles []string, o *unstructured.Unstructured) *profile.Profile {
+	bs, _ := profile.Builtins()
+	for _, n := range profiles {
+		if p, ok := bs[n]; ok && p.Spec.Policy.Kind == o.GetKind() && p.Spec.Policy.Group == o.GroupVersionKind().Group {
+			return p
+		}
+	}
+	return nil
 }
 
 // perAncestorKind says whether the profile of o's kind among profiles
@@ -804,13 +813,8 @@ func ancestorsFull(m *simulator.Model, policy string) engine.Condition {
 // the engine's output says for the policies it computed
 // (engine.PolicyStatus.Ancestors not nil).
 func perAncestorKind(profiles []string, o *unstructured.Unstructured) bool {
-	bs, _ := profile.Builtins()
-	for _, n := range profiles {
-		if p, ok := bs[n]; ok && p.Spec.Policy.Kind == o.GetKind() && p.Spec.Policy.Group == o.GroupVersionKind().Group {
-			return p.Spec.StatusAncestors == profile.StatusAncestorsGateway
-		}
-	}
-	return false
+	p := profileOf(profiles, o)
+	return p != nil && p.Spec.StatusAncestors == profile.StatusAncestorsGateway
 }
 
 // targetRefs reads a policy's spec.targetRefs as the engine names
