@@ -748,6 +748,12 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 	for _, d := range candidates {
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
+			if d.Group == "" && d.Kind == "Secret" {
+				// A Gateway listener's certificate (Gateway API v1
+				// GatewayTLSConfig.CertificateRefs): input of the
+				// Gateway, outside the hierarchy, and no stray object.
+				continue
+			}
 			if !ignored[d.Kind] {
 				if _, gatewayAPI := topology.LookupServed(d.Group, d.Kind); gatewayAPI {
 					b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: kind %s ignored: a Gateway API kind outside the hierarchy of targets, and no profile's policy kind (pass --profile for a policy kind)", d.Source, d.Kind))

@@ -1116,3 +1116,23 @@ spec:
 		}
 	}
 }
+
+// A core Secret is a Gateway listener's certificate (Gateway API v1
+// GatewayTLSConfig.CertificateRefs): input of the Gateway that needs no
+// warning, which would name a document's position and so differ with the
+// documents' order; a kind nobody defines is still warned about.
+func TestListenerCertificateSecretNotWarned(t *testing.T) {
+	docs := joinDocs(
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: c}\nspec: {controllerName: example.com/c}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\nspec:\n  gatewayClassName: c\n  listeners:\n  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{kind: Secret, name: cert}]}}",
+		"apiVersion: v1\nkind: Secret\nmetadata: {name: cert}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}",
+		"apiVersion: example.com/v1\nkind: Secret\nmetadata: {name: not-core}",
+	)
+	m, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "document 4") || !strings.Contains(m.Warnings[0], "kind Secret ignored") {
+		t.Errorf("warnings %q, want one, for document 4 (example.com's Secret) only", m.Warnings)
+	}
+}

@@ -45,9 +45,18 @@ type Client struct {
 // endpoints of EDS clusters served to the node, shaped as Envoy's config
 // dump (and egctl's): {"configs": [{"dynamicActiveClusters": …},
 // {"dynamicListeners": …}, {"dynamicRouteConfigs": …},
-// {"dynamicEndpointConfigs": …}]}. Clusters are asked for only when a
-// route configuration has a route (Envoy Gateway answers no CDS request
-// for a Gateway without routes); endpoints of EDS clusters, by name.
+// {"dynamicEndpointConfigs": …}]}.
+//
+// A type is asked for only when what was served before names resources of
+// it, as an Envoy proxy needs them: route configurations when a listener's
+// HTTP connection manager names one (rds), clusters when a route or a
+// listener's TCP proxy sends to one, endpoints of EDS clusters by name.
+// A control plane serving from go-control-plane's snapshot cache (Envoy
+// Gateway) answers no request for a type its snapshot has no resource of:
+// a Gateway whose only listener proxies TCP has no route configuration,
+// one whose routes all answer directly (a 500 for an invalid
+// BackendTLSPolicy) has no cluster, and asking for them would wait for
+// ever.
 func (c *Client) Fetch(ctx context.Context) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
@@ -66,9 +75,10 @@ func (c *Client) Fetch(ctx context.Context) (map[string]any, error) {
 	}
 	var clusters, listeners, routes, endpoints []any
 	var eds []string // service names of the EDS clusters
+	var refs references
 	for _, typ := range []string{listenerType, routeType, clusterType, endpointType} {
-		if typ == clusterType && !hasRoutes(routes) || typ == endpointType && len(eds) == 0 {
-			break
+		if typ == routeType && !refs.routes || typ == clusterType && !refs.clusters || typ == endpointType && len(eds) == 0 {
+			continue
 		}
 		req := &discoveryv3.DiscoveryRequest{Node: c.Node, TypeUrl: typ}
 		if typ == endpointType {
@@ -79,9 +89,12 @@ func (c *Client) Fetch(ctx context.Context) (map[string]any, error) {
 		}
 		resp, err := stream.Recv()
 		if err != nil {
-			return nil, fmt.Errorf("xDS from %s: %w", c.Address, err)
+			return nil, fmt.Errorf("xDS from %s, no answer to the request for %s: %w", c.Address, typeName(typ), err)
 		}
 		for _, r := range resp.GetResources() {
+			if err := refs.add(typ, r.GetValue()); err != nil {
+				return nil, err
+			}
 			switch typ {
 			case clusterType:
 				m, err := toMap(r.GetValue(), &clusterv3.Cluster{})
@@ -131,20 +144,6 @@ func edsName(cluster map[string]any) string {
 	}
 	name, _ := cluster["name"].(string)
 	return name
-}
-
-// hasRoutes says whether any route configuration has a route.
-func hasRoutes(routes []any) bool {
-	for _, rc := range routes {
-		cfg, _ := rc.(map[string]any)["routeConfig"].(map[string]any)
-		vhs, _ := cfg["virtualHosts"].([]any)
-		for _, vh := range vhs {
-			if rs, _ := vh.(map[string]any)["routes"].([]any); len(rs) > 0 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func toMap(data []byte, m proto.Message) (map[string]any, error) {
