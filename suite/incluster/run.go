@@ -63,7 +63,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Vocabulary: caps.Vocabulary, Profiles: caps.Profiles}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Vocabulary: caps.Vocabulary, AncestorEntries: caps.AncestorEntries, Profiles: caps.Profiles}
 }
 
 // Options configure a Runner.
@@ -287,7 +287,7 @@ func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles, Vocabulary: a.Plan.Vocabulary})
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles, Vocabulary: a.Plan.Vocabulary, AncestorEntries: a.Plan.AncestorEntries})
 	if err != nil {
 		return nil, fmt.Errorf("the stored objects do not load: %w", err)
 	}

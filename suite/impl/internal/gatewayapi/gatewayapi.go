@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -191,6 +192,15 @@ func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured, con
 // when no ancestor has one (GEP-713, "Standard status for Policy
 // objects": status is per ancestor).
 func PolicyStatus(kind string, p map[string]any, controller string) observe.Status {
+	return PolicyStatusAs(kind, p, controller, simulator.AncestorsPerGateway)
+}
+
+// PolicyStatusAs is PolicyStatus with the status per ancestor read as
+// entries says (simulator.AncestorEntries): under AncestorsPerListener an
+// entry whose ancestorRef names a listener (sectionName) is that
+// listener's, Gateway/namespace/name#section, as the reference writes it
+// under that reading.
+func PolicyStatusAs(kind string, p map[string]any, controller string, entries simulator.AncestorEntries) observe.Status {
 	meta := jsonmap.Map(p["metadata"])
 	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
 	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
@@ -210,7 +220,7 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 	for _, typ := range slices.Sorted(maps.Keys(conds)) {
 		st.Conditions = append(st.Conditions, conds[typ])
 	}
-	st.Ancestors = gatewayAncestors(p, controller)
+	st.Ancestors = gatewayAncestors(p, controller, entries)
 	return st
 }
 
@@ -219,8 +229,10 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 // names none) written by controller ("": any), as gepcheck compares it
 // with the reference's (observe.Status.Ancestors): entries for sections
 // of one Gateway are one, per type True if one says True, else the first.
-// Entries for other kinds of ancestors are left out.
-func gatewayAncestors(p map[string]any, controller string) []observe.Status {
+// Entries for other kinds of ancestors are left out. Under
+// AncestorsPerListener an entry naming a section is that section's
+// (Gateway/namespace/name#section), not merged with the Gateway's.
+func gatewayAncestors(p map[string]any, controller string, entries simulator.AncestorEntries) []observe.Status {
 	ns := jsonmap.String(jsonmap.Map(p["metadata"])["namespace"])
 	byRef := map[string]map[string]observe.Condition{}
 	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
@@ -238,6 +250,9 @@ func gatewayAncestors(p map[string]any, controller string) []observe.Status {
 			ans = ns
 		}
 		ref := "Gateway/" + ans + "/" + jsonmap.String(ar["name"])
+		if sec := jsonmap.String(ar["sectionName"]); sec != "" && entries == simulator.AncestorsPerListener {
+			ref += "#" + sec
+		}
 		conds := byRef[ref]
 		if conds == nil {
 			conds = map[string]observe.Condition{}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -139,5 +140,25 @@ func TestPolicyStatusAncestors(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ancestors\n%q\nwant\n%q", got, want)
+	}
+	// Read as one entry per Gateway listener (simulator.AncestorsPerListener,
+	// Traefik's claim), the listeners of Gateway a are two ancestors, each
+	// with its own conditions; an entry naming no section is the Gateway's.
+	st = PolicyStatusAs("BackendTLSPolicy", p, me, simulator.AncestorsPerListener)
+	got = nil
+	for _, a := range st.Ancestors {
+		for _, c := range a.Conditions {
+			got = append(got, a.Ref+" "+c.Type+"="+c.Status+"/"+c.Reason)
+		}
+	}
+	want = []string{
+		"Gateway/ns/a#l1 Accepted=False/Conflicted",
+		"Gateway/ns/a#l2 Accepted=True/Accepted",
+		"Gateway/ns/a#l2 ResolvedRefs=True/ResolvedRefs",
+		"Gateway/other/b Accepted=False/NoValidCACertificate",
+		"Gateway/other/b ResolvedRefs=False/InvalidKind",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ancestors per listener\n%q\nwant\n%q", got, want)
 	}
 }
