@@ -180,12 +180,15 @@ findings_reproduce "$BIN" "$tmp/rep-eg" "${egfind[@]}" && ok || bad "envoy-gatew
 # cluster) show exactly the differences they record (the same in two runs
 # on 2026-11-27, though Contour picks a same-port winner at random,
 # docs/contour-and-traefik.md: the winners' settings that differ from the
-# reference's are the same).
-mapfile -t gwcat < <(cluster_catalogue scenarios/gateway-api/*.yaml)
-"$BIN" run --cluster local --impl contour --junit "$tmp/contour.xml" --report-dir "$tmp/rep-contour" "${gwcat[@]}" scenarios/findings/contour/ > "$tmp/contour.txt" 2>&1; code=$?
+# reference's are the same). The whole of Gateway API's catalogue, the
+# scenarios cluster_catalogue leaves out for Envoy Gateway included: in
+# Contour each runs to a verdict (docs/contour-and-traefik.md; the cases
+# Contour never gives status fail after the step's 30 s).
+mapfile -t ctcat < <(ls scenarios/gateway-api/*.yaml)
+"$BIN" run --cluster local --impl contour --junit "$tmp/contour.xml" --report-dir "$tmp/rep-contour" "${ctcat[@]}" scenarios/findings/contour/ > "$tmp/contour.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "contour run exited $code, want 1 (findings): $(tail -5 "$tmp/contour.txt")"
 nfind=$(ls scenarios/findings/contour/*.yaml | wc -l)
-ncat=${#gwcat[@]}
+ncat=${#ctcat[@]}
 # Skipped: the system-CAs scenario, and the kinds Contour's plug-in does
 # not declare (ListenerSet policies, TCPRoute, XBackendTrafficPolicy).
 nskip=$(grep -c -E '^skip ' "$tmp/contour.txt")
