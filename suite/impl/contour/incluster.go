@@ -116,7 +116,8 @@ func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observ
 func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
 	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
 	if c.prov != nil {
-		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
+		objs := gatewayapi.Objects(p.Objects)
+		cs := gatewayapi.Index(objs, ControllerName)
 		o.Reached = cs.Reached
 		for _, gw := range cs.Gateways {
 			ns, name, _ := strings.Cut(gw, "/")
@@ -130,6 +131,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 			}
 			readClusters(cfg, cs.Ports, cs.CAs, cs.At(&o))
 		}
+		cs.SameCA(&o, objs)
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {

@@ -118,13 +118,15 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 				routes = append(routes, u.Object)
 			}
 		}
-		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
+		objs := gatewayapi.Objects(p.Objects)
+		cs := gatewayapi.Index(objs, ControllerName)
 		o.Reached = cs.Reached
 		cfg, err := fetchConfig(ctx, c.url)
 		if err != nil {
 			return o, err
 		}
 		readConfig(cfg, routes, cs.Ports, cs.CAs, cs.At(&o))
+		cs.SameCA(&o, objs)
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {

@@ -45,6 +45,9 @@ type Case struct {
 	Reached []string
 	// namespaces holds the objects' namespaces.
 	namespaces map[string]bool
+	// sameCA lists, for a ConfigMap ("namespace\x00name") whose ca.crt
+	// another ConfigMap of its namespace holds too, all of them, sorted.
+	sameCA map[string][]string
 }
 
 // At returns a function giving o for a namespace of the case's objects,
@@ -76,7 +79,25 @@ func Index(objects []map[string]any, controller string) *Case {
 			c.Ports[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = PortNames(o)
 		case jsonmap.String(o["kind"]) == "ConfigMap":
 			if pem := jsonmap.String(jsonmap.Map(o["data"])["ca.crt"]); pem != "" {
-				c.CAs[jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem)] = jsonmap.String(m["name"])
+				key, name := jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem), jsonmap.String(m["name"])
+				if have, dup := c.CAs[key]; dup {
+					// Two ConfigMaps hold one certificate: a CA read back
+					// names the first by name (SameCA settles which).
+					if c.sameCA == nil {
+						c.sameCA = map[string][]string{}
+					}
+					ns := jsonmap.String(m["namespace"])
+					group := append(slices.Clone(c.sameCA[ns+"\x00"+have]), name)
+					if len(group) == 1 {
+						group = []string{have, name}
+					}
+					slices.Sort(group)
+					for _, n := range group {
+						c.sameCA[ns+"\x00"+n] = group
+					}
+					name = min(have, name)
+				}
+				c.CAs[key] = name
 			}
 		}
 	}
@@ -293,4 +314,74 @@ func SubjectAltNames(matchers []any) []any {
 		}
 	}
 	return sans
+}
+
+// SameCA settles, in o's effective settings, which of several ConfigMaps
+// holding the same certificate a CA read back from a proxy's
+// configuration came from: the bytes cannot tell, and the implementation
+// cannot have used the one or the other to any different effect. Where a
+// path's caCertificateRefs is one ConfigMap of such a group and the
+// BackendTLSPolicies among objects that select the path's Service (and
+// port, by sectionName) name exactly one ConfigMap of that group, the
+// path names that one. Upstream's conformance test BackendTLSPolicy
+// creates such a copy (tls-checks-ca-certificate-reconcile-test).
+func (c *Case) SameCA(o *observe.Observation, objects []map[string]any) {
+	if len(c.sameCA) == 0 {
+		return
+	}
+	for i := range o.Effective {
+		p := &o.Effective[i]
+		if len(p.Path) != 2 {
+			continue
+		}
+		parts := strings.SplitN(strings.TrimPrefix(p.Path[1], "Service/"), "/", 2)
+		if len(parts) != 2 || !strings.HasPrefix(p.Path[1], "Service/") {
+			continue
+		}
+		ns := parts[0]
+		svc, port, _ := strings.Cut(parts[1], "#")
+		v := jsonmap.Map(p.Spec["validation"])
+		refs := jsonmap.List(v["caCertificateRefs"])
+		if len(refs) != 1 {
+			continue
+		}
+		group := c.sameCA[ns+"\x00"+jsonmap.String(jsonmap.Map(refs[0])["name"])]
+		if group == nil {
+			continue
+		}
+		named := map[string]bool{}
+		for _, obj := range objects {
+			m := jsonmap.Map(obj["metadata"])
+			if jsonmap.String(obj["kind"]) != "BackendTLSPolicy" || jsonmap.String(m["namespace"]) != ns {
+				continue
+			}
+			spec := jsonmap.Map(obj["spec"])
+			selects := false
+			for _, t := range jsonmap.List(spec["targetRefs"]) {
+				tm := jsonmap.Map(t)
+				sec := jsonmap.String(tm["sectionName"])
+				if jsonmap.String(tm["kind"]) == "Service" && jsonmap.String(tm["name"]) == svc && (sec == "" || sec == port) {
+					selects = true
+				}
+			}
+			prefs := jsonmap.List(jsonmap.Map(spec["validation"])["caCertificateRefs"])
+			if !selects || len(prefs) != 1 {
+				continue
+			}
+			if n := jsonmap.String(jsonmap.Map(prefs[0])["name"]); slices.Contains(group, n) {
+				named[n] = true
+			}
+		}
+		if len(named) != 1 {
+			continue
+		}
+		for n := range named {
+			ref := maps.Clone(jsonmap.Map(refs[0]))
+			ref["name"] = n
+			nv := maps.Clone(v)
+			nv["caCertificateRefs"] = []any{ref}
+			p.Spec = maps.Clone(p.Spec)
+			p.Spec["validation"] = nv
+		}
+	}
 }
