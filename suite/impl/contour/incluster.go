@@ -116,8 +116,7 @@ func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observ
 func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan) (observe.Observation, error) {
 	o := observe.Observation{Name: p.Name, Policies: []observe.Status{}, Effective: []observe.Path{}}
 	if c.prov != nil {
-		objs := gatewayapi.Objects(p.Objects)
-		cs := gatewayapi.Index(objs, ControllerName)
+		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
 		o.Reached = cs.Reached
 		for _, gw := range cs.Gateways {
 			ns, name, _ := strings.Cut(gw, "/")
@@ -131,7 +130,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 			}
 			readClusters(cfg, cs.Ports, cs.CAs, cs.At(&o))
 		}
-		cs.SameCA(&o, objs)
+		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {

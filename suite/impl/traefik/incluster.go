@@ -118,15 +118,14 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 				routes = append(routes, u.Object)
 			}
 		}
-		objs := gatewayapi.Objects(p.Objects)
-		cs := gatewayapi.Index(objs, ControllerName)
+		cs := gatewayapi.Index(gatewayapi.Objects(p.Objects), ControllerName)
 		o.Reached = cs.Reached
 		cfg, err := fetchConfig(ctx, c.url)
 		if err != nil {
 			return o, err
 		}
 		readConfig(cfg, routes, cs.Ports, cs.CAs, cs.At(&o))
-		cs.SameCA(&o, objs)
+		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
