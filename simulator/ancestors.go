@@ -95,35 +95,15 @@ func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 		}
 		accepted, _ := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		perTarget := accepted.Status == "True" || accepted.Reason == engine.ReasonConflicted
-		reached := map[string][]string{} // Gateway ref → the policy's targets it reaches
-		var order []ref.Ref
+		targets := make([]ref.Ref, 0, len(pol.TargetRefs))
 		for _, tr := range pol.TargetRefs {
 			ns := tr.Namespace
 			if ns == "" {
 				ns = pol.Ref.Namespace
 			}
-			t := ref.Ref{Group: tr.Group, Kind: tr.Kind, Namespace: ns, Name: tr.Name, Section: tr.SectionName}
-			id, ok := m.Graph.Lookup(t)
-			if !ok {
-				continue
-			}
-			for _, g := range m.gatewaysAbove(id, gateways) {
-				gs := g.String()
-				if _, seen := reached[gs]; !seen {
-					order = append(order, g)
-				}
-				reached[gs] = append(reached[gs], t.String())
-			}
+			targets = append(targets, ref.Ref{Group: tr.Group, Kind: tr.Kind, Namespace: ns, Name: tr.Name, Section: tr.SectionName})
 		}
-		slices.SortFunc(order, func(a, b ref.Ref) int {
-			if topology.Less(a, b) {
-				return -1
-			}
-			if topology.Less(b, a) {
-				return 1
-			}
-			return 0
-		})
+		order, reached := m.reaching(targets, gateways)
 		p.Ancestors = make([]engine.PolicyTarget, 0, len(order))
 		for _, g := range order {
 			cond := accepted
@@ -137,6 +117,52 @@ func (m *Model) statusAncestors(k *Kind, ps []engine.PolicyStatus) {
 			p.Ancestors = append(p.Ancestors, a)
 		}
 	}
+}
+
+// GatewaysReaching lists, in ref order, the Gateways from which the
+// hierarchy reaches one of targets (the policy's targetRefs, namespaces
+// filled in): the ancestors a policy of a kind that reports status per
+// ancestor Gateway is reported under (statusAncestors), also when it is
+// rejected whole — as upstream's conformance test
+// BackendTLSPolicyInvalidCACertificateRef (Gateway API v1.6.3) expects
+// Accepted=False/NoValidCACertificate on ancestor Gateway
+// same-namespace, the Gateway a route to the policy's Service is
+// attached to. gepcheck-reference names the Gateways of a policy its
+// loader refused with it.
+func (m *Model) GatewaysReaching(targets []ref.Ref) []ref.Ref {
+	order, _ := m.reaching(targets, map[topology.NodeID][]ref.Ref{})
+	return order
+}
+
+// reaching lists, in ref order, the Gateways from which the hierarchy
+// reaches one of targets, and for each Gateway (by ref) the targets it
+// reaches; gateways is gatewaysAbove's memo.
+func (m *Model) reaching(targets []ref.Ref, gateways map[topology.NodeID][]ref.Ref) ([]ref.Ref, map[string][]string) {
+	reached := map[string][]string{} // Gateway ref → the targets it reaches
+	var order []ref.Ref
+	for _, t := range targets {
+		id, ok := m.Graph.Lookup(t)
+		if !ok {
+			continue
+		}
+		for _, g := range m.gatewaysAbove(id, gateways) {
+			gs := g.String()
+			if _, seen := reached[gs]; !seen {
+				order = append(order, g)
+			}
+			reached[gs] = append(reached[gs], t.String())
+		}
+	}
+	slices.SortFunc(order, func(a, b ref.Ref) int {
+		if topology.Less(a, b) {
+			return -1
+		}
+		if topology.Less(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return order, reached
 }
 
 // written says whether the references' condition refs is written beside

@@ -104,6 +104,8 @@ func Properties() []Property {
 		statusEnforcedFromProvenance(),
 		statusAffectedFromProvenance(),
 		localityAddingAPolicy(),
+		listenerSetScope(),
+		selectorsSameNamespace(),
 		findingGEP713VsSticky(),
 		kuadrantOverridesNeverBeaten("kuadrant/overrides-never-beaten-from-below",
 			"Kuadrant RFC, Merge an overrides block: p[r.id] ← r, and defaults never replace a rule p has: the highest override's rules are in the effective policy",

@@ -95,9 +95,11 @@ type state struct {
 	stack *onPath
 	// acc is the running result of GEP-713's pop-two-combine-push loop
 	// (gep713), or of the defaults only (sticky-overrides); accStrategy is
-	// the strategy the result carries.
+	// the strategy the result carries, a profile.Strategy held in 32 bits
+	// so that a state, kept once per path prefix, stays 48 bytes with
+	// accBy beside it (TestStateSize; docs/performance.md).
 	acc         *tree.Node
-	accStrategy profile.Strategy
+	accStrategy int32
 	// accBy is the policy whose strategy accStrategy is (gep713): the
 	// one that decides how acc meets the next challenger.
 	accBy int32
@@ -131,6 +133,9 @@ func Run(in Input) Result {
 	// is computed again without it. Each round makes at least one more
 	// policy Invalid, so there are at most len(in.Policies)+1 rounds.
 	var hit []*LimitError
+	if in.Mutant == MutantListenerSetUnattached {
+		in.Graph = unattachListenerSets(in.Graph)
+	}
 	for {
 		r := newRun(in)
 		r.order()

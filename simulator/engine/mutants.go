@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
@@ -77,6 +79,22 @@ const (
 	// the policy it was stored for, as if its author had written it: no
 	// effective policy names its stored defaults.
 	MutantStoredDefaultUnnamed Mutant = "stored-default-unnamed"
+	// MutantListenerSetUnattached ignores routes' ListenerSet parentRefs:
+	// a route attached to a ListenerSet's listener is not beneath it, so
+	// its paths start at the route and no policy of the Gateway or the
+	// ListenerSet reaches it (GEP-1713, Summary of Attachments: "Routes
+	// attach to all relevant Listeners in their direct parent object").
+	MutantListenerSetUnattached Mutant = "listenerset-unattached"
+	// MutantListenerSetOnGateway applies a policy on a whole ListenerSet
+	// to its parent Gateway, so that it reaches the Gateway's own
+	// listeners too (GEP-1713, Policy Attachment: policies on a
+	// ListenerSet "do not impact listeners in the parent Gateway").
+	MutantListenerSetOnGateway Mutant = "listenerset-on-gateway"
+	// MutantSelectorAnyNamespace resolves a label-selector target by kind
+	// and name in every namespace: a route selected in the policy's
+	// namespace brings along the routes of the same kind and name in
+	// other namespaces, which its labels were never matched against.
+	MutantSelectorAnyNamespace Mutant = "selector-any-namespace"
 )
 
 // Mutants lists every mutant.
@@ -86,6 +104,7 @@ var Mutants = []Mutant{
 	MutantAtomicAsPatch, MutantStickyIsGEP713, MutantAlwaysEnforced, MutantAffectedByAll, MutantLeakyTargets,
 	MutantWhenIgnored, MutantUnsetOverrides, MutantMergeAsAtomic, MutantPatchOntoNothing,
 	MutantListsMerged, MutantTargetConflictsOnPath, MutantOtherVocabulary, MutantStoredDefaultUnnamed,
+	MutantListenerSetUnattached, MutantListenerSetOnGateway, MutantSelectorAnyNamespace,
 }
 
 var flaky atomic.Uint64
@@ -182,4 +201,38 @@ func (r *run) pushReversed(s state, node topology.NodeID) state {
 		t = r.pushOne(t, e.origin, e.node)
 	}
 	return t
+}
+
+// unattachListenerSets is MutantListenerSetUnattached: g without the edges
+// from a ListenerSet's listeners to the routes attached to them (g itself
+// is not changed).
+func unattachListenerSets(g *topology.Graph) *topology.Graph {
+	out := *g
+	out.Nodes = slices.Clone(g.Nodes)
+	isSetListener := func(id topology.NodeID) bool {
+		r := g.Nodes[id].Ref
+		return r.Kind == "ListenerSet" && r.Section != ""
+	}
+	for i := range out.Nodes {
+		n := &out.Nodes[i]
+		if isSetListener(topology.NodeID(i)) {
+			n.Children = nil
+			continue
+		}
+		n.Parents = slices.DeleteFunc(slices.Clone(n.Parents), isSetListener)
+	}
+	return &out
+}
+
+// otherNamespaces is MutantSelectorAnyNamespace: the nodes of the
+// object o's kind and name in namespaces other than o's.
+func otherNamespaces(g *topology.Graph, o ref.Ref) []topology.NodeID {
+	var out []topology.NodeID
+	for i := range g.Nodes {
+		r := g.Nodes[i].Ref
+		if r.Group == o.Group && r.Kind == o.Kind && r.Name == o.Name && r.Section == o.Section && r.Namespace != o.Namespace && !g.Nodes[i].Virtual {
+			out = append(out, topology.NodeID(i))
+		}
+	}
+	return out
 }

@@ -81,8 +81,8 @@ func (strategyReducer) push(r *run, s state, i int32, n topology.NodeID) state {
 		// Combine with the established strategy; the result takes the
 		// challenger's ("make the merge strategy specified by pB the
 		// merge strategy of pX").
-		res := r.combine(s.acc, s.accStrategy, spec)
-		if s.acc != nil && s.accStrategy == profile.AtomicOverrides && res.Origin != tree.Origin(s.accBy) {
+		res := r.combine(s.acc, profile.Strategy(s.accStrategy), spec)
+		if s.acc != nil && profile.Strategy(s.accStrategy) == profile.AtomicOverrides && res.Origin != tree.Origin(s.accBy) {
 			// The established spec is kept whole because the policy
 			// whose strategy it carries is an Atomic override: a field
 			// of the challenger absent from it was beaten by that
@@ -93,7 +93,7 @@ func (strategyReducer) push(r *run, s state, i int32, n topology.NodeID) state {
 			decided.Origin = tree.Origin(s.accBy)
 			res = &decided
 		}
-		s.acc, s.accStrategy, s.accBy = res, st, i
+		s.acc, s.accStrategy, s.accBy = res, int32(st), i
 		return s
 	}
 	// sticky-overrides
@@ -109,7 +109,7 @@ func (strategyReducer) push(r *run, s state, i int32, n topology.NodeID) state {
 	case st == profile.PatchOverrides:
 		s.overrides = &patchList{spec: spec, prev: s.overrides}
 	default: // defaults, reduced as GEP-713 does
-		s.acc, s.accStrategy = r.combine(s.acc, s.accStrategy, spec), st
+		s.acc, s.accStrategy = r.combine(s.acc, profile.Strategy(s.accStrategy), spec), int32(st)
 	}
 	return s
 }

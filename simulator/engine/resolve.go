@@ -102,6 +102,14 @@ func resolve(in *Input, p *Policy) []targetOutcome {
 			seen[o.node] = true
 		}
 		out = append(out, o)
+		if o.ok && tr.Selector != "" && in.Mutant == MutantSelectorAnyNamespace {
+			for _, id := range otherNamespaces(in.Graph, o.ref) {
+				if !seen[id] {
+					seen[id] = true
+					out = append(out, targetOutcome{ref: in.Graph.Node(id).Ref, node: id, ok: true})
+				}
+			}
+		}
 	}
 	return out
 }
@@ -163,6 +171,11 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		}
 		o.msg = fmt.Sprintf("target %s not found", named)
 		return o
+	}
+	if in.Mutant == MutantListenerSetOnGateway && named.Kind == "ListenerSet" && named.Section == "" {
+		for _, parent := range in.Graph.Node(id).Parents {
+			id = parent // the ListenerSet's Gateway
+		}
 	}
 	o.ref, o.node, o.ok = in.Graph.Node(id).Ref, id, true
 	return o

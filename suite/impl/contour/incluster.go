@@ -67,11 +67,13 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 
 // Readable keeps the BackendTLSPolicy fields gepcheck compares for
 // Contour (readClusters): validation.hostname and caCertificateRefs (Core
-// support). subjectAltNames is Extended support (feature
-// BackendTLSPolicySANValidation), which Contour does not claim: it checks
-// the backend's certificate against the hostname whatever the policy's
-// subjectAltNames say (docs/contour-and-traefik.md), and that is not
-// judged.
+// support), and subjectAltNames unless they are the hostname alone
+// (gatewayapi.ComparedSubjectAltNames). Contour v1.33.8 matches the
+// hostname alone whatever the policy's subjectAltNames say
+// (internal/dag/gatewayapi_processor.go, SubjectNames), which Gateway API
+// v1 forbids once subjectAltNames are specified (GATEWAY-API-033): that
+// shows as a subjectAltNames difference; a policy without subjectAltNames
+// agrees (GATEWAY-API-032).
 func Readable(spec map[string]any) map[string]any {
 	v, _ := spec["validation"].(map[string]any)
 	out := map[string]any{}
@@ -82,6 +84,9 @@ func Readable(spec map[string]any) map[string]any {
 	}
 	if len(out) == 0 {
 		return map[string]any{}
+	}
+	if sans := gatewayapi.ComparedSubjectAltNames(v); len(sans) > 0 {
+		out["subjectAltNames"] = sans
 	}
 	return map[string]any{"validation": out}
 }
@@ -153,8 +158,12 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 // "namespace/service/port/hash" (clusterService) and gives it the UpstreamTlsContext of the
 // port's effective policy: SNI (none, unless the Service is an
 // ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
-// ConfigMap holding the same certificate), and SAN matchers (not read:
-// Readable). ports
+// ConfigMap holding the same certificate), and SAN matchers
+// (matchTypedSubjectAltNames, read as subjectAltNames, unless they are
+// one DNS name and it is the SNI, or there is no SNI: Contour matches the
+// policy's hostname alone then, the hostname authentication GATEWAY-API-032
+// asks of a policy without subjectAltNames, which reads as none:
+// Readable; which name it is is not compared without an SNI). ports
 // names each Service's ports by number ("namespace/name" → number →
 // name); cas names the CA ConfigMaps ("namespace\x00PEM" → name).
 func readClusters(cfg map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -191,6 +200,12 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 				cm = "(a CA no ConfigMap of the case holds)"
 			}
 			v["caCertificateRefs"] = []any{map[string]any{"group": "", "kind": "ConfigMap", "name": cm}}
+		}
+		sans := gatewayapi.SubjectAltNames(jsonmap.List(vc["matchTypedSubjectAltNames"]))
+		sni := jsonmap.String(v["hostname"])
+		loneDNS := len(sans) == 1 && jsonmap.Map(sans[0])["type"] == "Hostname"
+		if len(sans) > 0 && !(loneDNS && sni == "") && !gatewayapi.HostnameOnly(sans, sni) {
+			v["subjectAltNames"] = sans
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
 	}

@@ -37,6 +37,7 @@ import (
 var namespaced = map[schema.GroupVersionKind]bool{
 	gvkNamespace: false, gvkGatewayClass: false, gvkObjectFields: false,
 	gvkService: true, gvkConfigMap: true, gvkGateway: true, gvkHTTPRoute: true, gvkGRPCRoute: true,
+	gvkTLSRoute: true, gvkTCPRoute: true, gvkUDPRoute: true, gvkListenerSet: true,
 	gvkReferenceGrant: true, gvkEffectivePolicy: true,
 }
 
@@ -93,7 +94,7 @@ func newWorld(t *testing.T, objs []*unstructured.Unstructured, ctl *Controller) 
 	t.Helper()
 	w := &world{t: t, ctl: ctl}
 	var status []client.Object
-	for _, gvk := range append([]schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute}, Kinds()...) {
+	for _, gvk := range append([]schema.GroupVersionKind{gvkNamespace, gvkService, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkTLSRoute, gvkTCPRoute, gvkUDPRoute, gvkListenerSet}, Kinds()...) {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		status = append(status, u)

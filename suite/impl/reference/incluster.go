@@ -3,10 +3,11 @@ package reference
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,19 +82,25 @@ func (r InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, l
 }
 
 // Expectation implements Implementation: per policy, the conditions per
-// ancestor (status.ancestors) and, for kinds whose status has room for
-// them (not Gateway API's PolicyStatus), aggregated (status.conditions);
-// the <Kind>Affected condition of every affected object (not of
-// sections: Gateway API's listener and route parent status have no place
-// for it).
+// ancestor (status.ancestors) — for a kind that reports status per
+// ancestor Gateway (engine.PolicyStatus.Ancestors not nil: Gateway API's
+// PolicyStatus, which holds ancestors only), the engine's entry per
+// Gateway, also for a policy rejected whole, at most MaxAncestors
+// (WrittenAncestors); for the others, an entry per target and the
+// conditions aggregated (status.conditions) — and the <Kind>Affected
+// condition of every affected object (not of sections: Gateway API's
+// listener and route parent status have no place for it).
 func (InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
 	o := observe.FromOutput(name, out)
 	var pols []observe.Status
-	for i, ps := range out.Policies {
-		if AggregatedStatus(ps.Ref) {
-			pols = append(pols, o.Policies[i])
+	for _, ps := range out.Policies {
+		entries := ps.Targets
+		if ps.Ancestors != nil {
+			entries, _ = WrittenAncestors(ps.Ancestors, 0)
+		} else {
+			pols = append(pols, observe.Status{Ref: ps.Ref, Conditions: slices.Clone(ps.Conditions)})
 		}
-		for _, t := range ps.Targets {
+		for _, t := range entries {
 			st := observe.Status{Ref: ps.Ref + "@" + t.Ref}
 			for _, c := range t.Conditions {
 				st.Conditions = append(st.Conditions, observe.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason})
@@ -140,6 +147,11 @@ func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan
 			}
 			ancestors, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
 			var entries []observe.Status
+			// Every entry of this controller's is compared: for a kind
+			// that reports per ancestor Gateway, the expectation holds
+			// the engine's entry per Gateway, for a policy rejected whole
+			// too (Expectation).
+			written := map[string]bool{}
 			for _, a := range ancestors {
 				am, _ := a.(map[string]any)
 				if am["controllerName"] != ControllerName {
@@ -147,15 +159,21 @@ func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan
 				}
 				ar, _ := am["ancestorRef"].(map[string]any)
 				conds, _, _ := unstructured.NestedSlice(am, "conditions")
+				written[refString(ar)] = true
 				entries = append(entries, observe.Status{Ref: ref + "@" + refString(ar), Conditions: readConditions(conds)})
 			}
-			if !ok && rejectedWhole(entries) {
-				// The entries the controller writes per targetRef for
-				// a policy rejected whole (writePolicyStatus) carry the
-				// policy's own conditions, which the expectation of a
-				// kind without aggregated status does not hold
-				// (AggregatedStatus): not compared.
-				continue
+			// The engine reads another implementation's Gateway as any
+			// other; that implementation, not this one, reports the
+			// policy there (Gateway API v1, PolicyStatus.Ancestors:
+			// "implementations MUST ONLY populate ancestor status for
+			// the Ancestor resources they are responsible for"), so the
+			// expectation's entry there is not compared. An entry this
+			// controller writes there is, and breaks the status rule
+			// own-ancestors-only.
+			for _, gw := range slices.Sorted(maps.Keys(p.Others)) {
+				if a := "Gateway/" + gw; !written[a] {
+					o.Unreported = append(o.Unreported, ref+"@"+a)
+				}
 			}
 			o.Policies = append(o.Policies, entries...)
 		}
@@ -191,7 +209,7 @@ func (InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.Plan
 // an object: status.conditions, or for routes the parent status it owns.
 func targetStatus(ref string, u *unstructured.Unstructured) []observe.Status {
 	var conds []any
-	if u.GetKind() == "HTTPRoute" || u.GetKind() == "GRPCRoute" {
+	if isRoute(u.GetKind()) {
 		parents, _, _ := unstructured.NestedSlice(u.Object, "status", "parents")
 		for _, p := range parents {
 			if pm, ok := p.(map[string]any); ok && pm["controllerName"] == ControllerName {
@@ -212,27 +230,6 @@ func targetStatus(ref string, u *unstructured.Unstructured) []observe.Status {
 		return nil
 	}
 	return []observe.Status{{Ref: ref, Conditions: readConditions(mine)}}
-}
-
-// rejectedWhole reports whether entries, a policy's ancestor entries of
-// this controller, are those of a policy rejected whole: all alike, with
-// Accepted False for a reason of the policy's spec (not Conflicted or
-// TargetNotFound, which the engine reports per target).
-func rejectedWhole(entries []observe.Status) bool {
-	if len(entries) == 0 {
-		return false
-	}
-	for _, e := range entries[1:] {
-		if !reflect.DeepEqual(e.Conditions, entries[0].Conditions) {
-			return false
-		}
-	}
-	for _, c := range entries[0].Conditions {
-		if c.Type == engine.TypeAccepted {
-			return c.Status == "False" && c.Reason != engine.ReasonConflicted && c.Reason != engine.ReasonTargetNotFound
-		}
-	}
-	return false
 }
 
 func readConditions(conds []any) []observe.Condition {

@@ -197,7 +197,10 @@ func TestLocalReference(t *testing.T) {
 		replace bool
 		want    map[string]incluster.Outcome
 	}{
-		{"musts", false, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Pass, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
+		{"musts", false, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Pass, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass,
+			// Entries per ancestor Gateway: 16 of them, the 17th Gateway
+			// signalled; ResolvedRefs=False on a policy rejected whole.
+			"ancestors-full-signalled": incluster.Pass, "resolvedrefs-invalid-ca-ref": incluster.Pass, "resolvedrefs-invalid-kind": incluster.Pass}},
 		{"musts-mutant", true, map[string]incluster.Outcome{"foreign-conditions-own-entry": incluster.Fail, "foreign-conditions-others-entry": incluster.Pass, "ancestors-limit": incluster.Pass}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,6 +373,26 @@ func TestLocalReference(t *testing.T) {
 			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
 				t.Errorf("%s against mutant %s: %s %v, want a failure", f, engine.MutantNewerWins, res.Outcome, res.Diff)
 			}
+		}
+	})
+
+	// A broken controller that writes a BackendTLSPolicy's status per
+	// target (per targetRef when it is rejected whole), as this one once
+	// did, instead of per ancestor Gateway (Gateway API v1,
+	// PolicyAncestorStatus; upstream's conformance tests check conditions
+	// per ancestor Gateway) fails upstream's conformance scenarios: the
+	// expectation holds the engine's entry per Gateway, and every entry is
+	// compared, those of a policy rejected whole too.
+	t.Run("ancestors-mutant", func(t *testing.T) {
+		_, stop := startController(t, &Controller{Config: c.Config, perTargetAncestors: true})
+		defer stop()
+		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "anc", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
+		for i, f := range []string{"../../../scenarios/gateway-api/backendtlspolicy-conformance-backendtlspolicy.yaml", "../../../scenarios/gateway-api/backendtlspolicy-conformance-invalid-ca-certificate-ref.yaml"} {
+			res := runOne(t, r, plan(t, f, "anc", i, InCluster{}), i)
+			if res.Outcome != incluster.Fail || len(res.Diff) == 0 {
+				t.Errorf("%s against the per-target writer: %s %v, want a failure", f, res.Outcome, res.Diff)
+			}
+			t.Logf("%s against the per-target writer: %s\n  %s", f, res.Outcome, strings.Join(compare.Strings(res.Diff), "\n  "))
 		}
 	})
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/suite/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -16,7 +17,9 @@ import (
 // (RULE the rule's index, INDEX the backendRef's in it) and gives it a
 // servers transport of the same name when a policy applies: serverName is
 // the policy's hostname, rootCAs the certificates of its caCertificateRefs
-// (docs/contour-and-traefik.md). routes are the case's HTTPRoutes, ports
+// (docs/contour-and-traefik.md), and the names its certificate is
+// authenticated against are subjectAltNames (authenticatedNames), unless
+// they are the serverName alone. routes are the case's HTTPRoutes, ports
 // names each Service's ports by number ("namespace/name" → number → name),
 // cas the CA ConfigMaps ("namespace\x00PEM" → name).
 func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]map[string]string, cas map[string]string, at func(string) *observe.Observation) {
@@ -50,6 +53,11 @@ func readConfig(cfg map[string]any, routes []map[string]any, ports map[string]ma
 				cm = "(a CA no ConfigMap of the case holds)"
 			}
 			refs = append(refs, map[string]any{"group": "", "kind": "ConfigMap", "name": cm})
+		}
+		// The serverName alone authenticated reads as no subjectAltNames
+		// (Readable); none authenticated as an empty list.
+		if sans := authenticatedNames(jsonmap.Map(st)); !gatewayapi.HostnameOnly(sans, jsonmap.String(v["hostname"])) {
+			v["subjectAltNames"] = sans
 		}
 		if len(refs) > 0 {
 			v["caCertificateRefs"] = refs
@@ -116,4 +124,25 @@ func backendOf(name string, routes []map[string]any, ports map[string]map[string
 		}
 	}
 	return "", "", "", false
+}
+
+// authenticatedNames are the names a servers transport checks in the
+// backend's certificate, as BackendTLSPolicy subjectAltNames. Traefik
+// v3.7.13 (pkg/server/service/transport.go) hands serverName to Go's TLS
+// client, which verifies the certificate against it unless
+// insecureSkipVerify is set (a Hostname name), and with peerCertURI also
+// requires that URI among the certificate's SANs
+// (pkg/tls/certificate.go, VerifyPeerCertificate: a URI name; both are
+// then required, where subjectAltNames ask for one). Its
+// Gateway API provider sets serverName alone (the policy's hostname,
+// pkg/provider/kubernetes/gateway/httproute.go, loadServersTransport).
+func authenticatedNames(st map[string]any) []any {
+	names := []any{}
+	if sn := jsonmap.String(st["serverName"]); sn != "" && st["insecureSkipVerify"] != true {
+		names = append(names, map[string]any{"type": "Hostname", "hostname": sn})
+	}
+	if uri := jsonmap.String(st["peerCertURI"]); uri != "" {
+		names = append(names, map[string]any{"type": "URI", "uri": uri})
+	}
+	return names
 }

@@ -67,9 +67,14 @@ func (c *InCluster) Capabilities() incluster.Capabilities {
 
 // Readable keeps the BackendTLSPolicy fields Traefik's servers transports
 // show: validation.hostname (serverName), caCertificateRefs (rootCAs),
-// wellKnownCACertificates (no rootCAs). subjectAltNames is Extended
-// support (BackendTLSPolicySANValidation), which Traefik v3.7 does not
-// read: not judged.
+// wellKnownCACertificates (no rootCAs), and subjectAltNames unless they are
+// the hostname alone (gatewayapi.ComparedSubjectAltNames). Traefik v3.7.13
+// sets serverName to the policy's hostname and nothing of its
+// subjectAltNames (pkg/provider/kubernetes/gateway/httproute.go,
+// loadServersTransport), and Go's TLS client verifies the certificate
+// against serverName (pkg/server/service/transport.go): a policy with
+// subjectAltNames shows a subjectAltNames difference (GATEWAY-API-033),
+// one without agrees (GATEWAY-API-032).
 func Readable(spec map[string]any) map[string]any {
 	v, _ := spec["validation"].(map[string]any)
 	out := map[string]any{}
@@ -80,6 +85,9 @@ func Readable(spec map[string]any) map[string]any {
 	}
 	if len(out) == 0 {
 		return map[string]any{}
+	}
+	if sans := gatewayapi.ComparedSubjectAltNames(v); len(sans) > 0 {
+		out["subjectAltNames"] = sans
 	}
 	return map[string]any{"validation": out}
 }

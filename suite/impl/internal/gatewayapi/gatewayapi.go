@@ -298,6 +298,32 @@ func gatewayAncestors(p map[string]any, controller string, entries simulator.Anc
 	return out
 }
 
+// ComparedSubjectAltNames is the subjectAltNames of a BackendTLSPolicy
+// validation as a proxy configuration is compared on them: the names the
+// backend's certificate is authenticated against when they are not the
+// hostname alone, else none. Gateway API v1,
+// BackendTLSPolicyValidation.Hostname: "Hostname MUST be used for
+// authentication and MUST match the certificate served by the matching
+// backend, unless SubjectAltNames is specified" and "If SubjectAltNames
+// are specified, Hostname can be used for certificate selection but MUST
+// NOT be used for authentication". A configuration that authenticates the
+// hostname alone reads back without subjectAltNames (HostnameOnly), so a
+// hostname used for authentication beside a policy's subjectAltNames shows
+// as a subjectAltNames difference, and a policy without them agrees.
+func ComparedSubjectAltNames(validation map[string]any) []any {
+	sans := jsonmap.List(validation["subjectAltNames"])
+	if HostnameOnly(sans, jsonmap.String(validation["hostname"])) {
+		return nil
+	}
+	return sans
+}
+
+// HostnameOnly reports whether subject alt names sans are one Hostname,
+// hostname.
+func HostnameOnly(sans []any, hostname string) bool {
+	return len(sans) == 1 && jsonmap.String(jsonmap.Map(sans[0])["type"]) == "Hostname" && jsonmap.String(jsonmap.Map(sans[0])["hostname"]) == hostname
+}
+
 // SubjectAltNames are BackendTLSPolicy subjectAltNames an Envoy
 // validation context's SAN matchers (matchTypedSubjectAltNames) check.
 func SubjectAltNames(matchers []any) []any {
