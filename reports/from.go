@@ -25,7 +25,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 	}
 	r := &Results{APIVersion: ResultsAPIVersion, Kind: ResultsKind, Implementation: who,
 		Mode: mode, Semantics: string(sem), StatusVocabulary: string(caps.StatusVocabulary()), GatewayAPIVersion: cluster.GatewayAPIVersion, GatewayAPIChannel: "experimental",
-		Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
+		AncestorEntries: string(caps.AncestorEntries), Conditions: caps.Conditions, Date: time.Now().UTC().Format(time.RFC3339), Cases: []CaseResult{}}
 	b := buildinfo.Read()
 	r.Gepcheck = b.String()
 	if !b.Modified {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/internal/outpath"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
@@ -43,6 +44,11 @@ type Results struct {
 	// comparison followed it. Empty in results written before it was
 	// recorded, which were compared in the draft's (StatusVocabularyRead).
 	StatusVocabulary string `json:"statusVocabulary,omitempty"`
+	// AncestorEntries is the reading of status per ancestor the
+	// implementation claims when it is not one entry per Gateway
+	// (simulator.AncestorEntries: "listener"); every comparison followed
+	// it.
+	AncestorEntries string `json:"ancestorEntries,omitempty"`
 	// Gepcheck is the gepcheck that ran (buildinfo.Info.String: version,
 	// commit, Go version); empty in results written before it was kept.
 	Gepcheck string `json:"gepcheck,omitempty"`
@@ -350,6 +356,11 @@ func (r *Results) Validate() error {
 	if r.StatusVocabulary != "" {
 		if _, err := engine.ParseVocabulary(r.StatusVocabulary); err != nil {
 			bad("statusVocabulary", "%v", err)
+		}
+	}
+	if r.AncestorEntries != "" {
+		if _, err := simulator.ParseAncestorEntries(r.AncestorEntries); err != nil {
+			bad("ancestorEntries", "%v", err)
 		}
 	}
 	if _, err := time.Parse(time.RFC3339, r.Date); err != nil {

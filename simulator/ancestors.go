@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -8,6 +9,48 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 )
+
+// AncestorEntries is a reading of Gateway API's PolicyAncestorStatus for
+// a policy whose status is per ancestor Gateway (profile.Spec.StatusAncestors):
+// "we recommend that implementations SHOULD use Gateway as the
+// PolicyAncestorStatus object" (Gateway API v1, PolicyAncestorStatus), and
+// "Each Gateway that has a Route that includes a backend with an attached
+// BackendTLSPolicy SHOULD have a separate PolicyAncestorStatus section"
+// (GEP-713 as merged, Status reporting, Using upstream
+// PolicyAncestorStatus struct). The entry's AncestorRef is a
+// ParentReference, which may name a section of the Gateway (sectionName,
+// a listener); neither text says whether an entry per listener of the
+// Gateway is the Gateway's, and upstream's conformance tests
+// (BackendTLSPolicyMustHaveCondition) take any entry naming the Gateway,
+// whatever its sectionName. So both are readings (docs/semantics.md,
+// Status per ancestor and ResolvedRefs), and an implementation claims one
+// (observe.Capabilities.AncestorEntries).
+type AncestorEntries string
+
+const (
+	// AncestorsPerGateway: one entry per Gateway from which a route
+	// reaches a target, its ancestorRef naming no section. The default
+	// (empty means it too).
+	AncestorsPerGateway AncestorEntries = ""
+	// AncestorsPerListener: one entry per Gateway listener through which
+	// a route reaches a target (ancestorRef.sectionName the listener; a
+	// Gateway reached through a ListenerSet's listener keeps an entry of
+	// its own), each with the policy's status on the targets reached
+	// through that listener.
+	AncestorsPerListener AncestorEntries = "listener"
+)
+
+// ParseAncestorEntries reads a reading's name: "gateway" (or empty) or
+// "listener".
+func ParseAncestorEntries(s string) (AncestorEntries, error) {
+	switch s {
+	case "", "gateway":
+		return AncestorsPerGateway, nil
+	case string(AncestorsPerListener):
+		return AncestorsPerListener, nil
+	}
+	return "", fmt.Errorf("unknown ancestor entries %q (want gateway or listener)", s)
+}
 
 // statusAncestors completes the engine's status of k's policies with what
 // the simulator knows and the engine does not: the condition of their
@@ -168,7 +211,8 @@ func ancestorAccepted(pts []engine.PolicyTarget, targets []string, policy engine
 
 // gatewaysAbove lists the Gateways from which the hierarchy reaches node
 // id (through listeners, routes, rules and, for a section, its object),
-// in the graph's order, each once. Each node is visited at most once per
+// in the graph's order, each once; under AncestorsPerListener the
+// Gateway listeners instead, each with its section. Each node is visited at most once per
 // call, and answers are kept in memo.
 func (m *Model) gatewaysAbove(id topology.NodeID, memo map[topology.NodeID][]ref.Ref) []ref.Ref {
 	if gs, ok := memo[id]; ok {
@@ -183,7 +227,9 @@ func (m *Model) gatewaysAbove(id topology.NodeID, memo map[topology.NodeID][]ref
 		queue = queue[1:]
 		if n.Ref.Group == GatewayGroup && n.Ref.Kind == "Gateway" {
 			g := n.Ref
-			g.Section = ""
+			if m.AncestorEntries != AncestorsPerListener {
+				g.Section = ""
+			}
 			if !found[g] {
 				found[g] = true
 				out = append(out, g)

@@ -61,6 +61,10 @@ type Options struct {
 	// Vocabulary is the status vocabulary the model's runs write
 	// (Model.Vocabulary; empty: merged GEP-713's).
 	Vocabulary engine.Vocabulary
+	// AncestorEntries is the reading of "Gateway as the
+	// PolicyAncestorStatus object" the model's runs write
+	// (Model.AncestorEntries; empty: one entry per Gateway).
+	AncestorEntries AncestorEntries
 	// IgnoreCreationTimestamps reads every policy as an implementation
 	// that reads no metadata.creationTimestamp does (an offline
 	// translator whose loader keeps only names): created at one time, so
@@ -87,6 +91,9 @@ type Model struct {
 	// Vocabulary is the status vocabulary every run writes (engine.Input,
 	// docs/semantics.md); empty: merged GEP-713's.
 	Vocabulary engine.Vocabulary
+	// AncestorEntries is how every run writes status per ancestor
+	// (ancestors.go; empty: AncestorsPerGateway).
+	AncestorEntries AncestorEntries
 
 	mutant engine.Mutant // RunMutant
 	cel    engine.CELLimits
@@ -111,7 +118,11 @@ type Output struct {
 	// written in (never empty in an output), and Profiles the profile of
 	// each policy kind, sorted: with Semantics, the reading that produced
 	// the answer (docs/output.md).
-	StatusVocabulary  engine.Vocabulary        `json:"statusVocabulary"`
+	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
+	// AncestorEntries names the reading of status per ancestor when it is
+	// not the default, one entry per Gateway (AncestorsPerListener:
+	// "listener"; docs/semantics.md).
+	AncestorEntries   AncestorEntries          `json:"ancestorEntries,omitempty"`
 	Profiles          []string                 `json:"profiles"`
 	EffectivePolicies []engine.EffectivePolicy `json:"effectivePolicies"`
 	Policies          []engine.PolicyStatus    `json:"policies"`
@@ -133,12 +144,14 @@ type Output struct {
 type Reading struct {
 	Semantics        engine.Semantics  `json:"semantics"`
 	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
-	Profiles         []string          `json:"profiles"`
+	// AncestorEntries: set when not one entry per Gateway (Output).
+	AncestorEntries AncestorEntries `json:"ancestorEntries,omitempty"`
+	Profiles        []string        `json:"profiles"`
 }
 
 // Reading is the reading that produced o.
 func (o *Output) Reading() Reading {
-	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, Profiles: o.Profiles}
+	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, AncestorEntries: o.AncestorEntries, Profiles: o.Profiles}
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model.
@@ -160,7 +173,7 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -930,6 +943,9 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 		vocab = engine.VocabularyMerged
 	}
 	out := &Output{Semantics: sem, StatusVocabulary: vocab, Profiles: []string{}, Warnings: m.Warnings}
+	if m.AncestorEntries != AncestorsPerGateway {
+		out.AncestorEntries = m.AncestorEntries
+	}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {
 		out.Profiles = append(out.Profiles, k.Profile.Metadata.Name)

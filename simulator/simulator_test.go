@@ -1136,3 +1136,70 @@ func TestListenerCertificateSecretNotWarned(t *testing.T) {
 		t.Errorf("warnings %q, want one, for document 4 (example.com's Secret) only", m.Warnings)
 	}
 }
+
+// Status per ancestor under both readings of PolicyAncestorStatus
+// (AncestorEntries; Gateway API v1, PolicyAncestorStatus: "implementations
+// SHOULD use Gateway as the PolicyAncestorStatus object", its AncestorRef a
+// ParentReference that may name a listener). Policy p targets s-x, reached
+// through listener l1 only, and s-y, reached through l2 only, where the
+// older q wins. Per Gateway: one entry, Accepted (one of its targets
+// accepts it). Per listener: l1's entry Accepted, l2's Conflicted; the
+// output names the reading.
+func TestAncestorEntriesPerListener(t *testing.T) {
+	docs := joinDocs(
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: c}\nspec: {controllerName: example.com/c}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\nspec: {gatewayClassName: c, listeners: [{name: l1, protocol: HTTP, port: 80}, {name: l2, protocol: HTTP, port: 8080}]}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r1}\nspec: {parentRefs: [{name: gw, sectionName: l1}], rules: [{backendRefs: [{name: s-x, port: 443}]}]}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r2}\nspec: {parentRefs: [{name: gw, sectionName: l2}], rules: [{backendRefs: [{name: s-y, port: 443}]}]}",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: s-x}\nspec: {ports: [{name: https, port: 443}]}",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: s-y}\nspec: {ports: [{name: https, port: 443}]}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca}\ndata: {ca.crt: x}",
+		`apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: q, creationTimestamp: "2025-01-01T00:00:00Z"}
+spec:
+  targetRefs: [{group: "", kind: Service, name: s-y}]
+  validation: {hostname: q.example.com, caCertificateRefs: [{group: "", kind: ConfigMap, name: ca}]}`,
+		`apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: p, creationTimestamp: "2025-01-02T00:00:00Z"}
+spec:
+  targetRefs: [{group: "", kind: Service, name: s-x}, {group: "", kind: Service, name: s-y}]
+  validation: {hostname: p.example.com, caCertificateRefs: [{group: "", kind: ConfigMap, name: ca}]}`,
+	)
+	for _, tc := range []struct {
+		entries AncestorEntries
+		want    string
+	}{
+		{AncestorsPerGateway, "Gateway/default/gw: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{AncestorsPerListener, "Gateway/default/gw#l1: Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs; Gateway/default/gw#l2: Accepted=False/Conflicted"},
+	} {
+		m, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{AncestorEntries: tc.entries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Run(engine.StickyOverrides, nil)
+		if out.AncestorEntries != tc.entries || out.Reading().AncestorEntries != tc.entries {
+			t.Errorf("%q: output names ancestor entries %q, reading %q", tc.entries, out.AncestorEntries, out.Reading().AncestorEntries)
+		}
+		for _, p := range out.Policies {
+			if p.Ref != "BackendTLSPolicy/default/p" {
+				continue
+			}
+			var as []string
+			for _, a := range p.Ancestors {
+				var cs []string
+				for _, c := range a.Conditions {
+					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+				}
+				as = append(as, a.Ref+": "+strings.Join(cs, " "))
+			}
+			if got := strings.Join(as, "; "); got != tc.want {
+				t.Errorf("%q: ancestors of p %q, want %q", tc.entries, got, tc.want)
+			}
+		}
+	}
+	if _, err := ParseAncestorEntries("section"); err == nil {
+		t.Error(`ParseAncestorEntries("section") = nil error`)
+	}
+}

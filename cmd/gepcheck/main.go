@@ -124,6 +124,7 @@ type common struct {
 	profiles  []string
 	semantics string
 	vocab     string
+	ancestors string
 	output    string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
@@ -134,6 +135,7 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	addVocabularyFlag(cmd, &c.vocab)
+	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
@@ -151,13 +153,17 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if err != nil {
 		return nil, "", err
 	}
+	anc, err := simulator.ParseAncestorEntries(c.ancestors)
+	if err != nil {
+		return nil, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
+	}
 	if !slices.Contains(render.Formats, c.output) {
 		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
 	}
 	if err := c.opts.CheckLimits(); err != nil {
 		return nil, "", inputError{err}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab})
+	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
 	if err != nil {
 		return nil, "", inputError{err}
 	}

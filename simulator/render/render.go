@@ -112,7 +112,13 @@ func Reading(r simulator.Reading) string {
 	if vocab == "" {
 		vocab = engine.VocabularyMerged
 	}
-	return clean(fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, r.Semantics, vocab))
+	out := fmt.Sprintf("profiles: %s; semantics: %s; status vocabulary: %s", profiles, r.Semantics, vocab)
+	if r.AncestorEntries != "" {
+		// Named only when it is not the default, one per Gateway
+		// (simulator.AncestorEntries).
+		out += "; ancestor entries: " + string(r.AncestorEntries)
+	}
+	return clean(out)
 }
 
 // ancestors prints the status of each policy per ancestor, for kinds that

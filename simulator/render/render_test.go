@@ -679,3 +679,16 @@ spec:
 		t.Errorf("a second effective policy row: %q\n%s", lines[3], b.String())
 	}
 }
+
+// The reading names the ancestor entries only when they are not the
+// default, one per Gateway (simulator.AncestorEntries).
+func TestReadingAncestorEntries(t *testing.T) {
+	r := simulator.Reading{Semantics: engine.StickyOverrides, StatusVocabulary: engine.VocabularyMerged, Profiles: []string{"p"}}
+	if got, want := Reading(r), "profiles: p; semantics: sticky-overrides; status vocabulary: merged"; got != want {
+		t.Errorf("Reading = %q, want %q", got, want)
+	}
+	r.AncestorEntries = simulator.AncestorsPerListener
+	if got, want := Reading(r), "profiles: p; semantics: sticky-overrides; status vocabulary: merged; ancestor entries: listener"; got != want {
+		t.Errorf("Reading = %q, want %q", got, want)
+	}
+}

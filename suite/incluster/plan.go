@@ -47,6 +47,9 @@ type Plan struct {
 	// Vocabulary the expectation's conditions are written in
 	// (Target.Vocabulary).
 	Vocabulary engine.Vocabulary
+	// AncestorEntries the expectation's status per ancestor is written in
+	// (Target.AncestorEntries).
+	AncestorEntries simulator.AncestorEntries
 	// Namespaces maps the scenario's namespaces to the cluster's.
 	Namespaces map[string]string
 	// Names maps the scenario's cluster-scoped names (GatewayClasses,
@@ -112,6 +115,10 @@ type Target struct {
 	// (observe.Capabilities.StatusVocabulary): the expectation's
 	// conditions are written in it.
 	Vocabulary engine.Vocabulary
+	// AncestorEntries is the reading of status per ancestor the
+	// implementation claims (observe.Capabilities.AncestorEntries): the
+	// expectation's ancestor entries are written in it.
+	AncestorEntries simulator.AncestorEntries
 	// Annotations returns the implementation's annotations for the
 	// scenario's namespaces (Implementation.NamespaceAnnotations).
 	Annotations func(profiles []string, partition string) map[string]string
@@ -169,6 +176,7 @@ func NewPlan(file string, t Target) (*Plan, error) {
 	}
 	p.Semantics = observe.Capabilities{Semantics: t.Semantics}.Claim()
 	p.Vocabulary = observe.Capabilities{Vocabulary: t.Vocabulary}.StatusVocabulary()
+	p.AncestorEntries = t.AncestorEntries
 	if m.Scenario != nil && len(m.Scenario.Spec.Semantics) > 0 {
 		holds, err := m.Scenario.SemanticsList()
 		if err != nil {
@@ -218,7 +226,7 @@ func NewPlan(file string, t Target) (*Plan, error) {
 
 // step is the plan of state st, made from prev's.
 func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
-	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, Namespaces: p.Namespaces, Names: p.Names}
+	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, AncestorEntries: p.AncestorEntries, Namespaces: p.Namespaces, Names: p.Names}
 	sp.fill(st.Docs, t)
 	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), State: sp}
 	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {

@@ -63,7 +63,7 @@ type Capabilities struct {
 func TargetFor(im Implementation, run string, i int) Target {
 	caps := im.Capabilities()
 	return Target{Run: run, Index: i, ControllerName: im.ControllerName(), Features: caps.Features,
-		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Vocabulary: caps.Vocabulary, Profiles: caps.Profiles}
+		Endpoints: caps.Endpoints, Annotations: im.NamespaceAnnotations, Semantics: caps.Semantics, Vocabulary: caps.Vocabulary, AncestorEntries: caps.AncestorEntries, Profiles: caps.Profiles}
 }
 
 // Options configure a Runner.
@@ -287,7 +287,7 @@ func (a *Applied) Expect(profiles []string) (*simulator.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles, Vocabulary: a.Plan.Vocabulary})
+	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: profiles, Vocabulary: a.Plan.Vocabulary, AncestorEntries: a.Plan.AncestorEntries})
 	if err != nil {
 		return nil, fmt.Errorf("the stored objects do not load: %w", err)
 	}
@@ -367,6 +367,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	var last, lastOK []compare.Difference
 	var lastErr, statusErr error
 	haveOK := false
+	// agreed: some observation agreed with the expectation; changes: how
+	// often the differences observed changed.
+	agreed, changes := false, 0
 	stableSince := time.Now()
 	var agreeSince time.Time
 	for {
@@ -380,8 +383,11 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			res.Got = got
 			if len(diff) > 0 {
 				agreeSince = time.Time{}
-			} else if agreeSince.IsZero() {
-				agreeSince = time.Now()
+			} else {
+				agreed = true
+				if agreeSince.IsZero() {
+					agreeSince = time.Now()
+				}
 			}
 			stepDone := true
 			if len(diff) == 0 && a.Step != "" {
@@ -416,6 +422,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 		}
 		if !reflect.DeepEqual(diff, last) || (err == nil) != (lastErr == nil) {
 			stableSince = time.Now()
+			if err == nil && lastErr == nil && len(last) > 0 {
+				changes++
+			}
 		}
 		last, lastErr = diff, err
 		// A disagreement that held still for settle is final once every
@@ -444,6 +453,18 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				// to within the step's time is a difference of its own
 				// (GEP-713, Policy status), not a run that failed.
 				res.Outcome, res.Reason, res.Diff = Fail, p.Unmap(statusErr.Error()), p.UnmapAll(lastOK)
+				return res
+			}
+			if haveOK && !agreed && statusErr == nil && changes > 0 {
+				// Every policy has status for its generation, every
+				// observation disagreed with the expectation, and what
+				// disagreed kept changing (a status that flips between
+				// two writes, as Traefik's per-listener entry when a
+				// policy wins on one port and loses on another behind
+				// it): a disagreement, not a run that failed. The last
+				// differences observed are the verdict's.
+				res.Outcome, res.Diff = Fail, p.UnmapAll(lastOK)
+				res.Reason = fmt.Sprintf("%s's status did not settle within %s: it changed %d times, never agreeing with the reference; the last differences", r.Impl.Name(), r.timeout(), changes)
 				return res
 			}
 			switch {

@@ -148,6 +148,11 @@ type Capabilities struct {
 	// write (engine.Vocabulary; docs/semantics.md), which every
 	// comparison follows; empty for merged GEP-713's.
 	Vocabulary engine.Vocabulary
+	// AncestorEntries is the reading of status per ancestor the
+	// implementation claims (simulator.AncestorEntries: one entry per
+	// Gateway, or per Gateway listener), which the reference's expectation
+	// is written in; empty: per Gateway.
+	AncestorEntries simulator.AncestorEntries
 	// Readable, when set, is the part of a reference effective spec the
 	// implementation's observations can show (e.g. the fields read back
 	// from xDS): every comparison projects the reference's side with it.
@@ -362,5 +367,5 @@ func Reference(cases []Case, caps Capabilities) []Observation {
 // vocabulary the implementation claims, without creationTimestamps if it
 // reads none.
 func ReferenceModel(c Case, caps Capabilities) (*simulator.Model, error) {
-	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary()})
+	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary(), AncestorEntries: caps.AncestorEntries})
 }

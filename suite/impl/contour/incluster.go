@@ -135,6 +135,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 			}
 			readClusters(cfg, cs.Ports, cs.CAs, cs.At(&o))
 		}
+		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
@@ -154,7 +155,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 
 // readClusters reads BackendTLSPolicy settings from the clusters of a
 // Contour's xDS (xds.Client.Fetch's shape). Contour names a cluster
-// "namespace/service/port/hash" and gives it the UpstreamTlsContext of the
+// "namespace/service/port/hash" (clusterService) and gives it the UpstreamTlsContext of the
 // port's effective policy: SNI (none, unless the Service is an
 // ExternalName), the CA inlined (trustedCa.inlineBytes, read back to the
 // ConfigMap holding the same certificate), and SAN matchers
@@ -172,11 +173,10 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 	}
 	for _, c := range clusters {
 		cl := jsonmap.Map(jsonmap.Map(c)["cluster"])
-		parts := strings.Split(jsonmap.String(cl["name"]), "/")
-		if len(parts) != 4 {
+		ns, svc, port, ok := clusterService(cl)
+		if !ok {
 			continue
 		}
-		ns, svc, port := parts[0], parts[1], parts[2]
 		o := at(ns)
 		name := ports[ns+"/"+svc][port]
 		if o == nil || name == "" {
@@ -209,4 +209,22 @@ func readClusters(cfg map[string]any, ports map[string]map[string]string, cas ma
 		}
 		o.Effective = append(o.Effective, observe.Path{Path: []string{ref, ref + "#" + name}, Spec: map[string]any{"validation": v}})
 	}
+}
+
+// clusterService is the Service port a Contour cluster sends to. Contour
+// v1.33.8 names a cluster "namespace/service/port/hash", but shortens the
+// name to 60 characters by hashing its parts when it is longer
+// (internal/envoy/cluster.go, Clustername and Hashname: a namespace such
+// as gc-RUN-0-gateway-conformance-infra becomes "gc-63cc6-69f448"); its
+// altStatName, "namespace_service_port", is never shortened (AltStatName).
+// Kubernetes names have no "_" (RFC 1123), so the split is exact. The
+// name is read only where altStatName is absent.
+func clusterService(cl map[string]any) (ns, svc, port string, ok bool) {
+	if parts := strings.Split(jsonmap.String(cl["altStatName"]), "_"); len(parts) == 3 {
+		return parts[0], parts[1], parts[2], true
+	}
+	if parts := strings.Split(jsonmap.String(cl["name"]), "/"); len(parts) == 4 {
+		return parts[0], parts[1], parts[2], true
+	}
+	return "", "", "", false
 }

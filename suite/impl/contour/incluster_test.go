@@ -33,12 +33,19 @@ func TestReadClusters(t *testing.T) {
 		map[string]any{"cluster": map[string]any{"name": "ns/svc/8443/d0e1f2a3b4", "transportSocket": tls("b.example.com")}},
 		map[string]any{"cluster": map[string]any{"name": "ns/svc/80/da39a3ee5e"}},
 		map[string]any{"cluster": map[string]any{"name": "other/svc/443/c64d4fa59a", "transportSocket": tls("")}},
+		// A name longer than 60 characters, shortened by hashing
+		// (Contour's Hashname): the Service port is in altStatName.
+		map[string]any{"cluster": map[string]any{"name": "gc-63cc6-69f448/backendt-69f448/443/0139c698ed",
+			"altStatName": "gc-63cc6f-0-gateway-conformance-infra_backendtlspolicy-san-dns-test_443", "transportSocket": tls("")}},
 	}}}}
-	ports := map[string]map[string]string{"ns/svc": {"443": "https", "8443": "https-alt", "80": "http"}, "other/svc": {"443": "https"}}
+	ports := map[string]map[string]string{"ns/svc": {"443": "https", "8443": "https-alt", "80": "http"}, "other/svc": {"443": "https"},
+		"gc-63cc6f-0-gateway-conformance-infra/backendtlspolicy-san-dns-test": {"443": "btls"}}
 	cas := map[string]string{"ns\x00" + strings.TrimSpace(ca): "ca-1"}
 	o := &observe.Observation{}
+	long := "gc-63cc6f-0-gateway-conformance-infra"
+	cas[long+"\x00"+strings.TrimSpace(ca)] = "ca-2"
 	readClusters(cfg, ports, cas, func(ns string) *observe.Observation {
-		if ns == "ns" {
+		if ns == "ns" || ns == long {
 			return o
 		}
 		return nil
@@ -50,6 +57,8 @@ func TestReadClusters(t *testing.T) {
 		// hostname authenticated, no subjectAltNames (Readable).
 		{Path: []string{"Service/ns/svc", "Service/ns/svc#https"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref}}},
 		{Path: []string{"Service/ns/svc", "Service/ns/svc#https-alt"}, Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": ref, "hostname": "b.example.com"}}},
+		{Path: []string{"Service/" + long + "/backendtlspolicy-san-dns-test", "Service/" + long + "/backendtlspolicy-san-dns-test#btls"},
+			Spec: map[string]any{"validation": map[string]any{"caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-2"}}}}},
 	}
 	if !reflect.DeepEqual(o.Effective, want) {
 		t.Errorf("read %v\nwant %v", o.Effective, want)

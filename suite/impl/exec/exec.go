@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/proc"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/features"
@@ -52,6 +53,9 @@ type Exec struct {
 	// IgnoresCreationTimestamps says the command reads no
 	// metadata.creationTimestamp (observe.Capabilities).
 	IgnoresCreationTimestamps bool
+	// AncestorEntries is the reading of status per ancestor the command
+	// claims (observe.Capabilities.AncestorEntries).
+	AncestorEntries simulator.AncestorEntries
 }
 
 // Limits of a command's output (docs/limits.md, "Implementations").
@@ -85,7 +89,7 @@ func (e *Exec) Name() string { return "exec:" + filepath.Base(e.Command[0]) }
 
 // Capabilities implements observe.Observer.
 func (e *Exec) Capabilities() observe.Capabilities {
-	return observe.Capabilities{Features: e.Features, Conditions: e.CompareConditions, Profiles: e.Profiles, IgnoresCreationTimestamps: e.IgnoresCreationTimestamps}
+	return observe.Capabilities{Features: e.Features, Conditions: e.CompareConditions, Profiles: e.Profiles, IgnoresCreationTimestamps: e.IgnoresCreationTimestamps, AncestorEntries: e.AncestorEntries}
 }
 
 // Observe implements observe.Observer. A case whose process fails, times out or

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/internal/shell"
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/features"
@@ -40,6 +41,7 @@ func (plugin) Configure(fs *pflag.FlagSet) impl.Config {
 	fs.StringArrayVar(&c.profiles, "exec-profile", nil, "KIND=PROFILE: the profile the command claims for a policy kind, for --impl exec (e.g. ColorPolicy=color-direct); cases read with another profile of the kind are skipped; repeatable (default: any)")
 	fs.StringSliceVar(&c.conditions, "exec-conditions", nil, "policy condition types the command writes and gepcheck compares, for --impl exec (e.g. Accepted); the others are not judged (default: all)")
 	fs.BoolVar(&c.noTimestamps, "exec-ignores-creation-timestamps", false, "for --impl exec: the command reads no metadata.creationTimestamp, so the reference reads none either (GEP-713 Conflict resolution rule 3 decides where rule 2 would)")
+	fs.StringVar(&c.ancestors, "exec-ancestor-entries", "gateway", "for --impl exec: the status per ancestor the command writes (Gateway API PolicyAncestorStatus): gateway (one entry per Gateway) or listener (one per Gateway listener); docs/semantics.md")
 	return c
 }
 
@@ -51,6 +53,7 @@ type config struct {
 	profiles     []string
 	conditions   []string
 	noTimestamps bool
+	ancestors    string
 	fs           *pflag.FlagSet
 }
 
@@ -108,7 +111,11 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Exec{Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs, Profiles: profiles,
+	anc, err := simulator.ParseAncestorEntries(c.ancestors)
+	if err != nil {
+		return nil, fmt.Errorf("--exec-ancestor-entries: %w", err)
+	}
+	return &Exec{AncestorEntries: anc, Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs, Profiles: profiles,
 		CompareConditions: c.conditions, IgnoresCreationTimestamps: c.noTimestamps}, nil
 }
 
@@ -120,7 +127,7 @@ func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
 // repeats: the command and the limits it was given.
 func (c *config) ReplayFlags() []string {
 	out := []string{"--exec-command", shell.Quote(c.command)}
-	for _, name := range []string{"timeout", "exec-max-output", "exec-features", "exec-profile", "exec-conditions", "exec-ignores-creation-timestamps"} {
+	for _, name := range []string{"timeout", "exec-max-output", "exec-features", "exec-profile", "exec-conditions", "exec-ignores-creation-timestamps", "exec-ancestor-entries"} {
 		f := c.fs.Lookup(name)
 		if f == nil || !f.Changed {
 			continue

@@ -38,25 +38,27 @@ var Features = features.Set{"BackendTLSPolicy", features.SectionName, features.W
 
 // Capabilities implements incluster.Implementation: Traefik writes
 // Accepted and ResolvedRefs per ancestor Gateway listener (v3.7.13,
-// pkg/provider/kubernetes/gateway/httproute.go); Accepted is compared in
-// aggregate. Not yet compared: ResolvedRefs (it writes False/ResolvedRefs
-// on a Conflicted policy, where the reference writes none: a reading the
-// API reference does not settle, docs/semantics.md) and the status per
-// ancestor Gateway (its entries are per listener; their aggregation per
-// Gateway is not yet triaged). It implements Gateway API's
-// BackendTLSPolicy, so it is judged by that API's reading of conflicts
-// (profile backendtlspolicy-gateway-api, docs/semantics.md); effective
-// settings are compared once gepcheck started it, on the Service ports the
-// input's routes reach; it programs a backend only with endpoints.
+// pkg/provider/kubernetes/gateway/httproute.go, loadHTTPServers: the
+// ancestorRef's sectionName is the listener): both compared, in aggregate
+// and per ancestor, under the reading of PolicyAncestorStatus it takes,
+// one entry per Gateway listener (simulator.AncestorsPerListener;
+// docs/semantics.md). It implements Gateway API's BackendTLSPolicy, so it
+// is judged by that API's reading of conflicts (profile
+// backendtlspolicy-gateway-api, docs/semantics.md); effective settings
+// are compared once gepcheck started it, on the Service ports the input's
+// routes reach; it programs a backend only with endpoints.
 func (c *InCluster) Capabilities() incluster.Capabilities {
 	return incluster.Capabilities{Capabilities: observe.Capabilities{
 		Features:   Features,
-		Conditions: []string{"Accepted"},
+		Conditions: []string{"Accepted", "ResolvedRefs"},
 		// Of the policy conditions it writes BackendTLSPolicy's Accepted, no
 		// Programmed or Enforced: the claim is moot.
 		Vocabulary: engine.VocabularyMerged,
-		Profiles:   map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
-		Readable:   Readable,
+		// Its entries name the listener (sectionName), one per listener
+		// a route through which uses the policy's Service.
+		AncestorEntries: simulator.AncestorsPerListener,
+		Profiles:        map[string]string{"BackendTLSPolicy": "backendtlspolicy-gateway-api"},
+		Readable:        Readable,
 		Observable: func(path []string, got *observe.Observation) bool {
 			return len(path) > 0 && slices.Contains(got.Reached, path[len(path)-1])
 		},
@@ -131,6 +133,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 			return o, err
 		}
 		readConfig(cfg, routes, cs.Ports, cs.CAs, cs.At(&o))
+		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
 	var stored []*unstructured.Unstructured
 	for _, u := range p.PolicyObjects() {
@@ -138,8 +141,7 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		if err != nil {
 			return o, err
 		}
-		st := gatewayapi.PolicyStatus(u.GetKind(), got.Object, ControllerName)
-		st.Ancestors = nil // not yet compared (Capabilities)
+		st := gatewayapi.PolicyStatusAs(u.GetKind(), got.Object, ControllerName, simulator.AncestorsPerListener)
 		o.Policies = append(o.Policies, st)
 		stored = append(stored, got)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -44,6 +45,9 @@ type Case struct {
 	Reached []string
 	// namespaces holds the objects' namespaces.
 	namespaces map[string]bool
+	// sameCA lists, for a ConfigMap ("namespace\x00name") whose ca.crt
+	// another ConfigMap of its namespace holds too, all of them, sorted.
+	sameCA map[string][]string
 }
 
 // At returns a function giving o for a namespace of the case's objects,
@@ -75,7 +79,25 @@ func Index(objects []map[string]any, controller string) *Case {
 			c.Ports[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = PortNames(o)
 		case jsonmap.String(o["kind"]) == "ConfigMap":
 			if pem := jsonmap.String(jsonmap.Map(o["data"])["ca.crt"]); pem != "" {
-				c.CAs[jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem)] = jsonmap.String(m["name"])
+				key, name := jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem), jsonmap.String(m["name"])
+				if have, dup := c.CAs[key]; dup {
+					// Two ConfigMaps hold one certificate: a CA read back
+					// names the first by name (SameCA settles which).
+					if c.sameCA == nil {
+						c.sameCA = map[string][]string{}
+					}
+					ns := jsonmap.String(m["namespace"])
+					group := append(slices.Clone(c.sameCA[ns+"\x00"+have]), name)
+					if len(group) == 1 {
+						group = []string{have, name}
+					}
+					slices.Sort(group)
+					for _, n := range group {
+						c.sameCA[ns+"\x00"+n] = group
+					}
+					name = min(have, name)
+				}
+				c.CAs[key] = name
 			}
 		}
 	}
@@ -191,6 +213,15 @@ func MarkUnreported(o *observe.Observation, ps []*unstructured.Unstructured, con
 // when no ancestor has one (GEP-713, "Standard status for Policy
 // objects": status is per ancestor).
 func PolicyStatus(kind string, p map[string]any, controller string) observe.Status {
+	return PolicyStatusAs(kind, p, controller, simulator.AncestorsPerGateway)
+}
+
+// PolicyStatusAs is PolicyStatus with the status per ancestor read as
+// entries says (simulator.AncestorEntries): under AncestorsPerListener an
+// entry whose ancestorRef names a listener (sectionName) is that
+// listener's, Gateway/namespace/name#section, as the reference writes it
+// under that reading.
+func PolicyStatusAs(kind string, p map[string]any, controller string, entries simulator.AncestorEntries) observe.Status {
 	meta := jsonmap.Map(p["metadata"])
 	conds := map[string]observe.Condition{"Accepted": {Type: "Accepted", Status: "False", Reason: "NoStatus"}}
 	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
@@ -210,7 +241,7 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 	for _, typ := range slices.Sorted(maps.Keys(conds)) {
 		st.Conditions = append(st.Conditions, conds[typ])
 	}
-	st.Ancestors = gatewayAncestors(p, controller)
+	st.Ancestors = gatewayAncestors(p, controller, entries)
 	return st
 }
 
@@ -219,8 +250,10 @@ func PolicyStatus(kind string, p map[string]any, controller string) observe.Stat
 // names none) written by controller ("": any), as gepcheck compares it
 // with the reference's (observe.Status.Ancestors): entries for sections
 // of one Gateway are one, per type True if one says True, else the first.
-// Entries for other kinds of ancestors are left out.
-func gatewayAncestors(p map[string]any, controller string) []observe.Status {
+// Entries for other kinds of ancestors are left out. Under
+// AncestorsPerListener an entry naming a section is that section's
+// (Gateway/namespace/name#section), not merged with the Gateway's.
+func gatewayAncestors(p map[string]any, controller string, entries simulator.AncestorEntries) []observe.Status {
 	ns := jsonmap.String(jsonmap.Map(p["metadata"])["namespace"])
 	byRef := map[string]map[string]observe.Condition{}
 	for _, a := range jsonmap.List(jsonmap.Map(p["status"])["ancestors"]) {
@@ -238,6 +271,9 @@ func gatewayAncestors(p map[string]any, controller string) []observe.Status {
 			ans = ns
 		}
 		ref := "Gateway/" + ans + "/" + jsonmap.String(ar["name"])
+		if sec := jsonmap.String(ar["sectionName"]); sec != "" && entries == simulator.AncestorsPerListener {
+			ref += "#" + sec
+		}
 		conds := byRef[ref]
 		if conds == nil {
 			conds = map[string]observe.Condition{}
@@ -304,4 +340,74 @@ func SubjectAltNames(matchers []any) []any {
 		}
 	}
 	return sans
+}
+
+// SameCA settles, in o's effective settings, which of several ConfigMaps
+// holding the same certificate a CA read back from a proxy's
+// configuration came from: the bytes cannot tell, and the implementation
+// cannot have used the one or the other to any different effect. Where a
+// path's caCertificateRefs is one ConfigMap of such a group and the
+// BackendTLSPolicies among objects that select the path's Service (and
+// port, by sectionName) name exactly one ConfigMap of that group, the
+// path names that one. Upstream's conformance test BackendTLSPolicy
+// creates such a copy (tls-checks-ca-certificate-reconcile-test).
+func (c *Case) SameCA(o *observe.Observation, objects []map[string]any) {
+	if len(c.sameCA) == 0 {
+		return
+	}
+	for i := range o.Effective {
+		p := &o.Effective[i]
+		if len(p.Path) != 2 {
+			continue
+		}
+		parts := strings.SplitN(strings.TrimPrefix(p.Path[1], "Service/"), "/", 2)
+		if len(parts) != 2 || !strings.HasPrefix(p.Path[1], "Service/") {
+			continue
+		}
+		ns := parts[0]
+		svc, port, _ := strings.Cut(parts[1], "#")
+		v := jsonmap.Map(p.Spec["validation"])
+		refs := jsonmap.List(v["caCertificateRefs"])
+		if len(refs) != 1 {
+			continue
+		}
+		group := c.sameCA[ns+"\x00"+jsonmap.String(jsonmap.Map(refs[0])["name"])]
+		if group == nil {
+			continue
+		}
+		named := map[string]bool{}
+		for _, obj := range objects {
+			m := jsonmap.Map(obj["metadata"])
+			if jsonmap.String(obj["kind"]) != "BackendTLSPolicy" || jsonmap.String(m["namespace"]) != ns {
+				continue
+			}
+			spec := jsonmap.Map(obj["spec"])
+			selects := false
+			for _, t := range jsonmap.List(spec["targetRefs"]) {
+				tm := jsonmap.Map(t)
+				sec := jsonmap.String(tm["sectionName"])
+				if jsonmap.String(tm["kind"]) == "Service" && jsonmap.String(tm["name"]) == svc && (sec == "" || sec == port) {
+					selects = true
+				}
+			}
+			prefs := jsonmap.List(jsonmap.Map(spec["validation"])["caCertificateRefs"])
+			if !selects || len(prefs) != 1 {
+				continue
+			}
+			if n := jsonmap.String(jsonmap.Map(prefs[0])["name"]); slices.Contains(group, n) {
+				named[n] = true
+			}
+		}
+		if len(named) != 1 {
+			continue
+		}
+		for n := range named {
+			ref := maps.Clone(jsonmap.Map(refs[0]))
+			ref["name"] = n
+			nv := maps.Clone(v)
+			nv["caCertificateRefs"] = []any{ref}
+			p.Spec = maps.Clone(p.Spec)
+			p.Spec["validation"] = nv
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -139,5 +141,64 @@ func TestPolicyStatusAncestors(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ancestors\n%q\nwant\n%q", got, want)
+	}
+	// Read as one entry per Gateway listener (simulator.AncestorsPerListener,
+	// Traefik's claim), the listeners of Gateway a are two ancestors, each
+	// with its own conditions; an entry naming no section is the Gateway's.
+	st = PolicyStatusAs("BackendTLSPolicy", p, me, simulator.AncestorsPerListener)
+	got = nil
+	for _, a := range st.Ancestors {
+		for _, c := range a.Conditions {
+			got = append(got, a.Ref+" "+c.Type+"="+c.Status+"/"+c.Reason)
+		}
+	}
+	want = []string{
+		"Gateway/ns/a#l1 Accepted=False/Conflicted",
+		"Gateway/ns/a#l2 Accepted=True/Accepted",
+		"Gateway/ns/a#l2 ResolvedRefs=True/ResolvedRefs",
+		"Gateway/other/b Accepted=False/NoValidCACertificate",
+		"Gateway/other/b ResolvedRefs=False/InvalidKind",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ancestors per listener\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Two ConfigMaps holding one certificate (upstream's conformance test
+// BackendTLSPolicy copies tls-checks-ca-certificate to
+// tls-checks-ca-certificate-reconcile-test): a CA read back names the
+// one the policies selecting the path's Service name, whichever the index
+// gave; where they name both, or none, the path is left as read.
+func TestSameCA(t *testing.T) {
+	cm := func(name string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "ns"},
+			"data": map[string]any{"ca.crt": "PEM\n"}}
+	}
+	pol := func(name, svc, section, ca string) map[string]any {
+		tr := map[string]any{"group": "", "kind": "Service", "name": svc}
+		if section != "" {
+			tr["sectionName"] = section
+		}
+		return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy", "metadata": map[string]any{"name": name, "namespace": "ns"},
+			"spec": map[string]any{"targetRefs": []any{tr}, "validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": ca}}}}}
+	}
+	objs := []map[string]any{cm("ca-b"), cm("ca-a"), cm("ca-c"),
+		pol("p1", "s1", "", "ca-b"), pol("p2", "s2", "https", "ca-c"), pol("p3", "s3", "", "ca-a"), pol("p4", "s3", "", "ca-b")}
+	c := Index(objs, me)
+	if got := c.CAs["ns\x00PEM"]; got != "ca-a" {
+		t.Errorf("CAs names %q for the shared certificate, want the first by name, ca-a", got)
+	}
+	path := func(svc string) observe.Path {
+		return observe.Path{Path: []string{"Service/ns/" + svc, "Service/ns/" + svc + "#https"},
+			Spec: map[string]any{"validation": map[string]any{"hostname": "h", "caCertificateRefs": []any{map[string]any{"group": "", "kind": "ConfigMap", "name": "ca-a"}}}}}
+	}
+	o := &observe.Observation{Effective: []observe.Path{path("s1"), path("s2"), path("s3"), path("s4")}}
+	c.SameCA(o, objs)
+	var got []string
+	for _, p := range o.Effective {
+		got = append(got, jsonmap.String(jsonmap.Map(jsonmap.List(jsonmap.Map(p.Spec["validation"])["caCertificateRefs"])[0])["name"]))
+	}
+	if want := []string{"ca-b", "ca-c", "ca-a", "ca-a"}; !slices.Equal(got, want) {
+		t.Errorf("CAs after SameCA %q, want %q", got, want)
 	}
 }
