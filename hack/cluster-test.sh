@@ -216,11 +216,12 @@ kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of 
 # (docs/contour-and-traefik.md): ResolvedRefs=False/ResolvedRefs beside
 # every Conflicted (kept findings -extra-condition and -condition), the
 # port's policy beside the whole Service's (GEP-713's None on a path, kept
-# finding -conflicted), and no BackendTLSPolicy on GRPCRoute, TLSRoute or
-# TCPRoute backends (no status after the step's 30 s); its kept findings
+# finding -conflicted), no BackendTLSPolicy on GRPCRoute, TLSRoute or
+# TCPRoute backends (no status after the step's 30 s), and the hostname
+# authenticated where subjectAltNames are given (GATEWAY-API-033); its kept findings
 # (scenarios/findings/traefik/) show exactly the differences they record.
 mapfile -t trcat < <(ls scenarios/gateway-api/*.yaml)
-trfail=(conflict-by-creation conflict-by-name grpcroute section-and-service tcproute-terminate tlsroute-terminate two-targets-one-conflict conformance-conflict-resolution)
+trfail=(conflict-by-creation conflict-by-name grpcroute section-and-service tcproute-terminate tlsroute-terminate two-targets-one-conflict conformance-conflict-resolution conformance-san)
 "$BIN" run --cluster local --impl traefik --junit "$tmp/traefik.xml" --report-dir "$tmp/rep-traefik" "${trcat[@]}" scenarios/findings/traefik/ > "$tmp/traefik.txt" 2>&1; code=$?
 [ "$code" -eq 1 ] && ok || bad "traefik run exited $code, want 1 (findings): $(tail -5 "$tmp/traefik.txt")"
 nfind=$(ls scenarios/findings/traefik/*.yaml | wc -l)

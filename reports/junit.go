@@ -23,6 +23,7 @@ func JUnit(r *Results) ([]byte, error) {
 			{Name: "statusVocabulary", Value: r.StatusVocabularyRead()},
 			{Name: "gatewayAPIVersion", Value: r.GatewayAPIVersion},
 			{Name: "vocabulary", Value: VocabularyText(r.StatusVocabularyRead())},
+			{Name: "ancestor-entries", Value: AncestorEntriesText(r.AncestorEntries)},
 			{Name: "reading", Value: r.Reading()},
 			{Name: "standing", Value: r.Standing()},
 			{Name: "gepcheck", Value: r.Producer()},

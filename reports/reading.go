@@ -57,7 +57,16 @@ func (r *Results) Reading() string {
 	if p := r.Profiles(); len(p) > 0 {
 		profiles = strings.Join(p, ", ")
 	}
-	return "Reading: semantics " + r.Semantics + " (docs/semantics.md); status vocabulary " + VocabularyText(r.StatusVocabularyRead()) + "; profiles " + profiles + " (docs/profiles.md)."
+	return "Reading: semantics " + r.Semantics + " (docs/semantics.md); status vocabulary " + VocabularyText(r.StatusVocabularyRead()) + "; ancestor entries " + AncestorEntriesText(r.AncestorEntries) + "; profiles " + profiles + " (docs/profiles.md)."
+}
+
+// AncestorEntriesText names the reading of status per ancestor the results
+// were compared under (Results.AncestorEntries, "" the default).
+func AncestorEntriesText(a string) string {
+	if a == "listener" {
+		return "per listener (an entry naming a Gateway's listener counts as the Gateway's)"
+	}
+	return "per Gateway"
 }
 
 // Producer says which gepcheck ran: "Run by gepcheck VERSION, commit

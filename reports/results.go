@@ -419,7 +419,7 @@ func Merge(parts []*Results) (*Results, error) {
 	out.Cases, out.Campaigns, out.Shards = nil, nil, nil
 	seen := map[string]string{}
 	for _, p := range parts {
-		if p.Implementation.Name != out.Implementation.Name || p.Implementation.Version != out.Implementation.Version || p.Mode != out.Mode || p.Semantics != out.Semantics || p.StatusVocabularyRead() != out.StatusVocabularyRead() {
+		if p.Implementation.Name != out.Implementation.Name || p.Implementation.Version != out.Implementation.Version || p.Mode != out.Mode || p.Semantics != out.Semantics || p.StatusVocabularyRead() != out.StatusVocabularyRead() || p.AncestorEntries != out.AncestorEntries {
 			return nil, fmt.Errorf("cannot merge results of %s %s (%s, %s, %s) with %s %s (%s, %s, %s)",
 				p.Implementation.Name, p.Implementation.Version, p.Mode, p.Semantics, p.StatusVocabularyRead(), out.Implementation.Name, out.Implementation.Version, out.Mode, out.Semantics, out.StatusVocabularyRead())
 		}
@@ -443,12 +443,13 @@ func Merge(parts []*Results) (*Results, error) {
 }
 
 // Combine adds next to prev, two runs of the same implementation, version,
-// mode and semantics (else next alone): next's cases replace prev's when
+// mode and reading (else next alone): next's cases replace prev's when
 // next has any, and next's campaigns replace prev's of the same kind and
 // steps.
 func Combine(prev, next *Results) *Results {
 	if prev.Implementation.Name != next.Implementation.Name || prev.Implementation.Version != next.Implementation.Version ||
-		prev.Mode != next.Mode || prev.Semantics != next.Semantics || prev.StatusVocabularyRead() != next.StatusVocabularyRead() {
+		prev.Mode != next.Mode || prev.Semantics != next.Semantics || prev.StatusVocabularyRead() != next.StatusVocabularyRead() ||
+		prev.AncestorEntries != next.AncestorEntries {
 		return next
 	}
 	out := *next

@@ -103,6 +103,11 @@ func listenerSetScope() Property {
 					under[[2]ref.Ref{prev, r}] = true
 					if !declaresParent(s, r, prev) {
 						Fail(t, c, "path %s: %s is beneath %s, which none of its parentRefs names", pathKey(e.Path), r, prev)
+					} else if rt, ok := routeOf(s, r); ok && !slices.Contains(attachedListenerSetListeners(s, rt), prev) {
+						// Named, but not allowed: the Gateway's
+						// allowedListeners, the listener's allowedRoutes
+						// or its protocol refuse it (GEP-1713).
+						Fail(t, c, "path %s: %s is beneath %s, which does not accept it", pathKey(e.Path), r, prev)
 					}
 					if i < 2 || els[i-2] != (ref.Ref{Kind: "ListenerSet", Namespace: prev.Namespace, Name: prev.Name}) {
 						Fail(t, c, "path %s: listener %s is not beneath its ListenerSet", pathKey(e.Path), prev)
@@ -326,4 +331,14 @@ func carries(protocol, kind string) bool {
 		return kind == "UDPRoute"
 	}
 	return false
+}
+
+// routeOf is the generated route r names.
+func routeOf(s *generators.Scenario, r ref.Ref) (generators.Route, bool) {
+	for _, rt := range s.Routes {
+		if routeKindOf(rt) == r.Kind && nsOr(rt.Namespace) == r.Namespace && rt.Name == r.Name {
+			return rt, true
+		}
+	}
+	return generators.Route{}, false
 }

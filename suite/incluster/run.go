@@ -368,8 +368,10 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	var lastErr, statusErr error
 	haveOK := false
 	// agreed: some observation agreed with the expectation; changes: how
-	// often the differences observed changed.
+	// often the differences observed changed; seen: whether a set of
+	// differences came back after another.
 	agreed, changes := false, 0
+	var seen diffHistory
 	stableSince := time.Now()
 	var agreeSince time.Time
 	for {
@@ -425,6 +427,9 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 			if err == nil && lastErr == nil && len(last) > 0 {
 				changes++
 			}
+			if err == nil && len(diff) > 0 {
+				seen.observe(diff)
+			}
 		}
 		last, lastErr = diff, err
 		// A disagreement that held still for settle is final once every
@@ -455,14 +460,17 @@ func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 				res.Outcome, res.Reason, res.Diff = Fail, p.Unmap(statusErr.Error()), p.UnmapAll(lastOK)
 				return res
 			}
-			if haveOK && !agreed && statusErr == nil && changes > 0 {
+			if haveOK && !agreed && statusErr == nil && seen.recurred {
 				// Every policy has status for its generation, every
 				// observation disagreed with the expectation, and what
-				// disagreed kept changing (a status that flips between
-				// two writes, as Traefik's per-listener entry when a
-				// policy wins on one port and loses on another behind
-				// it): a disagreement, not a run that failed. The last
-				// differences observed are the verdict's.
+				// disagreed flipped: a set of differences came back
+				// after another (a status that flips between two writes,
+				// as Traefik's per-listener entry when a policy wins on
+				// one port and loses on another behind it): a
+				// disagreement, not a run that failed. A controller
+				// still converging, whose differences changed but never
+				// came back, is not judged by it. The last differences
+				// observed are the verdict's.
 				res.Outcome, res.Diff = Fail, p.UnmapAll(lastOK)
 				res.Reason = fmt.Sprintf("%s's status did not settle within %s: it changed %d times, never agreeing with the reference; the last differences", r.Impl.Name(), r.timeout(), changes)
 				return res
@@ -792,4 +800,29 @@ func (r *Runner) deleteAndWait(ctx context.Context, u *unstructured.Unstructured
 
 func sameObject(a, b *unstructured.Unstructured) bool {
 	return a.GetKind() == b.GetKind() && a.GetNamespace() == b.GetNamespace() && a.GetName() == b.GetName()
+}
+
+// diffHistory remembers the distinct sets of differences one step
+// observed, to tell a status that flips (a set comes back after another)
+// from one that is still converging. It keeps at most maxDiffHistory sets:
+// the step's timeout bounds the observations, this bounds the memory.
+type diffHistory struct {
+	sets     [][]compare.Difference
+	recurred bool
+}
+
+const maxDiffHistory = 32
+
+// observe records diff, observed after a different set: recurred is set
+// when diff was observed before.
+func (h *diffHistory) observe(diff []compare.Difference) {
+	for _, s := range h.sets {
+		if reflect.DeepEqual(s, diff) {
+			h.recurred = true
+			return
+		}
+	}
+	if len(h.sets) < maxDiffHistory {
+		h.sets = append(h.sets, diff)
+	}
 }

@@ -303,3 +303,22 @@ func TestRefusedPolicyAncestors(t *testing.T) {
 	checkAncestors(&p, w, sc)
 	p.report(t)
 }
+
+// TestAncestorsFullOneConditionPerType: two policies of a kind whose lists
+// are full on the same Gateway give it one <Kind>Affected condition naming
+// both (Gateway API v1 GatewayStatus.Conditions is a listType=map keyed by
+// type: two of a type are refused, and every status write with them).
+func TestAncestorsFullOneConditionPerType(t *testing.T) {
+	typ := "gateway.networking.k8s.io/BackendTLSPolicyAffected"
+	got := ancestorsFull(map[string]map[string][]string{
+		"Gateway/default/gw-17": {typ: {"BackendTLSPolicy/default/b", "BackendTLSPolicy/default/a", "BackendTLSPolicy/default/b"}},
+	})
+	cs := got["Gateway/default/gw-17"]
+	if len(got) != 1 || len(cs) != 1 {
+		t.Fatalf("conditions %v, want one on gw-17", got)
+	}
+	if c := cs[0]; c.Type != typ || c.Status != "False" || c.Reason != "AncestorsFull" ||
+		!strings.HasPrefix(c.Message, "BackendTLSPolicy/default/a, BackendTLSPolicy/default/b not implemented") {
+		t.Errorf("condition %+v, want %s False AncestorsFull naming a and b once each", c, typ)
+	}
+}

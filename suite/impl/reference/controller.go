@@ -554,9 +554,9 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		}
 		out.Policies = append(out.Policies, ps)
 	}
-	// signals are the conditions written on the Gateways a policy's full
-	// ancestor list has no room for (WrittenAncestors).
-	signals := map[string][]engine.Condition{}
+	// full: per Gateway a policy's full ancestor list has no room for
+	// (WrittenAncestors), per condition type, the policies left out.
+	full := map[string]map[string][]string{}
 	for _, ps := range out.Policies {
 		o := byRef[ps.Ref]
 		if o == nil {
@@ -569,7 +569,11 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			var over []engine.PolicyTarget
 			ps.Ancestors, over = WrittenAncestors(ps.Ancestors, othersEntries(o))
 			for _, a := range over {
-				signals[a.Ref] = append(signals[a.Ref], ancestorsFull(g.profiles, o))
+				if full[a.Ref] == nil {
+					full[a.Ref] = map[string][]string{}
+				}
+				typ := affectedType(g.profiles, o)
+				full[a.Ref][typ] = append(full[a.Ref][typ], refOf(o))
 			}
 			if err := c.writePolicyStatus(ctx, o, ps, now); err != nil {
 				errs = append(errs, err.Error())
@@ -592,6 +596,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			errs = append(errs, err.Error())
 		}
 	}
+	signals := ancestorsFull(full)
 	affected := map[string]bool{}
 	for _, ts := range out.Targets {
 		o := byRef[ts.Ref]
@@ -782,18 +787,33 @@ func othersEntries(o *unstructured.Unstructured) int {
 	return n
 }
 
-// ancestorsFull is the condition written on a Gateway a policy's full
-// ancestor list has no room for (WrittenAncestors): the policy's kind's
-// <Kind>Affected condition (GEP-713, Target object status; the kind's
-// profile among profiles names it), False, naming the policy, so that it
-// is cleared as the others are once the list has room again.
-func ancestorsFull(profiles []string, o *unstructured.Unstructured) engine.Condition {
-	typ := ""
-	if p := profileOf(profiles, o); p != nil {
-		typ = p.AffectedCondition()
+// ancestorsFull are the conditions written on each Gateway that the full
+// ancestor lists of some policies have no room for (WrittenAncestors):
+// per kind, its <Kind>Affected condition (GEP-713, Target object status;
+// the kind's profile names it), False, naming the policies, one condition
+// of a type as Gateway API's listType=map conditions allow, so that it is
+// cleared as the others are once the lists have room again. full maps a
+// Gateway to condition types to the policies left out.
+func ancestorsFull(full map[string]map[string][]string) map[string][]engine.Condition {
+	out := map[string][]engine.Condition{}
+	for gw, types := range full {
+		for _, typ := range slices.Sorted(maps.Keys(types)) {
+			refs := slices.Sorted(slices.Values(types[typ]))
+			refs = slices.Compact(refs)
+			out[gw] = append(out[gw], engine.Condition{Type: typ, Status: "False", Reason: "AncestorsFull",
+				Message: fmt.Sprintf("%s not implemented through this Gateway: each policy's status already has %d ancestor entries, the most Gateway API's PolicyStatus.Ancestors holds", strings.Join(refs, ", "), MaxAncestors)})
+		}
 	}
-	return engine.Condition{Type: typ, Status: "False", Reason: "AncestorsFull",
-		Message: fmt.Sprintf("%s is not implemented through this Gateway: its status already has %d ancestor entries, the most Gateway API's PolicyStatus.Ancestors holds", refOf(o), MaxAncestors)}
+	return out
+}
+
+// affectedType is the <Kind>Affected condition type of o's kind (its
+// profile among profiles), or "" when no profile names one.
+func affectedType(profiles []string, o *unstructured.Unstructured) string {
+	if p := profileOf(profiles, o); p != nil {
+		return p.AffectedCondition()
+	}
+	return ""
 }
 
 // profileOf is the profile of o's kind among the built-in profiles
