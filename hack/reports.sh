@@ -11,6 +11,9 @@
 #   hack/reports.sh --offline BIN VERSION...
 #                                    those Envoy Gateway versions offline only
 #                                    (a part of the above, run on its own)
+#   hack/reports.sh --cluster BIN    the rest: the reference, the pinned
+#                                    Envoy Gateway's controller, Contour and
+#                                    Traefik, the matrix and the comparison
 #   hack/reports.sh --check BIN      what make ci runs: fails when a step
 #                                    fails, when nothing is regenerated, when
 #                                    a file is missing or empty on either side,
@@ -25,10 +28,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 die() { echo "reports: $*"; exit 1; }
-check=false offline=false
+check=false offline=false cluster=false
 if [ "${1:-}" = "--check" ]; then check=true; shift; fi
 if [ "${1:-}" = "--offline" ]; then offline=true; shift; fi
-[ "$#" -ge 1 ] || die "usage: hack/reports.sh [--check|--offline] BIN [VERSION...]"
+if [ "${1:-}" = "--cluster" ]; then cluster=true; shift; fi
+[ "$#" -ge 1 ] || die "usage: hack/reports.sh [--check|--offline|--cluster] BIN [VERSION...]"
 BIN=$1; shift
 pinned=$(pinned_eg_version "$BIN") || die "$BIN egctl --help names no pinned Envoy Gateway version (its --envoy-gateway-version default)"
 tmp=$(mktemp -d)
@@ -75,7 +79,7 @@ if $check; then
   exit 0
 fi
 
-for v in "$@"; do offline_eg reports "$v"; done
+$cluster || for v in "$@"; do offline_eg reports "$v"; done
 if $offline; then
   [ "$#" -ge 1 ] || die "--offline: name the Envoy Gateway versions"
   exit 0
