@@ -520,11 +520,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 		// that reports status per ancestor gets no entry.
 		var errs []string
 		for _, r := range rejected {
-			ps := engine.PolicyStatus{Ref: refOf(r.object), Conditions: []engine.Condition{{Type: engine.TypeAccepted, Status: "False", Reason: engine.ReasonInvalid, Message: r.msg}}}
-			if perAncestorKind(g.profiles, r.object) {
-				ps.Ancestors = []engine.PolicyTarget{}
-			}
-			if err := c.writePolicyStatus(ctx, r.object, ps, now); err != nil {
+			if err := c.writePolicyStatus(ctx, r.object, rejectedStatus(nil, g.profiles, r), now); err != nil {
 				errs = append(errs, err.Error())
 			}
 		}
@@ -541,18 +537,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	}
 	var errs []string
 	for _, r := range rejected {
-		// A policy the loader refused is rejected whole; for a kind
-		// that reports status per ancestor Gateway, the simulator names
-		// the Gateways that reach its targetRefs (Model.GatewaysReaching),
-		// as it does for a policy the engine rejects whole.
-		ps := engine.PolicyStatus{Ref: refOf(r.object), Conditions: []engine.Condition{{Type: engine.TypeAccepted, Status: "False", Reason: engine.ReasonInvalid, Message: r.msg}}}
-		if perAncestorKind(g.profiles, r.object) {
-			ps.Ancestors = []engine.PolicyTarget{}
-			for _, gw := range m.GatewaysReaching(targetRefs(r.object)) {
-				ps.Ancestors = append(ps.Ancestors, engine.PolicyTarget{Ref: gw.String(), Conditions: ps.Conditions})
-			}
-		}
-		out.Policies = append(out.Policies, ps)
+		out.Policies = append(out.Policies, rejectedStatus(m, g.profiles, r))
 	}
 	// full: per Gateway a policy's full ancestor list has no room for
 	// (WrittenAncestors), per condition type, the policies left out.
@@ -753,6 +738,25 @@ func conditions(cs []engine.Condition, old []any, generation int64, now metav1.T
 	return out
 }
 
+// rejectedStatus is the status of a policy the loader refused, rejected
+// whole (Accepted=False/Invalid). For a kind that reports status per
+// ancestor Gateway, the simulator names the Gateways that reach its
+// targetRefs (Model.GatewaysReaching), as it does for a policy the engine
+// rejects whole; with no model (m nil), none is known and it has no entry.
+func rejectedStatus(m *simulator.Model, profiles []string, r rejection) engine.PolicyStatus {
+	ps := engine.PolicyStatus{Ref: refOf(r.object), Conditions: []engine.Condition{{Type: engine.TypeAccepted, Status: "False", Reason: engine.ReasonInvalid, Message: r.msg}}}
+	if !perAncestorKind(profiles, r.object) {
+		return ps
+	}
+	ps.Ancestors = []engine.PolicyTarget{}
+	if m != nil {
+		for _, gw := range m.GatewaysReaching(targetRefs(r.object)) {
+			ps.Ancestors = append(ps.Ancestors, engine.PolicyTarget{Ref: gw.String(), Conditions: ps.Conditions})
+		}
+	}
+	return ps
+}
+
 // MaxAncestors is the most entries Gateway API v1's PolicyStatus.Ancestors
 // holds ("A maximum of 16 ancestors will be represented in this list";
 // MaxItems=16).
@@ -816,10 +820,14 @@ func affectedType(profiles []string, o *unstructured.Unstructured) string {
 	return ""
 }
 
+// builtins are the built-in profiles, parsed once (profileOf is asked per
+// policy on every reconcile).
+var builtins = sync.OnceValues(profile.Builtins)
+
 // profileOf is the profile of o's kind among the built-in profiles
 // profiles, or nil.
 func profileOf(profiles []string, o *unstructured.Unstructured) *profile.Profile {
-	bs, _ := profile.Builtins()
+	bs, _ := builtins()
 	for _, n := range profiles {
 		if p, ok := bs[n]; ok && p.Spec.Policy.Kind == o.GetKind() && p.Spec.Policy.Group == o.GroupVersionKind().Group {
 			return p
@@ -902,7 +910,7 @@ func (c *Controller) writePolicyStatus(ctx context.Context, o *unstructured.Unst
 			}
 		}
 	case perAncestor:
-		entries, _ = WrittenAncestors(ps.Ancestors, len(ancestors))
+		entries = ps.Ancestors // trimmed to the room left by apply (WrittenAncestors)
 	}
 	for _, t := range entries {
 		ancestors = append(ancestors, entry(parentRef(t.Ref), t.Conditions))
