@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/impl/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -65,7 +66,8 @@ func (c *Case) At(o *observe.Observation) func(namespace string) *observe.Observ
 // Index reads objects as the implementation of controller sees them.
 func Index(objects []map[string]any, controller string) *Case {
 	c := &Case{Ports: map[string]map[string]string{}, CAs: map[string]string{}, namespaces: map[string]bool{}}
-	others := map[string]string{} // GatewayClasses of another controllerName
+	others := map[string]string{}    // GatewayClasses of another controllerName
+	holders := map[string][]string{} // namespace\x00certificate → the ConfigMaps holding it
 	for _, o := range objects {
 		m := jsonmap.Map(o["metadata"])
 		if ns := jsonmap.String(m["namespace"]); ns != "" {
@@ -79,25 +81,23 @@ func Index(objects []map[string]any, controller string) *Case {
 			c.Ports[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = PortNames(o)
 		case jsonmap.String(o["kind"]) == "ConfigMap":
 			if pem := jsonmap.String(jsonmap.Map(o["data"])["ca.crt"]); pem != "" {
-				key, name := jsonmap.String(m["namespace"])+"\x00"+strings.TrimSpace(pem), jsonmap.String(m["name"])
-				if have, dup := c.CAs[key]; dup {
-					// Two ConfigMaps hold one certificate: a CA read back
-					// names the first by name (SameCA settles which).
-					if c.sameCA == nil {
-						c.sameCA = map[string][]string{}
-					}
-					ns := jsonmap.String(m["namespace"])
-					group := append(slices.Clone(c.sameCA[ns+"\x00"+have]), name)
-					if len(group) == 1 {
-						group = []string{have, name}
-					}
-					slices.Sort(group)
-					for _, n := range group {
-						c.sameCA[ns+"\x00"+n] = group
-					}
-					name = min(have, name)
-				}
-				c.CAs[key] = name
+				key := jsonmap.String(m["namespace"]) + "\x00" + strings.TrimSpace(pem)
+				holders[key] = append(holders[key], jsonmap.String(m["name"]))
+			}
+		}
+	}
+	// A CA read back names the first of its ConfigMaps by name; where
+	// several hold one certificate, SameCA settles which.
+	for key, names := range holders {
+		slices.Sort(names)
+		c.CAs[key] = names[0]
+		if len(names) > 1 {
+			if c.sameCA == nil {
+				c.sameCA = map[string][]string{}
+			}
+			ns, _, _ := strings.Cut(key, "\x00")
+			for _, n := range names {
+				c.sameCA[ns+"\x00"+n] = names
 			}
 		}
 	}
@@ -360,12 +360,11 @@ func (c *Case) SameCA(o *observe.Observation, objects []map[string]any) {
 		if len(p.Path) != 2 {
 			continue
 		}
-		parts := strings.SplitN(strings.TrimPrefix(p.Path[1], "Service/"), "/", 2)
-		if len(parts) != 2 || !strings.HasPrefix(p.Path[1], "Service/") {
+		r, err := ref.Parse(p.Path[1])
+		if err != nil || r.Kind != "Service" || r.Namespace == "" {
 			continue
 		}
-		ns := parts[0]
-		svc, port, _ := strings.Cut(parts[1], "#")
+		ns, svc, port := r.Namespace, r.Name, r.Section
 		v := jsonmap.Map(p.Spec["validation"])
 		refs := jsonmap.List(v["caCertificateRefs"])
 		if len(refs) != 1 {
