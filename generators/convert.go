@@ -112,7 +112,7 @@ func (s *Scenario) selected(p Policy) []engine.TargetRef {
 	for i, sel := range p.Selectors {
 		var names []string
 		for _, r := range s.Routes {
-			if r.kind() != sel.Kind || namespaceOr(r.Namespace) != namespaceOr(p.Namespace) {
+			if r.RouteKind() != sel.Kind || namespaceOr(r.Namespace) != namespaceOr(p.Namespace) {
 				continue
 			}
 			match := true

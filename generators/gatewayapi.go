@@ -123,7 +123,7 @@ func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int, hierarchy bool) {
 		for _, rule := range r.Rules {
 			for _, be := range rule.Backends {
 				if be.Namespace != "" && be.Namespace != r.Namespace {
-					c := crossRef{r.kind(), r.Namespace, be.Namespace}
+					c := crossRef{r.RouteKind(), r.Namespace, be.Namespace}
 					if !slices.Contains(crossRefs, c) {
 						crossRefs = append(crossRefs, c)
 					}
@@ -158,7 +158,8 @@ func drawGatewayAPI(t *rapid.T, s *Scenario, maxObjects int, hierarchy bool) {
 
 const gatewayGroup = "gateway.networking.k8s.io"
 
-func (r *Route) kind() string {
+// RouteKind is the kind of r: Kind, else GRPCRoute or HTTPRoute.
+func (r *Route) RouteKind() string {
 	if r.Kind != "" {
 		return r.Kind
 	}

@@ -80,7 +80,7 @@ func newWorld(s *Scenario, cfg Config) *world {
 		w.objs = append(w.objs, o)
 	}
 	for _, r := range s.Routes {
-		o := targetable{group: gatewayGroup, kind: r.kind(), namespace: namespaceOr(r.Namespace), name: r.Name}
+		o := targetable{group: gatewayGroup, kind: r.RouteKind(), namespace: namespaceOr(r.Namespace), name: r.Name}
 		for _, rule := range r.Rules {
 			if rule.Name != "" {
 				o.sections = append(o.sections, rule.Name)

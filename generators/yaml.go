@@ -138,7 +138,7 @@ func (s *Scenario) YAML() []byte {
 			}
 			rules = append(rules, rm)
 		}
-		o := object("gateway.networking.k8s.io/v1", r.kind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules})
+		o := object("gateway.networking.k8s.io/v1", r.RouteKind(), r.Namespace, r.Name, map[string]any{"parentRefs": parents, "rules": rules})
 		if len(r.Labels) > 0 {
 			l := map[string]any{}
 			for k, v := range r.Labels {

@@ -122,7 +122,7 @@ func listenerSetScope() Property {
 			// A route that has paths and attaches (by the input) to a
 			// ListenerSet's listener has one through that listener.
 			for _, rt := range s.Routes {
-				r := ref.Ref{Kind: routeKindOf(rt), Namespace: nsOr(rt.Namespace), Name: rt.Name}
+				r := ref.Ref{Kind: rt.RouteKind(), Namespace: nsOr(rt.Namespace), Name: rt.Name}
 				if !routesOnPaths[r] {
 					continue
 				}
@@ -153,7 +153,7 @@ func selectorsSameNamespace() Property {
 				// Select the kind of a route of the input, in its
 				// namespace half the time, and one of the label values.
 				rt := rapid.SampledFrom(s.Routes).Draw(t, "a route")
-				sel = generators.Selector{Kind: routeKindOf(rt), MatchLabels: map[string]string{"tier": rapid.SampledFrom(generators.LabelValues).Draw(t, "selector label")}}
+				sel = generators.Selector{Kind: rt.RouteKind(), MatchLabels: map[string]string{"tier": rapid.SampledFrom(generators.LabelValues).Draw(t, "selector label")}}
 				p.Namespace = nsOr(rt.Namespace)
 				if rapid.Bool().Draw(t, "another namespace") {
 					p.Namespace = rapid.SampledFrom(s.Namespaces).Draw(t, "policy namespace")
@@ -167,7 +167,7 @@ func selectorsSameNamespace() Property {
 			_, polNS, _ := cutRef(pol)
 			selected := map[ref.Ref]bool{}
 			for _, rt := range s.Routes {
-				if routeKindOf(rt) == sel.Kind && nsOr(rt.Namespace) == polNS && hasLabels(rt.Labels, sel.MatchLabels) {
+				if rt.RouteKind() == sel.Kind && nsOr(rt.Namespace) == polNS && hasLabels(rt.Labels, sel.MatchLabels) {
 					selected[ref.Ref{Kind: sel.Kind, Namespace: polNS, Name: rt.Name}] = true
 				}
 			}
@@ -188,17 +188,6 @@ func selectorsSameNamespace() Property {
 
 // routeKinds are the route kinds of Gateway API v1.6.
 var routeKinds = map[string]bool{"HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true}
-
-// routeKindOf is the kind of a generated route.
-func routeKindOf(rt generators.Route) string {
-	switch {
-	case rt.Kind != "":
-		return rt.Kind
-	case rt.GRPC:
-		return "GRPCRoute"
-	}
-	return "HTTPRoute"
-}
 
 // parsePath parses each element of a path, without groups (ref.Parse).
 func parsePath(path []string) []ref.Ref {
@@ -228,7 +217,7 @@ func hasLabels(have, want map[string]string) bool {
 // listener l as a parent (that listener, or the whole ListenerSet).
 func declaresParent(s *generators.Scenario, r, l ref.Ref) bool {
 	for _, rt := range s.Routes {
-		if routeKindOf(rt) != r.Kind || nsOr(rt.Namespace) != r.Namespace || rt.Name != r.Name {
+		if rt.RouteKind() != r.Kind || nsOr(rt.Namespace) != r.Namespace || rt.Name != r.Name {
 			continue
 		}
 		for _, p := range rt.Parents {
@@ -270,7 +259,7 @@ func parentGateway(s *generators.Scenario, l ref.Ref) (ref.Ref, bool) {
 // TLSRoute and TCPRoute, TCP TCPRoute, UDP UDPRoute).
 func attachedListenerSetListeners(s *generators.Scenario, rt generators.Route) []ref.Ref {
 	var out []ref.Ref
-	kind, rns := routeKindOf(rt), nsOr(rt.Namespace)
+	kind, rns := rt.RouteKind(), nsOr(rt.Namespace)
 	for _, p := range rt.Parents {
 		if !p.ListenerSet {
 			continue
@@ -336,7 +325,7 @@ func carries(protocol, kind string) bool {
 // routeOf is the generated route r names.
 func routeOf(s *generators.Scenario, r ref.Ref) (generators.Route, bool) {
 	for _, rt := range s.Routes {
-		if routeKindOf(rt) == r.Kind && nsOr(rt.Namespace) == r.Namespace && rt.Name == r.Name {
+		if rt.RouteKind() == r.Kind && nsOr(rt.Namespace) == r.Namespace && rt.Name == r.Name {
 			return rt, true
 		}
 	}
