@@ -1096,16 +1096,8 @@ spec:
 			"alone":   "",
 		}
 		for _, p := range out.Policies {
-			var as []string
-			for _, a := range p.Ancestors {
-				var cs []string
-				for _, c := range a.Conditions {
-					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
-				}
-				as = append(as, a.Ref+": "+strings.Join(cs, " "))
-			}
 			name := strings.TrimPrefix(p.Ref, "BackendTLSPolicy/default/")
-			if got := strings.Join(as, "; "); got != want[name] || p.Ancestors == nil {
+			if got := ancestorsText(p.Ancestors); got != want[name] || p.Ancestors == nil {
 				t.Errorf("%s %s: ancestors %q, want %q", prof, name, got, want[name])
 			}
 			// The policy's own conditions carry ResolvedRefs too.
@@ -1186,15 +1178,7 @@ spec:
 			if p.Ref != "BackendTLSPolicy/default/p" {
 				continue
 			}
-			var as []string
-			for _, a := range p.Ancestors {
-				var cs []string
-				for _, c := range a.Conditions {
-					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
-				}
-				as = append(as, a.Ref+": "+strings.Join(cs, " "))
-			}
-			if got := strings.Join(as, "; "); got != tc.want {
+			if got := ancestorsText(p.Ancestors); got != tc.want {
 				t.Errorf("%q: ancestors of p %q, want %q", tc.entries, got, tc.want)
 			}
 		}
@@ -1202,4 +1186,18 @@ spec:
 	if _, err := ParseAncestorEntries("section"); err == nil {
 		t.Error(`ParseAncestorEntries("section") = nil error`)
 	}
+}
+
+// ancestorsText writes a policy's status per ancestor as
+// "Gateway/ns/name: Type=Status/Reason ...; ...".
+func ancestorsText(ancestors []engine.PolicyTarget) string {
+	var as []string
+	for _, a := range ancestors {
+		var cs []string
+		for _, c := range a.Conditions {
+			cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+		}
+		as = append(as, a.Ref+": "+strings.Join(cs, " "))
+	}
+	return strings.Join(as, "; ")
 }

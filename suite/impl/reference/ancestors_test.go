@@ -9,6 +9,7 @@ package reference
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -135,18 +136,8 @@ func checkAncestors(p *problems, w *world, sc simulator.Scenario) {
 			}
 		}
 		slices.Sort(want)
-		if have := slices.Sorted(mapsKeys(got)); !reflect.DeepEqual(have, want) {
+		if have := slices.Sorted(maps.Keys(got)); !reflect.DeepEqual(have, want) {
 			p.add("%s: entries for %v, want %v", ep.Ref, have, want)
-		}
-	}
-}
-
-func mapsKeys(m map[string][]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
