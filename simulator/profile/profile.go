@@ -17,6 +17,8 @@ import (
 	"sync"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
 // APIVersion is the apiVersion of gepcheck's own documents.
@@ -94,7 +96,14 @@ type Profile struct {
 	Spec       Spec     `json:"spec"`
 
 	// Source says where the profile came from (a file, or builtin:NAME).
-	Source     string     `json:"-"`
+	Source string `json:"-"`
+	// CRD, when set, is the kind's CustomResourceDefinition (a served
+	// version of it): the reference reads every policy as the API server
+	// stores it with that schema (simulator/crd), and Spec.Stored is not
+	// used (docs/profiles.md, What is stored). Built-in profiles get the
+	// built-in CRD of their kind; the simulator sets an input's or a
+	// cluster's.
+	CRD        *crd.Schema `json:"-"`
 	strategies []Strategy // parsed Spec.MergeStrategies
 }
 
@@ -351,7 +360,11 @@ var builtinFS embed.FS
 // (builtin/) and those implementations registered (Register).
 func Builtins() (map[string]*Profile, error) {
 	out := map[string]*Profile{}
-	err := fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
+	crds, err := crd.Builtins()
+	if err != nil {
+		return nil, fmt.Errorf("built-in CRDs: %w", err)
+	}
+	err = fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -363,6 +376,7 @@ func Builtins() (map[string]*Profile, error) {
 		if err != nil {
 			return err
 		}
+		p.CRD = crds.Preferred(p.Spec.Policy.Group, p.Spec.Policy.Kind)
 		out[p.Metadata.Name] = p
 		return nil
 	})
@@ -376,6 +390,7 @@ func Builtins() (map[string]*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.CRD = crds.Preferred(p.Spec.Policy.Group, p.Spec.Policy.Kind)
 		out[p.Metadata.Name] = p
 	}
 	return out, nil

@@ -145,7 +145,9 @@ var prunedNulls = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	bs, _ := profile.Builtins()
 	for _, p := range bs {
-		if p.Spec.Stored != nil && p.Spec.Stored.PruneNulls {
+		// A kind with a CRD (Profile.CRD) is stored by it; the CRDs
+		// gepcheck builds in mark no field nullable.
+		if p.CRD != nil || p.Spec.Stored != nil && p.Spec.Stored.PruneNulls {
 			m[p.Spec.Policy.Group+"/"+p.Spec.Policy.Kind] = true
 		}
 	}
