@@ -104,7 +104,7 @@ type Profile struct {
 	// built-in CRD of their kind; the simulator sets an input's or a
 	// cluster's.
 	CRD        *crd.Schema `json:"-"`
-	strategies []Strategy // parsed Spec.MergeStrategies
+	strategies []Strategy  // parsed Spec.MergeStrategies
 }
 
 // Metadata names a profile.
