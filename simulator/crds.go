@@ -75,7 +75,7 @@ func (b *builder) storePolicy(d *load.Doc, s *crd.Schema) (written, stored map[s
 	res := s.Store(context.Background(), obj)
 	if len(res.Errors) > 0 {
 		for _, e := range res.Errors {
-			b.fail(d, crd.FieldPath(e), "%s (the CustomResourceDefinition %s refuses it, as the API server does on create; %s)", e.ErrorBody(), s.CRD, s.Source)
+			b.fail(d, crd.FieldPath(e), "%s (the CustomResourceDefinition %s refuses it, as the API server does on create; %s)", crd.Message(e), s.CRD, s.Source)
 		}
 		return nil, nil, nil, false
 	}

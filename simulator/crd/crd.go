@@ -313,6 +313,21 @@ func fromAPI(v any) any {
 
 // FieldPath is the dotted field of a field.Error, without a leading dot
 // ("spec.timeout.http.requestTimeout", "spec.targetRefs[0].kind").
+// An error of the whole object ("<nil>", the API server's note that some
+// rules were not checked) has no field.
 func FieldPath(e *field.Error) string {
+	if e.Field == "<nil>" {
+		return ""
+	}
 	return strings.TrimPrefix(e.Field, ".")
+}
+
+// Message words e as the API server does, without its field (FieldPath
+// names it): "Invalid value: \"soon\": … should match …", or the detail
+// alone for an error of the whole object.
+func Message(e *field.Error) string {
+	if FieldPath(e) == "" {
+		return e.Detail
+	}
+	return e.ErrorBody()
 }
