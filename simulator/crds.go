@@ -36,7 +36,11 @@ func (b *builder) inputCRD(d *load.Doc) {
 // built-in one; nil when none is known. A CRD of the kind that does not
 // serve the document's version is an error, as the API server's.
 func (b *builder) schemaFor(d *load.Doc, opts *crd.Set) (*crd.Schema, bool) {
-	builtins, err := crd.Builtins()
+	h, err := crd.Builtin(d.Group, d.Kind)
+	var builtins *crd.Set
+	if err == nil && h != nil {
+		builtins, err = h.Set()
+	}
 	if err != nil {
 		b.fail(nil, "", "built-in CRDs: %v", err)
 		return nil, false

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -91,9 +92,8 @@ func FromObjects(objs []map[string]any, source string) (*Set, error) {
 var (
 	registeredMu sync.Mutex
 	registered   []registration
-	builtinOnce  sync.Once
-	builtin      *Set
-	builtinErr   error
+	handles      map[[2]string]*Handle
+	handlesErr   error
 )
 
 type registration struct {
@@ -102,31 +102,78 @@ type registration struct {
 }
 
 // Register adds a built-in CRD: the definition an implementation gepcheck
-// ships serves its policy kinds with (suite/impl/…), gzip-compressed or
-// plain YAML, source naming it (e.g. the implementation and version). Call it
-// from an init function.
+// ships serves its policy kinds with (suite/impl/…), or one of Gateway
+// API's, gzip-compressed or plain YAML, source naming it (e.g. the
+// implementation and version). Call it from an init function.
 func Register(source string, data []byte) {
 	registeredMu.Lock()
 	defer registeredMu.Unlock()
 	registered = append(registered, registration{source, data})
-	builtinOnce = sync.Once{}
+	handles, handlesErr = nil, nil
 }
 
-// Builtins returns the registered CRDs, compiled once.
-func Builtins() (*Set, error) {
+// Handle is a built-in CRD, compiled the first time it is used: most
+// runs store the policies of one kind or none, and compiling every
+// built-in CRD (their schemas and CEL rules) would cost each process a
+// third of a second.
+type Handle struct {
+	Group, Kind string
+	source      string
+	data        []byte
+	once        sync.Once
+	set         *Set
+	err         error
+}
+
+// Set compiles the CRD (once) and returns its served versions.
+func (h *Handle) Set() (*Set, error) {
+	h.once.Do(func() {
+		schemas, err := Parse(h.data, h.source)
+		if err != nil {
+			h.err = err
+			return
+		}
+		h.set = &Set{}
+		for _, s := range schemas {
+			if s.Group != h.Group || s.Kind != h.Kind {
+				h.err = fmt.Errorf("%s: defines %s %s, read as %s %s", h.source, s.Group, s.Kind, h.Group, h.Kind)
+				return
+			}
+		}
+		h.set.Add(schemas...)
+		h.data = nil
+	})
+	return h.set, h.err
+}
+
+// Preferred is the schema of the storage version (Set.Preferred); it
+// panics if the built-in CRD does not compile, which TestBuiltins rules
+// out.
+func (h *Handle) Preferred() *Schema {
+	set, err := h.Set()
+	if err != nil {
+		panic(err)
+	}
+	return set.Preferred(h.Group, h.Kind)
+}
+
+// Builtin returns the built-in CRD of a group and kind, nil when there is
+// none; nothing is compiled yet.
+func Builtin(group, kind string) (*Handle, error) {
 	registeredMu.Lock()
 	defer registeredMu.Unlock()
-	builtinOnce.Do(func() {
-		builtin, builtinErr = compileAll(registered)
-	})
-	return builtin, builtinErr
+	if handles == nil && handlesErr == nil {
+		handles, handlesErr = index(registered)
+	}
+	return handles[[2]string{group, kind}], handlesErr
 }
 
-func compileAll(regs []registration) (*Set, error) {
-	out := &Set{}
-	for _, r := range slices.SortedFunc(slices.Values(regs), func(a, b registration) int {
-		return cmpString(a.source, b.source)
-	}) {
+// index reads the group and kind of each registered CRD without compiling
+// it: the first "  group:" line and the "    kind:" line under
+// "  names:" of the YAML controller-gen writes; Handle.Set checks them.
+func index(regs []registration) (map[[2]string]*Handle, error) {
+	out := map[[2]string]*Handle{}
+	for _, r := range regs {
 		data := r.data
 		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 			zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -138,21 +185,31 @@ func compileAll(regs []registration) (*Set, error) {
 				return nil, fmt.Errorf("%s: %w", r.source, err)
 			}
 		}
-		schemas, err := Parse(data, r.source)
-		if err != nil {
-			return nil, err
+		var group, kind string
+		inNames := false
+		for _, line := range strings.Split(string(data), "\n") {
+			switch {
+			case group == "" && strings.HasPrefix(line, "  group: "):
+				group = strings.TrimSpace(strings.TrimPrefix(line, "  group: "))
+			case line == "  names:":
+				inNames = true
+			case inNames && kind == "" && strings.HasPrefix(line, "    kind: "):
+				kind = strings.TrimSpace(strings.TrimPrefix(line, "    kind: "))
+			case inNames && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "    "):
+				inNames = false
+			}
+			if group != "" && kind != "" {
+				break
+			}
 		}
-		out.Add(schemas...)
+		if group == "" || kind == "" {
+			return nil, fmt.Errorf("%s: no spec.group or spec.names.kind line", r.source)
+		}
+		key := [2]string{group, kind}
+		if out[key] != nil {
+			return nil, fmt.Errorf("%s: a second built-in CRD of %s %s (the first from %s)", r.source, group, kind, out[key].source)
+		}
+		out[key] = &Handle{Group: group, Kind: kind, source: r.source, data: data}
 	}
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

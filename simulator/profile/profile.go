@@ -97,13 +97,14 @@ type Profile struct {
 
 	// Source says where the profile came from (a file, or builtin:NAME).
 	Source string `json:"-"`
-	// CRD, when set, is the kind's CustomResourceDefinition (a served
-	// version of it): the reference reads every policy as the API server
-	// stores it with that schema (simulator/crd), and Spec.Stored is not
-	// used (docs/profiles.md, What is stored). Built-in profiles get the
-	// built-in CRD of their kind; the simulator sets an input's or a
-	// cluster's.
-	CRD        *crd.Schema `json:"-"`
+	// CRD, when set, is the kind's built-in CustomResourceDefinition
+	// (crd.Builtin): Interpret reads every policy as the API server stores
+	// it with that schema's storage version (simulator/crd), and
+	// Spec.Stored is not used (docs/profiles.md, What is stored). Every
+	// built-in profile of a kind with a built-in CRD gets it; the
+	// simulator stores a policy with an input's or a cluster's CRD of its
+	// kind first (InterpretStored).
+	CRD        *crd.Handle `json:"-"`
 	strategies []Strategy  // parsed Spec.MergeStrategies
 }
 
@@ -356,15 +357,29 @@ type SpecProper struct {
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
+// crdFS holds Gateway API v1.6.3's CRDs of the policy kinds of the
+// built-in profiles (crds/README.md): BackendTLSPolicy (standard channel)
+// and XBackendTrafficPolicy (experimental channel).
+//
+//go:embed crds/*.yaml.gz
+var crdFS embed.FS
+
+func init() {
+	files, _ := crdFS.ReadDir("crds")
+	for _, f := range files {
+		data, err := crdFS.ReadFile("crds/" + f.Name())
+		if err != nil {
+			panic(err)
+		}
+		crd.Register("built in: Gateway API v1.6.3", data)
+	}
+}
+
 // Builtins returns the built-in profiles by name: the specs' own
 // (builtin/) and those implementations registered (Register).
 func Builtins() (map[string]*Profile, error) {
 	out := map[string]*Profile{}
-	crds, err := crd.Builtins()
-	if err != nil {
-		return nil, fmt.Errorf("built-in CRDs: %w", err)
-	}
-	err = fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(builtinFS, "builtin", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -376,7 +391,9 @@ func Builtins() (map[string]*Profile, error) {
 		if err != nil {
 			return err
 		}
-		p.CRD = crds.Preferred(p.Spec.Policy.Group, p.Spec.Policy.Kind)
+		if p.CRD, err = crd.Builtin(p.Spec.Policy.Group, p.Spec.Policy.Kind); err != nil {
+			return fmt.Errorf("built-in CRDs: %w", err)
+		}
 		out[p.Metadata.Name] = p
 		return nil
 	})
@@ -390,7 +407,9 @@ func Builtins() (map[string]*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.CRD = crds.Preferred(p.Spec.Policy.Group, p.Spec.Policy.Kind)
+		if p.CRD, err = crd.Builtin(p.Spec.Policy.Group, p.Spec.Policy.Kind); err != nil {
+			return nil, fmt.Errorf("built-in CRDs: %w", err)
+		}
 		out[p.Metadata.Name] = p
 	}
 	return out, nil

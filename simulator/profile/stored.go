@@ -65,12 +65,13 @@ func (p *Profile) StoreRecord(spec map[string]any) (map[string]any, *StoredChang
 // warns of each).
 func (p *Profile) storeRecord(spec map[string]any) (written, stored map[string]any, changes *StoredChanges) {
 	if p.CRD != nil && spec != nil {
+		s := p.CRD.Preferred()
 		obj := map[string]any{
-			"apiVersion": p.CRD.Group + "/" + p.CRD.Version, "kind": p.CRD.Kind,
+			"apiVersion": s.Group + "/" + s.Version, "kind": s.Kind,
 			"metadata": map[string]any{"name": "policy", "namespace": "default"},
 			"spec":     spec,
 		}
-		return StoredFromCRD(p.CRD.Store(context.Background(), obj))
+		return StoredFromCRD(s.Store(context.Background(), obj))
 	}
 	out, ch := p.storeSpec(spec)
 	return spec, out, ch

@@ -79,8 +79,8 @@ func TestLocalStored(t *testing.T) {
 				t.Fatalf("profile %s has no built-in CRD", kind.name)
 			}
 			mutants := map[crd.Mutant]*crd.Schema{
-				crd.MutantSkipPruning:    p.CRD.WithMutant(crd.MutantSkipPruning),
-				crd.MutantSkipDefaulting: p.CRD.WithMutant(crd.MutantSkipDefaulting),
+				crd.MutantSkipPruning:    p.CRD.Preferred().WithMutant(crd.MutantSkipPruning),
+				crd.MutantSkipDefaulting: p.CRD.Preferred().WithMutant(crd.MutantSkipDefaulting),
 			}
 			caught := map[crd.Mutant]int{}
 			var checked, changed int
@@ -124,7 +124,7 @@ func TestLocalStored(t *testing.T) {
 						changed++
 					}
 					var unknown []string
-					for _, f := range p.CRD.Store(ctx, u.Object).Unknown {
+					for _, f := range p.CRD.Preferred().Store(ctx, u.Object).Unknown {
 						unknown = append(unknown, fmt.Sprintf("unknown field %q", f))
 					}
 					if w := warned.sorted(); !slices.Equal(w, unknown) {
@@ -276,7 +276,7 @@ func checkRefused(t *testing.T, ctx context.Context, k *cluster.Kube, builtins m
 				"metadata": map[string]any{"name": "p", "namespace": "default"},
 				"spec":     tc.spec,
 			}}
-			r := p.CRD.Store(ctx, generators.CloneJSON(u.Object).(map[string]any))
+			r := p.CRD.Preferred().Store(ctx, generators.CloneJSON(u.Object).(map[string]any))
 			res, err := k.Resource(u.GroupVersionKind(), "default")
 			if err != nil {
 				t.Fatal(err)
