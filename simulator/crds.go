@@ -84,7 +84,7 @@ func (b *builder) storePolicy(d *load.Doc, s *crd.Schema) (written, stored map[s
 		return nil, nil, nil, false
 	}
 	for _, f := range res.Unknown {
-		b.crdWarnings = append(b.crdWarnings, fmt.Sprintf("%s: %s: field %s pruned: unknown to the CustomResourceDefinition %s, the API server drops it on create and the policy is read without it (Kubernetes, Field pruning; %s)", d.At(f), d.Object(), f, s.CRD, s.Source))
+		b.crdWarnings = append(b.crdWarnings, fmt.Sprintf("%s: %s: field %s (%s) pruned: unknown to the CustomResourceDefinition %s, the API server drops it on create and the policy is read without it (Kubernetes, Field pruning; %s)", d.Source.File, d.Object(), f, lineInDoc(d, f), s.CRD, s.Source))
 	}
 	written, stored, changes = profile.StoredFromCRD(res)
 	return written, stored, changes, true
@@ -94,4 +94,16 @@ func (b *builder) storePolicy(d *load.Doc, s *crd.Schema) (written, stored map[s
 func (b *builder) sortedCRDWarnings() []string {
 	slices.Sort(b.crdWarnings)
 	return b.crdWarnings
+}
+
+// lineInDoc names the line of field within its object's document ("line 6
+// of the document"): unlike the line in the file and the document's
+// number, it does not change with the order of the documents, so that the
+// output does not either (cmd/gepcheck TestOutputDeterministic).
+func lineInDoc(d *load.Doc, field string) string {
+	at := d.At(field)
+	if at.Line < d.Source.Line || d.Source.Line == 0 {
+		return "its document"
+	}
+	return fmt.Sprintf("line %d of the document", at.Line-d.Source.Line+1)
 }

@@ -78,9 +78,8 @@ func TestInputCRDStores(t *testing.T) {
 	}
 	var warned bool
 	for _, w := range out.Warnings {
-		// The policy is the input's fourth document group: the CRD's
-		// document comes first; the typo is on the policy's last lines.
-		if strings.Contains(w, "field spec.timeout.requestTimout pruned") && strings.Contains(w, "widgetpolicies.example.com") && strings.Contains(w, "(line ") {
+		// The typo is on line 6 of the policy's document.
+		if strings.Contains(w, "<stdin>: WidgetPolicy default/p: field spec.timeout.requestTimout (line 6 of the document) pruned") && strings.Contains(w, "widgetpolicies.example.com") {
 			warned = true
 		}
 	}

@@ -357,24 +357,6 @@ type SpecProper struct {
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
-// crdFS holds Gateway API v1.6.3's CRDs of the policy kinds of the
-// built-in profiles (crds/README.md): BackendTLSPolicy (standard channel)
-// and XBackendTrafficPolicy (experimental channel).
-//
-//go:embed crds/*.yaml.gz
-var crdFS embed.FS
-
-func init() {
-	files, _ := crdFS.ReadDir("crds")
-	for _, f := range files {
-		data, err := crdFS.ReadFile("crds/" + f.Name())
-		if err != nil {
-			panic(err)
-		}
-		crd.Register("built in: Gateway API v1.6.3", data)
-	}
-}
-
 // Builtins returns the built-in profiles by name: the specs' own
 // (builtin/) and those implementations registered (Register).
 func Builtins() (map[string]*Profile, error) {
