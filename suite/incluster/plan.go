@@ -136,7 +136,8 @@ var policyKinds = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
-// prunedNulls are the policy kinds whose built-in profile says the API
+// prunedNulls are the policy kinds whose built-in profile has a built-in
+// CRD (Profile.CRD; those CRDs mark no field nullable) or says the API
 // server prunes nulls (spec.stored.pruneNulls). A server-side apply of a
 // null to such a field is refused ("must be of type object"), where a
 // create stores the object without it (Kubernetes, Defaulting and
