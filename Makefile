@@ -121,7 +121,7 @@ egctl: build
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION) --egctl-build stock
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION) --egctl-build fast
 
-## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl,
+## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl, helm,
 ## envoy-gateway, contour and traefik at their pinned versions into ~/.cache/gepcheck/tools (once)
 tools: build
 	$(BIN) tools

@@ -777,7 +777,6 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 			}
 		}
 	}
-	b.duplicates(byKind, profiles)
 	for _, d := range candidates {
 		k := byKind[d.Group+"/"+d.Kind]
 		if k == nil {
@@ -801,6 +800,7 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 			k.Policies = append(k.Policies, p)
 		}
 	}
+	b.duplicates(byKind, profiles)
 	for _, k := range b.m.Kinds {
 		engine.AddVirtualTargets(b.m.Graph, k.Profile, k.Policies)
 	}

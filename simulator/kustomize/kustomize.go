@@ -41,8 +41,14 @@ func Build(dir string, maxBytes int64) ([]byte, error) {
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionUnspecified
 	k := krusty.MakeKustomizer(opts)
-	m, err := k.Run(limitedFS{filesys.MakeFsOnDisk(), maxBytes}, dir)
+	fs := &limitedFS{FileSystem: filesys.MakeFsOnDisk(), max: maxBytes}
+	m, err := k.Run(fs, dir)
 	if err != nil {
+		if fs.refused != nil {
+			// kustomize takes a kustomization file it cannot read for
+			// a missing one: the refusal is the cause.
+			return nil, fmt.Errorf("-k %s: %w", dir, fs.refused)
+		}
 		return nil, fmt.Errorf("-k %s: kustomize: %s", dir, oneLine(err.Error()))
 	}
 	out, err := m.AsYaml()
@@ -62,20 +68,31 @@ func oneLine(s string) string {
 
 // limitedFS is the disk as kustomize reads it, each file through
 // load.ReadRegular: a device or a named pipe is refused, a file over max
-// bytes is an error.
+// bytes is an error; refused keeps the first refusal.
 type limitedFS struct {
 	filesys.FileSystem
-	max int64
+	max     int64
+	refused error
 }
 
-func (f limitedFS) ReadFile(path string) ([]byte, error) {
+func (f *limitedFS) ReadFile(path string) ([]byte, error) {
 	data, err := load.ReadRegular(path, f.max)
-	var le *load.LimitError
-	if errors.As(err, &le) {
-		return nil, fmt.Errorf("%s: %s (--max-bytes raises it)", path, le.Msg)
-	}
-	if err != nil {
+	var (
+		le *load.LimitError
+		nr *load.NotRegularError
+	)
+	switch {
+	case errors.As(err, &le):
+		err = fmt.Errorf("%s: %s (--max-bytes raises it)", path, le.Msg)
+	case errors.As(err, &nr):
+		err = fmt.Errorf("%s: %w: gepcheck reads regular files", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", path, err)
+	default:
+		return data, nil
 	}
-	return data, nil
+	if f.refused == nil {
+		f.refused = err
+	}
+	return nil, err
 }
