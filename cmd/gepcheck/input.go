@@ -13,6 +13,7 @@ import (
 // that reads -f: read it with simulator.ReadInput or LoadInput.
 func addKustomizeFlag(cmd *cobra.Command, into *[]string) {
 	cmd.Flags().StringArrayVarP(into, "kustomize", "k", nil, "kustomization directory, rendered as kubectl kustomize DIR renders it; repeatable, with -f too")
+	_ = cmd.MarkFlagDirname("kustomize")
 }
 
 // printWarnings writes warnings to w (standard error), one a line, as
