@@ -48,3 +48,14 @@ func ReadInput(in Input, lim load.Limits) ([]*load.Doc, []string, error) {
 func KustomizeName(dir string) string {
 	return "kubectl kustomize " + dir
 }
+
+// LoadError is an error of LoadInput when reading also skipped files: the
+// warnings may explain it (a folder's kustomization skipped, its base
+// and overlay's objects read as duplicates), so they go with it.
+type LoadError struct {
+	Err      error
+	Warnings []string
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }

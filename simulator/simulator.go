@@ -168,6 +168,9 @@ func LoadInput(in Input, opts Options) (*Model, error) {
 	}
 	m, err := build(docs, opts, true)
 	if err != nil {
+		if len(warns) > 0 {
+			return nil, &LoadError{Err: err, Warnings: warns}
+		}
 		return nil, err
 	}
 	m.Warnings = append(warns, m.Warnings...)

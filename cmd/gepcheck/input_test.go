@@ -111,8 +111,23 @@ func TestKustomize(t *testing.T) {
 			t.Errorf("simulate %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errb.String(), tc.want)
 		}
 	}
-	// explain takes -k too.
+	// -f on the kustomize folder reads base and overlay as objects: the
+	// overlay's patch is a duplicate, and the warnings printed with the
+	// error say why (the kustomizations skipped, render with -k).
 	var out, errb bytes.Buffer
+	code := run([]string{"simulate", "-f", "../../docs/examples/kustomize/", "--profile", "color-inherited"}, nil, &out, &errb)
+	for _, want := range []string{
+		"gepcheck: warning: ../../docs/examples/kustomize/base/kustomization.yaml: skipped: a kustomization, kustomize's input (render it with -k ../../docs/examples/kustomize/base)\n",
+		"gepcheck: warning: ../../docs/examples/kustomize/overlays/prod/kustomization.yaml: skipped: a kustomization, kustomize's input (render it with -k ../../docs/examples/kustomize/overlays/prod)\n",
+		"gepcheck: ../../docs/examples/kustomize/overlays/prod/color.yaml: document 1 (line 4): ColorPolicy default/p1: field metadata.name: duplicate object: ColorPolicy default/p1 is also defined at ../../docs/examples/kustomize/base/policy.yaml: document 1 (line 3)\n",
+	} {
+		if code != exitBadInput || !strings.Contains(errb.String(), want) {
+			t.Errorf("simulate -f on the kustomize folder: exit %d, stderr lacks %q:\n%s", code, want, errb.String())
+		}
+	}
+	// explain takes -k too.
+	out.Reset()
+	errb.Reset()
 	if code := run([]string{"explain", "-k", dir, "--profile", "color-inherited", "--target", "Service/prod/b1"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "ColorPolicy/prod/p1") {
 		t.Errorf("explain -k: exit %d: %s%s", code, out.String(), errb.String())
 	}

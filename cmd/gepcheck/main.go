@@ -168,6 +168,9 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 		return nil, "", inputError{err}
 	}
 	m, err := simulator.LoadInput(simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
+	if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
+		printWarnings(c.stderr(), le.Warnings)
+	}
 	if err != nil {
 		return nil, "", inputError{err}
 	}
