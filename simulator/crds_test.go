@@ -136,3 +136,14 @@ func TestOptionsCRDs(t *testing.T) {
 		t.Errorf("without a CRD, effective spec %s; want no default", got)
 	}
 }
+
+// TestDuplicateCRD: two CustomResourceDefinitions of one name are an
+// error, as two objects of a kind gepcheck reads are: which one stores the
+// policies would depend on the order of the documents.
+func TestDuplicateCRD(t *testing.T) {
+	docs := joinDocs(widgetCRD(t), widgetCRD(t), widgetProfile, widgetTopology, widgetPolicy(""))
+	_, err := LoadFiles([]string{"-"}, strings.NewReader(docs), Options{})
+	if err == nil || !strings.Contains(err.Error(), "duplicate object: CustomResourceDefinition widgetpolicies.example.com") {
+		t.Errorf("error %v, want a duplicate CustomResourceDefinition", err)
+	}
+}

@@ -620,6 +620,7 @@ func namespaced(d *load.Doc) bool {
 	switch {
 	case d.Group == GatewayGroup && d.Kind == "GatewayClass",
 		d.Group == "" && d.Kind == "Namespace",
+		d.Group == CRDGroup && d.Kind == CRDKind,
 		d.Group == GepcheckGroup:
 		return false
 	}
@@ -844,6 +845,8 @@ func builtKind(group, kind string) bool {
 		return kind == "Service" || kind == "Namespace"
 	case GepcheckGroup:
 		return true
+	case CRDGroup:
+		return kind == CRDKind // the policies of its kind are stored with it
 	}
 	return false
 }
