@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/render"
+)
+
+// failOnFlag adds --fail-on; withChanged: "changed" is a value (diff).
+func failOnFlag(cmd *cobra.Command, into *[]string, withChanged bool) {
+	values := "conflicted, invalid, targetnotfound, overridden"
+	if withChanged {
+		values = "changed, " + values
+	}
+	cmd.Flags().StringSliceVar(into, "fail-on", nil, "exit 1 when the result has any of: "+values+" (repeatable, or a comma list; docs/diff.md)")
+}
+
+// tripped is the error of a run whose --fail-on tripped, or nil.
+func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error {
+	var lines []string
+	for _, f := range fail {
+		if f == simulator.FailChanged && changed {
+			lines = append(lines, "changed: the effective policies or the conditions change")
+		}
+	}
+	lines = append(lines, simulator.Tripped(out, fail)...)
+	if len(lines) == 0 {
+		return nil
+	}
+	return failedError{fmt.Sprintf("--fail-on: %d tripped:\n%s", len(lines), strings.Join(lines, "\n"))}
+}
+
+func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
+	var c common
+	var failOn []string
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW | diff --from-cluster -f CHANGE",
+		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
+		Long: `diff compares two states of the same objects, each simulated as simulate
+would: the effective fields that change on each path, before and after, with
+the policy that set them, and the conditions that flip (docs/diff.md).
+
+  gepcheck diff OLD NEW                      files or folders
+  gepcheck diff --from-cluster -f CHANGE     the cluster's state, and the
+                                             same with CHANGE applied as
+                                             kubectl apply -f would`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fail, err := simulator.ParseFailOn(failOn, true)
+			if err != nil {
+				return inputError{fmt.Errorf("--fail-on %w", err)}
+			}
+			opts, sem, err := c.options(render.DiffFormats)
+			if err != nil {
+				return err
+			}
+			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer stop()
+			var before, after *simulator.Output
+			switch {
+			case c.src.on:
+				if len(args) > 0 || len(c.files) == 0 {
+					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- (and no OLD NEW)")}
+				}
+				before, after, err = c.clusterStates(stdin, opts, sem)
+			default:
+				if len(args) != 2 || len(c.files) > 0 {
+					return inputError{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
+				}
+				if args[0] == "-" && args[1] == "-" {
+					return inputError{errors.New("OLD and NEW cannot both be - (standard input is read once)")}
+				}
+				before, after, err = fileStates(args[0], args[1], stdin, opts, sem)
+			}
+			if err != nil {
+				return err
+			}
+			d := simulator.DiffOutputs(before, after)
+			if err := render.Diff(stdout, c.output, d); err != nil {
+				return err
+			}
+			return tripped(fail, d.Changed(), after)
+		},
+	}
+	c.flags(cmd, exit)
+	failOnFlag(cmd, &failOn, true)
+	return cmd
+}
+
+// simulateState simulates m as simulate does, within its limits.
+func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output, error) {
+	if err := checkModel(m); err != nil {
+		return nil, err
+	}
+	out := m.Run(sem, nil)
+	if err := m.Limits(out); err != nil {
+		return nil, inputError{err}
+	}
+	return out, nil
+}
+
+// fileStates loads and simulates OLD and NEW, the two at once (each is a
+// whole simulate's work; docs/performance.md, diff).
+func fileStates(old, new string, stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	var outs [2]*simulator.Output
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, p := range []string{old, new} {
+		wg.Go(func() {
+			m, err := simulator.LoadFiles([]string{p}, stdin, opts)
+			if err != nil {
+				errs[i] = inputError{err}
+				return
+			}
+			outs[i], errs[i] = simulateState(m, sem)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, nil, err
+	}
+	return outs[0], outs[1], nil
+}
+
+// clusterStates reads the cluster once and simulates it as it is and with
+// the change applied (simulator.Apply).
+func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	docs, err := c.src.read(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	change, err := load.ReadLimited(c.files, stdin, opts.Limits)
+	if err != nil {
+		return nil, nil, inputError{err}
+	}
+	var outs [2]*simulator.Output
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, state := range [][]*load.Doc{docs, simulator.Apply(docs, change, c.src.applyNamespace())} {
+		wg.Go(func() {
+			m, err := simulator.Build(state, opts)
+			if err != nil {
+				errs[i] = inputError{err}
+				return
+			}
+			outs[i], errs[i] = simulateState(m, sem)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, nil, err
+	}
+	return outs[0], outs[1], nil
+}
