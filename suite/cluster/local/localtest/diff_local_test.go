@@ -3,6 +3,8 @@ package localtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -18,8 +20,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -100,9 +104,33 @@ func TestLocalDiff(t *testing.T) {
 	rec := &methods{seen: map[string]int{}}
 	read := *c
 	read.Config = rec.wrap(c.Config)
-	judged := 0
+	judged, caught, random := 0, 0, 0
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
 	for _, f := range diffFiles {
-		docs, err := load.Read([]string{filepath.Join("..", "..", "..", "..", f)}, nil)
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{f, data})
+	}
+	// Random step cases (generators.Stepped): their expectation is the
+	// engine's output on each state, simulated on its own offline
+	// (expectOf), not the diff.
+	for seed := 1; seed <= 6; seed++ {
+		prof := []string{"color-inherited", "color-direct"}[seed%2]
+		data, err := generators.Print(generators.PrintOptions{Seed: seed, Profile: prof, Steps: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{fmt.Sprintf("random %s seed %d", prof, seed), data})
+	}
+	for _, in := range inputs {
+		f := in.name
+		docs, err := load.ReadBytes(f, in.data, load.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,6 +148,13 @@ func TestLocalDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := simulator.Options{Profiles: sc.Spec.Profiles, Vocabulary: vocab}
+		isRandom := strings.HasPrefix(f, "random")
+		if isRandom {
+			for i := range states {
+				models[i].Vocabulary = vocab
+				states[i].Expect = expectOf(models[i].Run(sems[0], nil))
+			}
+		}
 		for i := 0; i+1 < len(states); i++ {
 			next := states[i+1]
 			if len(next.Deleted) > 0 {
@@ -131,29 +166,41 @@ func TestLocalDiff(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			outs := make([]*simulator.Output, 2)
+			outs, mutated := make([]*simulator.Output, 2), make([]*simulator.Output, 2)
 			for j, state := range [][]*load.Doc{st.Docs, simulator.Apply(st.Docs, next.Applied, "default")} {
 				m, err := simulator.Build(state, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				outs[j] = m.Run(sems[0], nil)
+				mutated[j] = m.RunMutant(sems[0], engine.MutantLowerEstablished)
+			}
+			// A planted fault: a broken engine (Conflict resolution
+			// rule 1 reversed) on the same objects is caught somewhere.
+			if len(scenarios.CheckStepDiff(states[i].Expect, next.Expect, simulator.DiffOutputs(mutated[0], mutated[1]))) > 0 {
+				caught++
+			}
+			if isRandom {
+				random++
 			}
 			d := simulator.DiffOutputs(outs[0], outs[1])
 			for _, p := range scenarios.CheckStepDiff(states[i].Expect, next.Expect, d) {
 				t.Errorf("%s [%s]: %s", name, sems[0], p)
 			}
-			if !d.Changed() {
+			if !d.Changed() && !isRandom {
 				t.Errorf("%s: nothing changes", name)
 			}
 			judged++
 			remove(t, ctx, dyn, kube, created)
 		}
 	}
-	if judged < 4 {
-		t.Errorf("%d steps judged, want at least 4", judged)
+	if judged-random < 10 || random < 3 {
+		t.Errorf("%d steps judged, %d of them random, want at least 10 of the scenarios' and 3 random", judged, random)
 	}
-	t.Logf("%d steps judged; requests by method: %v", judged, rec.seen)
+	if caught == 0 {
+		t.Error("the mutant lower-established was not caught on any step")
+	}
+	t.Logf("%d steps judged (%d random), the mutant caught on %d; requests by method: %v", judged, random, caught, rec.seen)
 	for m := range rec.seen {
 		if m != http.MethodGet {
 			t.Errorf("reading the cluster made %s requests", m)
@@ -248,4 +295,30 @@ func remove(t *testing.T, ctx context.Context, dyn dynamic.Interface, kube *clus
 		}
 	}
 	_ = dyn
+}
+
+// expectOf is what a random case expects of a state: the engine's output
+// on that state alone, as the scenario files' expect blocks write it
+// (every effective policy, with provenance; every policy condition).
+func expectOf(out *simulator.Output) *simulator.Expect {
+	exp := &simulator.Expect{}
+	for _, e := range out.EffectivePolicies {
+		spec, _ := e.Spec.(map[string]any)
+		exp.EffectivePolicies = append(exp.EffectivePolicies, simulator.ExpectedPath{Path: e.Path, Spec: spec, Provenance: e.Provenance})
+	}
+	for _, p := range out.Policies {
+		ep := simulator.ExpectedPolicy{Ref: p.Ref}
+		for _, c := range p.Conditions {
+			ep.Conditions = append(ep.Conditions, simulator.ExpectedCondition{Type: c.Type, Status: c.Status, Reason: c.Reason})
+		}
+		for _, a := range p.Ancestors {
+			ea := simulator.ExpectedAncestor{Ref: a.Ref}
+			for _, c := range a.Conditions {
+				ea.Conditions = append(ea.Conditions, simulator.ExpectedCondition{Type: c.Type, Status: c.Status, Reason: c.Reason})
+			}
+			ep.Ancestors = append(ep.Ancestors, ea)
+		}
+		exp.Policies = append(exp.Policies, ep)
+	}
+	return exp
 }
