@@ -87,6 +87,9 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 			if err != nil {
 				return err
 			}
+			if len(before.Policies) == 0 && len(after.Policies) == 0 {
+				return inputError{errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
+			}
 			d := simulator.DiffOutputs(before, after)
 			if err := render.Diff(stdout, c.output, d); err != nil {
 				return err
@@ -99,11 +102,10 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 	return cmd
 }
 
-// simulateState simulates m as simulate does, within its limits.
+// simulateState simulates m as simulate does, within its limits. A state
+// may have no policy (a change deletes the last one; the state before the
+// first): diff refuses only two such states (bothEmpty).
 func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output, error) {
-	if err := checkModel(m); err != nil {
-		return nil, err
-	}
 	out := m.Run(sem, nil)
 	if err := m.Limits(out); err != nil {
 		return nil, inputError{err}
