@@ -3,6 +3,8 @@ package simulator
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -148,6 +150,9 @@ func conditionsOf(out *Output) map[condKey]engine.Condition {
 
 // fieldChanges compares the effective policy of one path in two states.
 func fieldChanges(b engine.EffectivePolicy, bok bool, a engine.EffectivePolicy, aok bool) []FieldChange {
+	if bok && aok && maps.Equal(b.Provenance, a.Provenance) && reflect.DeepEqual(b.Spec, a.Spec) {
+		return nil // the same (most paths of a small change)
+	}
 	bf, af := leaves(b, bok), leaves(a, aok)
 	names := map[string]bool{}
 	for f := range bf {

@@ -113,21 +113,37 @@ func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output,
 	return out, nil
 }
 
-// fileStates loads and simulates OLD and NEW, the two at once (each is a
-// whole simulate's work; docs/performance.md, diff).
+// fileStates loads and simulates OLD and NEW, what they share decoded
+// once (simulator.BuildPair; docs/performance.md, gepcheck diff).
 func fileStates(old, new string, stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
-	var outs [2]*simulator.Output
+	var docs [2][]*load.Doc
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, p := range []string{old, new} {
 		wg.Go(func() {
-			m, err := simulator.LoadFiles([]string{p}, stdin, opts)
-			if err != nil {
-				errs[i] = inputError{err}
-				return
+			if docs[i], errs[i] = load.ReadLimited([]string{p}, stdin, opts.Limits); errs[i] != nil {
+				errs[i] = inputError{errs[i]}
 			}
-			outs[i], errs[i] = simulateState(m, sem)
 		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, nil, err
+	}
+	return simulatePair(docs[0], docs[1], opts, sem)
+}
+
+// simulatePair builds and simulates two states.
+func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	ma, mb, err := simulator.BuildPair(a, b, opts)
+	if err != nil {
+		return nil, nil, inputError{err}
+	}
+	var outs [2]*simulator.Output
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, m := range []*simulator.Model{ma, mb} {
+		wg.Go(func() { outs[i], errs[i] = simulateState(m, sem) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs[0], errs[1]); err != nil {
@@ -147,22 +163,5 @@ func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engi
 	if err != nil {
 		return nil, nil, inputError{err}
 	}
-	var outs [2]*simulator.Output
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, state := range [][]*load.Doc{docs, simulator.Apply(docs, change, c.src.applyNamespace())} {
-		wg.Go(func() {
-			m, err := simulator.Build(state, opts)
-			if err != nil {
-				errs[i] = inputError{err}
-				return
-			}
-			outs[i], errs[i] = simulateState(m, sem)
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
-		return nil, nil, err
-	}
-	return outs[0], outs[1], nil
+	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem)
 }

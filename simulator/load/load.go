@@ -1218,3 +1218,11 @@ func Marshal(docs []*Doc) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// SameText reports whether a and b are documents of the same text, each a
+// whole document of its file (not an item of a List, not embedded in
+// another): what one decodes to, the other does. gepcheck diff decodes
+// such a document of its two states once (simulator.BuildPair).
+func SameText(a, b *Doc) bool {
+	return a.Source.Item == 0 && b.Source.Item == 0 && a.within == "" && b.within == "" && a.text != nil && bytes.Equal(a.text, b.text)
+}
