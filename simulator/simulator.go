@@ -203,7 +203,7 @@ type builder struct {
 	pre  map[*load.Doc]predecoded // decodeAll
 	// shared are documents decoded for two builds (BuildPair).
 	shared map[*load.Doc]predecoded
-	own  bool                     // build
+	own    bool // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
 	// labels of the objects of the hierarchy that have some, nsLabels of
