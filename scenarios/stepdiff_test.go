@@ -72,6 +72,7 @@ func TestStepDiff(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+	t.Logf("%d steps judged", steps)
 	if steps < 10 {
 		t.Errorf("%d steps judged, want at least 10", steps)
 	}
