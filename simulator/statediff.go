@@ -92,7 +92,8 @@ func DiffOutputs(before, after *Output) *StateDiff {
 	slices.SortFunc(d.Fields, func(a, b FieldChange) int {
 		return cmp.Or(cmp.Compare(a.PolicyKind, b.PolicyKind), cmp.Compare(pathKey(a.Path), pathKey(b.Path)), cmp.Compare(a.Field, b.Field))
 	})
-	conds := [2]map[condKey]engine.Condition{conditionsOf(before), conditionsOf(after)}
+	b, a := unchanged(before, after)
+	conds := [2]map[condKey]engine.Condition{conditionsOf(before, b), conditionsOf(after, a)}
 	keys := map[condKey]bool{}
 	for _, m := range conds {
 		for k := range m {
@@ -122,10 +123,42 @@ func DiffOutputs(before, after *Output) *StateDiff {
 
 type condKey struct{ object, entry, typ string }
 
-// conditionsOf indexes every condition of an output.
-func conditionsOf(out *Output) map[condKey]engine.Condition {
+// unchanged marks, in each of two outputs, the policies and the targets
+// whose status is the same in both (most of them, for a small change):
+// they cannot flip, and are not indexed.
+func unchanged(before, after *Output) (b, a map[string]bool) {
+	b, a = map[string]bool{}, map[string]bool{}
+	policies := make(map[string]*engine.PolicyStatus, len(before.Policies))
+	for i := range before.Policies {
+		policies[before.Policies[i].Ref] = &before.Policies[i]
+	}
+	for i := range after.Policies {
+		p := &after.Policies[i]
+		if o, ok := policies[p.Ref]; ok && reflect.DeepEqual(o.Conditions, p.Conditions) && reflect.DeepEqual(o.Targets, p.Targets) && reflect.DeepEqual(o.Ancestors, p.Ancestors) {
+			b["p"+p.Ref], a["p"+p.Ref] = true, true
+		}
+	}
+	targets := make(map[string]*engine.TargetStatus, len(before.Targets))
+	for i := range before.Targets {
+		targets[before.Targets[i].Ref] = &before.Targets[i]
+	}
+	for i := range after.Targets {
+		t := &after.Targets[i]
+		if o, ok := targets[t.Ref]; ok && reflect.DeepEqual(o.Conditions, t.Conditions) {
+			b["t"+t.Ref], a["t"+t.Ref] = true, true
+		}
+	}
+	return b, a
+}
+
+// conditionsOf indexes every condition of an output but those of the
+// policies and targets skip marks (unchanged; nil: none).
+func conditionsOf(out *Output, skip map[string]bool) map[condKey]engine.Condition {
 	m := map[condKey]engine.Condition{}
 	for _, p := range out.Policies {
+		if skip["p"+p.Ref] {
+			continue
+		}
 		for _, c := range p.Conditions {
 			m[condKey{p.Ref, "policy", c.Type}] = c
 		}
@@ -141,6 +174,9 @@ func conditionsOf(out *Output) map[condKey]engine.Condition {
 		}
 	}
 	for _, t := range out.Targets {
+		if skip["t"+t.Ref] {
+			continue
+		}
 		for _, c := range t.Conditions {
 			m[condKey{t.Ref, "object", c.Type}] = c
 		}
@@ -275,7 +311,7 @@ func Tripped(out *Output, fail []FailOn) []string {
 		}
 	}
 	var lines []string
-	for k, c := range conditionsOf(out) {
+	for k, c := range conditionsOf(out, nil) {
 		if k.entry != "object" && reasons[c.Reason] && c.Status != "True" {
 			lines = append(lines, fmt.Sprintf("%s: %s (%s, %s)", c.Reason, k.object, k.entry, k.typ))
 		}
