@@ -25,9 +25,10 @@ type fromCluster struct {
 	cluster       clusterFlags
 	namespace     string
 	allNamespaces bool
-	// crds are the CustomResourceDefinitions of the kinds read, by name,
-	// once read (for CRD-based storing).
-	crds *cluster.State
+	// state is what was read, once read: the documents and the
+	// CustomResourceDefinitions of the kinds read (state.CRDs, sorted by
+	// name), for CRD-based storing to take.
+	state *cluster.State
 }
 
 func (f *fromCluster) add(cmd *cobra.Command) {
@@ -124,7 +125,7 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	if err != nil {
 		return nil, interrupted(ctx, environmentOr(err))
 	}
-	f.crds = st
+	f.state = st
 	return st.Docs, nil
 }
 
