@@ -190,6 +190,11 @@ type reader struct {
 	gks  []schema.GroupKind
 }
 
+// maxPages bounds the pages of one list: as many as MaxDocuments objects
+// fill, and a few more (a server that keeps answering empty pages with a
+// continue token ends the reading, as a limit does).
+func (r *reader) maxPages() int { return r.lim.MaxDocuments/int(r.page) + 3 }
+
 // list reads every object of one resource, a page at a time.
 func (r *reader) list(res resource) error {
 	ri := dynamic.ResourceInterface(r.dyn.Resource(res.gvr))
@@ -198,7 +203,10 @@ func (r *reader) list(res resource) error {
 	}
 	r.gks = append(r.gks, schema.GroupKind{Group: res.gvr.Group, Kind: res.kind})
 	cont := ""
-	for {
+	for pages := 0; ; pages++ {
+		if pages > r.maxPages() {
+			return fmt.Errorf("cluster %s: list %s: more than %d pages (the server keeps returning a continue token)", r.c.Name, res.gvr.GroupResource(), r.maxPages())
+		}
 		l, err := ri.List(r.ctx, metav1.ListOptions{Limit: r.page, Continue: cont})
 		if err != nil {
 			return fmt.Errorf("cluster %s: list %s: %w", r.c.Name, res.gvr.GroupResource(), err)
@@ -260,7 +268,10 @@ func (r *reader) crds() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	gvr := apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
 	var out []*apiextensionsv1.CustomResourceDefinition
 	cont, total := "", 0
-	for {
+	for pages := 0; ; pages++ {
+		if pages > r.maxPages() {
+			return nil, fmt.Errorf("cluster %s: list CustomResourceDefinitions: more than %d pages (the server keeps returning a continue token)", r.c.Name, r.maxPages())
+		}
 		l, err := r.dyn.Resource(gvr).List(r.ctx, metav1.ListOptions{Limit: r.page, Continue: cont})
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: list CustomResourceDefinitions: %w", r.c.Name, err)
