@@ -107,7 +107,7 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 		return nil, err
 	}
 	o := cluster.ReadOptions{
-		Groups: []string{simulator.GatewayGroup},
+		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
 		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
 		Reads: func(group, kind, version string) bool {
 			s, ok := topology.LookupServed(group, kind)

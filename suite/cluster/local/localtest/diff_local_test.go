@@ -45,7 +45,7 @@ func readOptions(t *testing.T, opts simulator.Options) cluster.ReadOptions {
 		t.Fatal(err)
 	}
 	o := cluster.ReadOptions{
-		Groups: []string{simulator.GatewayGroup},
+		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
 		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
 		Reads: func(group, kind, version string) bool {
 			s, ok := topology.LookupServed(group, kind)
