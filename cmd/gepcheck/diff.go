@@ -98,6 +98,7 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 		},
 	}
 	c.flags(cmd, exit)
+	cmd.Flags().Lookup("output").Usage = "output format: " + strings.Join(render.DiffFormats, ", ")
 	failOnFlag(cmd, &failOn, true)
 	return cmd
 }
