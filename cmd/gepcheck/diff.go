@@ -71,18 +71,18 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 			var before, after *simulator.Output
 			switch {
 			case c.src.on:
-				if len(args) > 0 || len(c.files) == 0 {
-					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- (and no OLD NEW)")}
+				if len(args) > 0 || len(c.files)+len(c.kdirs) == 0 {
+					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- or -k DIR (and no OLD NEW)")}
 				}
 				before, after, err = c.clusterStates(stdin, opts, sem)
 			default:
-				if len(args) != 2 || len(c.files) > 0 {
+				if len(args) != 2 || len(c.files)+len(c.kdirs) > 0 {
 					return inputError{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
 				}
 				if args[0] == "-" && args[1] == "-" {
 					return inputError{errors.New("OLD and NEW cannot both be - (standard input is read once)")}
 				}
-				before, after, err = fileStates(args[0], args[1], stdin, opts, sem)
+				before, after, err = fileStates(args[0], args[1], stdin, c.stderr(), opts, sem)
 			}
 			if err != nil {
 				return err
@@ -116,18 +116,21 @@ func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output,
 
 // fileStates loads and simulates OLD and NEW, what they share decoded
 // once (simulator.BuildPair; docs/performance.md, gepcheck diff).
-func fileStates(old, new string, stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
 	var docs [2][]*load.Doc
+	var warns [2][]string
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, p := range []string{old, new} {
 		wg.Go(func() {
-			if docs[i], errs[i] = load.ReadLimited([]string{p}, stdin, opts.Limits); errs[i] != nil {
+			docs[i], warns[i], errs[i] = simulator.ReadInput(simulator.Input{Files: []string{p}, Stdin: stdin}, opts.Limits)
+			if errs[i] != nil {
 				errs[i] = inputError{errs[i]}
 			}
 		})
 	}
 	wg.Wait()
+	printWarnings(stderr, append(warns[0], warns[1]...))
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return nil, nil, err
 	}
@@ -160,9 +163,9 @@ func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engi
 	if err != nil {
 		return nil, nil, err
 	}
-	change, err := load.ReadLimited(c.files, stdin, opts.Limits)
+	change, err := c.readChange(stdin, opts)
 	if err != nil {
-		return nil, nil, inputError{err}
+		return nil, nil, err
 	}
 	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem)
 }

@@ -136,10 +136,10 @@ func (c *common) clusterModel(stdin io.Reader, opts simulator.Options) (*simulat
 	if err != nil {
 		return nil, err
 	}
-	if len(c.files) > 0 {
-		change, err := load.ReadLimited(c.files, stdin, opts.Limits)
+	if len(c.files)+len(c.kdirs) > 0 {
+		change, err := c.readChange(stdin, opts)
 		if err != nil {
-			return nil, inputError{err}
+			return nil, err
 		}
 		docs = simulator.Apply(docs, change, c.src.applyNamespace())
 	}
@@ -148,4 +148,16 @@ func (c *common) clusterModel(stdin io.Reader, opts simulator.Options) (*simulat
 		return nil, inputError{err}
 	}
 	return m, nil
+}
+
+// readChange reads the files (-f) and kustomizations (-k) applied over the
+// cluster's objects, as simulate reads its input, warnings on standard
+// error.
+func (c *common) readChange(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
+	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
+	printWarnings(c.stderr(), warns)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return docs, nil
 }

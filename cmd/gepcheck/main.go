@@ -121,6 +121,7 @@ func markArgs(cmd *cobra.Command) {
 
 type common struct {
 	files     []string
+	kdirs     []string // -k: kustomization folders (docs/input.md)
 	profiles  []string
 	semantics string
 	vocab     string
@@ -128,11 +129,14 @@ type common struct {
 	output    string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
-	src       fromCluster // --from-cluster (fromcluster.go)
+	stderr    func() io.Writer // where load warnings are written too
+	src       fromCluster      // --from-cluster (fromcluster.go)
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
+	addKustomizeFlag(cmd, &c.kdirs)
+	c.stderr = cmd.ErrOrStderr
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	addVocabularyFlag(cmd, &c.vocab)
@@ -144,8 +148,8 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
-	if len(c.files) == 0 && !c.src.on {
-		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR or -f -")}
+	if len(c.files) == 0 && len(c.kdirs) == 0 && !c.src.on {
+		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
 	opts, sem, err := c.options(render.Formats)
 	if err != nil {
@@ -153,14 +157,25 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	}
 	var m *simulator.Model
 	if c.src.on {
-		m, err = c.clusterModel(stdin, opts)
-	} else if m, err = simulator.LoadFiles(c.files, stdin, opts); err != nil {
-		err = inputError{err}
+		if m, err = c.clusterModel(stdin, opts); err != nil {
+			return nil, "", err
+		}
+	} else {
+		m, err = simulator.LoadInput(c.input(stdin), opts)
+		if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
+			printWarnings(c.stderr(), le.Warnings)
+		}
+		if err != nil {
+			return nil, "", inputError{err}
+		}
 	}
-	if err != nil {
-		return nil, "", err
-	}
+	printWarnings(c.stderr(), m.Warnings)
 	return m, sem, checkModel(m)
+}
+
+// input is what -f and -k name.
+func (c *common) input(stdin io.Reader) simulator.Input {
+	return simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}
 }
 
 // options reads the flags of the simulation; formats are the command's
