@@ -126,6 +126,10 @@ type common struct {
 	vocab     string
 	ancestors string
 	output    string
+	noHeaders bool
+	// namespace is -n/--namespace (addNamespaceFlag): the namespace of a
+	// kind/name reference, and the one read from a cluster.
+	namespace string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
 }
@@ -137,8 +141,15 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
+	addNoHeadersFlag(cmd, &c.noHeaders)
+	addNamespaceFlag(cmd, &c.namespace)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
+}
+
+// tableOptions are the table flags: -o wide, --no-headers.
+func (c *common) tableOptions() render.TableOptions {
+	return render.TableOptions{Wide: c.output == "wide", NoHeaders: c.noHeaders}
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {

@@ -11,7 +11,7 @@ import (
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
+		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -29,8 +29,10 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 				return inputError{err}
 			}
 			switch c.output {
-			case "table":
-				return render.Simulation(stdout, out)
+			case "table", "wide":
+				return render.SimulationTable(stdout, out, c.tableOptions())
+			case "name":
+				return render.Names(stdout, render.PolicyNames(out))
 			case "html":
 				return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
 			case "dot":

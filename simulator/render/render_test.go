@@ -461,12 +461,18 @@ func TestData(t *testing.T) {
 // p4"). These are the lines README.md shows; the test checks README still
 // shows them.
 func TestExample2(t *testing.T) {
+	// The table fits 120 columns (docs/output.md, Tables): each path
+	// is wrapped before its last " > ".
 	want := []string{
-		"KIND         PATH                                                            SPEC                PROVENANCE",
-		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r1 > Service/default/b1  {"color":"blue"}    color←ColorPolicy/default/p2`,
-		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r2 > Service/default/b1  {"color":"red"}     color←ColorPolicy/default/p1`,
-		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r3 > Service/default/b1  {"color":"yellow"}  color←ColorPolicy/default/p3`,
-		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r4 > Service/default/b2  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"KIND         PATH                                       SPEC                PROVENANCE",
+		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r1  {"color":"blue"}    color←ColorPolicy/default/p2`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r2  {"color":"red"}     color←ColorPolicy/default/p1`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r3  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r4  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"             > Service/default/b2",
 	}
 	m, err := simulator.LoadFiles([]string{"../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"}, nil, simulator.Options{})
 	if err != nil {
@@ -501,8 +507,10 @@ func TestExample2(t *testing.T) {
 	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(b.String(), "\n")
-	shown := strings.Join(lines[:1+len(want)+1+6], "\n")
+	shown, _, ok := strings.Cut(b.String(), "\n\nAFFECTED OBJECTS")
+	if !ok {
+		t.Fatalf("no AFFECTED OBJECTS:\n%s", b.String())
+	}
 	if !strings.Contains(shown, strings.Join(want, "\n")) || !strings.Contains(shown, "True/PartiallyProgrammed") {
 		t.Fatalf("make demo's first lines changed:\n%s", shown)
 	}
@@ -666,8 +674,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Wide: every cell on one line, so that a forged row would show.
 	var b bytes.Buffer
-	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
+	if err := SimulationTable(&b, m.Run(engine.StickyOverrides, nil), TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
