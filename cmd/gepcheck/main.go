@@ -140,7 +140,7 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
-	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
+	addOutputFlag(cmd, &c.output, render.Formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
 	addNamespaceFlag(cmd, &c.namespace)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
@@ -215,6 +215,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 		}
 	}
 	root.AddCommand(newController(controllers))
+	registerCompletions(root, completions())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError{err} })
 	markArgs(root)
 	return root

@@ -56,15 +56,15 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 // policies' status (and per ancestor, for kinds reporting it so), the
 // affected objects and the warnings.
 func SimulationTable(w io.Writer, out *simulator.Output, opts TableOptions) error {
-	effective := &table{title: fmt.Sprintf("EFFECTIVE POLICIES (%s)", Reading(out.Reading())), header: []string{"KIND", "PATH", "SPEC", "PROVENANCE"}, long: []int{2, 3}}
+	effective := &Table{Title: fmt.Sprintf("EFFECTIVE POLICIES (%s)", Reading(out.Reading())), Header: []string{"KIND", "PATH", "SPEC", "PROVENANCE"}, Long: []int{2, 3}}
 	if len(out.EffectivePolicies) == 0 {
-		effective.rows = append(effective.rows, []string{"-", "(no path has an effective policy)", "", ""})
+		effective.Rows = append(effective.Rows, []string{"-", "(no path has an effective policy)", "", ""})
 	}
 	for _, e := range out.EffectivePolicies {
-		effective.rows = append(effective.rows, []string{clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e)})
+		effective.Rows = append(effective.Rows, []string{clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e)})
 	}
 	programmed := engine.ProgrammedType(out.StatusVocabulary)
-	policies := &table{title: "POLICIES", header: []string{"POLICY", "STRATEGY", "ACCEPTED", strings.ToUpper(programmed), "MESSAGE"}, long: []int{4}}
+	policies := &Table{Title: "POLICIES", Header: []string{"POLICY", "STRATEGY", "ACCEPTED", strings.ToUpper(programmed), "MESSAGE"}, Long: []int{4}}
 	for _, p := range out.Policies {
 		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		if !hasAcc {
@@ -81,25 +81,25 @@ func SimulationTable(w io.Writer, out *simulator.Output, opts TableOptions) erro
 		if strategy == "" {
 			strategy = "-"
 		}
-		policies.rows = append(policies.rows, []string{clean(p.Ref), clean(strategy), clean(acc.Status) + "/" + clean(acc.Reason), clean(enfs), clean(msg)})
+		policies.Rows = append(policies.Rows, []string{clean(p.Ref), clean(strategy), clean(acc.Status) + "/" + clean(acc.Reason), clean(enfs), clean(msg)})
 	}
-	affected := &table{title: "AFFECTED OBJECTS", header: []string{"OBJECT", "CONDITION", "AFFECTED BY"}, long: []int{2}}
+	affected := &Table{Title: "AFFECTED OBJECTS", Header: []string{"OBJECT", "CONDITION", "AFFECTED BY"}, Long: []int{2}}
 	for _, t := range out.Targets {
 		var types []string
 		for _, c := range t.Conditions {
 			types = append(types, c.Type+"="+c.Status)
 		}
-		affected.rows = append(affected.rows, []string{clean(t.Ref), clean(strings.Join(types, ",")), clean(strings.Join(t.AffectedBy, ", "))})
+		affected.Rows = append(affected.Rows, []string{clean(t.Ref), clean(strings.Join(types, ",")), clean(strings.Join(t.AffectedBy, ", "))})
 	}
-	sections := []*table{effective, policies}
+	sections := []*Table{effective, policies}
 	if a := ancestors(out.Policies); a != nil {
 		sections = append(sections, a)
 	}
 	sections = append(sections, affected)
 	if len(out.Warnings) > 0 {
-		warnings := &table{title: "WARNINGS"}
+		warnings := &Table{Title: "WARNINGS"}
 		for _, m := range out.Warnings {
-			warnings.rows = append(warnings.rows, []string{clean(m)})
+			warnings.Rows = append(warnings.Rows, []string{clean(m)})
 		}
 		sections = append(sections, warnings)
 	}
@@ -109,7 +109,7 @@ func SimulationTable(w io.Writer, out *simulator.Output, opts TableOptions) erro
 				return err
 			}
 		}
-		if err := t.write(w, opts); err != nil {
+		if err := t.Write(w, opts); err != nil {
 			return err
 		}
 	}
@@ -141,17 +141,17 @@ func Reading(r simulator.Reading) string {
 // report it so (Gateway API's PolicyStatus.Ancestors; the engine's
 // PolicyStatus.Ancestors is nil for other kinds): every condition, and
 // the message of the first that is False; nil when no kind does.
-func ancestors(ps []engine.PolicyStatus) *table {
+func ancestors(ps []engine.PolicyStatus) *Table {
 	if !slices.ContainsFunc(ps, func(p engine.PolicyStatus) bool { return p.Ancestors != nil }) {
 		return nil
 	}
-	t := &table{title: "POLICY ANCESTORS", header: []string{"POLICY", "ANCESTOR", "CONDITIONS", "MESSAGE"}, long: []int{3}}
+	t := &Table{Title: "POLICY ANCESTORS", Header: []string{"POLICY", "ANCESTOR", "CONDITIONS", "MESSAGE"}, Long: []int{3}}
 	for _, p := range ps {
 		if p.Ancestors == nil {
 			continue
 		}
 		if len(p.Ancestors) == 0 {
-			t.rows = append(t.rows, []string{clean(p.Ref), "-", "-", "no Gateway reaches a target of the policy: no ancestor status"})
+			t.Rows = append(t.Rows, []string{clean(p.Ref), "-", "-", "no Gateway reaches a target of the policy: no ancestor status"})
 		}
 		for _, a := range p.Ancestors {
 			var conds []string
@@ -165,7 +165,7 @@ func ancestors(ps []engine.PolicyStatus) *table {
 			if msg == "" && len(a.Conditions) > 0 {
 				msg = a.Conditions[0].Message
 			}
-			t.rows = append(t.rows, []string{clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg)})
+			t.Rows = append(t.Rows, []string{clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg)})
 		}
 	}
 	return t

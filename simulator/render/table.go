@@ -26,32 +26,37 @@ type TableOptions struct {
 	NoHeaders bool
 }
 
-// table is one section of a printout: a title, column headers and rows
+// Table is one section of a printout: a title, column headers and rows
 // of cells, aligned with two spaces between columns as text/tabwriter
-// aligns them (the last cell of a row is not padded).
-type table struct {
-	title  string
-	header []string
-	rows   [][]string
-	// long are the columns whose cells may be long (a spec, its
+// aligns them (the last cell of a row is not padded). Cells are printed
+// as given: escape them (ref.Printable) first.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	// Long are the columns whose cells may be long (a spec, its
 	// provenance, a message): narrowed first, and cut at maxCellLines.
-	long []int
+	Long []int
+	// Names are the columns of long names (file paths, profile names),
+	// which may be wrapped after a slash or a hyphen; the first column
+	// is narrowed only when it is one.
+	Names []int
 }
 
-// write prints t. Unless opts.Wide, the widest columns are narrowed
+// Write prints t. Unless opts.Wide, the widest columns are narrowed
 // until a row fits Width, and a cell wider than its column is wrapped
 // after a space or a comma (or cut where there is none), on at most
 // maxCellLines lines.
-func (t *table) write(w io.Writer, opts TableOptions) error {
+func (t *Table) Write(w io.Writer, opts TableOptions) error {
 	var b strings.Builder
-	if t.title != "" && !opts.NoHeaders {
-		for _, l := range wrapCell(t.title, Width, 0, opts.Wide) {
+	if t.Title != "" && !opts.NoHeaders {
+		for _, l := range wrapCell(t.Title, Width, 0, opts.Wide) {
 			b.WriteString(l + "\n")
 		}
 	}
-	rows := t.rows
-	if t.header != nil && !opts.NoHeaders {
-		rows = append([][]string{t.header}, rows...)
+	rows := t.Rows
+	if t.Header != nil && !opts.NoHeaders {
+		rows = append([][]string{t.Header}, rows...)
 	}
 	n := 0
 	for _, r := range rows {
@@ -73,7 +78,7 @@ func (t *table) write(w io.Writer, opts TableOptions) error {
 		wrapped[j] = make([][]string, len(r))
 		for i, c := range r {
 			limit := 0
-			if slices.Contains(t.long, i) {
+			if slices.Contains(t.Long, i) {
 				limit = maxCellLines
 			}
 			wrapped[j][i] = wrapCell(c, widths[i], limit, opts.Wide)
@@ -119,14 +124,16 @@ func (t *table) write(w io.Writer, opts TableOptions) error {
 
 // narrow lowers the widest column, one column at a time, until the
 // columns and the two spaces between each fit Width: first the long
-// columns, then any column but the first (which names the row), each
-// down to its longest word (split at spaces, commas and colons) and at
-// least 24, then 12; then any but the first down to 12, cutting words.
-func (t *table) narrow(widths []int, rows [][]string) {
+// columns, then any column but the first (which names the row, unless it
+// is one of Names), each down to its longest word (split at spaces,
+// commas and colons, and in Names at slashes and hyphens) and at least
+// 24, then 12; then any but the first down to 12, cutting words.
+func (t *Table) narrow(widths []int, rows [][]string) {
 	words := make([]int, len(widths))
 	for _, r := range rows {
 		for i, c := range r {
-			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' }) {
+			name := slices.Contains(t.Names, i)
+			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || (name && (r == '/' || r == '-')) }) {
 				words[i] = max(words[i], utf8.RuneCountInString(w)+1)
 			}
 		}
@@ -152,7 +159,7 @@ func (t *table) narrow(widths []int, rows [][]string) {
 				if pass.words {
 					least = max(least, words[i])
 				}
-				if i == 0 || (pass.long && !slices.Contains(t.long, i)) || w <= least {
+				if (i == 0 && !slices.Contains(t.Names, 0)) || (pass.long && !slices.Contains(t.Long, i)) || w <= least {
 					continue
 				}
 				if widest < 0 || w > widths[widest] {
@@ -168,7 +175,7 @@ func (t *table) narrow(widths []int, rows [][]string) {
 }
 
 // wrapCell splits s into lines of at most width runes, breaking after the
-// last space, comma, colon or ← that fits (a path "A > B" before its " >"); with limit > 0, past limit lines the
+// last space, comma, colon or ← that fits, else slash or hyphen (a path "A > B" before its " >"); with limit > 0, past limit lines the
 // last line says how much more there is. Wide: s whole.
 func wrapCell(s string, width, limit int, wide bool) []string {
 	if wide || utf8.RuneCountInString(s) <= width || width < 1 {
@@ -182,13 +189,15 @@ func wrapCell(s string, width, limit int, wide bool) []string {
 			break
 		}
 		cut := width
-		for i := width; i > width/2; i-- {
-			// Not after "> ": a path's next step starts a line with
-			// its ">".
-			if (r[i-1] == ' ' && (i < 2 || r[i-2] != '>')) || r[i-1] == ',' || r[i-1] == ':' || r[i-1] == '←' {
-				cut = i
-				break
-			}
+		// Not after "> ": a path's next step starts a line with its
+		// ">". A name breaks after a slash or a hyphen only where no
+		// space, comma, colon or ← is in the second half of the line.
+		if i := lastBreak(r, width, func(i int) bool {
+			return (r[i-1] == ' ' && (i < 2 || r[i-2] != '>')) || r[i-1] == ',' || r[i-1] == ':' || r[i-1] == '←'
+		}); i > 0 {
+			cut = i
+		} else if i := lastBreak(r, width, func(i int) bool { return r[i-1] == '/' || r[i-1] == '-' }); i > 0 {
+			cut = i
 		}
 		lines = append(lines, strings.TrimRight(string(r[:cut]), " "))
 		r = r[cut:]
@@ -226,6 +235,17 @@ func PolicyNames(out *simulator.Output) []string {
 		refs[i] = p.Ref
 	}
 	return refs
+}
+
+// lastBreak is the last i in (width/2, width] where a line of r may
+// break before r[i]; 0 when there is none.
+func lastBreak(r []rune, width int, at func(i int) bool) int {
+	for i := width; i > width/2; i-- {
+		if at(i) {
+			return i
+		}
+	}
+	return 0
 }
 
 // fit wraps each line of text wider than Width (as wrapCell does), its
