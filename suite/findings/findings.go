@@ -56,8 +56,8 @@ type Entry struct {
 	// Run is the implementation, its version and the mode of the run
 	// that found it, read from the replay command it records (spec.replay:
 	// --impl NAME, --NAME-version V, --cluster); empty for a property's.
-	Run         Run      `json:"run,omitzero"`
-	Differences []string `json:"differences"`
+	Run         Run          `json:"run,omitzero"`
+	Differences []string     `json:"differences"`
 	Triage      suite.Triage `json:"triage"`
 }
 
