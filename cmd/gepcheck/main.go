@@ -176,9 +176,19 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	}
 	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
 	if err != nil {
+		// Scenario files, each with its own objects, collide: the
+		// hint, not every collision (hints.go).
+		if h := scenariosHint(c.files, c.opts.Limits); h != "" {
+			return nil, "", inputError{errors.New(h)}
+		}
 		return nil, "", inputError{err}
 	}
 	if len(m.Kinds) == 0 {
+		for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
+			if h != "" {
+				return nil, "", inputError{errors.New(h)}
+			}
+		}
 		return nil, "", inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
 	}
 	if err := m.HasPolicies(); err != nil {

@@ -160,3 +160,23 @@ func TestReadFindingErrors(t *testing.T) {
 		}
 	})
 }
+
+// ReplayRun names the implementation, its version and the mode from the
+// replay command a finding records (issue 31: findings named the profile
+// where the implementation belonged).
+func TestReplayRun(t *testing.T) {
+	for _, tc := range []struct {
+		replay string
+		want   Run
+	}{
+		{"gepcheck run --impl envoy-gateway --envoy-gateway-version v1.9.1 scenarios/findings/envoy-gateway/x.yaml", Run{"envoy-gateway", "v1.9.1", "offline"}},
+		{"gepcheck run --cluster local --impl contour --contour-version v1.33.8 f.yaml", Run{"contour", "v1.33.8", "local"}},
+		{"gepcheck run --cluster=kind --impl=traefik f.yaml", Run{"traefik", "", "kind"}},
+		{"gepcheck fuzz --property findings/gep713-vs-sticky --seed 713 --checks 2000", Run{}},
+		{"", Run{}},
+	} {
+		if got := ReplayRun(tc.replay); got != tc.want {
+			t.Errorf("ReplayRun(%q) = %+v, want %+v", tc.replay, got, tc.want)
+		}
+	}
+}
