@@ -150,8 +150,8 @@ func TestReferencesKubectlStyle(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"--target", "Service/default/b1", "-n", "other"}, // two namespaces
-		{"--policy", "colorpolicy/p3", "-n", "other"},    // not there
-		{"--policy", "ColorPolicy/default/p3#x"},         // a policy has no section
+		{"--policy", "colorpolicy/p3", "-n", "other"},     // not there
+		{"--policy", "ColorPolicy/default/p3#x"},          // a policy has no section
 	} {
 		if code, _, stderr := gepcheck(append([]string{"explain", "-f", ex2}, args...), ""); code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d: %s", args, code, exitBadInput, stderr)
