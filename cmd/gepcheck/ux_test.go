@@ -358,3 +358,25 @@ func TestObjectRef(t *testing.T) {
 		}
 	}
 }
+
+// One spelling of spec names, the GEP's: --semantics gep-713 as
+// requirements --spec gep-713; gep713, the older spelling, is read as an
+// alias and gives the same output, which says gep-713.
+func TestSemanticsSpelling(t *testing.T) {
+	for _, o := range []string{"table", "json"} {
+		want, _ := mustRun(t, "simulate", "-f", ex2, "--semantics", "gep-713", "-o", o)
+		old, _ := mustRun(t, "simulate", "-f", ex2, "--semantics", "gep713", "-o", o)
+		if old != want {
+			t.Errorf("-o %s: --semantics gep713 and gep-713 differ", o)
+		}
+		if strings.Contains(want, "gep713") || !strings.Contains(want, "gep-713") {
+			t.Errorf("-o %s: the output does not spell the semantics gep-713:\n%s", o, want)
+		}
+	}
+	if out, _ := mustRun(t, "requirements", "--spec", "gep-713", "-o", "name"); !strings.HasPrefix(out, "GEP-713-") {
+		t.Errorf("--spec gep-713: %q", out)
+	}
+	if code, _, stderr := gepcheck([]string{"simulate", "-f", ex2, "--semantics", "gep-0713"}, ""); code != exitBadInput || !strings.Contains(stderr, "gep-713") {
+		t.Errorf("--semantics gep-0713: exit %d %s", code, stderr)
+	}
+}

@@ -117,7 +117,7 @@ func SimulationTable(w io.Writer, out *simulator.Output, opts TableOptions) erro
 }
 
 // Reading names what produced an answer: its profiles, its path semantics
-// and its status vocabulary ("profiles: color-inherited; semantics: gep713;
+// and its status vocabulary ("profiles: color-inherited; semantics: gep-713;
 // status vocabulary: merged").
 func Reading(r simulator.Reading) string {
 	profiles := "-"

@@ -115,7 +115,7 @@ func TestSimulation(t *testing.T) {
 	checkLines(t, b.String(), []string{
 		// The reading that produced the answer: profiles, semantics,
 		// status vocabulary.
-		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: draft)",
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep-713; status vocabulary: draft)",
 		// Columns: KIND 4+2, PATH 21+2, SPEC 24+2; provenance sorted by field.
 		"KIND  PATH                   SPEC                      PROVENANCE",
 		`CP    G/n/g > R/n/r > S/n/b  {"color":"blue"}          color←CP/n/p2`,
@@ -150,7 +150,7 @@ func TestSimulationMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: merged)\n",
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep-713; status vocabulary: merged)\n",
 		"POLICY   STRATEGY         ACCEPTED       PROGRAMMED        MESSAGE\n",
 		"CP/n/p1  Atomic defaults  True/Accepted  False/Overridden  overridden by CP/n/p9\n",
 	} {
@@ -246,7 +246,7 @@ func TestTarget(t *testing.T) {
 			},
 			want: []string{
 				"S/n/b",
-				"  reading:                  profiles: cp; semantics: gep713; status vocabulary: draft",
+				"  reading:                  profiles: cp; semantics: gep-713; status vocabulary: draft",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  CP/n/p1, CP/n/p2",
 				"  paths through it:         2",
@@ -432,7 +432,7 @@ func TestData(t *testing.T) {
 	if err := Data(&b, "json", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"{\n  \"semantics\": \"gep713\",\n  \"statusVocabulary\": \"draft\",\n  \"profiles\": [\n    \"cp\",\n    \"cp2\"\n  ],\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
+	for _, want := range []string{"{\n  \"semantics\": \"gep-713\",\n  \"statusVocabulary\": \"draft\",\n  \"profiles\": [\n    \"cp\",\n    \"cp2\"\n  ],\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("JSON lacks %q:\n%s", want, b.String())
 		}
@@ -562,7 +562,7 @@ func TestControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLines(t, b.String(), []string{
-		`EFFECTIVE POLICIES (profiles: cp\tx; semantics: gep713; status vocabulary: merged)`,
+		`EFFECTIVE POLICIES (profiles: cp\tx; semantics: gep-713; status vocabulary: merged)`,
 		`KIND  PATH                      SPEC          PROVENANCE`,
 		`CP    G/n/g > R/n/r\n1 > S/n/b  {"a\tb":"x"}  a\tb←CP/n/p\t1`,
 		"",

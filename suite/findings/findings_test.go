@@ -63,7 +63,7 @@ func TestFindingEditedFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"an outcome", "gep713:", "gep713-edited:", "changed: recorded"},
+		{"an outcome", "gep-713:", "gep-713-edited:", "changed: recorded"},
 		{"a path", "    path:\n    - ", "    path:\n    - Gateway/elsewhere/gw\n    - ", "recorded, not seen now"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
