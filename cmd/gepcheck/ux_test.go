@@ -380,3 +380,20 @@ func TestSemanticsSpelling(t *testing.T) {
 		t.Errorf("--semantics gep-0713: exit %d %s", code, stderr)
 	}
 }
+
+// admission simulate -o yaml is -o json's content.
+func TestAdmissionYAML(t *testing.T) {
+	args := []string{"admission", "simulate", "-f", "../../scenarios/admission/failure-policy.yaml", "--request", "CREATE v1 configmaps ns=team-b user=alice"}
+	js, _ := mustRun(t, append(args, "-o", "json")...)
+	ym, _ := mustRun(t, append(args, "-o", "yaml")...)
+	var a, b any
+	if err := json.Unmarshal([]byte(js), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(ym), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEq(a, b) {
+		t.Errorf("-o yaml is not -o json:\n%s\n%s", ym, js)
+	}
+}

@@ -60,7 +60,7 @@ func TestExpect(t *testing.T) {
 	for reason, want := range map[string]string{
 		"needs feature SectionName, which the implementation does not declare":                  "needs a feature the implementation does not declare",
 		"step 2 (delete-route): uses BackendTLSPolicy, which the implementation does not serve": "uses a policy kind the implementation does not serve",
-		"holds under gep-713; the implementation claims sticky-overrides":                        "holds under the other semantics",
+		"holds under gep-713; the implementation claims sticky-overrides":                       "holds under the other semantics",
 		"the controller was busy": "",
 		"defines its own PolicyProfile; implementations in a cluster serve built-in profiles; also": "",
 	} {
