@@ -63,7 +63,7 @@ type Entry struct {
 
 // Run names what a finding of an implementation was found on.
 type Run struct {
-	// Implementation is the plug-in (--impl), e.g. envoy-gateway.
+	// Implementation is the plug-in (--impl NAME).
 	Implementation string `json:"implementation,omitempty"`
 	// Version is the implementation's version (--NAME-version), e.g.
 	// v1.9.1; empty when the replay names none.
