@@ -54,7 +54,7 @@ of the policy's targets.`,
 				if err := m.Limits(out); err != nil {
 					return inputError{err}
 				}
-				warn(cmd.ErrOrStderr(), out.Warnings)
+				printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return inputError{err}
@@ -83,7 +83,6 @@ of the policy's targets.`,
 			if err != nil {
 				return inputError{err}
 			}
-			warn(cmd.ErrOrStderr(), m.Warnings)
 			switch c.output {
 			case "table", "wide":
 				return render.PolicyTable(stdout, x, c.tableOptions())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -82,12 +81,15 @@ func admissionHint(paths []string, limits load.Limits) string {
 		ref.Printable(strings.Join(files, ", ")), ref.Printable(files[0]))
 }
 
-// warn writes each warning to w (standard error), one line each, escaped:
-// as well as the output's own WARNINGS (the table's section, the JSON's
-// "warnings"), so that a warning is seen when standard output is
-// redirected or read by a program.
-func warn(w io.Writer, warnings []string) {
-	for _, m := range warnings {
-		fmt.Fprintf(w, "gepcheck: warning: %s\n", ref.Printable(m))
+// runWarnings are the warnings of out its run added to the model's
+// (policies partly accepted, fields storing changes: simulator.Model.Run);
+// common.load wrote the model's own to standard error already.
+func runWarnings(m *simulator.Model, out *simulator.Output) []string {
+	var added []string
+	for _, w := range out.Warnings {
+		if !slices.Contains(m.Warnings, w) {
+			added = append(added, w)
+		}
 	}
+	return added
 }

@@ -121,6 +121,7 @@ func markArgs(cmd *cobra.Command) {
 
 type common struct {
 	files     []string
+	kdirs     []string // -k: kustomization folders (docs/input.md)
 	profiles  []string
 	semantics string
 	vocab     string
@@ -132,10 +133,13 @@ type common struct {
 	namespace string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
+	stderr    func() io.Writer // where load warnings are written too
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
+	addKustomizeFlag(cmd, &c.kdirs)
+	c.stderr = cmd.ErrOrStderr
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep-713 (GEP-713's abstract process, literally; gep713, its older spelling, is read too)")
 	addVocabularyFlag(cmd, &c.vocab)
@@ -153,8 +157,8 @@ func (c *common) tableOptions() render.TableOptions {
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
-	if len(c.files) == 0 {
-		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR or -f -")}
+	if len(c.files) == 0 && len(c.kdirs) == 0 {
+		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
 	sem, err := engine.ParseSemantics(c.semantics)
 	if err != nil {
@@ -174,7 +178,10 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 	if err := c.opts.CheckLimits(); err != nil {
 		return nil, "", inputError{err}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
+	m, err := simulator.LoadInput(simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
+	if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
+		printWarnings(c.stderr(), le.Warnings)
+	}
 	if err != nil {
 		// Scenario files, each with its own objects, collide: the
 		// hint, not every collision (hints.go).
@@ -184,13 +191,17 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 		return nil, "", inputError{err}
 	}
 	if len(m.Kinds) == 0 {
+		// The input of another command: the hint alone, not a warning
+		// per kind it ignored (hints.go).
 		for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
 			if h != "" {
 				return nil, "", inputError{errors.New(h)}
 			}
 		}
+		printWarnings(c.stderr(), m.Warnings)
 		return nil, "", inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
 	}
+	printWarnings(c.stderr(), m.Warnings)
 	if err := m.HasPolicies(); err != nil {
 		return nil, "", inputError{err}
 	}

@@ -28,7 +28,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			warn(cmd.ErrOrStderr(), out.Warnings)
+			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
 			switch c.output {
 			case "table", "wide":
 				return render.SimulationTable(stdout, out, c.tableOptions())

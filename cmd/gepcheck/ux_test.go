@@ -279,6 +279,21 @@ spec:
 	if _, stderr := mustRun(t, "simulate", "-f", ex2); stderr != "" {
 		t.Errorf("a warning without cause: %q", stderr)
 	}
+	// The warnings of the run (what storing the policies changes), once
+	// each, as well as the input's.
+	for _, args := range [][]string{
+		{"simulate", "-f", "../../scenarios/gep-713/stored-values-merge-patch.yaml"},
+		{"explain", "-f", "../../scenarios/gep-713/stored-values-merge-patch.yaml", "--target", "HTTPRoute/default/route-1"},
+	} {
+		code, _, stderr := gepcheck(args, "")
+		if code != exitOK || strings.Count(stderr, "is pruned by the API server") != 1 || strings.Count(stderr, "from the RetryPolicy CRD default") != 1 {
+			t.Errorf("%v: exit %d, want each warning of the run once on stderr:\n%s", args, code, stderr)
+		}
+	}
+	code, _, stderr := gepcheck([]string{"simulate", "-f", "-"}, in)
+	if code != exitOK || strings.Count(stderr, "no-such-gateway") != 1 {
+		t.Errorf("the input's warning not once on stderr:\n%s", stderr)
+	}
 }
 
 // The right hint for an input of another command: a folder of scenario
