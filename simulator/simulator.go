@@ -187,7 +187,13 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	return buildWith(docs, opts, own, nil)
+}
+
+// buildWith is build; pre, when not nil, holds documents decoded already
+// (BuildPair), and the builder decodes only the others.
+func buildWith(docs []*load.Doc, opts Options, own bool, pre map[*load.Doc]predecoded) (*Model, error) {
+	b := &builder{shared: pre, m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -209,7 +215,9 @@ type builder struct {
 	// profile.Reference.Keys.
 	data map[string]map[string]bool
 	pre  map[*load.Doc]predecoded // decodeAll
-	own  bool                     // build
+	// shared are documents decoded for two builds (BuildPair).
+	shared map[*load.Doc]predecoded
+	own    bool // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
 	// labels of the objects of the hierarchy that have some, nsLabels of
@@ -318,7 +326,16 @@ func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 }
 
 func (b *builder) run(docs []*load.Doc, opts Options) {
-	b.pre = decodeAll(docs, b.own)
+	if b.shared != nil {
+		b.pre = make(map[*load.Doc]predecoded, len(b.shared))
+		for _, d := range docs {
+			if p, ok := b.shared[d]; ok {
+				b.pre[d] = p
+			}
+		}
+	} else {
+		b.pre = decodeAll(docs, b.own)
+	}
 	var gw topology.GatewayAPI
 	var generic []*load.Doc
 	var candidates []*load.Doc

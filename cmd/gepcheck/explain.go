@@ -46,7 +46,7 @@ of the policy's targets.`,
 				return err
 			}
 			if target != "" {
-				r, err := objectRef(target, c.namespace, objectRefs(m, false))
+				r, err := objectRef(target, c.src.refNamespace(), objectRefs(m, false))
 				if err != nil {
 					return inputError{fmt.Errorf("--target: %w", err)}
 				}
@@ -72,7 +72,7 @@ of the policy's targets.`,
 				}
 				return render.Data(stdout, c.output, x)
 			}
-			r, err := objectRef(policy, c.namespace, objectRefs(m, true))
+			r, err := objectRef(policy, c.src.refNamespace(), objectRefs(m, true))
 			if err != nil {
 				return inputError{fmt.Errorf("--policy: %w", err)}
 			}
@@ -102,6 +102,7 @@ of the policy's targets.`,
 		},
 	}
 	c.flags(cmd, exit)
+	c.src.refs = true // -n is a reference's namespace too
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE), optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE)")
 	return cmd

@@ -35,14 +35,6 @@ func parseVocabularyFlag(s string) (engine.Vocabulary, error) {
 	return v, nil
 }
 
-// addNamespaceFlag adds -n/--namespace, kubectl's: the namespace of a
-// reference written kind/name (explain --target, --policy) and the
-// namespace read from a cluster. Every command that takes a namespace
-// adds it here, into common.namespace.
-func addNamespaceFlag(cmd *cobra.Command, into *string) {
-	cmd.Flags().StringVarP(into, "namespace", "n", "", "namespace of a KIND/NAME reference (default: the object's own, cluster-scoped, else default), and the namespace read from a cluster")
-}
-
 // addNoHeadersFlag adds --no-headers, kubectl's: tables without their
 // section titles and column headers.
 func addNoHeadersFlag(cmd *cobra.Command, into *bool) {

@@ -128,12 +128,10 @@ type common struct {
 	ancestors string
 	output    string
 	noHeaders bool
-	// namespace is -n/--namespace (addNamespaceFlag): the namespace of a
-	// kind/name reference, and the one read from a cluster.
-	namespace string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
 	stderr    func() io.Writer // where load warnings are written too
+	src       fromCluster      // --from-cluster (fromcluster.go)
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
@@ -146,9 +144,9 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
 	addOutputFlag(cmd, &c.output, render.Formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
-	addNamespaceFlag(cmd, &c.namespace)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
+	c.src.add(cmd)
 }
 
 // tableOptions are the table flags: -o wide, --no-headers.
@@ -157,55 +155,83 @@ func (c *common) tableOptions() render.TableOptions {
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
-	if len(c.files) == 0 && len(c.kdirs) == 0 {
+	if len(c.files) == 0 && len(c.kdirs) == 0 && !c.src.on {
 		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
-	sem, err := engine.ParseSemantics(c.semantics)
-	if err != nil {
-		return nil, "", inputError{fmt.Errorf("--semantics: %w", err)}
-	}
-	vocab, err := parseVocabularyFlag(c.vocab)
+	opts, sem, err := c.options(render.Formats)
 	if err != nil {
 		return nil, "", err
 	}
-	anc, err := simulator.ParseAncestorEntries(c.ancestors)
-	if err != nil {
-		return nil, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
-	}
-	if !slices.Contains(render.Formats, c.output) {
-		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
-	}
-	if err := c.opts.CheckLimits(); err != nil {
-		return nil, "", inputError{err}
-	}
-	m, err := simulator.LoadInput(simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
-	if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
-		printWarnings(c.stderr(), le.Warnings)
-	}
-	if err != nil {
-		// Scenario files, each with its own objects, collide: the
-		// hint, not every collision (hints.go).
-		if h := scenariosHint(c.files, c.opts.Limits); h != "" {
-			return nil, "", inputError{errors.New(h)}
+	var m *simulator.Model
+	if c.src.on {
+		if m, err = c.clusterModel(stdin, opts); err != nil {
+			return nil, "", err
 		}
-		return nil, "", inputError{err}
-	}
-	if len(m.Kinds) == 0 {
-		// The input of another command: the hint alone, not a warning
-		// per kind it ignored (hints.go).
-		for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
-			if h != "" {
+	} else {
+		m, err = simulator.LoadInput(c.input(stdin), opts)
+		if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
+			printWarnings(c.stderr(), le.Warnings)
+		}
+		if err != nil {
+			// Scenario files, each with its own objects, collide: the
+			// hint, not every collision (hints.go).
+			if h := scenariosHint(c.files, c.opts.Limits); h != "" {
 				return nil, "", inputError{errors.New(h)}
 			}
+			return nil, "", inputError{err}
 		}
-		printWarnings(c.stderr(), m.Warnings)
-		return nil, "", inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
+		if len(m.Kinds) == 0 {
+			// The input of another command: the hint alone, not a
+			// warning per kind it ignored (hints.go).
+			for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
+				if h != "" {
+					return nil, "", inputError{errors.New(h)}
+				}
+			}
+		}
 	}
 	printWarnings(c.stderr(), m.Warnings)
-	if err := m.HasPolicies(); err != nil {
-		return nil, "", inputError{err}
+	return m, sem, checkModel(m)
+}
+
+// input is what -f and -k name.
+func (c *common) input(stdin io.Reader) simulator.Input {
+	return simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}
+}
+
+// options reads the flags of the simulation; formats are the command's
+// -o values.
+func (c *common) options(formats []string) (simulator.Options, engine.Semantics, error) {
+	sem, err := engine.ParseSemantics(c.semantics)
+	if err != nil {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--semantics: %w", err)}
 	}
-	return m, sem, nil
+	vocab, err := parseVocabularyFlag(c.vocab)
+	if err != nil {
+		return simulator.Options{}, "", err
+	}
+	anc, err := simulator.ParseAncestorEntries(c.ancestors)
+	if err != nil {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
+	}
+	if !slices.Contains(formats, c.output) {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(formats, ", "))}
+	}
+	if err := c.opts.CheckLimits(); err != nil {
+		return simulator.Options{}, "", inputError{err}
+	}
+	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc}, sem, nil
+}
+
+// checkModel refuses a model with nothing to simulate.
+func checkModel(m *simulator.Model) error {
+	if len(m.Kinds) == 0 {
+		return inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
+	}
+	if err := m.HasPolicies(); err != nil {
+		return inputError{err}
+	}
+	return nil
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, exit func(code int)) *cobra.Command {
@@ -221,7 +247,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 	root.AddCommand(newSimulate(stdin, stdout, exit), newExplain(stdin, stdout, exit), newCheck(stdout, exit), newProfiles(stdout),
 		newFuzz(stdout), newRequirements(stdout), newFindings(stdout), newGen(stdout), newRun(stdout, stderr),
 		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr),
-		newAdmission(stdin, stdout, exit), newVersion(stdout))
+		newAdmission(stdin, stdout, exit), newVersion(stdout), newDiff(stdin, stdout, exit))
 	// gepcheck --version prints what gepcheck version prints.
 	root.Version = buildinfo.Read().String()
 	root.SetVersionTemplate("{{.Version}}\n")

@@ -1,20 +1,27 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var failOn []string
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep-713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			fail, err := simulator.ParseFailOn(failOn, false)
+			if err != nil {
+				return inputError{fmt.Errorf("--fail-on %w", err)}
+			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -29,23 +36,32 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 				return inputError{err}
 			}
 			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
-			switch c.output {
-			case "table", "wide":
-				return render.SimulationTable(stdout, out, c.tableOptions())
-			case "name":
-				return render.Names(stdout, render.PolicyNames(out))
-			case "html":
-				return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
-			case "dot":
-				_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
-				return err
-			case "mermaid":
-				_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
+			if err := printSimulation(stdout, c.output, c.tableOptions(), m, out); err != nil {
 				return err
 			}
-			return render.Data(stdout, c.output, out)
+			return tripped(fail, false, out)
 		},
 	}
 	c.flags(cmd, exit)
+	failOnFlag(cmd, &failOn, false)
 	return cmd
+}
+
+// printSimulation writes out in format.
+func printSimulation(stdout io.Writer, format string, opts render.TableOptions, m *simulator.Model, out *simulator.Output) error {
+	switch format {
+	case "table", "wide":
+		return render.SimulationTable(stdout, out, opts)
+	case "name":
+		return render.Names(stdout, render.PolicyNames(out))
+	case "html":
+		return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
+	case "dot":
+		_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
+		return err
+	case "mermaid":
+		_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
+		return err
+	}
+	return render.Data(stdout, format, out)
 }

@@ -238,6 +238,21 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 	return docs, err
 }
 
+// ReadBytes reads data, the text of one input that is not a file (an
+// object read from a cluster, named "cluster:CONTEXT/KIND/NAMESPACE/NAME"),
+// as ReadLimited reads a file named name: at most lim.MaxBytes, nesting at
+// most lim.MaxDepth, every error naming name, document, line and field.
+// The caller counts documents against lim.MaxDocuments.
+func ReadBytes(name string, data []byte, lim Limits) ([]*Doc, error) {
+	lim = lim.OrDefault()
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("more than %d bytes (the limit; --max-bytes raises it)", lim.MaxBytes)}
+	}
+	var errs Errors
+	docs, _ := parseFile(name, data, lim.MaxDepth, &errs)
+	return docs, errs.Err()
+}
+
 // readFile reads a regular file of at most max bytes.
 func readFile(path string, max int64) ([]byte, error) {
 	data, err := ReadRegular(path, max)
@@ -1199,4 +1214,12 @@ func Marshal(docs []*Doc) (string, error) {
 		b.Write(data)
 	}
 	return b.String(), nil
+}
+
+// SameText reports whether a and b are documents of the same text, each a
+// whole document of its file (not an item of a List, not embedded in
+// another): what one decodes to, the other does. gepcheck diff decodes
+// such a document of its two states once (simulator.BuildPair).
+func SameText(a, b *Doc) bool {
+	return a.Source.Item == 0 && b.Source.Item == 0 && a.within == "" && b.within == "" && a.text != nil && bytes.Equal(a.text, b.text)
 }
