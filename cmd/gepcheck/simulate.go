@@ -14,7 +14,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 	var c common
 	var failOn []string
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
+		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep-713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -35,7 +35,8 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			if err := printSimulation(stdout, c.output, m, out); err != nil {
+			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
+			if err := printSimulation(stdout, c.output, c.tableOptions(), m, out); err != nil {
 				return err
 			}
 			return tripped(fail, false, out)
@@ -47,10 +48,12 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 }
 
 // printSimulation writes out in format.
-func printSimulation(stdout io.Writer, format string, m *simulator.Model, out *simulator.Output) error {
+func printSimulation(stdout io.Writer, format string, opts render.TableOptions, m *simulator.Model, out *simulator.Output) error {
 	switch format {
-	case "table":
-		return render.Simulation(stdout, out)
+	case "table", "wide":
+		return render.SimulationTable(stdout, out, opts)
+	case "name":
+		return render.Names(stdout, render.PolicyNames(out))
 	case "html":
 		return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
 	case "dot":
