@@ -16,6 +16,7 @@ import (
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var b besideFlags
 	var target, policy string
 	cmd := &cobra.Command{
 		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --policy KIND/NS/NAME)",
@@ -30,6 +31,9 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (target == "") == (policy == "") {
 				return inputError{errors.New("pass exactly one of --target and --policy")}
+			}
+			if b.impl.Impl != "" {
+				return explainBeside(cmd, &b, &c, stdin, stdout, target)
 			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
@@ -83,6 +87,7 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 		},
 	}
 	c.flags(cmd, exit)
+	b.add(cmd)
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME, optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME")
 	return cmd

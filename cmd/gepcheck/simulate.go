@@ -10,11 +10,15 @@ import (
 
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var b besideFlags
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if b.impl.Impl != "" {
+				return simulateBeside(cmd, &b, &c, stdin, stdout)
+			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -44,5 +48,6 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 		},
 	}
 	c.flags(cmd, exit)
+	b.add(cmd)
 	return cmd
 }
