@@ -100,12 +100,14 @@ func Manifests(name string, data []byte) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Envoy Gateway v1.9.1 translator test input %s, as manifests (hack/eg-testdata.sh)\n", name)
-	for _, o := range objs {
+	for i, o := range objs {
 		b, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, err
 		}
-		out.WriteString("---\n")
+		if i > 0 {
+			out.WriteString("---\n")
+		}
 		out.Write(b)
 	}
 	return out.Bytes(), nil

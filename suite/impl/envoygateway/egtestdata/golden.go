@@ -32,9 +32,10 @@ type Setting struct {
 // the IR has a retry without it (retryDefaultNumRetries);
 // retry.retryOn.httpStatusCodes where the IR has retryOn and the codes are
 // not the default [503] (buildRetryPolicy); circuitBreaker.maxConnections
-// (cluster.go); the exact origins of security.cors.allowOrigins; the HTTP
-// listener's connection.limit.value (ClientTrafficPolicy
-// connection.connectionLimit). Rule names come from the HTTPRoutes the
+// (cluster.go; 1024, the CRD's default, where the IR's circuitBreaker has
+// none: routeSpec); the exact origins of security.cors.allowOrigins; the
+// connection.limit.value of HTTP, TCP and TLS listeners
+// (ClientTrafficPolicy connection.connectionLimit). Rule names come from the HTTPRoutes the
 // output lists (route names carry the rule's index). Durations are
 // written canonically (Canonical). A route of several matches or hostnames
 // is several settings of one path.
@@ -53,6 +54,16 @@ func Golden(name string, data []byte) ([]Setting, error) {
 	var out []Setting
 	ir := obj(doc["xdsIR"])
 	for _, gw := range slices.Sorted(maps.Keys(ir)) {
+		for _, l := range list(obj(ir[gw])["tcp"]) {
+			// A TCP or TLS listener has no routes gepcheck reads; its
+			// connection limit is ClientTrafficPolicy's.
+			lm := obj(l)
+			parts := strings.Split(str(lm["name"]), "/")
+			if v, ok := obj(obj(lm["connection"])["limit"])["value"]; ok && len(parts) == 3 {
+				g := "Gateway/" + parts[0] + "/" + parts[1]
+				out = append(out, Setting{Path: []string{g, g + "#" + parts[2]}, Spec: map[string]any{"connection": map[string]any{"connectionLimit": map[string]any{"value": num(v)}}}})
+			}
+		}
 		for _, l := range list(obj(ir[gw])["http"]) {
 			lm := obj(l)
 			parts := strings.Split(str(lm["name"]), "/")
@@ -118,7 +129,16 @@ func routeSpec(rm map[string]any) map[string]any {
 		}
 		spec["retry"] = retry
 	}
-	if n, ok := obj(traffic["circuitBreaker"])["maxConnections"]; ok {
+	if cb, ok := traffic["circuitBreaker"].(map[string]any); ok {
+		// The golden output is of the objects as written (Go values, no
+		// API server): stored, a policy with a circuitBreaker has
+		// maxConnections 1024 where it sets none, the CRD's default
+		// (api/v1alpha1/circuitbreaker_types.go, +kubebuilder:default),
+		// which egctl applies as an API server does.
+		n, ok := cb["maxConnections"]
+		if !ok {
+			n = float64(1024)
+		}
 		spec["circuitBreaker"] = map[string]any{"maxConnections": num(n)}
 	}
 	var origins []any
@@ -162,8 +182,8 @@ func Canonical(s string) string {
 }
 
 func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
-func list(v any) []any          { l, _ := v.([]any); return l }
-func str(v any) string          { s, _ := v.(string); return s }
+func list(v any) []any         { l, _ := v.([]any); return l }
+func str(v any) string         { s, _ := v.(string); return s }
 
 func num(v any) float64 {
 	switch n := v.(type) {
