@@ -15,12 +15,8 @@ import (
 
 // ReadingLine says which reading produced the reference side.
 func (r *Result) ReadingLine() string {
-	anc := string(r.Reading.AncestorEntries)
-	if anc == "" {
-		anc = "gateway"
-	}
 	return fmt.Sprintf("reference reading, as %s claims it: semantics %s; status vocabulary %s; ancestor entries %s; profiles %s",
-		r.Implementation, r.Reading.Semantics, r.Reading.StatusVocabulary, anc, strings.Join(r.Reading.Profiles, ", "))
+		ref.Printable(r.Implementation), r.Reading.Semantics, r.Reading.StatusVocabulary, r.AncestorEntries, strings.Join(r.Reading.Profiles, ", "))
 }
 
 // Table prints both answers: every path either side has an effective
@@ -90,9 +86,15 @@ func (r *Result) Table(w io.Writer) error {
 	slices.SortFunc(ks, func(a, b row) int { return strings.Compare(a.obj+" "+a.typ, b.obj+" "+b.typ) })
 	for _, k := range ks {
 		v := rows[k]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), r.mark(func(d Difference) bool {
+		mark := r.mark(func(d Difference) bool {
 			return (d.Kind == compare.PolicyCondition || d.Kind == compare.TargetCondition) && d.Ref == k.obj && d.Condition == k.typ
-		}))
+		})
+		if mark == "=" && v[0] == "" && strings.Contains(k.obj, "@") {
+			// compare.Diff judges status per ancestor only where both
+			// sides write it.
+			mark = "not compared: the reference writes no entry per ancestor for this kind"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), mark)
 	}
 	tw.Flush()
 	for _, d := range r.Differences {

@@ -36,6 +36,10 @@ type Result struct {
 	// side: the semantics, status vocabulary and ancestor entries the
 	// implementation claims (observe.Capabilities), and the profiles.
 	Reading simulator.Reading `json:"reading"`
+	// AncestorEntries is the reading of status per ancestor of the
+	// reference side, always named: gateway or listener
+	// (simulator.AncestorEntries; docs/semantics.md).
+	AncestorEntries string `json:"ancestorEntries"`
 	// Reference is the reference engine's answer, its effective specs
 	// projected on what the implementation's output can show
 	// (Capabilities.Readable) and only on the paths it can show
@@ -142,6 +146,10 @@ func Run(ctx context.Context, d observe.Observer, c observe.Case, known *Known) 
 	got.Effective = distinctPaths(got.Effective)
 	r := &Result{Implementation: d.Name(), Reading: out.Reading(), Observed: got, Conditions: caps.Conditions, model: m, out: out}
 	r.Reading.AncestorEntries = caps.AncestorEntries
+	r.AncestorEntries = "gateway"
+	if caps.AncestorEntries != simulator.AncestorsPerGateway {
+		r.AncestorEntries = string(caps.AncestorEntries)
+	}
 	r.Reference = want
 	r.Reference.Effective = nil
 	for _, p := range want.Effective {
