@@ -75,7 +75,10 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 		return nil, environmentOr(err)
 	}
 	d = observe.ClaimingVocabulary(observe.Claiming(d, s), v)
-	docs, err := load.Read(c.files, stdin)
+	if err := c.opts.CheckLimits(); err != nil {
+		return nil, inputError{err}
+	}
+	docs, err := load.ReadLimited(c.files, stdin, c.opts.Limits)
 	if err != nil {
 		return nil, inputError{err}
 	}
