@@ -75,6 +75,7 @@ fuzz:
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^TestReal(KubectlKustomize|HelmTemplate)$$' ./simulator/kustomize/ ./cmd/gepcheck/
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
@@ -121,7 +122,7 @@ egctl: build
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION) --egctl-build stock
 	$(BIN) egctl --envoy-gateway-version $(EG_VERSION) --egctl-build fast
 
-## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl,
+## tools: build etcd, kube-apiserver, kube-controller-manager, kubectl, helm,
 ## envoy-gateway, contour and traefik at their pinned versions into ~/.cache/gepcheck/tools (once)
 tools: build
 	$(BIN) tools

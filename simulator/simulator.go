@@ -154,13 +154,27 @@ func (o *Output) Reading() Reading {
 	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, AncestorEntries: o.AncestorEntries, Profiles: o.Profiles}
 }
 
-// LoadFiles reads paths ("-" is stdin) and builds the model.
+// LoadFiles reads paths ("-" is stdin) and builds the model (LoadInput).
 func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
-	docs, err := load.ReadLimited(paths, stdin, opts.Limits)
+	return LoadInput(Input{Files: paths, Stdin: stdin}, opts)
+}
+
+// LoadInput reads in (ReadInput) and builds the model; what the reading
+// skipped is among the model's Warnings, first.
+func LoadInput(in Input, opts Options) (*Model, error) {
+	docs, warns, err := ReadInput(in, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return build(docs, opts, true)
+	m, err := build(docs, opts, true)
+	if err != nil {
+		if len(warns) > 0 {
+			return nil, &LoadError{Err: err, Warnings: warns}
+		}
+		return nil, err
+	}
+	m.Warnings = append(warns, m.Warnings...)
+	return m, nil
 }
 
 // Build classifies documents and builds the model. All problems found are
@@ -173,7 +187,13 @@ func Build(docs []*load.Doc, opts Options) (*Model, error) {
 // raw form of an object decoded into its Go type is let go at once, so
 // that the two are not both held for every object (docs/performance.md).
 func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
-	b := &builder{m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	return buildWith(docs, opts, own, nil)
+}
+
+// buildWith is build; pre, when not nil, holds documents decoded already
+// (BuildPair), and the builder decodes only the others.
+func buildWith(docs []*load.Doc, opts Options, own bool, pre map[*load.Doc]predecoded) (*Model, error) {
+	b := &builder{shared: pre, m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -195,7 +215,9 @@ type builder struct {
 	// profile.Reference.Keys.
 	data map[string]map[string]bool
 	pre  map[*load.Doc]predecoded // decodeAll
-	own  bool                     // build
+	// shared are documents decoded for two builds (BuildPair).
+	shared map[*load.Doc]predecoded
+	own    bool // build
 	// noTimestamps: Options.IgnoreCreationTimestamps
 	noTimestamps bool
 	// labels of the objects of the hierarchy that have some, nsLabels of
@@ -207,6 +229,10 @@ type builder struct {
 	// selectWarnings name the policies whose selectors select nothing,
 	// added sorted (the output does not depend on document order).
 	selectWarnings []string
+	// dups are the second and later objects of a key already seen, of
+	// kinds only a profile may use (candidates): an error when one does,
+	// else a warning (ignoredDuplicates).
+	dups []duplicate
 }
 
 func (b *builder) fail(d *load.Doc, field, format string, a ...any) {
@@ -300,7 +326,16 @@ func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
 }
 
 func (b *builder) run(docs []*load.Doc, opts Options) {
-	b.pre = decodeAll(docs, b.own)
+	if b.shared != nil {
+		b.pre = make(map[*load.Doc]predecoded, len(b.shared))
+		for _, d := range docs {
+			if p, ok := b.shared[d]; ok {
+				b.pre[d] = p
+			}
+		}
+	} else {
+		b.pre = decodeAll(docs, b.own)
+	}
 	var gw topology.GatewayAPI
 	var generic []*load.Doc
 	var candidates []*load.Doc
@@ -311,7 +346,11 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 		}
 		key := d.Group + "/" + d.Kind + "/" + d.Namespace + "/" + d.Name
 		if prev, dup := b.seen[key]; dup {
-			b.fail(d, "metadata.name", "duplicate object: %s is also defined at %s", d.Object(), prev)
+			if builtKind(d.Group, d.Kind) {
+				b.fail(d, "metadata.name", "duplicate object: %s is also defined at %s", d.Object(), prev)
+			} else {
+				b.dups = append(b.dups, duplicate{d, prev})
+			}
 			continue
 		}
 		b.seen[key] = d.Source
@@ -781,10 +820,59 @@ func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) 
 			k.Policies = append(k.Policies, p)
 		}
 	}
+	b.duplicates(byKind, profiles)
 	for _, k := range b.m.Kinds {
 		engine.AddVirtualTargets(b.m.Graph, k.Profile, k.Policies)
 	}
 	b.m.Graph.Sort()
+}
+
+// duplicate is an object whose key an earlier one, at prev, has.
+type duplicate struct {
+	doc  *load.Doc
+	prev load.Source
+}
+
+// builtKind reports whether the builder reads objects of group/kind
+// itself (the cases of run's switch, and all of gepcheck's own kinds):
+// the rest are candidates, used only when a profile names them.
+func builtKind(group, kind string) bool {
+	switch group {
+	case GatewayGroup:
+		switch kind {
+		case "GatewayClass", "Gateway", "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute", "ListenerSet", "ReferenceGrant":
+			return true
+		}
+	case "":
+		return kind == "Service" || kind == "Namespace"
+	case GepcheckGroup:
+		return true
+	}
+	return false
+}
+
+// duplicates judges the duplicates of candidate kinds once the profiles
+// are known: a duplicate of a kind the profiles use (a policy kind, or a
+// kind a policy references) is an error naming both places, as two
+// objects with one name cannot both be stored; one of a kind gepcheck
+// ignores is a warning (docs/input.md, Folders).
+func (b *builder) duplicates(byKind map[string]*Kind, profiles []*profile.Profile) {
+	referenced := map[string]bool{}
+	for _, p := range profiles {
+		for _, r := range p.Spec.References {
+			for _, gk := range r.Kinds {
+				referenced[gk.Group+"/"+gk.Kind] = true
+			}
+		}
+	}
+	for _, x := range b.dups {
+		gk := x.doc.Group + "/" + x.doc.Kind
+		if byKind[gk] != nil || referenced[gk] {
+			b.fail(x.doc, "metadata.name", "duplicate object: %s is also defined at %s", x.doc.Object(), x.prev)
+			continue
+		}
+		b.m.Warnings = append(b.m.Warnings, fmt.Sprintf("%s: duplicate object %s (also defined at %s) ignored: no profile uses kind %s", x.doc.Source, x.doc.Object(), x.prev, x.doc.Kind))
+	}
 }
 
 // policy reads a policy object through its profile.

@@ -121,6 +121,7 @@ func markArgs(cmd *cobra.Command) {
 
 type common struct {
 	files     []string
+	kdirs     []string // -k: kustomization folders (docs/input.md)
 	profiles  []string
 	semantics string
 	vocab     string
@@ -128,10 +129,14 @@ type common struct {
 	output    string
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
+	stderr    func() io.Writer // where load warnings are written too
+	src       fromCluster      // --from-cluster (fromcluster.go)
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
+	addKustomizeFlag(cmd, &c.kdirs)
+	c.stderr = cmd.ErrOrStderr
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
 	addVocabularyFlag(cmd, &c.vocab)
@@ -139,41 +144,73 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
+	c.src.add(cmd)
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
-	if len(c.files) == 0 {
-		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR or -f -")}
+	if len(c.files) == 0 && len(c.kdirs) == 0 && !c.src.on {
+		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
-	sem, err := engine.ParseSemantics(c.semantics)
-	if err != nil {
-		return nil, "", inputError{fmt.Errorf("--semantics: %w", err)}
-	}
-	vocab, err := parseVocabularyFlag(c.vocab)
+	opts, sem, err := c.options(render.Formats)
 	if err != nil {
 		return nil, "", err
 	}
+	var m *simulator.Model
+	if c.src.on {
+		if m, err = c.clusterModel(stdin, opts); err != nil {
+			return nil, "", err
+		}
+	} else {
+		m, err = simulator.LoadInput(c.input(stdin), opts)
+		if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
+			printWarnings(c.stderr(), le.Warnings)
+		}
+		if err != nil {
+			return nil, "", inputError{err}
+		}
+	}
+	printWarnings(c.stderr(), m.Warnings)
+	return m, sem, checkModel(m)
+}
+
+// input is what -f and -k name.
+func (c *common) input(stdin io.Reader) simulator.Input {
+	return simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}
+}
+
+// options reads the flags of the simulation; formats are the command's
+// -o values.
+func (c *common) options(formats []string) (simulator.Options, engine.Semantics, error) {
+	sem, err := engine.ParseSemantics(c.semantics)
+	if err != nil {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--semantics: %w", err)}
+	}
+	vocab, err := parseVocabularyFlag(c.vocab)
+	if err != nil {
+		return simulator.Options{}, "", err
+	}
 	anc, err := simulator.ParseAncestorEntries(c.ancestors)
 	if err != nil {
-		return nil, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
+		return simulator.Options{}, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
 	}
-	if !slices.Contains(render.Formats, c.output) {
-		return nil, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(render.Formats, ", "))}
+	if !slices.Contains(formats, c.output) {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(formats, ", "))}
 	}
 	if err := c.opts.CheckLimits(); err != nil {
-		return nil, "", inputError{err}
+		return simulator.Options{}, "", inputError{err}
 	}
-	m, err := simulator.LoadFiles(c.files, stdin, simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc})
-	if err != nil {
-		return nil, "", inputError{err}
-	}
+	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc}, sem, nil
+}
+
+// checkModel refuses a model with nothing to simulate.
+func checkModel(m *simulator.Model) error {
 	if len(m.Kinds) == 0 {
-		return nil, "", inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
+		return inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
 	}
 	if err := m.HasPolicies(); err != nil {
-		return nil, "", inputError{err}
+		return inputError{err}
 	}
-	return m, sem, nil
+	return nil
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, exit func(code int)) *cobra.Command {
@@ -189,7 +226,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 	root.AddCommand(newSimulate(stdin, stdout, exit), newExplain(stdin, stdout, exit), newCheck(stdout, exit), newProfiles(stdout),
 		newFuzz(stdout), newRequirements(stdout), newFindings(stdout), newGen(stdout), newRun(stdout, stderr),
 		newClean(stdout), newTools(stdout, stderr), newReport(stdout), newLocalCluster(stdout, stderr), newKind(stdout, stderr),
-		newAdmission(stdin, stdout, exit), newVersion(stdout))
+		newAdmission(stdin, stdout, exit), newVersion(stdout), newDiff(stdin, stdout, exit))
 	// gepcheck --version prints what gepcheck version prints.
 	root.Version = buildinfo.Read().String()
 	root.SetVersionTemplate("{{.Version}}\n")

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var failOn []string
 	var b besideFlags
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
@@ -18,6 +21,10 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if b.impl.Impl != "" {
 				return simulateBeside(cmd, &b, &c, stdin, stdout)
+			}
+			fail, err := simulator.ParseFailOn(failOn, false)
+			if err != nil {
+				return inputError{fmt.Errorf("--fail-on %w", err)}
 			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
@@ -32,22 +39,31 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			switch c.output {
-			case "table":
-				return render.Simulation(stdout, out)
-			case "html":
-				return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
-			case "dot":
-				_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
-				return err
-			case "mermaid":
-				_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
+			if err := printSimulation(stdout, c.output, m, out); err != nil {
 				return err
 			}
-			return render.Data(stdout, c.output, out)
+			return tripped(fail, false, out)
 		},
 	}
 	c.flags(cmd, exit)
+	failOnFlag(cmd, &failOn, false)
 	b.add(cmd)
 	return cmd
+}
+
+// printSimulation writes out in format.
+func printSimulation(stdout io.Writer, format string, m *simulator.Model, out *simulator.Output) error {
+	switch format {
+	case "table":
+		return render.Simulation(stdout, out)
+	case "html":
+		return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
+	case "dot":
+		_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
+		return err
+	case "mermaid":
+		_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
+		return err
+	}
+	return render.Data(stdout, format, out)
 }

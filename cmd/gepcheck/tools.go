@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,11 +19,11 @@ func newTools(stdout, stderr io.Writer) *cobra.Command {
 	f.AddFlags(pflag.NewFlagSet("tools", pflag.ContinueOnError))
 	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "Build (once) and print the pinned etcd, kube-apiserver, kube-controller-manager, kubectl and the implementations' controllers",
+		Short: "Build (once) and print the pinned etcd, kube-apiserver, kube-controller-manager, kubectl, helm and the implementations' controllers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logf := func(s string) { fmt.Fprintln(stderr, "gepcheck: "+s) }
-			for _, t := range gotool.All {
+			for _, t := range append(slices.Clone(gotool.All), gotool.Inputs...) {
 				p, err := t.Build(cmd.Context(), logf)
 				if err != nil {
 					return err

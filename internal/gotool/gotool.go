@@ -61,6 +61,17 @@ var (
 // All lists the tools of the local control plane.
 var All = []Tool{Etcd, KubeAPIServer, KubeControllerManager, Kubectl}
 
+// Helm renders charts (helm template) for the tests that pipe a chart's
+// output into gepcheck, as users do (docs/input.md, Helm).
+var Helm = Tool{"helm", "helm.sh/helm/v4", HelmVersion, "helm.sh/helm/v4/cmd/helm"}
+
+// HelmVersion is the pinned Helm (docs/input.md).
+const HelmVersion = "v4.3.1"
+
+// Inputs lists the tools that render users' input, built by gepcheck
+// tools beside All.
+var Inputs = []Tool{Helm}
+
 // Dir is gepcheck's tool cache (internal/cache).
 func Dir() (string, error) { return cache.Dir("tools") }
 

@@ -231,49 +231,25 @@ func (l Limits) OrDefault() Limits {
 // standard input are read (a device, a named pipe or a socket could block
 // or never end), each at most lim.MaxBytes, and at most lim.MaxDocuments
 // documents in all; past a limit the error names the file and the limit.
+// Every file is read as objects: ReadInput skips, in a folder, what is
+// not.
 func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
+	docs, _, err := read(Input{Paths: paths, Stdin: stdin}, lim, false)
+	return docs, err
+}
+
+// ReadBytes reads data, the text of one input that is not a file (an
+// object read from a cluster, named "cluster:CONTEXT/KIND/NAMESPACE/NAME"),
+// as ReadLimited reads a file named name: at most lim.MaxBytes, nesting at
+// most lim.MaxDepth, every error naming name, document, line and field.
+// The caller counts documents against lim.MaxDocuments.
+func ReadBytes(name string, data []byte, lim Limits) ([]*Doc, error) {
 	lim = lim.OrDefault()
-	var (
-		docs []*Doc
-		errs Errors
-	)
-	add := func(file string, data []byte) {
-		docs = append(docs, parseFile(file, data, lim.MaxDepth, &errs)...)
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, &Error{Source: Source{File: name}, Msg: fmt.Sprintf("more than %d bytes (the limit; --max-bytes raises it)", lim.MaxBytes)}
 	}
-	for _, p := range paths {
-		if p == "-" {
-			if stdin == nil {
-				errs.Add(&Error{Source: Source{File: StdinName}, Msg: "no standard input"})
-				continue
-			}
-			data, err := readAtMost(stdin, lim.MaxBytes)
-			if err != nil {
-				errs.Add(&Error{Source: Source{File: StdinName}, Msg: err.Error()})
-				continue
-			}
-			add(StdinName, data)
-			continue
-		}
-		files, err := expand(p)
-		if err != nil {
-			errs.Add(&Error{Source: Source{File: p}, Msg: err.Error()})
-			continue
-		}
-		for _, f := range files {
-			data, err := readFile(f, lim.MaxBytes)
-			if err != nil {
-				errs.Add(&Error{Source: Source{File: f}, Msg: err.Error()})
-				continue
-			}
-			add(f, data)
-		}
-		if len(docs) > lim.MaxDocuments {
-			break
-		}
-	}
-	if len(docs) > lim.MaxDocuments {
-		return nil, &Error{Source: docs[lim.MaxDocuments].Source, Msg: fmt.Sprintf("more than %d documents in all (the limit; --max-documents raises it)", lim.MaxDocuments)}
-	}
+	var errs Errors
+	docs, _ := parseFile(name, data, lim.MaxDepth, &errs)
 	return docs, errs.Err()
 }
 
@@ -397,18 +373,19 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-func expand(path string) ([]string, error) {
+// expand lists the files path names: itself, or the manifests of the
+// folder it is (folder is true).
+func expand(path string) (files []string, folder bool, err error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, errors.New(pathErrMsg(err))
+		return nil, false, errors.New(pathErrMsg(err))
 	}
 	if !info.IsDir() {
 		if !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %s", &NotRegularError{Kind: fileKind(info.Mode())}, whatIsRead)
+			return nil, false, fmt.Errorf("%w: %s", &NotRegularError{Kind: fileKind(info.Mode())}, whatIsRead)
 		}
-		return []string{path}, nil
+		return []string{path}, false, nil
 	}
-	var files []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -419,10 +396,10 @@ func expand(path string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	sort.Strings(files)
-	return files, nil
+	return files, true, nil
 }
 
 func isManifest(path string) bool {
@@ -565,11 +542,23 @@ func hasContent(line []byte) bool {
 	return len(t) > 0 && t[0] != '#'
 }
 
-// parseFile decodes the documents of one file.
-func parseFile(file string, data []byte, maxDepth int, errs *Errors) []*Doc {
+// content is what a document, or a file, holds.
+type content int
+
+const (
+	objects       content = iota // Kubernetes objects, or what does not parse (its error is kept)
+	plainYAML                    // mappings with neither apiVersion nor kind: a Helm values file, a CI workflow
+	kustomization                // kustomize's own kinds (group kustomize.config.k8s.io): its input
+)
+
+// parseFile decodes the documents of one file, and says what the file
+// holds: plainYAML or kustomization when every document does, else
+// objects (also for a file with no document).
+func parseFile(file string, data []byte, maxDepth int, errs *Errors) ([]*Doc, content) {
 	chunks := split(data)
 	docs := make([][]*Doc, len(chunks))
 	chunkErrs := make([]Errors, len(chunks))
+	kinds := make([]content, len(chunks))
 	// Documents are independent: decoded on every CPU, kept in order.
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
@@ -577,7 +566,7 @@ func parseFile(file string, data []byte, maxDepth int, errs *Errors) []*Doc {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
 				src := Source{File: file, Doc: i + 1, Line: chunks[i].line}
-				docs[i] = parseChunk(src, chunks[i], maxDepth, &chunkErrs[i])
+				docs[i], kinds[i] = parseChunk(src, chunks[i], maxDepth, &chunkErrs[i])
 			}
 		})
 	}
@@ -589,14 +578,23 @@ func parseFile(file string, data []byte, maxDepth int, errs *Errors) []*Doc {
 			errs.Add(e)
 		}
 	}
-	return out
+	if len(kinds) == 0 {
+		return out, objects
+	}
+	for _, k := range kinds[1:] {
+		if k != kinds[0] {
+			return out, objects
+		}
+	}
+	return out, kinds[0]
 }
 
-// parseChunk decodes one document, expanding Lists.
-func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
+// parseChunk decodes one document, expanding Lists, and says what it
+// holds.
+func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) ([]*Doc, content) {
 	if msg := checkStraySeparator(c); msg != "" {
 		errs.Add(&Error{Source: src, Msg: msg})
-		return nil
+		return nil, objects
 	}
 	v, depth, ok := parsePlain(c.text)
 	if !ok {
@@ -605,28 +603,42 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) []*Doc {
 	if !ok {
 		var msg string
 		if v, msg = slowDecode(c, src, errs); msg != "" {
-			return nil
+			return nil, objects
 		}
 		depth = maxDepth + 1 // unknown: walked below
 	}
 	if depth > maxDepth {
 		if path, over := overDepth(v, maxDepth); over {
 			errs.Add(depthError(src, v, path, maxDepth))
-			return nil
+			return nil, objects
 		}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		errs.Add(&Error{Source: src, Msg: "document must be a mapping, got " + jsonKind(v)})
-		return nil
+		return nil, objects
 	}
+	what := contentOf(m)
 	if items, ok := listItems(m); ok {
-		return parseList(src, c, m, items, errs)
+		return parseList(src, c, m, items, errs), what
 	}
 	if d := newDoc(src, c, m, errs); d != nil {
-		return []*Doc{d}
+		return []*Doc{d}, what
 	}
-	return nil
+	return nil, what
+}
+
+// contentOf says what a decoded document holds.
+func contentOf(m map[string]any) content {
+	av, hasAPIVersion := m["apiVersion"]
+	_, hasKind := m["kind"]
+	if !hasAPIVersion && !hasKind {
+		return plainYAML
+	}
+	if s, ok := av.(string); ok && strings.HasPrefix(s, kustomizeGroup+"/") {
+		return kustomization
+	}
+	return objects
 }
 
 // slowDecode decodes a document the way decodeYAML does not take:
@@ -1202,4 +1214,12 @@ func Marshal(docs []*Doc) (string, error) {
 		b.Write(data)
 	}
 	return b.String(), nil
+}
+
+// SameText reports whether a and b are documents of the same text, each a
+// whole document of its file (not an item of a List, not embedded in
+// another): what one decodes to, the other does. gepcheck diff decodes
+// such a document of its two states once (simulator.BuildPair).
+func SameText(a, b *Doc) bool {
+	return a.Source.Item == 0 && b.Source.Item == 0 && a.within == "" && b.within == "" && a.text != nil && bytes.Equal(a.text, b.text)
 }

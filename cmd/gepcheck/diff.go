@@ -1,0 +1,171 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/render"
+)
+
+// failOnFlag adds --fail-on; withChanged: "changed" is a value (diff).
+func failOnFlag(cmd *cobra.Command, into *[]string, withChanged bool) {
+	values := "conflicted, invalid, targetnotfound, overridden"
+	if withChanged {
+		values = "changed, " + values
+	}
+	cmd.Flags().StringSliceVar(into, "fail-on", nil, "exit 1 when the result has any of: "+values+" (repeatable, or a comma list; docs/diff.md)")
+}
+
+// tripped is the error of a run whose --fail-on tripped, or nil.
+func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error {
+	var lines []string
+	for _, f := range fail {
+		if f == simulator.FailChanged && changed {
+			lines = append(lines, "changed: the effective policies or the conditions change")
+		}
+	}
+	lines = append(lines, simulator.Tripped(out, fail)...)
+	if len(lines) == 0 {
+		return nil
+	}
+	return failedError{fmt.Sprintf("--fail-on: %d tripped:\n%s", len(lines), strings.Join(lines, "\n"))}
+}
+
+func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
+	var c common
+	var failOn []string
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW | diff --from-cluster -f CHANGE",
+		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
+		Long: `diff compares two states of the same objects, each simulated as simulate
+would: the effective fields that change on each path, before and after, with
+the policy that set them, and the conditions that flip (docs/diff.md).
+
+  gepcheck diff OLD NEW                      files or folders
+  gepcheck diff --from-cluster -f CHANGE     the cluster's state, and the
+                                             same with CHANGE applied as
+                                             kubectl apply -f would`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fail, err := simulator.ParseFailOn(failOn, true)
+			if err != nil {
+				return inputError{fmt.Errorf("--fail-on %w", err)}
+			}
+			opts, sem, err := c.options(render.DiffFormats)
+			if err != nil {
+				return err
+			}
+			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer stop()
+			var before, after *simulator.Output
+			switch {
+			case c.src.on:
+				if len(args) > 0 || len(c.files)+len(c.kdirs) == 0 {
+					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- or -k DIR (and no OLD NEW)")}
+				}
+				before, after, err = c.clusterStates(stdin, opts, sem)
+			default:
+				if len(args) != 2 || len(c.files)+len(c.kdirs) > 0 {
+					return inputError{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
+				}
+				if args[0] == "-" && args[1] == "-" {
+					return inputError{errors.New("OLD and NEW cannot both be - (standard input is read once)")}
+				}
+				before, after, err = fileStates(args[0], args[1], stdin, c.stderr(), opts, sem)
+			}
+			if err != nil {
+				return err
+			}
+			if len(before.Policies) == 0 && len(after.Policies) == 0 {
+				return inputError{errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
+			}
+			d := simulator.DiffOutputs(before, after)
+			if err := render.Diff(stdout, c.output, d); err != nil {
+				return err
+			}
+			return tripped(fail, d.Changed(), after)
+		},
+	}
+	c.flags(cmd, exit)
+	cmd.Flags().Lookup("output").Usage = "output format: " + strings.Join(render.DiffFormats, ", ")
+	failOnFlag(cmd, &failOn, true)
+	return cmd
+}
+
+// simulateState simulates m as simulate does, within its limits. A state
+// may have no policy (a change deletes the last one; the state before the
+// first): diff refuses only two such states (bothEmpty).
+func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output, error) {
+	out := m.Run(sem, nil)
+	if err := m.Limits(out); err != nil {
+		return nil, inputError{err}
+	}
+	return out, nil
+}
+
+// fileStates loads and simulates OLD and NEW, what they share decoded
+// once (simulator.BuildPair; docs/performance.md, gepcheck diff).
+func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	var docs [2][]*load.Doc
+	var warns [2][]string
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, p := range []string{old, new} {
+		wg.Go(func() {
+			docs[i], warns[i], errs[i] = simulator.ReadInput(simulator.Input{Files: []string{p}, Stdin: stdin}, opts.Limits)
+			if errs[i] != nil {
+				errs[i] = inputError{errs[i]}
+			}
+		})
+	}
+	wg.Wait()
+	printWarnings(stderr, append(warns[0], warns[1]...))
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, nil, err
+	}
+	return simulatePair(docs[0], docs[1], opts, sem)
+}
+
+// simulatePair builds and simulates two states.
+func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	ma, mb, err := simulator.BuildPair(a, b, opts)
+	if err != nil {
+		return nil, nil, inputError{err}
+	}
+	var outs [2]*simulator.Output
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, m := range []*simulator.Model{ma, mb} {
+		wg.Go(func() { outs[i], errs[i] = simulateState(m, sem) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, nil, err
+	}
+	return outs[0], outs[1], nil
+}
+
+// clusterStates reads the cluster once and simulates it as it is and with
+// the change applied (simulator.Apply).
+func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+	docs, err := c.src.read(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	change, err := c.readChange(stdin, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+)
+
+// fromCluster are the flags that read the input from a live cluster,
+// read-only (docs/cluster.md, Reading a cluster): --from-cluster,
+// --kubeconfig, --context, -n, -A.
+type fromCluster struct {
+	on            bool
+	cluster       clusterFlags
+	namespace     string
+	allNamespaces bool
+	// state is what was read, once read: the documents and the
+	// CustomResourceDefinitions of the kinds read (state.CRDs, sorted by
+	// name), for CRD-based storing to take.
+	state *cluster.State
+}
+
+func (f *fromCluster) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.on, "from-cluster", false, "read the objects from a cluster, read-only (get and list only): Gateway API objects, Services, Namespaces, the policy kinds of the profiles and the ConfigMaps they reference; files given with -f are applied over them as kubectl apply would (docs/cluster.md, Reading a cluster)")
+	f.cluster.add(cmd, false)
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "with --from-cluster: the namespace to read (default: the kubeconfig context's, else default); applied files without a namespace go there")
+	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "with --from-cluster: read every namespace")
+	pre := cmd.PreRunE
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := f.check(cmd); err != nil {
+			return err
+		}
+		if pre != nil {
+			return pre(cmd, args)
+		}
+		return nil
+	}
+}
+
+// check refuses the cluster flags without --from-cluster.
+func (f *fromCluster) check(cmd *cobra.Command) error {
+	if f.on {
+		if f.allNamespaces && f.namespace != "" {
+			return inputError{errors.New("pass one of -n and -A")}
+		}
+		return nil
+	}
+	for _, name := range []string{"kubeconfig", "context", "namespace", "all-namespaces"} {
+		if cmd.Flags().Changed(name) {
+			return inputError{fmt.Errorf("--%s reads a cluster: pass --from-cluster too", name)}
+		}
+	}
+	return nil
+}
+
+// applyNamespace is the namespace applied files without one go to.
+func (f *fromCluster) applyNamespace() string {
+	if f.allNamespaces {
+		return "default"
+	}
+	return f.ns()
+}
+
+// ns is -n, else the kubeconfig context's namespace, else default.
+func (f *fromCluster) ns() string {
+	if f.namespace != "" {
+		return f.namespace
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if f.cluster.kubeconfig != "" {
+		rules.ExplicitPath = f.cluster.kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.cluster.context})
+	if ns, _, err := cc.Namespace(); err == nil && ns != "" {
+		return ns
+	}
+	return "default"
+}
+
+// read reads the cluster's objects for opts: the documents, as a file's
+// would be loaded.
+func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
+	policies, referenced, err := simulator.ReadKinds(opts)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	c, err := cluster.FromKubeconfig(f.cluster.kubeconfig, f.cluster.context)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelT()
+	if err := c.Reachable(ctx, 10*time.Second); err != nil {
+		return nil, err
+	}
+	o := cluster.ReadOptions{
+		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
+		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
+		Reads: func(group, kind, version string) bool {
+			s, ok := topology.LookupServed(group, kind)
+			return !ok || s.Serves(version)
+		},
+		Limits: opts.Limits,
+	}
+	if !f.allNamespaces {
+		o.Namespace = f.ns()
+	}
+	for _, gk := range append(policies, referenced...) {
+		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	st, err := cluster.ReadState(ctx, c, o)
+	if err != nil {
+		return nil, interrupted(ctx, environmentOr(err))
+	}
+	f.state = st
+	return st.Docs, nil
+}
+
+// clusterModel is the model of the cluster's objects with the files of -f
+// (if any) applied over them (simulator.Apply).
+func (c *common) clusterModel(stdin io.Reader, opts simulator.Options) (*simulator.Model, error) {
+	docs, err := c.src.read(opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.files)+len(c.kdirs) > 0 {
+		change, err := c.readChange(stdin, opts)
+		if err != nil {
+			return nil, err
+		}
+		docs = simulator.Apply(docs, change, c.src.applyNamespace())
+	}
+	m, err := simulator.Build(docs, opts)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return m, nil
+}
+
+// readChange reads the files (-f) and kustomizations (-k) applied over the
+// cluster's objects, as simulate reads its input, warnings on standard
+// error.
+func (c *common) readChange(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
+	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
+	printWarnings(c.stderr(), warns)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return docs, nil
+}

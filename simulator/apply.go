@@ -1,0 +1,124 @@
+package simulator
+
+import (
+	"time"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/topology"
+)
+
+// Apply is the state base (objects as a cluster stores them) after
+// changes are applied as `kubectl apply -f` applies them: an object of the
+// same group, kind, namespace and name is replaced, keeping its stored
+// metadata.creationTimestamp (the API server keeps it on update); any
+// other is added, created after every object of base (newer than the
+// newest creationTimestamp base holds, all of one apply at the same
+// second, as GEP-713's Conflict resolution rule 2 then reads them: tied,
+// by name). A namespaced object of changes that names no namespace goes
+// to namespace (kubectl's -n; "default" when empty). A creationTimestamp
+// an applied object writes is not kept: the API server sets it. Nothing
+// is deleted (`kubectl apply` without --prune).
+func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {
+	if namespace == "" {
+		namespace = "default"
+	}
+	key := func(d *load.Doc) string {
+		ns := d.Namespace
+		if ns == "" && namespaced(d) {
+			ns = "default"
+		}
+		return d.Group + "/" + d.Kind + "/" + ns + "/" + d.Name
+	}
+	out := make([]*load.Doc, len(base))
+	copy(out, base)
+	at := map[string]int{}
+	newest := stepsEpoch.Add(-time.Second)
+	for i, d := range base {
+		at[key(d)] = i
+		if t, ok := writtenTime(d.Raw); ok && t.After(newest) {
+			newest = t
+		}
+	}
+	created := newest.Add(time.Second)
+	for _, d := range changes {
+		c := *d
+		if c.Namespace == "" && namespaced(&c) {
+			c.Namespace = namespace
+		}
+		raw := withoutTimestamp(c.Raw)
+		if i, ok := at[key(&c)]; ok {
+			ts, _ := writtenTime(out[i].Raw)
+			out[i] = stamped(c.WithRaw(raw), ts)
+			continue
+		}
+		at[key(&c)] = len(out)
+		out = append(out, stamped(c.WithRaw(raw), created))
+	}
+	return out
+}
+
+// withoutTimestamp is raw without metadata.creationTimestamp (a copy when
+// it has one).
+func withoutTimestamp(raw map[string]any) map[string]any {
+	meta, ok := raw["metadata"].(map[string]any)
+	if !ok {
+		return raw
+	}
+	if _, has := meta["creationTimestamp"]; !has {
+		return raw
+	}
+	c := make(map[string]any, len(raw))
+	for k, v := range raw {
+		c[k] = v
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "creationTimestamp" {
+			m[k] = v
+		}
+	}
+	c["metadata"] = m
+	return c
+}
+
+// ReadKinds are the kinds a reader of a cluster reads for opts: the policy
+// kinds of the profiles opts.Profiles names (every built-in profile's when
+// it names none), and the kinds their references may name (a
+// BackendTLSPolicy's CA ConfigMaps, profile.Reference).
+func ReadKinds(opts Options) (policies, referenced []profile.GroupKind, err error) {
+	var ps []*profile.Profile
+	if len(opts.Profiles) > 0 {
+		b := &builder{m: &Model{Graph: &topology.Graph{}, sources: map[string]load.Source{}}, seen: map[string]load.Source{}}
+		ps = b.profiles(opts, nil, nil)
+		if len(b.errs) > 0 {
+			return nil, nil, b.errs
+		}
+	} else {
+		builtins, err := profile.Builtins()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range profile.BuiltinNames() {
+			ps = append(ps, builtins[n])
+		}
+	}
+	seen := map[profile.GroupKind]bool{}
+	for _, p := range ps {
+		if gk := p.Spec.Policy; !seen[gk] {
+			seen[gk] = true
+			policies = append(policies, gk)
+		}
+	}
+	for _, p := range ps {
+		for _, r := range p.Spec.References {
+			for _, gk := range r.Kinds {
+				if !seen[gk] {
+					seen[gk] = true
+					referenced = append(referenced, gk)
+				}
+			}
+		}
+	}
+	return policies, referenced, nil
+}

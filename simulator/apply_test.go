@@ -1,0 +1,72 @@
+package simulator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
+)
+
+// Apply is kubectl apply's result: a replaced object keeps its stored
+// creationTimestamp, a new one is newer than every stored one (and a time
+// it writes is not kept), a namespaced one without a namespace goes to the
+// namespace given, nothing is deleted (docs/diff.md).
+func TestApply(t *testing.T) {
+	read := func(name, text string) []*load.Doc {
+		docs, err := load.ReadBytes(name, []byte(text), load.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return docs
+	}
+	base := read("cluster", `apiVersion: v1
+kind: Service
+metadata: {name: b1, namespace: team-a, creationTimestamp: "2025-03-01T00:00:00Z"}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1, namespace: team-a, creationTimestamp: "2025-03-02T00:00:00Z"}
+spec: {color: red}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: c, creationTimestamp: "2025-03-01T00:00:00Z"}
+spec: {controllerName: example.com/c}
+`)
+	change := read("change.yaml", `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1}
+spec: {color: blue}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p2, creationTimestamp: "2020-01-01T00:00:00Z"}
+spec: {color: green}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1, namespace: team-b}
+spec: {color: yellow}
+`)
+	got := Apply(base, change, "team-a")
+	var lines []string
+	for _, d := range got {
+		ts, _ := writtenTime(d.Raw)
+		spec, _ := d.Raw["spec"].(map[string]any)
+		lines = append(lines, d.Kind+"/"+d.Namespace+"/"+d.Name+" "+ts.Format("2006-01-02T15:04:05Z")+" "+compact(spec["color"]))
+	}
+	want := []string{
+		`Service/team-a/b1 2025-03-01T00:00:00Z null`,
+		`ColorPolicy/team-a/p1 2025-03-02T00:00:00Z "blue"`,
+		`GatewayClass//c 2025-03-01T00:00:00Z null`,
+		`ColorPolicy/team-a/p2 2025-03-02T00:00:01Z "green"`,
+		`ColorPolicy/team-b/p1 2025-03-02T00:00:01Z "yellow"`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	// The base is left as it was.
+	if spec := base[1].Raw["spec"].(map[string]any); spec["color"] != "red" {
+		t.Errorf("the base changed: %v", spec)
+	}
+}
