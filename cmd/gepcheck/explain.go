@@ -15,6 +15,7 @@ import (
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var b besideFlags
 	var target, policy string
 	cmd := &cobra.Command{
 		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --target KIND/NAME -n NS | --policy KIND/NS/NAME | --policy KIND/NAME -n NS)",
@@ -35,6 +36,9 @@ of the policy's targets.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (target == "") == (policy == "") {
 				return inputError{errors.New("pass exactly one of --target and --policy")}
+			}
+			if b.impl.Impl != "" {
+				return explainBeside(cmd, &b, &c, stdin, stdout, target)
 			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
@@ -102,6 +106,7 @@ of the policy's targets.`,
 		},
 	}
 	c.flags(cmd, exit)
+	b.add(cmd)
 	c.src.refs = true // -n is a reference's namespace too
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE), optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE)")

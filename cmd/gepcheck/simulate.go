@@ -13,11 +13,15 @@ import (
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
 	var failOn []string
+	var b besideFlags
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep-713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if b.impl.Impl != "" {
+				return simulateBeside(cmd, &b, &c, stdin, stdout)
+			}
 			fail, err := simulator.ParseFailOn(failOn, false)
 			if err != nil {
 				return inputError{fmt.Errorf("--fail-on %w", err)}
@@ -44,6 +48,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 	}
 	c.flags(cmd, exit)
 	failOnFlag(cmd, &failOn, false)
+	b.add(cmd)
 	return cmd
 }
 

@@ -33,7 +33,7 @@ var layers = [][]string{
 	{"suite/observe"},
 	{"suite/compare"},
 	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/admissioncheck", "suite/findings"},
-	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster"},
+	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside"},
 	{"suite/impl", "suite/cluster/local/localtest"},
 	{"suite/impl/…"},
 	{"reports"},
