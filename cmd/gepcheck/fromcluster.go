@@ -64,11 +64,10 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// applyNamespace is the namespace applied files without one go to.
+// applyNamespace is the namespace applied files without one go to: as
+// kubectl apply -f puts them, -n's, else the kubeconfig context's, else
+// default, also when -A reads every namespace (kubectl apply has no -A).
 func (f *fromCluster) applyNamespace() string {
-	if f.allNamespaces {
-		return "default"
-	}
 	return f.ns()
 }
 
