@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -280,12 +281,20 @@ func (r *reader) crds() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 			if total++; total > r.lim.MaxDocuments {
 				return nil, fmt.Errorf("cluster %s: more than %d CustomResourceDefinitions (the limit; --max-documents raises it)", r.c.Name, r.lim.MaxDocuments)
 			}
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &crd); err != nil {
-				return nil, fmt.Errorf("cluster %s: CustomResourceDefinition %s: %w", r.c.Name, l.Items[i].GetName(), err)
+			u := &l.Items[i]
+			group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+			if !slices.Contains(r.gks, schema.GroupKind{Group: group, Kind: kind}) {
+				continue // not converted: only the CRDs of the kinds read are kept
 			}
-			if !slices.Contains(r.gks, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}) {
-				continue
+			// Each at most MaxBytes, as every object read (docs/cluster.md,
+			// Reading a cluster).
+			if data, err := json.Marshal(u.Object); err != nil || int64(len(data)) > r.lim.MaxBytes {
+				return nil, &load.Error{Source: load.Source{File: r.source(u)}, Msg: fmt.Sprintf("more than %d bytes (the limit; --max-bytes raises it)", r.lim.MaxBytes)}
+			}
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.source(u), err)
 			}
 			crd.ManagedFields = nil
 			out = append(out, &crd)
