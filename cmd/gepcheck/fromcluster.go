@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
@@ -90,7 +88,11 @@ func (f *fromCluster) ns() string {
 // read reads the cluster's objects for opts: the documents, as a file's
 // would be loaded.
 func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
-	policies, referenced, err := simulator.ReadKinds(opts)
+	ns := ""
+	if !f.allNamespaces {
+		ns = f.ns()
+	}
+	o, err := cluster.ReadOptionsFor(opts, ns)
 	if err != nil {
 		return nil, inputError{err}
 	}
@@ -104,21 +106,6 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	defer cancelT()
 	if err := c.Reachable(ctx, 10*time.Second); err != nil {
 		return nil, err
-	}
-	o := cluster.ReadOptions{
-		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
-		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
-		Reads: func(group, kind, version string) bool {
-			s, ok := topology.LookupServed(group, kind)
-			return !ok || s.Serves(version)
-		},
-		Limits: opts.Limits,
-	}
-	if !f.allNamespaces {
-		o.Namespace = f.ns()
-	}
-	for _, gk := range append(policies, referenced...) {
-		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
 	}
 	st, err := cluster.ReadState(ctx, c, o)
 	if err != nil {

@@ -18,7 +18,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/topology"
 )
 
 // ReadOptions say what ReadState reads.
@@ -43,6 +45,33 @@ type ReadOptions struct {
 	// PageSize is the most objects one list request asks for (Limit,
 	// then Continue); 0: 500.
 	PageSize int64
+}
+
+// ReadOptionsFor are the options gepcheck's --from-cluster reads with for
+// opts (docs/cluster.md, Reading a cluster): Gateway API's groups at the
+// versions gepcheck reads (topology.LookupServed), Services, Namespaces,
+// the policy kinds of opts' profiles and the kinds their references name
+// (simulator.ReadKinds), in namespace ("": every namespace, -A), within
+// opts.Limits.
+func ReadOptionsFor(opts simulator.Options, namespace string) (ReadOptions, error) {
+	policies, referenced, err := simulator.ReadKinds(opts)
+	if err != nil {
+		return ReadOptions{}, err
+	}
+	o := ReadOptions{
+		Namespace: namespace,
+		Groups:    []string{simulator.GatewayGroup, topology.ExperimentalGroup},
+		Kinds:     []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
+		Reads: func(group, kind, version string) bool {
+			s, ok := topology.LookupServed(group, kind)
+			return !ok || s.Serves(version)
+		},
+		Limits: opts.Limits,
+	}
+	for _, gk := range append(policies, referenced...) {
+		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	return o, nil
 }
 
 // State is what ReadState read: every object as a document of the loader
