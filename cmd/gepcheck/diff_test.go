@@ -162,3 +162,27 @@ func reverse(docs []*load.Doc) []*load.Doc {
 	slices.Reverse(r)
 	return r
 }
+
+// diff prints the warnings of the states it reads on standard error, as
+// simulate does (docs/input.md, Warnings): a kind ignored and a duplicate
+// of it ignored, each once although both states hold them.
+func TestDiffWarnings(t *testing.T) {
+	before, err := os.ReadFile("../../docs/examples/diff/before.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.yaml")
+	deployment := "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\n"
+	if err := os.WriteFile(state, append(before, deployment+deployment...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"diff", state, state, "--profile", "color-inherited"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"kind Deployment ignored", "duplicate object Deployment default/d"} {
+		if n := strings.Count(stderr.String(), want); n != 1 {
+			t.Errorf("stderr says %q %d times, want once:\n%s", want, n, stderr.String())
+		}
+	}
+}
