@@ -30,7 +30,7 @@ func stepStates(t *testing.T, file string) ([]simulator.State, []string, []strin
 	}
 	dir := t.TempDir()
 	var files, reversed []string
-	for i, st := range states {
+	for _, st := range states {
 		for j, ds := range [][]*load.Doc{st.Docs, reverse(st.Docs)} {
 			text, err := load.Marshal(ds)
 			if err != nil {
@@ -46,7 +46,6 @@ func stepStates(t *testing.T, file string) ([]simulator.State, []string, []strin
 				reversed = append(reversed, p)
 			}
 		}
-		_ = i
 	}
 	return states, files, reversed, models[0].Scenario.Spec.Profiles
 }
@@ -101,8 +100,7 @@ func TestDiffFiles(t *testing.T) {
 // --fail-on trips exit 1 on diff and simulate, names what tripped, and
 // takes only its values (changed: diff only).
 func TestFailOn(t *testing.T) {
-	states, files, _, _ := stepStates(t, "../../scenarios/gep-713/steps-inherited-over-time.yaml")
-	_ = states
+	_, files, _, _ := stepStates(t, "../../scenarios/gep-713/steps-inherited-over-time.yaml")
 	ex2 := "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"
 	for _, tc := range []struct {
 		args []string
