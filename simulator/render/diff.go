@@ -88,11 +88,12 @@ func diffTable(w io.Writer, d *simulator.StateDiff) error {
 
 // diffMarkdown writes d as GitHub-flavoured Markdown fit for a pull
 // request comment: every string from the input is a code span with its
-// pipes escaped (markdown.Cell), so that no name can add a cell, a line or a link.
+// pipes escaped in table cells (markdown.Cell), so that no name can add a
+// cell, a line or a link.
 func diffMarkdown(w io.Writer, d *simulator.StateDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### gepcheck diff: %d effective field(s) changed, %d condition(s) flipped\n\n", len(d.Fields), len(d.Conditions))
-	fmt.Fprintf(&b, "Reading: %s\n\n", markdown.Cell(readings(d)))
+	fmt.Fprintf(&b, "Reading: %s\n\n", markdown.Code(readings(d)))
 	if len(d.Fields) > 0 {
 		b.WriteString("| Kind | Path | Field | Before | After |\n| --- | --- | --- | --- | --- |\n")
 		for _, f := range d.Fields {

@@ -17,7 +17,7 @@ import (
 // from the pull request. Rendered as GitHub renders Markdown (GFM, "Tables"),
 // no name or value adds a cell, a row, raw HTML or a link: every table row
 // has the header's five cells and each hostile string reads back whole
-// inside one code span.
+// inside one code span, in a table or not.
 func TestDiffMarkdownHostile(t *testing.T) {
 	hostile := []string{
 		"a | b",
@@ -26,7 +26,8 @@ func TestDiffMarkdownHostile(t *testing.T) {
 		"[click](javascript:alert(3))",
 		"c\x1b[31m",
 	}
-	d := &simulator.StateDiff{Before: simulator.Reading{Semantics: "sticky-overrides"}, After: simulator.Reading{Semantics: "sticky-overrides"}}
+	reading := simulator.Reading{Semantics: "sticky-overrides", Profiles: []string{"a|b"}}
+	d := &simulator.StateDiff{Before: reading, After: reading}
 	for _, h := range hostile {
 		d.Fields = append(d.Fields, simulator.FieldChange{PolicyKind: h, Path: []string{h, h}, Field: h,
 			Before: h, BeforeSet: true, BeforeFrom: h, AfterSet: false})
@@ -62,6 +63,11 @@ func TestDiffMarkdownHostile(t *testing.T) {
 	}
 	if rows != 2*len(hostile) {
 		t.Errorf("%d rows, want %d:\n%s", rows, 2*len(hostile), out)
+	}
+	// The reading line is no table: its pipe is no escape (CommonMark,
+	// "Code spans": backslash escapes do not work in them).
+	if !strings.Contains(out, "<p>Reading: <code>profiles: a|b; ") {
+		t.Errorf("the reading does not read back:\n%s", out)
 	}
 	// The pipe reads back inside its code span (GFM takes the escape out).
 	if !strings.Contains(out, "<td><code>a | b</code></td>") {
