@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -120,6 +121,22 @@ func ReadState(ctx context.Context, c *Cluster, o ReadOptions) (*State, error) {
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return nil, fmt.Errorf("cluster %s: discovery: %w", c.Name, err)
 	}
+	// A group whose discovery failed (an aggregated API that is down) is
+	// left out unless it is one to read: reading without it would
+	// simulate a state with its objects missing.
+	var failed *discovery.ErrGroupDiscoveryFailed
+	if errors.As(err, &failed) {
+		var gvs []string
+		for gv, gerr := range failed.Groups {
+			if o.wants(gv.Group) {
+				gvs = append(gvs, fmt.Sprintf("%s: %v", gv, gerr))
+			}
+		}
+		if len(gvs) > 0 {
+			slices.Sort(gvs)
+			return nil, fmt.Errorf("cluster %s: discovery failed, so the objects of a group gepcheck reads cannot be read: %s", c.Name, strings.Join(gvs, "; "))
+		}
+	}
 	lim := o.Limits.OrDefault()
 	page := o.PageSize
 	if page <= 0 {
@@ -139,6 +156,14 @@ func ReadState(ctx context.Context, c *Cluster, o ReadOptions) (*State, error) {
 		return nil, err
 	}
 	return &State{Docs: r.docs, CRDs: crds}, nil
+}
+
+// wants reports whether o reads any kind of group.
+func (o ReadOptions) wants(group string) bool {
+	if slices.Contains(o.Groups, group) {
+		return true
+	}
+	return slices.ContainsFunc(o.Kinds, func(gk schema.GroupKind) bool { return gk.Group == group })
 }
 
 // resource is one kind to list, at the version chosen.

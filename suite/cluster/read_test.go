@@ -24,6 +24,7 @@ type fakeAPI struct {
 	services []string // names, namespace team-a
 	endless  bool     // a continue token on every page, even empty ones
 	crdSpec  string   // the spec.versions[0].name padding of the one CRD
+	broken   bool     // gateway.networking.k8s.io is listed, its discovery fails
 	methods  []string
 }
 
@@ -35,9 +36,15 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/api":
 		send(map[string]any{"kind": "APIVersions", "versions": []string{"v1"}})
 	case "/apis":
-		send(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": []any{
+		groups := []any{
 			map[string]any{"name": "apiextensions.k8s.io", "versions": []any{map[string]any{"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"}}, "preferredVersion": map[string]any{"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"}},
-		}})
+		}
+		if f.broken {
+			groups = append(groups, map[string]any{"name": "gateway.networking.k8s.io", "versions": []any{map[string]any{"groupVersion": "gateway.networking.k8s.io/v1", "version": "v1"}}, "preferredVersion": map[string]any{"groupVersion": "gateway.networking.k8s.io/v1", "version": "v1"}})
+		}
+		send(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+	case "/apis/gateway.networking.k8s.io/v1":
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 	case "/api/v1":
 		send(map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{
 			map[string]any{"name": "services", "namespaced": true, "kind": "Service", "verbs": []string{"get", "list"}},
@@ -71,12 +78,12 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func readFake(t *testing.T, f *fakeAPI, lim load.Limits) (*State, error) {
+func readFake(t *testing.T, f *fakeAPI, lim load.Limits, groups ...string) (*State, error) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	c := &Cluster{Name: "fake", Config: &rest.Config{Host: srv.URL}}
-	return ReadState(context.Background(), c, ReadOptions{Namespace: "team-a", Kinds: []schema.GroupKind{{Kind: "Service"}}, Limits: lim, PageSize: 2})
+	return ReadState(context.Background(), c, ReadOptions{Namespace: "team-a", Groups: groups, Kinds: []schema.GroupKind{{Kind: "Service"}}, Limits: lim, PageSize: 2})
 }
 
 // ReadState reads every page of a list (Limit, then Continue), sorted by
@@ -129,5 +136,19 @@ func TestReadStateBounded(t *testing.T) {
 	_, err = readFake(t, &fakeAPI{services: []string{"s1"}, crdSpec: strings.Repeat("x", 4096)}, load.Limits{MaxBytes: 2048})
 	if !errors.As(err, &le) || le.Source.File != "cluster:fake/CustomResourceDefinition/services.core" || !strings.Contains(le.Msg, fmt.Sprintf("more than %d bytes", 2048)) {
 		t.Errorf("a CRD of over 4 KiB, at most 2 KiB: %v", err)
+	}
+}
+
+// A group whose discovery fails is an error when its kinds are to be read
+// (reading on would simulate a state without its objects), and is left
+// out otherwise (an aggregated API that is down, such as metrics).
+func TestReadStateDiscoveryFailed(t *testing.T) {
+	_, err := readFake(t, &fakeAPI{services: []string{"s1"}, broken: true}, load.Limits{}, "gateway.networking.k8s.io")
+	if err == nil || !strings.Contains(err.Error(), "discovery failed, so the objects of a group gepcheck reads cannot be read: gateway.networking.k8s.io/v1: ") {
+		t.Errorf("Gateway API's discovery failed: %v, want an error naming it", err)
+	}
+	st, err := readFake(t, &fakeAPI{services: []string{"s1"}, broken: true}, load.Limits{})
+	if err != nil || len(st.Docs) != 1 {
+		t.Errorf("a group not read failed: %v, want the one Service read", err)
 	}
 }
