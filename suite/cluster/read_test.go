@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,11 +26,14 @@ type fakeAPI struct {
 	endless  bool     // a continue token on every page, even empty ones
 	crdSpec  string   // the spec.versions[0].name padding of the one CRD
 	broken   bool     // gateway.networking.k8s.io is listed, its discovery fails
+	mu       sync.Mutex
 	methods  []string
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
 	f.methods = append(f.methods, r.Method)
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	send := func(v any) { _ = json.NewEncoder(w).Encode(v) }
 	switch r.URL.Path {
@@ -112,6 +116,8 @@ func TestReadStatePages(t *testing.T) {
 	if len(st.CRDs) != 1 {
 		t.Errorf("%d CRDs, want the one of the kind read", len(st.CRDs))
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for _, m := range f.methods {
 		if m != http.MethodGet {
 			t.Errorf("a %s request", m)
