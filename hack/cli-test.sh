@@ -11,7 +11,9 @@ bad()  { echo "FAIL: $*"; fail=$((fail+1)); }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 ex2=scenarios/gep-713/example-2-defaults-and-overrides.yaml
-"$BIN" simulate -f "$ex2" > "$tmp/demo.txt" 2>&1 || bad "simulate $ex2 exited $?"
+# -o wide: each row on one line, however wide (the table fits 120 columns,
+# wrapping the paths; docs/output.md, Tables).
+"$BIN" simulate -f "$ex2" -o wide > "$tmp/demo.txt" 2>&1 || bad "simulate $ex2 exited $?"
 # GEP-713 Example 2, expected outcome.
 for want in \
   'Gateway/default/g1 > HTTPRoute/default/r1 > Service/default/b1  {"color":"blue"}' \
@@ -98,6 +100,17 @@ done
 # the same report but for the date and the shards it names
 # (docs/reports.md, Shards).
 if sharded_same "$BIN" "$tmp"; then ok; else bad "a campaign sharded 4 ways and merged is not the unsharded one (above)"; fi
+
+# Every command line of README.md, as written (hack/readme-test.sh; lines
+# marked "# needs: ..." are listed and skipped). About 10 s. Planted
+# faults first: a line that fails, and a README whose lines all need
+# something, fail the check.
+printf '```sh\nbin/gepcheck simulate -f no-such-file.yaml\n```\n' > "$tmp/README-bad.md"
+printf '```sh\nbin/gepcheck version # needs: cluster\n```\n' > "$tmp/README-none.md"
+if ./hack/readme-test.sh "$BIN" "$tmp/README-bad.md" > "$tmp/readme-bad.txt" 2>&1; then bad "readme-test passed a README line that fails"; else ok; fi
+if ./hack/readme-test.sh "$BIN" "$tmp/README-none.md" > "$tmp/readme-none.txt" 2>&1; then bad "readme-test passed a README of which no line ran"; else ok; fi
+./hack/readme-test.sh "$BIN" > "$tmp/readme.txt" 2>&1 && ok || { cat "$tmp/readme.txt"; bad "a README command line fails (above)"; }
+tail -1 "$tmp/readme.txt"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

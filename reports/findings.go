@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/outpath"
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite"
@@ -93,13 +93,18 @@ func findingPath(dir, impl, kind, suffix string) (string, error) {
 	return outpath.Join(dir, outpath.Named{Field: "findings file name", Value: impl + "-" + kind + suffix + ".yaml"})
 }
 
-// Findings prints one line per findings file (gepcheck findings): file,
-// implementation (or - for a finding of a property), kind of difference,
-// verdict, requirement and upstream issues as owner/repo#N; then the count
-// per verdict.
-func Findings(w io.Writer, files []findings.Entry) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tIMPLEMENTATION\tKIND/DIFFERENCE\tVERDICT\tREQUIREMENT\tUPSTREAM")
+// Findings prints one row per findings file (gepcheck findings): file,
+// the implementation, its version and the mode of the run that found it
+// (- for a finding of a property), verdict and requirement, fitting 120
+// columns; opts.Wide adds the profile, the kind of difference and the
+// upstream issues as owner/repo#N, in full; then the count per verdict.
+func Findings(w io.Writer, files []findings.Entry, opts render.TableOptions) error {
+	// The table: the file, what it was found on and its verdict; wide,
+	// also the profile, the kind of difference and upstream issues.
+	t := render.Table{Header: []string{"FILE", "IMPLEMENTATION", "VERSION", "MODE", "VERDICT", "REQUIREMENT"}, Names: []int{0}}
+	if opts.Wide {
+		t.Header = append(t.Header, "PROFILE", "KIND/DIFFERENCE", "UPSTREAM")
+	}
 	count := map[suite.Verdict]int{}
 	for _, f := range files {
 		count[f.Triage.Verdict]++
@@ -107,17 +112,27 @@ func Findings(w io.Writer, files []findings.Entry) error {
 		for i, u := range f.Triage.Upstream {
 			up[i] = shortIssue(u)
 		}
+		// IMPLEMENTATION, VERSION and MODE are the run's (the replay's
+		// --impl, --NAME-version, --cluster); PROFILE is the name the run
+		// gave the finding, its policy profile ("cluster-" and the
+		// profile for a run in a cluster; - for a property's).
+		row := []string{f.File, orDash(f.Run.Implementation), orDash(f.Run.Version), orDash(f.Run.Mode), string(f.Triage.Verdict), orDash(f.Triage.Requirement)}
+		if opts.Wide {
+			row = append(row, orDash(f.Implementation), f.Kind, orDash(strings.Join(up, ", ")))
+		}
 		// Every field is from a findings file: printed escaped
 		// (ref.Printable), so none can send a terminal escape or add a
 		// line or a column.
-		row := []string{f.File, orDash(f.Implementation), f.Kind, string(f.Triage.Verdict), orDash(f.Triage.Requirement), orDash(strings.Join(up, ", "))}
 		for i, c := range row {
 			row[i] = strings.ReplaceAll(ref.Printable(c), "\t", `\t`)
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		t.Rows = append(t.Rows, row)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.Write(w, opts); err != nil {
 		return err
+	}
+	if opts.NoHeaders {
+		return nil
 	}
 	var parts []string
 	for _, v := range suite.Verdicts {

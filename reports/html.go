@@ -44,7 +44,11 @@ func HTML(r *Results) ([]byte, error) {
 		Campaign
 		Findings []findingView
 	}
-	sem := engine.Semantics(r.Semantics)
+	// A results file may spell gep-713 the older way (gep713).
+	sem, perr := engine.ParseSemantics(r.Semantics)
+	if perr != nil {
+		sem = engine.Semantics(r.Semantics)
+	}
 	var cases []caseView
 	for i, c := range r.Cases {
 		v := caseView{ID: fmt.Sprintf("case-%d", i), Name: c.Name, File: c.File, Outcome: c.Outcome, Reason: c.Reason, Step: c.Step,

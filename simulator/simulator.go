@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
@@ -70,6 +71,11 @@ type Options struct {
 	// translator whose loader keeps only names): created at one time, so
 	// that Conflict resolution rule 3 decides where rule 2 would (GEP-713).
 	IgnoreCreationTimestamps bool
+	// CRDs are CustomResourceDefinitions read from a cluster
+	// (crd.FromObjects): a policy of a kind one serves is stored with it,
+	// unless the input holds its kind's CRD (docs/profiles.md, What is
+	// stored).
+	CRDs *crd.Set
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -229,6 +235,10 @@ type builder struct {
 	// selectWarnings name the policies whose selectors select nothing,
 	// added sorted (the output does not depend on document order).
 	selectWarnings []string
+	// crds are the input's CustomResourceDefinitions, optCRDs
+	// Options.CRDs, and crdWarnings the fields storing pruned (crds.go).
+	crds, optCRDs *crd.Set
+	crdWarnings   []string
 	// dups are the second and later objects of a key already seen, of
 	// kinds only a profile may use (candidates): an error when one does,
 	// else a warning (ignoredDuplicates).
@@ -441,6 +451,8 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 				b.nsLabels[o.Name] = o.Labels
 				gw.Namespaces = append(gw.Namespaces, &o)
 			}
+		case d.Group == CRDGroup && d.Kind == CRDKind:
+			b.inputCRD(d)
 		case d.Group == GepcheckGroup && d.Kind == "Topology":
 			generic = append(generic, d)
 		case d.Group == GepcheckGroup && d.Kind == "PolicyProfile":
@@ -516,7 +528,9 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	b.m.Graph.Sort()
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
 	profiles := b.profiles(opts, inputProfiles, candidates)
+	b.optCRDs = opts.CRDs
 	b.policies(profiles, candidates)
+	b.m.Warnings = append(b.m.Warnings, b.sortedCRDWarnings()...)
 	slices.Sort(b.selectWarnings)
 	b.m.Warnings = append(b.m.Warnings, b.selectWarnings...)
 	b.references()
@@ -623,6 +637,7 @@ func namespaced(d *load.Doc) bool {
 	switch {
 	case d.Group == GatewayGroup && d.Kind == "GatewayClass",
 		d.Group == "" && d.Kind == "Namespace",
+		d.Group == CRDGroup && d.Kind == CRDKind,
 		d.Group == GepcheckGroup:
 		return false
 	}
@@ -847,6 +862,8 @@ func builtKind(group, kind string) bool {
 		return kind == "Service" || kind == "Namespace"
 	case GepcheckGroup:
 		return true
+	case CRDGroup:
+		return kind == CRDKind // the policies of its kind are stored with it
 	}
 	return false
 }
@@ -895,6 +912,20 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 	if !ok {
 		b.fail(d, "spec", "a %s needs a spec", d.Kind)
 		return pol, false
+	}
+	// As the API server stores it, where the kind's CRD is known.
+	schema, known := b.schemaFor(d, b.optCRDs)
+	if !known {
+		return pol, false
+	}
+	var written map[string]any
+	var changes *profile.StoredChanges
+	if schema != nil {
+		var stored map[string]any
+		if written, stored, changes, ok = b.storePolicy(d, schema); !ok {
+			return pol, false
+		}
+		spec = stored
 	}
 	refs, ok := spec["targetRefs"].([]any)
 	singleRef := false
@@ -974,7 +1005,11 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
 	pol.TargetRefs = append(pol.TargetRefs, selected...)
-	pol.Intent = p.Interpret(spec)
+	if schema != nil {
+		pol.Intent = p.InterpretStored(written, spec, changes)
+	} else {
+		pol.Intent = p.Interpret(spec)
+	}
 	return pol, true
 }
 

@@ -44,7 +44,7 @@ type Disagreement struct {
 	Provenance map[string]map[string]string `json:"provenance"`
 }
 
-const stickyVsGEP713 = `Two readings of the same policies. gep713 follows GEP-713's "Abstract
+const stickyVsGEP713 = `Two readings of the same policies. gep-713 follows GEP-713's "Abstract
 process for calculating Effective policies" literally: pop the two policies on
 top of the stack, combine them with the strategy of the first (the
 established, higher one: "the spec assigned as established MUST dictate the

@@ -19,6 +19,9 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
+// admissionFormats are admission simulate's outputs.
+var admissionFormats = []string{formatTable, formatJSON, formatYAML}
+
 func newAdmission(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admission",
@@ -45,10 +48,13 @@ failing or denying (docs/admission.md).`,
 			if err != nil {
 				return err
 			}
-			if o.output == "json" {
+			switch o.output {
+			case formatJSON:
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(r)
+			case formatYAML:
+				return writeData(stdout, formatYAML, r)
 			}
 			return r.Table(stdout)
 		},
@@ -90,7 +96,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}
-	simulate.Flags().StringVarP(&o.output, "output", "o", "table", "table or json")
+	addOutputFlag(simulate, &o.output, admissionFormats...)
 	cmd.AddCommand(simulate, explain)
 	return cmd
 }
@@ -123,8 +129,10 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 	if (o.request == "") == (o.requestFile == "") {
 		return admission.Report{}, inputError{errors.New("pass exactly one of --request and --request-file")}
 	}
-	if !slices.Contains([]string{"table", "json"}, o.output) && o.output != "" {
-		return admission.Report{}, inputError{fmt.Errorf("--output %q: table or json", o.output)}
+	if o.output != "" {
+		if err := checkOutput(o.output, admissionFormats...); err != nil {
+			return admission.Report{}, err
+		}
 	}
 	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
 		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ func newCheck(stdout io.Writer, exit func(code int)) *cobra.Command {
 	var (
 		maxCELCost int64
 		bounds     runBounds
+		output     string
 		opts       simulator.Options // simulate's limits, for policy scenarios too
 	)
 	cmd := &cobra.Command{
@@ -28,9 +30,16 @@ func newCheck(stdout io.Writer, exit func(code int)) *cobra.Command {
 Scenario, see scenarios/README.md) through the engine under each semantics the
 scenario names, in the status vocabulary its expectations are written in
 (spec.statusVocabulary: merged, the default, or draft), and reports every
-difference from the expected outcome.`,
+difference from the expected outcome: a line per file (ok, or FAIL and its
+differences) and the count; -o json and -o yaml print the same as
+{"passed", "failed", "files": [{"file", "passed", "differences"}]}, -o junit
+as JUnit XML (a test case per file, failed with its differences). Exit 1
+when a scenario fails.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output, checkFormats...); err != nil {
+				return err
+			}
 			if maxCELCost < 1 {
 				return inputError{errors.New("--max-request-cel-cost must be positive")}
 			}
@@ -56,7 +65,7 @@ difference from the expected outcome.`,
 			if len(files) == 0 {
 				return inputError{fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
 			}
-			failed, passed := 0, 0
+			res := checkResults{Files: []checkFile{}}
 			for _, f := range files {
 				if err := interrupted(ctx, nil); err != nil {
 					return err
@@ -68,19 +77,33 @@ difference from the expected outcome.`,
 					}
 					return inputError{err}
 				}
+				res.add(f, diffs)
+				if output != formatTable {
+					continue
+				}
+				// Names from the scenario file, escaped.
 				if len(diffs) == 0 {
-					passed++
 					fmt.Fprintf(stdout, "ok    %s\n", ref.Printable(f))
 					continue
 				}
-				failed++
-				// Names from the scenario file, escaped.
 				fmt.Fprintf(stdout, "FAIL  %s\n", ref.Printable(f))
 				for _, d := range diffs {
 					fmt.Fprintf(stdout, "      %s\n", ref.Printable(d))
 				}
 			}
-			fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+			passed, failed := res.Passed, res.Failed
+			switch output {
+			case formatTable:
+				fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+			case formatJUnit:
+				if err := res.junit(stdout); err != nil {
+					return err
+				}
+			default:
+				if err := writeData(stdout, output, res); err != nil {
+					return err
+				}
+			}
 			if failed > 0 {
 				return failedError{fmt.Sprintf("%d scenario(s) failed", failed)}
 			}
@@ -90,6 +113,70 @@ difference from the expected outcome.`,
 	// The flags the loader's and the engine's messages name (docs/limits.md).
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	bounds.add(cmd.Flags(), exit)
+	addOutputFlag(cmd, &output, checkFormats...)
 	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd
+}
+
+// checkFormats are check's outputs.
+var checkFormats = []string{formatTable, formatJSON, formatYAML, formatJUnit}
+
+// checkResults is what check found, as -o json and -o yaml print it.
+type checkResults struct {
+	Passed int         `json:"passed"`
+	Failed int         `json:"failed"`
+	Files  []checkFile `json:"files"`
+}
+
+// checkFile is one scenario file: its differences from the outcome it
+// expects (none: passed).
+type checkFile struct {
+	File        string   `json:"file"`
+	Passed      bool     `json:"passed"`
+	Differences []string `json:"differences,omitempty"`
+}
+
+func (r *checkResults) add(file string, diffs []string) {
+	r.Files = append(r.Files, checkFile{File: file, Passed: len(diffs) == 0, Differences: diffs})
+	if len(diffs) == 0 {
+		r.Passed++
+	} else {
+		r.Failed++
+	}
+}
+
+// junit writes r as JUnit XML: one suite, a test case per scenario file,
+// failed with its differences. No times: the same files give the same
+// bytes.
+func (r *checkResults) junit(w io.Writer) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+	}
+	type testsuite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	s := testsuite{Name: "gepcheck check", Tests: len(r.Files), Failures: r.Failed}
+	for _, f := range r.Files {
+		c := testcase{Name: f.File, Classname: "gepcheck.check"}
+		if !f.Passed {
+			c.Failure = &failure{Message: fmt.Sprintf("%d difference(s) from the expected outcome", len(f.Differences)), Text: strings.Join(f.Differences, "\n")}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	b, err := xml.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
+	return err
 }

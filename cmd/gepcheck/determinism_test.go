@@ -172,7 +172,9 @@ func checkDeterministic(t *testing.T, yaml string, seed int64, cmds [][]string) 
 		nt, np = 3, 2
 	}
 	targets, policies = spread(targets, nt), spread(policies, np)
-	cmds = [][]string{{"simulate"}, {"simulate", "--semantics", "gep713"}}
+	// simulate --impl reference: both answers and their differences
+	// (suite/sidebyside), deterministic too.
+	cmds = [][]string{{"simulate"}, {"simulate", "--semantics", "gep-713"}, {"simulate", "--impl", "reference"}}
 	for _, x := range targets {
 		cmds = append(cmds, []string{"explain", "--target", x})
 	}

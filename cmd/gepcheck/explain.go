@@ -10,26 +10,35 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
+	var b besideFlags
 	var target, policy string
 	cmd := &cobra.Command{
-		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --policy KIND/NS/NAME)",
+		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --target KIND/NAME -n NS | --policy KIND/NS/NAME | --policy KIND/NAME -n NS)",
 		Short: "Explain what affects an object, or where a policy is in effect",
 		Long: `explain answers GEP-713's discoverability questions.
 
   --target: which policies affect this object, through which paths, and which
             policy set each effective field.
   --policy: every path and target the policy is in effect on, how many, and
-            what would change if it were deleted.`,
+            what would change if it were deleted.
+
+A reference is KIND/NAMESPACE/NAME, or KIND/NAME with -n NAMESPACE as kubectl
+takes it (without -n: a cluster-scoped object, else namespace default); KIND
+in any case, or its plural or short name (httproute, httproutes, gtw, svc).
+-o name prints kubectl's kind/name of the policies affecting the target, or
+of the policy's targets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (target == "") == (policy == "") {
 				return inputError{errors.New("pass exactly one of --target and --policy")}
+			}
+			if b.impl.Impl != "" {
+				return explainBeside(cmd, &b, &c, stdin, stdout, target)
 			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {
@@ -41,7 +50,7 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 				return err
 			}
 			if target != "" {
-				r, err := ref.Parse(target)
+				r, err := objectRef(target, c.src.refNamespace(), objectRefs(m, false))
 				if err != nil {
 					return inputError{fmt.Errorf("--target: %w", err)}
 				}
@@ -49,12 +58,16 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 				if err := m.Limits(out); err != nil {
 					return inputError{err}
 				}
+				printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return inputError{err}
 				}
-				if c.output == "table" {
-					return render.Target(stdout, x)
+				switch c.output {
+				case "table", "wide":
+					return render.TargetTable(stdout, x, c.tableOptions())
+				case "name":
+					return render.Names(stdout, x.AffectedBy)
 				}
 				if slices.Contains(render.Pictures, c.output) {
 					var text bytes.Buffer
@@ -63,16 +76,26 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 				}
 				return render.Data(stdout, c.output, x)
 			}
-			r, err := ref.Parse(policy)
-			if err != nil || r.Section != "" {
-				return inputError{fmt.Errorf("--policy: want KIND/NAMESPACE/NAME: %v", err)}
+			r, err := objectRef(policy, c.src.refNamespace(), objectRefs(m, true))
+			if err != nil {
+				return inputError{fmt.Errorf("--policy: %w", err)}
+			}
+			if r.Section != "" {
+				return inputError{fmt.Errorf("--policy: %q: a policy has no section", policy)}
 			}
 			x, err := m.ExplainPolicy(sem, r)
 			if err != nil {
 				return inputError{err}
 			}
-			if c.output == "table" {
-				return render.Policy(stdout, x)
+			switch c.output {
+			case "table", "wide":
+				return render.PolicyTable(stdout, x, c.tableOptions())
+			case "name":
+				targets := make([]string, len(x.Status.Targets))
+				for i, t := range x.Status.Targets {
+					targets[i] = t.Ref
+				}
+				return render.Names(stdout, targets)
 			}
 			if slices.Contains(render.Pictures, c.output) {
 				var text bytes.Buffer
@@ -83,8 +106,10 @@ func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.C
 		},
 	}
 	c.flags(cmd, exit)
-	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME, optionally #SECTION")
-	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME")
+	b.add(cmd)
+	c.src.refs = true // -n is a reference's namespace too
+	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE), optionally #SECTION")
+	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE)")
 	return cmd
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
@@ -30,12 +30,17 @@ type findingOut struct {
 
 func newFindings(stdout io.Writer) *cobra.Command {
 	var output string
+	var noHeaders bool
+	formats := []string{formatTable, formatWide, formatJSON, formatYAML}
 	cmd := &cobra.Command{
-		Use:   "findings [DIR|FILE...] [-o table|json]",
+		Use:   "findings [DIR|FILE...] [-o table|wide|json|yaml] [--no-headers]",
 		Short: "List the findings files and how each is triaged",
 		Long: `findings reads findings files (default ` + defaultFindings + `, walked for .yaml
-and .yml files) and prints one line per file: the implementation (- for a
-finding of a property), the kind of difference, and its triage (spec.triage):
+and .yml files) and prints one row per file: the implementation, its version
+and the mode of the run that found it (offline, or the cluster; read from
+the replay command the file records; - for a finding of a property), the
+policy profile the run named the finding after, the kind of difference, and
+its triage (spec.triage):
 
   contradicts-must    contradicts a MUST or MUST NOT (requirement and quote)
   contradicts-should  contradicts a SHOULD or SHOULD NOT (requirement and quote)
@@ -46,10 +51,11 @@ finding of a property), the kind of difference, and its triage (spec.triage):
 with the known upstream issues. A file that is not a finding, or whose
 triage is missing or invalid (a verdict not listed, a quote not in the
 requirement gepcheck requirements lists, an upstream entry not an https
-URL), is bad input (exit 2). -o json prints every field.`,
+URL), is bad input (exit 2). The table fits 120 columns; -o wide prints every
+cell in full, -o json and -o yaml every field.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "table" && output != "json" {
-				return inputError{fmt.Errorf("--output %q: one of table, json", output)}
+			if err := checkOutput(output, formats...); err != nil {
+				return err
 			}
 			if len(args) == 0 {
 				args = []string{defaultFindings}
@@ -58,20 +64,18 @@ URL), is bad input (exit 2). -o json prints every field.`,
 			if err != nil {
 				return inputError{err}
 			}
-			if output == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(found)
+			if output == formatJSON || output == formatYAML {
+				return writeData(stdout, output, found)
 			}
 			files := make([]findings.Entry, len(found))
 			for i, f := range found {
 				files[i] = f.Entry
 			}
-			return reports.Findings(stdout, files)
+			return reports.Findings(stdout, files, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	addOutputFlag(cmd, &output, formats...)
+	addNoHeadersFlag(cmd, &noHeaders)
 	cmd.AddCommand(newFindingsVerify(stdout, false), newFindingsVerify(stdout, true))
 	return cmd
 }

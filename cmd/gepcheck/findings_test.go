@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // keptFindings lists the findings files of the repository.
@@ -27,13 +28,15 @@ func keptFindings(t *testing.T) []string {
 	return files
 }
 
-// The table lists every kept finding, sorted by file relative to the
-// directory, with its verdict, requirement and upstream issues, and the
-// count; without arguments it reads scenarios/findings.
+// The wide table lists every kept finding, one line each, sorted by file
+// relative to the directory, with the implementation, version and mode
+// of the run that found it (issue 31: not the profile), its verdict,
+// requirement, profile, kind and upstream issues, and the count; without
+// arguments it reads scenarios/findings.
 func TestFindingsTable(t *testing.T) {
 	files := keptFindings(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"findings", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run([]string{"findings", "-o", "wide", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
@@ -47,9 +50,10 @@ func TestFindingsTable(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"envoy-gateway/envoy-gateway-backendtrafficpolicy-effective-setting-retry.yaml envoy-gateway-backendtrafficpolicy effective-setting-retry contradicts-must GEP-713-019 -",
-		"envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml envoy-gateway-backendtrafficpolicy condition contradicts-must GEP-2649-023 envoyproxy/gateway#8926, envoyproxy/gateway#9416, kubernetes-sigs/gateway-api#2755",
-		"gep713-vs-sticky.yaml - findings/gep713-vs-sticky undefined - -",
+		"envoy-gateway/envoy-gateway-backendtrafficpolicy-effective-setting-retry.yaml envoy-gateway v1.9.1 offline contradicts-must GEP-713-019 envoy-gateway-backendtrafficpolicy effective-setting-retry -",
+		"envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml envoy-gateway v1.9.1 offline contradicts-must GEP-2649-023 envoy-gateway-backendtrafficpolicy condition envoyproxy/gateway#8926, envoyproxy/gateway#9416, kubernetes-sigs/gateway-api#2755",
+		"contour/cluster-backendtlspolicy-gateway-api-conflicted.yaml contour v1.33.8 local contradicts-must GEP-713-027 cluster-backendtlspolicy-gateway-api conflicted -",
+		"gep713-vs-sticky.yaml - - - undefined - - findings/gep713-vs-sticky -",
 	} {
 		found := false
 		for _, r := range rows {
@@ -63,9 +67,28 @@ func TestFindingsTable(t *testing.T) {
 		t.Errorf("last line %q: want the count of %d findings", last, len(files))
 	}
 
+	// The default table fits 120 columns and names the same runs.
+	var narrow bytes.Buffer
+	if code := run([]string{"findings", "../../scenarios/findings"}, strings.NewReader(""), &narrow, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if utf8.RuneCountInString(l) > 120 {
+			t.Errorf("a line of %d columns: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	if !strings.Contains(narrow.String(), "  contour         v1.33.8  local    contradicts-must  GEP-713-027") {
+		t.Errorf("the table does not name Contour v1.33.8 in a local cluster:\n%s", narrow.String())
+	}
+	// --no-headers: the rows alone, no count.
+	var bare bytes.Buffer
+	if code := run([]string{"findings", "--no-headers", "../../scenarios/findings"}, strings.NewReader(""), &bare, &stderr); code != exitOK || strings.Contains(bare.String(), "FILE") || strings.Contains(bare.String(), "findings:") || !strings.HasPrefix(bare.String(), "contour/") {
+		t.Errorf("--no-headers: exit %d\n%s", code, bare.String())
+	}
+
 	t.Chdir("../..")
 	var dflt bytes.Buffer
-	if code := run([]string{"findings"}, strings.NewReader(""), &dflt, &stderr); code != exitOK || dflt.String() != stdout.String() {
+	if code := run([]string{"findings", "-o", "wide"}, strings.NewReader(""), &dflt, &stderr); code != exitOK || dflt.String() != stdout.String() {
 		t.Errorf("without arguments: exit %d, output\n%s\nwant the table of scenarios/findings", code, dflt.String())
 	}
 }

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
@@ -29,6 +33,12 @@ func parseVocabularyFlag(s string) (engine.Vocabulary, error) {
 		return "", inputError{fmt.Errorf("--status-vocabulary: %w", err)}
 	}
 	return v, nil
+}
+
+// addNoHeadersFlag adds --no-headers, kubectl's: tables without their
+// section titles and column headers.
+func addNoHeadersFlag(cmd *cobra.Command, into *bool) {
+	cmd.Flags().BoolVar(into, "no-headers", false, "tables (-o table, -o wide) without section titles and column headers")
 }
 
 // clusterFlags select a cluster.
@@ -85,4 +95,47 @@ func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration,
 		}
 	}()
 	return func() { close(done) }
+}
+
+// The output formats, one vocabulary across commands (docs/output.md):
+// each command takes the ones that mean something for what it prints.
+const (
+	formatTable = "table" // for people, fitting 120 columns
+	formatWide  = "wide"  // the table, every cell in full
+	formatName  = "name"  // kubectl's kind/name, one a line (an ID for requirements)
+	formatJSON  = "json"
+	formatYAML  = "yaml"
+	formatJUnit = "junit" // JUnit XML, for a check's passes and failures
+)
+
+// addOutputFlag adds -o/--output taking formats, the first the default,
+// completed from them.
+func addOutputFlag(cmd *cobra.Command, into *string, formats ...string) {
+	cmd.Flags().StringVarP(into, "output", "o", formats[0], "output format: "+strings.Join(formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// checkOutput is the error for an --output value not among formats.
+func checkOutput(v string, formats ...string) error {
+	if slices.Contains(formats, v) {
+		return nil
+	}
+	return inputError{fmt.Errorf("--output %q: one of %s", v, strings.Join(formats, ", "))}
+}
+
+// writeData writes v as JSON (indented two spaces, < and > as they are)
+// or YAML.
+func writeData(w io.Writer, format string, v any) error {
+	if format == formatYAML {
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -23,6 +23,9 @@ type fromCluster struct {
 	cluster       clusterFlags
 	namespace     string
 	allNamespaces bool
+	// refs: -n is also the namespace of a KIND/NAME reference (explain
+	// --target, --policy), so it is taken without --from-cluster.
+	refs bool
 	// state is what was read, once read: the documents and the
 	// CustomResourceDefinitions of the kinds read (state.CRDs, sorted by
 	// name), for CRD-based storing to take.
@@ -32,7 +35,7 @@ type fromCluster struct {
 func (f *fromCluster) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "from-cluster", false, "read the objects from a cluster, read-only (get and list only): Gateway API objects, Services, Namespaces, the policy kinds of the profiles and the ConfigMaps they reference; files given with -f are applied over them as kubectl apply would (docs/cluster.md, Reading a cluster)")
 	f.cluster.add(cmd, false)
-	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "with --from-cluster: the namespace to read (default: the kubeconfig context's, else default); applied files without a namespace go there")
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "with --from-cluster: the namespace to read (default: the kubeconfig context's, else default); applied files without a namespace go there; on explain, also the namespace of a KIND/NAME reference")
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "with --from-cluster: read every namespace")
 	pre := cmd.PreRunE
 	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
@@ -55,6 +58,9 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 		return nil
 	}
 	for _, name := range []string{"kubeconfig", "context", "namespace", "all-namespaces"} {
+		if name == "namespace" && f.refs {
+			continue
+		}
 		if cmd.Flags().Changed(name) {
 			return inputError{fmt.Errorf("--%s reads a cluster: pass --from-cluster too", name)}
 		}
@@ -67,6 +73,16 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 // default, also when -A reads every namespace (kubectl apply has no -A).
 func (f *fromCluster) applyNamespace() string {
 	return f.ns()
+}
+
+// refNamespace is the namespace of a KIND/NAME reference: -n; with
+// --from-cluster and no -n, the namespace read (ns), as kubectl reads it;
+// empty otherwise (objectRef then defaults).
+func (f *fromCluster) refNamespace() string {
+	if f.namespace == "" && f.on && !f.allNamespaces {
+		return f.ns()
+	}
+	return f.namespace
 }
 
 // ns is -n, else the kubeconfig context's namespace, else default.

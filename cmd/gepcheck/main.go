@@ -127,6 +127,7 @@ type common struct {
 	vocab     string
 	ancestors string
 	output    string
+	noHeaders bool
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
 	stderr    func() io.Writer // where load warnings are written too
@@ -138,13 +139,19 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	addKustomizeFlag(cmd, &c.kdirs)
 	c.stderr = cmd.ErrOrStderr
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
-	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep713 (GEP-713's abstract process, literally)")
+	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep-713 (GEP-713's abstract process, literally; gep713, its older spelling, is read too)")
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
-	cmd.Flags().StringVarP(&c.output, "output", "o", "table", "output format: "+strings.Join(render.Formats, ", "))
+	addOutputFlag(cmd, &c.output, render.Formats...)
+	addNoHeadersFlag(cmd, &c.noHeaders)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
 	c.src.add(cmd)
+}
+
+// tableOptions are the table flags: -o wide, --no-headers.
+func (c *common) tableOptions() render.TableOptions {
+	return render.TableOptions{Wide: c.output == "wide", NoHeaders: c.noHeaders}
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
@@ -166,7 +173,21 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 			printWarnings(c.stderr(), le.Warnings)
 		}
 		if err != nil {
+			// Scenario files, each with its own objects, collide: the
+			// hint, not every collision (hints.go).
+			if h := scenariosHint(c.files, c.opts.Limits); h != "" {
+				return nil, "", inputError{errors.New(h)}
+			}
 			return nil, "", inputError{err}
+		}
+		if len(m.Kinds) == 0 {
+			// The input of another command: the hint alone, not a
+			// warning per kind it ignored (hints.go).
+			for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
+				if h != "" {
+					return nil, "", inputError{errors.New(h)}
+				}
+			}
 		}
 	}
 	printWarnings(c.stderr(), m.Warnings)
@@ -241,6 +262,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 		}
 	}
 	root.AddCommand(newController(controllers))
+	registerCompletions(root, completions())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError{err} })
 	markArgs(root)
 	return root

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -39,7 +40,7 @@ func TestReproduceNamesVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rep reportFlags
-			res := rep.results(im, cfg, "offline", "gep713", observe.Capabilities{})
+			res := rep.results(im, cfg, "offline", engine.GEP713, observe.Capabilities{})
 			file := "scenarios/gateway-api/backendtlspolicy-conflict-by-name.yaml"
 			res.Cases = []reports.CaseResult{{Name: file, File: file, Outcome: reports.Failed, Features: []string{"PolicyTargetRefs"},
 				Replay: replayRun(nil, im.Name(), cfg, []string{"backendtlspolicy-gateway-api"}, res, file)}}
@@ -48,7 +49,7 @@ func TestReproduceNamesVersion(t *testing.T) {
 			if !ok {
 				t.Fatalf("no Reproduce section in:\n%s", md)
 			}
-			want := "bin/gepcheck run --impl " + tc.impl + " " + tc.want + " --profile backendtlspolicy-gateway-api --semantics gep713 --status-vocabulary merged scenarios/gateway-api/"
+			want := "bin/gepcheck run --impl " + tc.impl + " " + tc.want + " --profile backendtlspolicy-gateway-api --semantics gep-713 --status-vocabulary merged scenarios/gateway-api/"
 			if !strings.Contains(repro, want+"\n") {
 				t.Errorf("Reproduce lacks %q:\n%s", want, repro)
 			}

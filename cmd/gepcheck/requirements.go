@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/requirements"
 )
 
@@ -23,9 +23,10 @@ type requirementOut struct {
 
 func newRequirements(stdout io.Writer) *cobra.Command {
 	var output, spec string
-	var uncovered bool
+	var uncovered, noHeaders bool
+	formats := []string{formatTable, formatWide, formatName, formatJSON, formatYAML}
 	cmd := &cobra.Command{
-		Use:   "requirements [-o table|json] [--spec " + strings.Join(requirements.Specs, "|") + "] [--uncovered]",
+		Use:   "requirements [ID...] [-o table|wide|name|json|yaml] [--no-headers] [--spec " + strings.Join(requirements.Specs, "|") + "] [--uncovered]",
 		Short: "List the MUST and SHOULD statements of the specs and what covers each",
 		Long: `requirements prints gepcheck's requirements catalogue (suite/requirements):
 every sentence of GEP-713, GEP-2649 and the Kuadrant RFC on Defaults &
@@ -39,12 +40,15 @@ status:
               reason is given)
 
 The table starts with a summary per spec and level, then one line per
-requirement; -o json prints every entry in full. --uncovered keeps only the
-requirements that are pending or partial.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return inputError{fmt.Errorf("--output %q: one of table, json", output)}
+requirement, its quote cut to fit 120 columns; -o wide prints the quotes in
+full, -o name the IDs, -o json and -o yaml every entry in full. IDs
+(gepcheck requirements GEP-713-019 GEP-2649-023) keep those requirements, in
+the order given; --uncovered keeps only the requirements that are pending or
+partial.`,
+		ValidArgsFunction: completeRequirementIDs,
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			if err := checkOutput(output, formats...); err != nil {
+				return err
 			}
 			if spec != "" && !slices.Contains(requirements.Specs, spec) {
 				return inputError{fmt.Errorf("--spec %q: one of %s", spec, strings.Join(requirements.Specs, ", "))}
@@ -52,6 +56,26 @@ requirements that are pending or partial.`,
 			all, err := requirements.Load()
 			if err != nil {
 				return err
+			}
+			if len(ids) > 0 {
+				byID := map[string]requirements.Requirement{}
+				for _, r := range all {
+					byID[r.ID] = r
+				}
+				var picked []requirements.Requirement
+				var unknown []string
+				for _, id := range ids {
+					r, ok := byID[strings.ToUpper(id)]
+					if !ok {
+						unknown = append(unknown, id)
+						continue
+					}
+					picked = append(picked, r)
+				}
+				if len(unknown) > 0 {
+					return inputError{fmt.Errorf("no requirement %s in the catalogue (gepcheck requirements -o name lists the IDs)", strings.Join(unknown, ", "))}
+				}
+				all = picked
 			}
 			var inSpec, shown []requirements.Requirement
 			for _, r := range all {
@@ -63,50 +87,68 @@ requirements that are pending or partial.`,
 					shown = append(shown, r)
 				}
 			}
-			if output == "json" {
+			switch output {
+			case formatJSON, formatYAML:
 				out := make([]requirementOut, 0, len(shown))
 				for _, r := range shown {
 					out = append(out, requirementOut{Requirement: r, Status: r.Status()})
 				}
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(out)
+				return writeData(stdout, output, out)
+			case formatName:
+				for _, r := range shown {
+					fmt.Fprintln(stdout, r.ID)
+				}
+				return nil
 			}
-			return writeRequirements(stdout, requirements.Coverage(inSpec), shown)
+			return writeRequirements(stdout, requirements.Coverage(inSpec), shown, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	addOutputFlag(cmd, &output, formats...)
+	addNoHeadersFlag(cmd, &noHeaders)
 	cmd.Flags().StringVar(&spec, "spec", "", "only this spec: "+strings.Join(requirements.Specs, ", "))
 	cmd.Flags().BoolVar(&uncovered, "uncovered", false, "only the requirements that are pending or partial")
 	return cmd
 }
 
-// writeRequirements prints the summary, then one line per requirement.
-func writeRequirements(w io.Writer, sum requirements.Summary, reqs []requirements.Requirement) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SPEC\tLEVEL\tTOTAL\tCOVERED\tPARTIAL\tPENDING\tUNTESTABLE")
-	row := func(spec, level string, c requirements.Counts) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d", spec, level, c.Total, c.Covered, c.Partial, c.Pending, c.Untestable)
-		if c.Missing > 0 {
-			fmt.Fprintf(tw, "\t(%d with nothing)", c.Missing)
+// writeRequirements prints the summary, then one line per requirement,
+// its quote cut to fit 120 columns unless opts.Wide; --no-headers: the
+// requirements' lines alone.
+func writeRequirements(w io.Writer, sum requirements.Summary, reqs []requirements.Requirement, opts render.TableOptions) error {
+	if !opts.NoHeaders {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SPEC\tLEVEL\tTOTAL\tCOVERED\tPARTIAL\tPENDING\tUNTESTABLE")
+		row := func(spec, level string, c requirements.Counts) {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d", spec, level, c.Total, c.Covered, c.Partial, c.Pending, c.Untestable)
+			if c.Missing > 0 {
+				fmt.Fprintf(tw, "\t(%d with nothing)", c.Missing)
+			}
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintln(tw)
+		for _, r := range sum.Rows {
+			row(r.Spec, string(r.Level), r.Counts)
+		}
+		row("all", "", sum.Total)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
 	}
-	for _, r := range sum.Rows {
-		row(r.Spec, string(r.Level), r.Counts)
-	}
-	row("all", "", sum.Total)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tSTATUS\tQUOTE")
+	t := render.Table{Header: []string{"ID", "LEVEL", "STATUS", "QUOTE"}}
+	// One line each: the quote cut where the row reaches 120 columns
+	// (the three columns before it, two spaces after each, an ellipsis).
+	id, level, status := len("ID"), len("LEVEL"), len("STATUS")
 	for _, r := range reqs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Level, r.Status(), truncate(r.Quote, 80))
+		id, level, status = max(id, len(r.ID)), max(level, len(r.Level)), max(status, len(r.Status()))
 	}
-	return tw.Flush()
+	room := max(render.Width-id-level-status-6-1, 20)
+	for _, r := range reqs {
+		quote := r.Quote
+		if !opts.Wide {
+			quote = truncate(quote, room)
+		}
+		t.Rows = append(t.Rows, []string{r.ID, string(r.Level), string(r.Status()), quote})
+	}
+	return t.Write(w, opts)
 }
 
 // truncate keeps the first n runes of s, marking a cut with an ellipsis.

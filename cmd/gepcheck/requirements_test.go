@@ -158,9 +158,9 @@ func TestRequirementsTable(t *testing.T) {
 
 func TestRequirementsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"-o", "yaml"},
+		{"-o", "xml"},
 		{"--spec", "gep-9999"},
-		{"extra-arg"},
+		{"extra-arg"}, // not a requirement ID
 	} {
 		_, err := runRequirements(t, args...)
 		if err == nil {

@@ -131,7 +131,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	cmd.Flags().StringVar(&rep.known, "known", "scenarios/findings", "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "scenario file or directory; repeatable")
 	cmd.Flags().StringArrayVar(&profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
-	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep713 (default: the implementation's own; docs/semantics.md)")
+	cmd.Flags().StringVar(&semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep-713 (gep713 read too; default: the implementation's own; docs/semantics.md)")
 	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", "", "the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: the implementation's own; docs/semantics.md)")
 	return cmd
 }

@@ -13,11 +13,15 @@ import (
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
 	var failOn []string
+	var b besideFlags
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep713|sticky-overrides] [-o table|yaml|json|html|dot|mermaid]",
+		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep-713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if b.impl.Impl != "" {
+				return simulateBeside(cmd, &b, &c, stdin, stdout)
+			}
 			fail, err := simulator.ParseFailOn(failOn, false)
 			if err != nil {
 				return inputError{fmt.Errorf("--fail-on %w", err)}
@@ -35,7 +39,8 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			if err := printSimulation(stdout, c.output, m, out); err != nil {
+			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
+			if err := printSimulation(stdout, c.output, c.tableOptions(), m, out); err != nil {
 				return err
 			}
 			return tripped(fail, false, out)
@@ -43,14 +48,17 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 	}
 	c.flags(cmd, exit)
 	failOnFlag(cmd, &failOn, false)
+	b.add(cmd)
 	return cmd
 }
 
 // printSimulation writes out in format.
-func printSimulation(stdout io.Writer, format string, m *simulator.Model, out *simulator.Output) error {
+func printSimulation(stdout io.Writer, format string, opts render.TableOptions, m *simulator.Model, out *simulator.Output) error {
 	switch format {
-	case "table":
-		return render.Simulation(stdout, out)
+	case "table", "wide":
+		return render.SimulationTable(stdout, out, opts)
+	case "name":
+		return render.Names(stdout, render.PolicyNames(out))
 	case "html":
 		return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
 	case "dot":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -15,28 +14,28 @@ import (
 func newVersion(stdout io.Writer) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "version [-o text|json]",
+		Use:   "version [-o table|json|yaml]",
 		Short: "Print gepcheck's version, the commit it was built from and the Go version",
 		Long: `version prints the gepcheck module version ("devel" for a build from a work
 tree), the VCS commit it was built from ("+dirty" when the tree had changes,
 "unknown" when the toolchain stamped none, as under go run) and the Go
 version: the line every report gepcheck writes records (docs/reports.md).
-gepcheck --version prints the same.`,
+gepcheck --version prints the same; -o json and -o yaml print the three as
+fields (-o text, an older name of -o table, is still taken).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			i := buildinfo.Read()
 			switch output {
-			case "text":
+			case formatTable, "text":
 				_, err := fmt.Fprintln(stdout, i.String())
 				return err
-			case "json":
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(i)
+			case formatJSON, formatYAML:
+				return writeData(stdout, output, i)
 			}
-			return inputError{fmt.Errorf("--output %q: one of text, json", output)}
+			return checkOutput(output, formatTable, formatJSON, formatYAML)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	// text: the name this format had before -o table; kept as an alias.
+	addOutputFlag(cmd, &output, formatTable, formatJSON, formatYAML)
 	return cmd
 }

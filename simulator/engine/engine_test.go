@@ -236,3 +236,21 @@ func TestInputOrder(t *testing.T) {
 		t.Errorf("result depends on input order:\n%s\n%s", first, second)
 	}
 }
+
+// The semantics are named as gepcheck names specs (gep-713, requirements
+// --spec gep-713); gep713, the older spelling, still reads as GEP713.
+func TestParseSemanticsSpelling(t *testing.T) {
+	for in, want := range map[string]Semantics{"gep-713": GEP713, GEP713Alias: GEP713, "sticky-overrides": StickyOverrides} {
+		if got, err := ParseSemantics(in); err != nil || got != want {
+			t.Errorf("ParseSemantics(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if string(GEP713) != "gep-713" {
+		t.Errorf("GEP713 prints %q, want the GEP's spelling gep-713", GEP713)
+	}
+	for _, in := range []string{"GEP-713", "gep_713", ""} {
+		if _, err := ParseSemantics(in); err == nil {
+			t.Errorf("ParseSemantics(%q): no error", in)
+		}
+	}
+}

@@ -35,16 +35,27 @@ const (
 	// of the first (the established), give the result the strategy of the
 	// second (the challenger), push it back. An override two levels up can
 	// then be beaten by a default one level down.
-	GEP713 Semantics = "gep713"
+	// Its name is the GEP's, spelled as gepcheck spells specs everywhere
+	// (requirements --spec gep-713); gep713, its older spelling, is read
+	// as an alias (GEP713Alias) and never printed.
+	GEP713 Semantics = "gep-713"
 )
 
-// ParseSemantics reads a semantics name.
+// GEP713Alias is the older spelling of GEP713, still read (flags,
+// scenario files' spec.semantics, results files, an exec implementation's
+// claim).
+const GEP713Alias = "gep713"
+
+// ParseSemantics reads a semantics name: sticky-overrides, gep-713, or
+// gep713 (GEP713Alias).
 func ParseSemantics(s string) (Semantics, error) {
 	switch Semantics(s) {
 	case StickyOverrides, GEP713:
 		return Semantics(s), nil
+	case GEP713Alias:
+		return GEP713, nil
 	}
-	return "", fmt.Errorf("unknown semantics %q (gep713 or sticky-overrides)", s)
+	return "", fmt.Errorf("unknown semantics %q (gep-713, or its older spelling gep713, or sticky-overrides)", s)
 }
 
 // Vocabulary selects the status conditions a policy is reported with.

@@ -52,13 +52,20 @@ type Block struct {
 // a spec a controller would reject yields an Intent with Invalid set. The
 // spec is read as stored (Store).
 func (p *Profile) Interpret(spec map[string]any) Intent {
-	stored, changes := p.StoreRecord(spec)
+	written, stored, changes := p.storeRecord(spec)
+	return p.InterpretStored(written, stored, changes)
+}
+
+// InterpretStored reads a policy's spec as stored, with the spec as
+// written and what storing changed (StoreRecord, StoredFromCRD): the
+// intent of the stored spec, and with changes, the intent as written.
+func (p *Profile) InterpretStored(written, stored map[string]any, changes *StoredChanges) Intent {
 	in := p.interpret(stored)
 	if changes == nil {
 		return in
 	}
-	written := p.interpret(spec)
-	in.Stored, in.Written = p.properChanges(changes), &written
+	w := p.interpret(written)
+	in.Stored, in.Written = p.properChanges(changes), &w
 	return in
 }
 

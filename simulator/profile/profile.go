@@ -17,6 +17,8 @@ import (
 	"sync"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
 // APIVersion is the apiVersion of gepcheck's own documents.
@@ -94,8 +96,16 @@ type Profile struct {
 	Spec       Spec     `json:"spec"`
 
 	// Source says where the profile came from (a file, or builtin:NAME).
-	Source     string     `json:"-"`
-	strategies []Strategy // parsed Spec.MergeStrategies
+	Source string `json:"-"`
+	// CRD, when set, is the kind's built-in CustomResourceDefinition
+	// (crd.Builtin): Interpret reads every policy as the API server stores
+	// it with that schema's storage version (simulator/crd), and
+	// Spec.Stored is not used (docs/profiles.md, What is stored). Every
+	// built-in profile of a kind with a built-in CRD gets it; the
+	// simulator stores a policy with an input's or a cluster's CRD of its
+	// kind first (InterpretStored).
+	CRD        *crd.Handle `json:"-"`
+	strategies []Strategy  // parsed Spec.MergeStrategies
 }
 
 // Metadata names a profile.
@@ -363,6 +373,9 @@ func Builtins() (map[string]*Profile, error) {
 		if err != nil {
 			return err
 		}
+		if p.CRD, err = crd.Builtin(p.Spec.Policy.Group, p.Spec.Policy.Kind); err != nil {
+			return fmt.Errorf("built-in CRDs: %w", err)
+		}
 		out[p.Metadata.Name] = p
 		return nil
 	})
@@ -375,6 +388,9 @@ func Builtins() (map[string]*Profile, error) {
 		p, err := Parse(registered[name], "builtin:"+name)
 		if err != nil {
 			return nil, err
+		}
+		if p.CRD, err = crd.Builtin(p.Spec.Policy.Group, p.Spec.Policy.Kind); err != nil {
+			return nil, fmt.Errorf("built-in CRDs: %w", err)
 		}
 		out[p.Metadata.Name] = p
 	}

@@ -1,9 +1,12 @@
 package profile
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
 // StoredChanges records what storing a spec changed (Profile.StoreRecord):
@@ -51,8 +54,55 @@ func (p *Profile) Store(spec map[string]any) map[string]any {
 }
 
 // StoreRecord is Store, and what storing changed: nil when it changed
-// nothing (always without Spec.Stored).
+// nothing (always without a CRD or Spec.Stored).
 func (p *Profile) StoreRecord(spec map[string]any) (map[string]any, *StoredChanges) {
+	_, out, ch := p.storeRecord(spec)
+	return out, ch
+}
+
+// storeRecord is StoreRecord, and the spec as written: with a CRD, its
+// unknown fields pruned (they never reach the controller; the simulator
+// warns of each).
+func (p *Profile) storeRecord(spec map[string]any) (written, stored map[string]any, changes *StoredChanges) {
+	if p.CRD != nil && spec != nil {
+		s := p.CRD.Preferred()
+		obj := map[string]any{
+			"apiVersion": s.Group + "/" + s.Version, "kind": s.Kind,
+			"metadata": map[string]any{"name": "policy", "namespace": "default"},
+			"spec":     spec,
+		}
+		return StoredFromCRD(s.Store(context.Background(), obj))
+	}
+	out, ch := p.storeSpec(spec)
+	return spec, out, ch
+}
+
+// StoredFromCRD reads what storing a policy object with its CRD did
+// (crd.Schema.Store) as specs: the spec as written (unknown fields
+// pruned), as stored, and what storing changed in it beyond the unknown
+// fields (nil: nothing).
+func StoredFromCRD(r crd.Result) (written, stored map[string]any, changes *StoredChanges) {
+	written, _ = r.Known["spec"].(map[string]any)
+	stored, _ = r.Object["spec"].(map[string]any)
+	var ch StoredChanges
+	under := func(paths [][]string) [][]string {
+		var out [][]string
+		for _, p := range paths {
+			if len(p) > 1 && p[0] == "spec" {
+				out = append(out, p[1:])
+			}
+		}
+		return out
+	}
+	ch.Defaulted, ch.Pruned = under(r.Defaulted), under(r.PrunedNulls)
+	if ch.Empty() {
+		return written, stored, nil
+	}
+	return written, stored, &ch
+}
+
+// storeSpec stores spec by Spec.Stored.
+func (p *Profile) storeSpec(spec map[string]any) (map[string]any, *StoredChanges) {
 	st := p.Spec.Stored
 	if st == nil || spec == nil {
 		return spec, nil

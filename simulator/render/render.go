@@ -18,9 +18,10 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-// Formats lists the output formats: text, data, and the picture of the
-// hierarchy (an HTML page, Graphviz DOT, Mermaid).
-var Formats = []string{"table", "yaml", "json", "html", "dot", "mermaid"}
+// Formats lists the output formats: text (a table that fits Width
+// columns; wide, every cell in full; name, kubectl's kind/name), data,
+// and the picture of the hierarchy (an HTML page, Graphviz DOT, Mermaid).
+var Formats = []string{"table", "wide", "name", "yaml", "json", "html", "dot", "mermaid"}
 
 // Pictures are the formats that draw the hierarchy.
 var Pictures = []string{"html", "dot", "mermaid"}
@@ -46,21 +47,24 @@ func Data(w io.Writer, format string, v any) error {
 	return fmt.Errorf("unknown output format %q (one of %s)", format, strings.Join(Formats, ", "))
 }
 
-// Simulation prints an Output as tables.
+// Simulation prints an Output as tables that fit Width columns.
 func Simulation(w io.Writer, out *simulator.Output) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "EFFECTIVE POLICIES (%s)\n", Reading(out.Reading()))
-	fmt.Fprintln(tw, "KIND\tPATH\tSPEC\tPROVENANCE")
+	return SimulationTable(w, out, TableOptions{})
+}
+
+// SimulationTable prints an Output as tables: the effective policies, the
+// policies' status (and per ancestor, for kinds reporting it so), the
+// affected objects and the warnings.
+func SimulationTable(w io.Writer, out *simulator.Output, opts TableOptions) error {
+	effective := &Table{Title: fmt.Sprintf("EFFECTIVE POLICIES (%s)", Reading(out.Reading())), Header: []string{"KIND", "PATH", "SPEC", "PROVENANCE"}, Long: []int{2, 3}}
 	if len(out.EffectivePolicies) == 0 {
-		fmt.Fprintln(tw, "-\t(no path has an effective policy)\t\t")
+		effective.Rows = append(effective.Rows, []string{"-", "(no path has an effective policy)", "", ""})
 	}
 	for _, e := range out.EffectivePolicies {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e))
+		effective.Rows = append(effective.Rows, []string{clean(e.PolicyKind), path(e.Path), compact(e.Spec), Provenance(e)})
 	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "POLICIES")
 	programmed := engine.ProgrammedType(out.StatusVocabulary)
-	fmt.Fprintf(tw, "POLICY\tSTRATEGY\tACCEPTED\t%s\tMESSAGE\n", strings.ToUpper(programmed))
+	policies := &Table{Title: "POLICIES", Header: []string{"POLICY", "STRATEGY", "ACCEPTED", strings.ToUpper(programmed), "MESSAGE"}, Long: []int{4}}
 	for _, p := range out.Policies {
 		acc, hasAcc := engine.FindCondition(p.Conditions, engine.TypeAccepted)
 		if !hasAcc {
@@ -77,31 +81,43 @@ func Simulation(w io.Writer, out *simulator.Output) error {
 		if strategy == "" {
 			strategy = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s\n", clean(p.Ref), clean(strategy), clean(acc.Status), clean(acc.Reason), clean(enfs), clean(msg))
+		policies.Rows = append(policies.Rows, []string{clean(p.Ref), clean(strategy), clean(acc.Status) + "/" + clean(acc.Reason), clean(enfs), clean(msg)})
 	}
-	ancestors(tw, out.Policies)
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "AFFECTED OBJECTS")
-	fmt.Fprintln(tw, "OBJECT\tCONDITION\tAFFECTED BY")
+	affected := &Table{Title: "AFFECTED OBJECTS", Header: []string{"OBJECT", "CONDITION", "AFFECTED BY"}, Long: []int{2}}
 	for _, t := range out.Targets {
 		var types []string
 		for _, c := range t.Conditions {
 			types = append(types, c.Type+"="+c.Status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", clean(t.Ref), clean(strings.Join(types, ",")), clean(strings.Join(t.AffectedBy, ", ")))
+		affected.Rows = append(affected.Rows, []string{clean(t.Ref), clean(strings.Join(types, ",")), clean(strings.Join(t.AffectedBy, ", "))})
 	}
+	sections := []*Table{effective, policies}
+	if a := ancestors(out.Policies); a != nil {
+		sections = append(sections, a)
+	}
+	sections = append(sections, affected)
 	if len(out.Warnings) > 0 {
-		fmt.Fprintln(tw)
-		fmt.Fprintln(tw, "WARNINGS")
+		warnings := &Table{Title: "WARNINGS"}
 		for _, m := range out.Warnings {
-			fmt.Fprintln(tw, clean(m))
+			warnings.Rows = append(warnings.Rows, []string{clean(m)})
+		}
+		sections = append(sections, warnings)
+	}
+	for i, t := range sections {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := t.Write(w, opts); err != nil {
+			return err
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
 // Reading names what produced an answer: its profiles, its path semantics
-// and its status vocabulary ("profiles: color-inherited; semantics: gep713;
+// and its status vocabulary ("profiles: color-inherited; semantics: gep-713;
 // status vocabulary: merged").
 func Reading(r simulator.Reading) string {
 	profiles := "-"
@@ -121,23 +137,21 @@ func Reading(r simulator.Reading) string {
 	return clean(out)
 }
 
-// ancestors prints the status of each policy per ancestor, for kinds that
+// ancestors is the status of each policy per ancestor, for kinds that
 // report it so (Gateway API's PolicyStatus.Ancestors; the engine's
 // PolicyStatus.Ancestors is nil for other kinds): every condition, and
-// the message of the first that is False.
-func ancestors(w io.Writer, ps []engine.PolicyStatus) {
+// the message of the first that is False; nil when no kind does.
+func ancestors(ps []engine.PolicyStatus) *Table {
 	if !slices.ContainsFunc(ps, func(p engine.PolicyStatus) bool { return p.Ancestors != nil }) {
-		return
+		return nil
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "POLICY ANCESTORS")
-	fmt.Fprintln(w, "POLICY\tANCESTOR\tCONDITIONS\tMESSAGE")
+	t := &Table{Title: "POLICY ANCESTORS", Header: []string{"POLICY", "ANCESTOR", "CONDITIONS", "MESSAGE"}, Long: []int{3}}
 	for _, p := range ps {
 		if p.Ancestors == nil {
 			continue
 		}
 		if len(p.Ancestors) == 0 {
-			fmt.Fprintf(w, "%s\t-\t-\t%s\n", clean(p.Ref), "no Gateway reaches a target of the policy: no ancestor status")
+			t.Rows = append(t.Rows, []string{clean(p.Ref), "-", "-", "no Gateway reaches a target of the policy: no ancestor status"})
 		}
 		for _, a := range p.Ancestors {
 			var conds []string
@@ -151,9 +165,10 @@ func ancestors(w io.Writer, ps []engine.PolicyStatus) {
 			if msg == "" && len(a.Conditions) > 0 {
 				msg = a.Conditions[0].Message
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg))
+			t.Rows = append(t.Rows, []string{clean(p.Ref), clean(a.Ref), clean(strings.Join(conds, " ")), clean(msg)})
 		}
 	}
+	return t
 }
 
 // Provenance renders e's field←source pairs in field order; a field whose
@@ -182,9 +197,15 @@ func source(e engine.EffectivePolicy, field, src string) string {
 	return src
 }
 
-// Target prints a target explanation.
+// Target prints a target explanation, fitting Width columns.
 func Target(w io.Writer, x *simulator.TargetExplanation) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	return TargetTable(w, x, TableOptions{})
+}
+
+// TargetTable prints a target explanation; wide, every line in full.
+func TargetTable(w io.Writer, x *simulator.TargetExplanation, opts TableOptions) error {
+	var text strings.Builder
+	tw := tabwriter.NewWriter(&text, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", clean(x.Target))
 	fmt.Fprintf(tw, "  reading:\t%s\n", Reading(x.Reading))
 	fmt.Fprintf(tw, "  targeted directly by:\t%s\n", list(x.AttachedPolicies))
@@ -217,12 +238,21 @@ func Target(w io.Writer, x *simulator.TargetExplanation) error {
 			fmt.Fprintf(tw, "    %s\tfrom %s\n", clean(k), clean(source(e, k, e.Provenance[k])))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return fit(w, text.String(), opts)
 }
 
-// Policy prints a policy explanation.
+// Policy prints a policy explanation, fitting Width columns.
 func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	return PolicyTable(w, x, TableOptions{})
+}
+
+// PolicyTable prints a policy explanation; wide, every line in full.
+func PolicyTable(w io.Writer, x *simulator.PolicyExplanation, opts TableOptions) error {
+	var text strings.Builder
+	tw := tabwriter.NewWriter(&text, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s  (%s)\n", clean(x.Policy), clean(x.Status.Strategy))
 	fmt.Fprintf(tw, "  reading: %s\n", Reading(x.Reading))
 	for _, c := range x.Status.Conditions {
@@ -258,7 +288,10 @@ func Policy(w io.Writer, x *simulator.PolicyExplanation) error {
 			fmt.Fprintf(tw, "    %s\t%s -> %s\t(%s)\n", path(c.Path), compact(c.Before), compact(c.After), clean(strings.Join(c.Fields, ", ")))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return fit(w, text.String(), opts)
 }
 
 func list(s []string) string {

@@ -115,7 +115,7 @@ func TestSimulation(t *testing.T) {
 	checkLines(t, b.String(), []string{
 		// The reading that produced the answer: profiles, semantics,
 		// status vocabulary.
-		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: draft)",
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep-713; status vocabulary: draft)",
 		// Columns: KIND 4+2, PATH 21+2, SPEC 24+2; provenance sorted by field.
 		"KIND  PATH                   SPEC                      PROVENANCE",
 		`CP    G/n/g > R/n/r > S/n/b  {"color":"blue"}          color←CP/n/p2`,
@@ -150,7 +150,7 @@ func TestSimulationMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep713; status vocabulary: merged)\n",
+		"EFFECTIVE POLICIES (profiles: cp, cp2; semantics: gep-713; status vocabulary: merged)\n",
 		"POLICY   STRATEGY         ACCEPTED       PROGRAMMED        MESSAGE\n",
 		"CP/n/p1  Atomic defaults  True/Accepted  False/Overridden  overridden by CP/n/p9\n",
 	} {
@@ -246,7 +246,7 @@ func TestTarget(t *testing.T) {
 			},
 			want: []string{
 				"S/n/b",
-				"  reading:                  profiles: cp; semantics: gep713; status vocabulary: draft",
+				"  reading:                  profiles: cp; semantics: gep-713; status vocabulary: draft",
 				"  targeted directly by:     (none)",
 				"  reported as affected by:  CP/n/p1, CP/n/p2",
 				"  paths through it:         2",
@@ -432,7 +432,7 @@ func TestData(t *testing.T) {
 	if err := Data(&b, "json", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"{\n  \"semantics\": \"gep713\",\n  \"statusVocabulary\": \"draft\",\n  \"profiles\": [\n    \"cp\",\n    \"cp2\"\n  ],\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
+	for _, want := range []string{"{\n  \"semantics\": \"gep-713\",\n  \"statusVocabulary\": \"draft\",\n  \"profiles\": [\n    \"cp\",\n    \"cp2\"\n  ],\n  \"effectivePolicies\": [\n", "\n  \"policies\": [\n", "\n  \"targets\": [\n", "\n  \"warnings\": [\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("JSON lacks %q:\n%s", want, b.String())
 		}
@@ -461,12 +461,18 @@ func TestData(t *testing.T) {
 // p4"). These are the lines README.md shows; the test checks README still
 // shows them.
 func TestExample2(t *testing.T) {
+	// The table fits 120 columns (docs/output.md, Tables): each path
+	// is wrapped before its last " > ".
 	want := []string{
-		"KIND         PATH                                                            SPEC                PROVENANCE",
-		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r1 > Service/default/b1  {"color":"blue"}    color←ColorPolicy/default/p2`,
-		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r2 > Service/default/b1  {"color":"red"}     color←ColorPolicy/default/p1`,
-		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r3 > Service/default/b1  {"color":"yellow"}  color←ColorPolicy/default/p3`,
-		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r4 > Service/default/b2  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"KIND         PATH                                       SPEC                PROVENANCE",
+		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r1  {"color":"blue"}    color←ColorPolicy/default/p2`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g1 > HTTPRoute/default/r2  {"color":"red"}     color←ColorPolicy/default/p1`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r3  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"             > Service/default/b1",
+		`ColorPolicy  Gateway/default/g2 > HTTPRoute/default/r4  {"color":"yellow"}  color←ColorPolicy/default/p3`,
+		"             > Service/default/b2",
 	}
 	m, err := simulator.LoadFiles([]string{"../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"}, nil, simulator.Options{})
 	if err != nil {
@@ -501,8 +507,10 @@ func TestExample2(t *testing.T) {
 	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(b.String(), "\n")
-	shown := strings.Join(lines[:1+len(want)+1+6], "\n")
+	shown, _, ok := strings.Cut(b.String(), "\n\nAFFECTED OBJECTS")
+	if !ok {
+		t.Fatalf("no AFFECTED OBJECTS:\n%s", b.String())
+	}
 	if !strings.Contains(shown, strings.Join(want, "\n")) || !strings.Contains(shown, "True/PartiallyProgrammed") {
 		t.Fatalf("make demo's first lines changed:\n%s", shown)
 	}
@@ -554,7 +562,7 @@ func TestControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLines(t, b.String(), []string{
-		`EFFECTIVE POLICIES (profiles: cp\tx; semantics: gep713; status vocabulary: merged)`,
+		`EFFECTIVE POLICIES (profiles: cp\tx; semantics: gep-713; status vocabulary: merged)`,
 		`KIND  PATH                      SPEC          PROVENANCE`,
 		`CP    G/n/g > R/n/r\n1 > S/n/b  {"a\tb":"x"}  a\tb←CP/n/p\t1`,
 		"",
@@ -666,8 +674,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Wide: every cell on one line, so that a forged row would show.
 	var b bytes.Buffer
-	if err := Simulation(&b, m.Run(engine.StickyOverrides, nil)); err != nil {
+	if err := SimulationTable(&b, m.Run(engine.StickyOverrides, nil), TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")

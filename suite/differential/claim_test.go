@@ -64,7 +64,7 @@ func TestCasesFollowTheClaim(t *testing.T) {
 	onlyGEP713 := scenarioCase(t, "overrides-three-levels-gep713.yaml")
 	onlyGEP713.Semantics = []engine.Semantics{engine.GEP713}
 	res, _ = Cases(context.Background(), literal{engine.StickyOverrides}, []observe.Case{onlyGEP713})
-	if !strings.Contains(res[0].Skipped, "holds under gep713") || len(res[0].Diff) > 0 {
+	if !strings.Contains(res[0].Skipped, "holds under gep-713") || len(res[0].Diff) > 0 {
 		t.Errorf("a gep713-only scenario against a sticky-overrides claim: skipped %q, diff %v", res[0].Skipped, res[0].Diff)
 	}
 	res, _ = Cases(context.Background(), literal{engine.GEP713}, []observe.Case{onlyGEP713})

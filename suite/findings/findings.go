@@ -52,9 +52,53 @@ type Entry struct {
 	Property       string `json:"property,omitempty"`
 	// Kind is the kind of difference the file was shrunk for (its name
 	// after the implementation's, reports.WriteFinding), or the property.
-	Kind        string       `json:"kind"`
+	Kind string `json:"kind"`
+	// Run is the implementation, its version and the mode of the run
+	// that found it, read from the replay command it records (spec.replay:
+	// --impl NAME, --NAME-version V, --cluster); empty for a property's.
+	Run         Run          `json:"run,omitzero"`
 	Differences []string     `json:"differences"`
 	Triage      suite.Triage `json:"triage"`
+}
+
+// Run names what a finding of an implementation was found on.
+type Run struct {
+	// Implementation is the plug-in (--impl NAME).
+	Implementation string `json:"implementation,omitempty"`
+	// Version is the implementation's version (--NAME-version), e.g.
+	// v1.9.1; empty when the replay names none.
+	Version string `json:"version,omitempty"`
+	// Mode is offline (a translator) or the --cluster provider.
+	Mode string `json:"mode,omitempty"`
+}
+
+// ReplayRun reads the run a replay command (gepcheck run|fuzz ... --impl
+// NAME [--NAME-version V] [--cluster C]) names: its flags only, each a
+// word as reports.WriteFinding writes it; the zero Run for a command
+// without --impl (a property's).
+func ReplayRun(replay string) Run {
+	words := strings.Fields(replay)
+	value := func(flag string) string {
+		for i, w := range words {
+			if v, ok := strings.CutPrefix(w, flag+"="); ok {
+				return v
+			}
+			if w == flag && i+1 < len(words) {
+				return words[i+1]
+			}
+		}
+		return ""
+	}
+	r := Run{Implementation: value("--impl")}
+	if r.Implementation == "" {
+		return Run{}
+	}
+	r.Version = value("--" + r.Implementation + "-version")
+	r.Mode = value("--cluster")
+	if r.Mode == "" {
+		r.Mode = "offline"
+	}
+	return r
 }
 
 // Read reads the Finding document of a findings file strictly and
@@ -79,6 +123,7 @@ func Read(file string) (Entry, error) {
 		}
 		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		out.Implementation, triage = f.Spec.Implementation, f.Spec.Triage
+		out.Run = ReplayRun(f.Spec.Replay)
 		for _, dif := range f.Spec.Differences {
 			out.Differences = append(out.Differences, dif.String())
 		}

@@ -63,7 +63,7 @@ func TestFindingEditedFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"an outcome", "gep713:", "gep713-edited:", "changed: recorded"},
+		{"an outcome", "gep-713:", "gep-713-edited:", "changed: recorded"},
 		{"a path", "    path:\n    - ", "    path:\n    - Gateway/elsewhere/gw\n    - ", "recorded, not seen now"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,4 +159,24 @@ func TestReadFindingErrors(t *testing.T) {
 			t.Errorf("error %v; want %s: not a finding", err, file)
 		}
 	})
+}
+
+// ReplayRun names the implementation, its version and the mode from the
+// replay command a finding records (issue 31: findings named the profile
+// where the implementation belonged).
+func TestReplayRun(t *testing.T) {
+	for _, tc := range []struct {
+		replay string
+		want   Run
+	}{
+		{"gepcheck run --impl envoy-gateway --envoy-gateway-version v1.9.1 scenarios/findings/envoy-gateway/x.yaml", Run{"envoy-gateway", "v1.9.1", "offline"}},
+		{"gepcheck run --cluster local --impl contour --contour-version v1.33.8 f.yaml", Run{"contour", "v1.33.8", "local"}},
+		{"gepcheck run --cluster=kind --impl=traefik f.yaml", Run{"traefik", "", "kind"}},
+		{"gepcheck fuzz --property findings/gep713-vs-sticky --seed 713 --checks 2000", Run{}},
+		{"", Run{}},
+	} {
+		if got := ReplayRun(tc.replay); got != tc.want {
+			t.Errorf("ReplayRun(%q) = %+v, want %+v", tc.replay, got, tc.want)
+		}
+	}
 }

@@ -45,7 +45,7 @@ func TestExpect(t *testing.T) {
 		{"an error", files, with(0, Ran{direct, Error, "no status"}), "want pass"},
 		{"skipped though it applies", files, with(0, Ran{direct, Skip, "needs feature X, which the implementation does not declare"}), "want pass"},
 		{"skipped for another reason", files, with(1, Ran{own, Skip, "needs feature X, which the implementation does not declare"}), "want skipped: defines its own PolicyProfile"},
-		{"passed though it does not apply", files, with(2, Ran{gep713, Pass, ""}), "want skipped: holds under gep713"},
+		{"passed though it does not apply", files, with(2, Ran{gep713, Pass, ""}), "want skipped: holds under gep-713"},
 		{"not run", files, good[1:], "example-1-direct.yaml ran 0 times"},
 		{"run twice", files, append(slices.Clone(good), good[0]), "example-1-direct.yaml ran 2 times"},
 		{"not in the catalogue", files[1:], good, "example-1-direct.yaml ran, but is not a file of the catalogue"},
@@ -60,7 +60,7 @@ func TestExpect(t *testing.T) {
 	for reason, want := range map[string]string{
 		"needs feature SectionName, which the implementation does not declare":                  "needs a feature the implementation does not declare",
 		"step 2 (delete-route): uses BackendTLSPolicy, which the implementation does not serve": "uses a policy kind the implementation does not serve",
-		"holds under gep713; the implementation claims sticky-overrides":                        "holds under the other semantics",
+		"holds under gep-713; the implementation claims sticky-overrides":                       "holds under the other semantics",
 		"the controller was busy": "",
 		"defines its own PolicyProfile; implementations in a cluster serve built-in profiles; also": "",
 	} {

@@ -136,7 +136,8 @@ var policyKinds = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
-// prunedNulls are the policy kinds whose built-in profile says the API
+// prunedNulls are the policy kinds whose built-in profile has a built-in
+// CRD (Profile.CRD; those CRDs mark no field nullable) or says the API
 // server prunes nulls (spec.stored.pruneNulls). A server-side apply of a
 // null to such a field is refused ("must be of type object"), where a
 // create stores the object without it (Kubernetes, Defaulting and
@@ -145,7 +146,9 @@ var prunedNulls = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	bs, _ := profile.Builtins()
 	for _, p := range bs {
-		if p.Spec.Stored != nil && p.Spec.Stored.PruneNulls {
+		// A kind with a CRD (Profile.CRD) is stored by it; the CRDs
+		// gepcheck builds in mark no field nullable.
+		if p.CRD != nil || p.Spec.Stored != nil && p.Spec.Stored.PruneNulls {
 			m[p.Spec.Policy.Group+"/"+p.Spec.Policy.Kind] = true
 		}
 	}

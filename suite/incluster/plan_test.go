@@ -251,7 +251,7 @@ func TestPlanFollowsTheClaim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if skipped := strings.Contains(p.Skip, "holds under gep713"); skipped != tc.skip {
+		if skipped := strings.Contains(p.Skip, "holds under gep-713"); skipped != tc.skip {
 			t.Errorf("claim %q: skip %q", tc.claim, p.Skip)
 		}
 		if !tc.skip && p.Semantics != tc.claim {

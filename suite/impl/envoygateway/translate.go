@@ -408,35 +408,42 @@ func Readable(spec map[string]any) map[string]any {
 }
 
 // readRoutes reads, from each listener's xDS routes, the settings of each
-// route rule.
+// rule of an HTTPRoute or a GRPCRoute.
 //
 // Envoy Gateway before v1.3 names no rule in a route's metadata; its route
 // names do ("httproute/NAMESPACE/NAME/rule/INDEX/match/…"), and the rule's
-// name is then read from the HTTPRoute egctl prints (none in a cluster).
+// name is then read from the route egctl prints (none in a cluster).
 func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 	xds := jsonmap.Map(doc["xds"])
-	ruleNames := map[string][]any{} // "namespace/name" → the route's rules
-	for _, r := range jsonmap.List(doc["httpRoutes"]) {
-		m := jsonmap.Map(jsonmap.Map(r)["metadata"])
-		ruleNames[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = jsonmap.List(jsonmap.Map(jsonmap.Map(r)["spec"])["rules"])
+	ruleNames := map[string][]any{} // "httproute/namespace/name" → the route's rules
+	for _, kind := range [][2]string{{"httpRoutes", "httproute"}, {"grpcRoutes", "grpcroute"}} {
+		for _, r := range jsonmap.List(doc[kind[0]]) {
+			m := jsonmap.Map(jsonmap.Map(r)["metadata"])
+			ruleNames[kind[1]+"/"+jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = jsonmap.List(jsonmap.Map(jsonmap.Map(r)["spec"])["rules"])
+		}
 	}
 	sectionOf := func(res, route map[string]any) string {
 		if s := jsonmap.String(res["sectionName"]); s != "" {
 			return s
 		}
 		parts := strings.Split(jsonmap.String(route["name"]), "/")
-		if len(parts) < 5 || parts[0] != "httproute" || parts[3] != "rule" {
+		if len(parts) < 5 || parts[0] != "httproute" && parts[0] != "grpcroute" || parts[3] != "rule" {
 			return ""
 		}
 		var i int
 		if _, err := fmt.Sscan(parts[4], &i); err != nil {
 			return ""
 		}
-		rules := ruleNames[parts[1]+"/"+parts[2]]
+		rules := ruleNames[parts[0]+"/"+parts[1]+"/"+parts[2]]
 		if i < 0 || i >= len(rules) {
 			return ""
 		}
-		return jsonmap.String(jsonmap.Map(rules[i])["name"])
+		if name := jsonmap.String(jsonmap.Map(rules[i])["name"]); name != "" {
+			return name
+		}
+		// An unnamed rule is the section rules[INDEX], as gepcheck's
+		// paths name it (docs/profiles.md, The hierarchy of targets).
+		return fmt.Sprintf("rules[%d]", i)
 	}
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
 		// The proxy's clusters by name: cluster settings of a route rule
@@ -466,7 +473,7 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						rm := jsonmap.Map(r)
 						var res map[string]any
 						for _, x := range jsonmap.List(jsonmap.Map(jsonmap.Map(jsonmap.Map(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
-							if jsonmap.String(jsonmap.Map(x)["kind"]) == "HTTPRoute" {
+							if k := jsonmap.String(jsonmap.Map(x)["kind"]); k == "HTTPRoute" || k == "GRPCRoute" {
 								res = jsonmap.Map(x)
 							}
 						}
@@ -519,8 +526,8 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 						}
 						path := []string{
 							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
-							"HTTPRoute/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]),
-							"HTTPRoute/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]) + "#" + sectionOf(res, rm),
+							jsonmap.String(res["kind"]) + "/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]),
+							jsonmap.String(res["kind"]) + "/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]) + "#" + sectionOf(res, rm),
 						}
 						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
 					}

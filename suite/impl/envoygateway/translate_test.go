@@ -273,7 +273,9 @@ spec:
 // profiles this plug-in registers, at every step; TestEnvoyGateway…
 // and cluster-test run them against Envoy Gateway itself.
 func TestCatalogue(t *testing.T) {
-	files, err := scenarios.Files([]string{"../../../scenarios/envoy-gateway"})
+	// scenarios/stored/envoy-gateway: Envoy Gateway's CRDs as the API
+	// server applies them (docs/profiles.md, What is stored).
+	files, err := scenarios.Files([]string{"../../../scenarios/envoy-gateway", "../../../scenarios/stored/envoy-gateway"})
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no catalogue: %v", err)
 	}

@@ -113,7 +113,7 @@ is computed with the profiles it names. See docs/cluster.md.`,
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current one)")
-	cmd.Flags().StringVar(&semantics, "semantics", string(engine.StickyOverrides), "path semantics of the engine: sticky-overrides or gep713 (docs/semantics.md)")
+	cmd.Flags().StringVar(&semantics, "semantics", string(engine.StickyOverrides), "path semantics of the engine: sticky-overrides or gep-713 (gep713 read too; docs/semantics.md)")
 	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", string(engine.VocabularyMerged), "status vocabulary of the policy conditions written: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (docs/semantics.md)")
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/suite/impl"
+	"github.com/gepcheck/gepcheck/suite/requirements"
+)
+
+// completions are the values gepcheck completes (gepcheck completion
+// bash|zsh|fish|powershell), by flag name, for every command that has
+// the flag: the built-in profiles (and files), the implementations, the
+// readings, the specs. -o is completed where it is added (addOutputFlag,
+// common.flags); --target and --policy from the -f files given.
+func completions() map[string]cobra.CompletionFunc {
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	return map[string]cobra.CompletionFunc{
+		// A built-in name, or a PolicyProfile file.
+		"profile":           cobra.FixedCompletions(profile.BuiltinNames(), cobra.ShellCompDirectiveDefault),
+		"impl":              fixed(impl.Names()...),
+		"semantics":         fixed(string(engine.StickyOverrides), string(engine.GEP713)),
+		"status-vocabulary": fixed(string(engine.VocabularyMerged), string(engine.VocabularyDraft)),
+		"ancestor-entries":  fixed("gateway", "listener"),
+		"spec":              fixed(requirements.Specs...),
+		"target":            completeRefs(false),
+		"policy":            completeRefs(true),
+	}
+}
+
+// registerCompletions registers completions on cmd and every command
+// under it that has the flag, and no completion of its own for it.
+func registerCompletions(cmd *cobra.Command, funcs map[string]cobra.CompletionFunc) {
+	for name, f := range funcs {
+		if cmd.Flags().Lookup(name) == nil {
+			continue
+		}
+		if _, ok := cmd.GetFlagCompletionFunc(name); ok {
+			continue
+		}
+		_ = cmd.RegisterFlagCompletionFunc(name, f)
+	}
+	for _, sub := range cmd.Commands() {
+		registerCompletions(sub, funcs)
+	}
+}
+
+// completeRefs completes --target (objects of the hierarchy) or --policy
+// (policies) from the files -f names, read with the command's --profile
+// flags, as KIND/NAMESPACE/NAME; nothing when they do not load.
+func completeRefs(policies bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		files, _ := cmd.Flags().GetStringArray("filename")
+		profiles, _ := cmd.Flags().GetStringArray("profile")
+		// Each once: cobra's __complete parses the flags of a repeated
+		// (StringArray) flag again, appending.
+		var stdinless []string
+		for _, f := range files {
+			if f != "-" && !slices.Contains(stdinless, f) { // standard input is the shell's, not ours
+				stdinless = append(stdinless, f)
+			}
+		}
+		if len(stdinless) == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var named []string
+		for _, p := range profiles {
+			if !slices.Contains(named, p) {
+				named = append(named, p)
+			}
+		}
+		m, err := simulator.LoadFiles(stdinless, nil, simulator.Options{Profiles: named})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, r := range objectRefs(m, policies) {
+			if s := r.String(); strings.HasPrefix(strings.ToLower(s), strings.ToLower(prefix)) {
+				out = append(out, s)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeRequirementIDs completes the IDs of gepcheck requirements.
+func completeRequirementIDs(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	all, err := requirements.Load()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, r := range all {
+		if strings.HasPrefix(r.ID, strings.ToUpper(prefix)) {
+			out = append(out, r.ID)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/ref"
+)
+
+// shortNames are kubectl's short names of the kinds a hierarchy holds
+// (Kubernetes and Gateway API CRDs' shortNames).
+var shortNames = map[string]string{
+	"gc":  "GatewayClass",
+	"gtw": "Gateway",
+	"svc": "Service",
+	"ns":  "Namespace",
+	"cm":  "ConfigMap",
+}
+
+// plural is the resource name of kind, as the API server derives it
+// (lower case; -y after a consonant to -ies; -s, -x, -ch, -sh to -es).
+func plural(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(k, "y") && len(k) > 1 && !strings.ContainsRune("aeiou", rune(k[len(k)-2])):
+		return k[:len(k)-1] + "ies"
+	case strings.HasSuffix(k, "s"), strings.HasSuffix(k, "x"), strings.HasSuffix(k, "ch"), strings.HasSuffix(k, "sh"):
+		return k + "es"
+	}
+	return k + "s"
+}
+
+// objectRefs are the objects and policies of m a reference may name,
+// sorted: every node of the hierarchy and every policy.
+func objectRefs(m *simulator.Model, policies bool) []ref.Ref {
+	var out []ref.Ref
+	if policies {
+		for _, k := range m.Kinds {
+			for _, p := range k.Policies {
+				out = append(out, p.Ref)
+			}
+		}
+	} else {
+		for _, n := range m.Graph.Nodes {
+			out = append(out, n.Ref)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// objectRef reads a reference as explain's --target and --policy take
+// it: KIND/NAMESPACE/NAME, or kubectl's KIND/NAME with -n NAMESPACE, each
+// optionally #SECTION. KIND is matched without regard to case, and may be
+// the kind's plural or short name (kubectl's: httproutes, gtw, svc),
+// among the kinds of known. KIND/NAME without -n names a cluster-scoped
+// object when known has one, else the object in namespace default, as
+// kubectl reads it.
+func objectRef(s, namespace string, known []ref.Ref) (ref.Ref, error) {
+	r, err := ref.Parse(s)
+	if err != nil {
+		return r, fmt.Errorf("want KIND/NAMESPACE/NAME, or KIND/NAME with -n NAMESPACE: %w", err)
+	}
+	if r.Namespace != "" && namespace != "" && r.Namespace != namespace {
+		return r, fmt.Errorf("%q names namespace %s, -n %s", s, r.Namespace, namespace)
+	}
+	r.Kind = canonicalKind(r.Kind, known)
+	if r.Namespace == "" {
+		switch {
+		case namespace != "":
+			r.Namespace = namespace
+		case !clusterScoped(r, known):
+			r.Namespace = "default"
+		}
+	}
+	return r, nil
+}
+
+// canonicalKind is the kind of known that kind names: itself, in another
+// case, its plural or its short name; kind itself when none is.
+func canonicalKind(kind string, known []ref.Ref) string {
+	k := strings.ToLower(kind)
+	if s, ok := shortNames[k]; ok {
+		k = strings.ToLower(s)
+	}
+	for _, r := range known {
+		if strings.ToLower(r.Kind) == k || plural(r.Kind) == k {
+			return r.Kind
+		}
+	}
+	return kind
+}
+
+// clusterScoped reports whether known has r's kind and name without a
+// namespace.
+func clusterScoped(r ref.Ref, known []ref.Ref) bool {
+	for _, o := range known {
+		if o.Kind == r.Kind && o.Name == r.Name && o.Namespace == "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+package sidebyside
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// ReadingLine says which reading produced the reference side.
+func (r *Result) ReadingLine() string {
+	return fmt.Sprintf("reference reading, as %s claims it: semantics %s; status vocabulary %s; ancestor entries %s; profiles %s",
+		ref.Printable(r.Implementation), r.Reading.Semantics, r.Reading.StatusVocabulary, r.AncestorEntries, strings.Join(r.Reading.Profiles, ", "))
+}
+
+// Table prints both answers: every path either side has an effective
+// setting on (the reference's projected on the fields the implementation's
+// output shows), then every policy condition compared, each row with "="
+// or the difference's kinds and its finding; then the conditions the
+// implementation writes that are not compared, and the reference's paths
+// it cannot show.
+func (r *Result) Table(w io.Writer) error {
+	fmt.Fprintf(w, "%s BESIDE THE REFERENCE (%s)\n", strings.ToUpper(ref.Printable(r.Implementation)), r.ReadingLine())
+	if r.Observed.Error != "" {
+		fmt.Fprintf(w, "%s failed on the input: %s\n", ref.Printable(r.Implementation), ref.Printable(r.Observed.Error))
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tREFERENCE\t"+strings.ToUpper(ref.Printable(r.Implementation))+"\tDIFFERENCE")
+	want, got := index(r.Reference.Effective), index(r.Observed.Effective)
+	keys := map[string][]string{}
+	for k, p := range want {
+		keys[k] = p[0].Path
+	}
+	for k, p := range got {
+		keys[k] = p[0].Path
+	}
+	for _, k := range sortedKeys(keys) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ref.Printable(k), specs(want[k]), specs(got[k]), r.mark(func(d Difference) bool {
+			return (d.Kind == compare.Effective || d.Kind == compare.ExtraEffective) && strings.Join(d.Path, " > ") == k
+		}))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "OBJECT\tCONDITION\tREFERENCE\t"+strings.ToUpper(ref.Printable(r.Implementation))+"\tDIFFERENCE")
+	type row struct{ obj, typ string }
+	rows := map[row][2]string{}
+	add := func(ss []observe.Status, side int) {
+		for _, s := range ss {
+			for _, c := range s.Conditions {
+				if r.Conditions != nil && !slices.Contains(r.Conditions, c.Type) {
+					continue
+				}
+				v := rows[row{s.Ref, c.Type}]
+				v[side] = c.Status + "/" + c.Reason
+				rows[row{s.Ref, c.Type}] = v
+			}
+			for _, a := range s.Ancestors {
+				for _, c := range a.Conditions {
+					if r.Conditions != nil && !slices.Contains(r.Conditions, c.Type) {
+						continue
+					}
+					v := rows[row{s.Ref + "@" + a.Ref, c.Type}]
+					v[side] = c.Status + "/" + c.Reason
+					rows[row{s.Ref + "@" + a.Ref, c.Type}] = v
+				}
+			}
+		}
+	}
+	add(r.Reference.Policies, 0)
+	add(r.Observed.Policies, 1)
+	add(r.Observed.Targets, 1)
+	if r.Observed.Targets != nil {
+		add(r.Reference.Targets, 0)
+	}
+	ks := make([]row, 0, len(rows))
+	for k := range rows {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b row) int { return strings.Compare(a.obj+" "+a.typ, b.obj+" "+b.typ) })
+	for _, k := range ks {
+		v := rows[k]
+		mark := r.mark(func(d Difference) bool {
+			return (d.Kind == compare.PolicyCondition || d.Kind == compare.TargetCondition) && d.Ref == k.obj && d.Condition == k.typ
+		})
+		if mark == "=" && v[0] == "" && strings.Contains(k.obj, "@") {
+			// compare.Diff judges status per ancestor only where both
+			// sides write it.
+			mark = "not compared: the reference writes no entry per ancestor for this kind"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), mark)
+	}
+	tw.Flush()
+	for _, d := range r.Differences {
+		if d.Kind == compare.StatusRule || d.Kind == compare.Error {
+			fmt.Fprintf(w, "%s: %s\n", d.String(), name(d))
+		}
+	}
+	if len(r.NotObservable) > 0 {
+		fmt.Fprintf(w, "\n%d path(s) of the reference %s's output cannot show, not compared:\n", len(r.NotObservable), ref.Printable(r.Implementation))
+		for _, p := range r.NotObservable {
+			fmt.Fprintf(w, "  %s\n", ref.Printable(strings.Join(p, " > ")))
+		}
+	}
+	n := 0
+	for _, d := range r.Differences {
+		if d.Finding == New {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "\n%d difference(s), %d with no kept finding (new)\n", len(r.Differences), n)
+	return nil
+}
+
+// mark is "=" or the differences of a row, each with its finding.
+func (r *Result) mark(of func(Difference) bool) string {
+	var parts []string
+	for _, d := range r.Differences {
+		if of(d) {
+			parts = append(parts, name(d))
+		}
+	}
+	if len(parts) == 0 {
+		return "="
+	}
+	return "≠ " + strings.Join(parts, "; ")
+}
+
+// name says which kept finding explains d, or that it is new.
+func name(d Difference) string {
+	kinds := strings.Join(d.Kinds, ",")
+	if d.Finding == New {
+		return kinds + ": new"
+	}
+	req := d.Requirement
+	if req == "" {
+		req = "-"
+	}
+	return fmt.Sprintf("%s: %s (%s %s)", kinds, d.Finding, d.Verdict, req)
+}
+
+func index(ps []observe.Path) map[string][]observe.Path {
+	m := map[string][]observe.Path{}
+	for _, p := range ps {
+		if len(p.Spec) == 0 {
+			continue
+		}
+		k := strings.Join(p.Path, " > ")
+		m[k] = append(m[k], p)
+	}
+	return m
+}
+
+func specs(ps []observe.Path) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	var out []string
+	for _, p := range ps {
+		out = append(out, ref.Printable(specKey(p.Spec)))
+	}
+	return strings.Join(out, " | ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// JSON writes r, indented (docs/output.md).
+func (r *Result) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
