@@ -25,6 +25,12 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -C "$tmp" -xf - || exit 2
 mkdir -p "$tmp/bin" && ln -s "$BIN" "$tmp/bin/gepcheck"
 export PATH="$tmp/bin:$PATH"   # "gepcheck ..." lines too
+# The tools gepcheck builds (gepcheck tools: helm, kubectl, ...), for the
+# lines that pipe through them; a tool not built is left off, and a line
+# that needs it fails or is skipped by its marker.
+"$BIN" tools 2> /dev/null | while read -r tool _ path _; do
+  [ -x "$path" ] && ln -sf "$path" "$tmp/bin/$tool"
+done
 
 ran=0 skipped=0 failed=0 n=0
 in_sh=false

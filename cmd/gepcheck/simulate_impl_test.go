@@ -19,7 +19,7 @@ func TestSimulateImpl(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "--impl", "reference", "-f", file}, 0, "reference reading, as reference claims it: semantics sticky-overrides; status vocabulary merged; ancestor entries gateway"},
-		{[]string{"simulate", "--impl", "reference", "-f", file, "--semantics", "gep713", "-o", "json"}, 0, `"semantics": "gep713"`},
+		{[]string{"simulate", "--impl", "reference", "-f", file, "--semantics", "gep713", "-o", "json"}, 0, `"semantics": "gep-713"`},
 		{[]string{"simulate", "--impl", "reference", "-f", file}, 0, "0 difference(s), 0 with no kept finding (new)"},
 		{[]string{"explain", "--impl", "reference", "-f", file, "--target", "HTTPRoute/default/r1"}, 0, "color  \"blue\"  ColorPolicy/default/p2"},
 		{[]string{"simulate", "--impl", "contour", "-f", file}, 2, "--impl contour: its translator needs a cluster"},
