@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/gepcheck/gepcheck/internal/markdown"
 	"slices"
 	"strings"
 )
@@ -23,11 +24,11 @@ func Compare(rs []*Results, under []string) []byte {
 	b.WriteString("| | " + strings.Join(columns(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
 	b.WriteString("| claims |")
 	for _, r := range rs {
-		fmt.Fprintf(&b, " %s |", mdText(claims(r)))
+		fmt.Fprintf(&b, " %s |", markdown.Text(claims(r)))
 	}
 	b.WriteString("\n| status vocabulary |")
 	for _, r := range rs {
-		fmt.Fprintf(&b, " %s |", mdText(vocabularyClaim(r)))
+		fmt.Fprintf(&b, " %s |", markdown.Text(vocabularyClaim(r)))
 	}
 	b.WriteString("\n")
 	var names []string
@@ -53,7 +54,7 @@ func Compare(rs []*Results, under []string) []byte {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		fmt.Fprintf(&b, "| %s |", markdown.Cell(n))
 		for i := range rs {
 			fmt.Fprintf(&b, " %s |", mark(outcome[i][n]))
 		}
@@ -70,13 +71,13 @@ func Compare(rs []*Results, under []string) []byte {
 	}
 	for i, r := range rs {
 		for _, c := range r.Campaigns {
-			name := fmt.Sprintf("random %s cases (%s)", mdText(c.Kind), mdText(c.Profile))
+			name := fmt.Sprintf("random %s cases (%s)", markdown.Text(c.Kind), markdown.Text(c.Profile))
 			if c.Steps > 0 {
-				name = fmt.Sprintf("random %s cases with up to %d steps (%s)", mdText(c.Kind), c.Steps, mdText(c.Profile))
+				name = fmt.Sprintf("random %s cases with up to %d steps (%s)", markdown.Text(c.Kind), c.Steps, markdown.Text(c.Profile))
 			}
 			add(name, i, fmt.Sprintf("%d of %d disagree (seed %d)", c.Disagreed, c.Checks, c.Seed))
 			for _, f := range c.Findings {
-				add(name+": "+mdCell(f.Kind), i, "found")
+				add(name+": "+markdown.Cell(f.Kind), i, "found")
 			}
 		}
 	}
@@ -98,7 +99,7 @@ func Compare(rs []*Results, under []string) []byte {
 func columns(rs []*Results) []string {
 	var out []string
 	for _, r := range rs {
-		out = append(out, mdText(fmt.Sprintf("%s %s (%s)", r.Implementation.Project, r.Implementation.Version, r.Mode)))
+		out = append(out, markdown.Text(fmt.Sprintf("%s %s (%s)", r.Implementation.Project, r.Implementation.Version, r.Mode)))
 	}
 	return out
 }

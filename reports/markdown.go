@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/gepcheck/gepcheck/internal/markdown"
 	"strings"
 )
 
@@ -26,14 +27,14 @@ func Markdown(rs []*Results) []byte {
 		return nil
 	}
 	first := rs[0]
-	fmt.Fprintf(&b, "# %s %s\n\n", mdText(first.Implementation.Project), mdText(first.Implementation.Version))
-	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck %s), written by gepcheck (docs/reports.md).\n\n", mdText(first.Implementation.Project), mdCode("--impl "+first.Implementation.Name))
-	fmt.Fprintf(&b, "%s\n\n", mdText(first.Standing()))
+	fmt.Fprintf(&b, "# %s %s\n\n", markdown.Text(first.Implementation.Project), markdown.Text(first.Implementation.Version))
+	fmt.Fprintf(&b, "Policy Attachment conformance of %s (gepcheck %s), written by gepcheck (docs/reports.md).\n\n", markdown.Text(first.Implementation.Project), markdown.Code("--impl "+first.Implementation.Name))
+	fmt.Fprintf(&b, "%s\n\n", markdown.Text(first.Standing()))
 	b.WriteString("| API channel | Implementation version | Mode | Report | Also |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rs {
 		_, report, junit, html, results := Files(r)
 		// Validate keeps the channel, version and mode to names.
-		fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) | [HTML](./%s), [JUnit](./%s), [results](./%s) |\n", mdText(r.GatewayAPIChannel), mdText(r.Implementation.Version), mdText(r.Mode), mdText(report), report, html, junit, results)
+		fmt.Fprintf(&b, "| %s | %s | %s | [%s](./%s) | [HTML](./%s), [JUnit](./%s), [results](./%s) |\n", markdown.Text(r.GatewayAPIChannel), markdown.Text(r.Implementation.Version), markdown.Text(r.Mode), markdown.Text(report), report, html, junit, results)
 	}
 	for _, r := range rs {
 		markdownMode(&b, r)
@@ -44,14 +45,14 @@ func Markdown(rs []*Results) []byte {
 func markdownMode(b *bytes.Buffer, r *Results) {
 	p, f, s, e := r.Counts()
 	fmt.Fprintf(b, "\n## %s\n\n", strings.ToUpper(modeText(r.Mode)[:1])+modeText(r.Mode)[1:])
-	fmt.Fprintf(b, "%s\n\n%s\n\n", mdText(r.Reading()), mdText(r.Producer()))
-	fmt.Fprintf(b, "Under the %s reading of GEP-713, status vocabulary %s (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", mdText(r.Semantics), mdText(r.StatusVocabularyRead()), len(r.Cases), p, f, s, e)
+	fmt.Fprintf(b, "%s\n\n%s\n\n", markdown.Text(r.Reading()), markdown.Text(r.Producer()))
+	fmt.Fprintf(b, "Under the %s reading of GEP-713, status vocabulary %s (docs/semantics.md). %d scenario cases: %d passed, %d failed, %d skipped, %d errors", markdown.Text(r.Semantics), markdown.Text(r.StatusVocabularyRead()), len(r.Cases), p, f, s, e)
 	if len(r.Shards) > 0 {
-		fmt.Fprintf(b, " (merged from shards %s)", mdText(strings.Join(r.Shards, ", ")))
+		fmt.Fprintf(b, " (merged from shards %s)", markdown.Text(strings.Join(r.Shards, ", ")))
 	}
 	b.WriteString(".\n\n| Feature | Profile | Passed | Failed | Skipped |\n| --- | --- | ---: | ---: | ---: |\n")
 	for _, fc := range FeatureCounts(r) {
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", mdText(fc.Name), mdText(fc.Profile), fc.Passed, fc.Failed, fc.Skipped)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", markdown.Text(fc.Name), markdown.Text(fc.Profile), fc.Passed, fc.Failed, fc.Skipped)
 	}
 	var failed []CaseResult
 	for _, c := range r.Cases {
@@ -62,36 +63,36 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 	if len(failed) > 0 {
 		b.WriteString("\n### Failed\n\n")
 		for _, c := range failed {
-			fmt.Fprintf(b, "- %s (%s)", mdCode(c.Name), mdText(strings.Join(c.Features, ", ")))
+			fmt.Fprintf(b, "- %s (%s)", markdown.Code(c.Name), markdown.Text(strings.Join(c.Features, ", ")))
 			if c.Reason != "" {
-				fmt.Fprintf(b, ": %s", mdText(c.Reason))
+				fmt.Fprintf(b, ": %s", markdown.Text(c.Reason))
 			}
 			b.WriteString("\n")
 			switch v := c.KnownVerdict(r.KnownFrom); {
 			case v == Unmatched:
-				fmt.Fprintf(b, "  - %s\n", mdText(v))
+				fmt.Fprintf(b, "  - %s\n", markdown.Text(v))
 			case v != "":
 				knownLines(b, r.KnownFrom, c.Known)
 			}
 			for _, d := range c.Differences {
-				fmt.Fprintf(b, "  - %s\n", mdCode(d))
+				fmt.Fprintf(b, "  - %s\n", markdown.Code(d))
 			}
 		}
 	}
 	for _, c := range r.Campaigns {
-		fmt.Fprintf(b, "\n### Random cases: %s\n\nProfile %s, seed %d, %d cases", mdText(c.Kind), mdCode(c.Profile), c.Seed, c.Checks)
+		fmt.Fprintf(b, "\n### Random cases: %s\n\nProfile %s, seed %d, %d cases", markdown.Text(c.Kind), markdown.Code(c.Profile), c.Seed, c.Checks)
 		if c.Steps > 0 {
 			fmt.Fprintf(b, " with up to %d changes over time each", c.Steps)
 		}
 		fmt.Fprintf(b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
 		for _, f := range c.Findings {
-			fmt.Fprintf(b, "- %s (case %d)\n", mdCode(f.Kind), f.Case)
+			fmt.Fprintf(b, "- %s (case %d)\n", markdown.Code(f.Kind), f.Case)
 			knownLines(b, r.KnownFrom, f.Known)
 			for _, d := range f.Differences {
-				fmt.Fprintf(b, "  - %s\n", mdCode(d))
+				fmt.Fprintf(b, "  - %s\n", markdown.Code(d))
 			}
 		}
-		fmt.Fprintf(b, "\nReplay: %s\n", mdCode(c.Replay))
+		fmt.Fprintf(b, "\nReplay: %s\n", markdown.Code(c.Replay))
 	}
 	// The gepcheck that ran, checked out where its commit is known and
 	// its tree was clean (the line names the build: hack/lib.sh's
@@ -115,7 +116,7 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 		lines = append(lines, "bin/"+c.Replay)
 	}
 	b.WriteString("\n### Reproduce\n\n")
-	b.WriteString(mdFenced("sh", lines))
+	b.WriteString(markdown.Fenced("sh", lines))
 }
 
 // knownLines says how a failure reads against the kept findings: a line
@@ -126,7 +127,7 @@ func knownLines(b *bytes.Buffer, knownFrom string, known []Known) {
 		return
 	}
 	if len(known) == 0 {
-		fmt.Fprintf(b, "  - **regression**: no kept finding in %s shows these differences\n", mdText(knownFrom))
+		fmt.Fprintf(b, "  - **regression**: no kept finding in %s shows these differences\n", markdown.Text(knownFrom))
 		return
 	}
 	for _, k := range known {
@@ -138,11 +139,11 @@ func knownLines(b *bytes.Buffer, knownFrom string, known []Known) {
 		if len(k.Upstream) > 0 {
 			var ls []string
 			for _, u := range k.Upstream {
-				ls = append(ls, mdText(u))
+				ls = append(ls, markdown.Text(u))
 			}
 			links = strings.Join(ls, ", ")
 		}
-		fmt.Fprintf(b, "  - known: %s, %s, %s\n", mdCode(k.Finding), mdText(t), links)
+		fmt.Fprintf(b, "  - known: %s, %s, %s\n", markdown.Code(k.Finding), markdown.Text(t), links)
 	}
 }
 

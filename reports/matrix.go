@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/gepcheck/gepcheck/internal/markdown"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ func Matrix(rs []*Results) []byte {
 	slices.SortFunc(rs, func(a, b *Results) int { return semver.Compare(a.Implementation.Version, b.Implementation.Version) })
 	var b bytes.Buffer
 	impl := rs[0].Implementation
-	fmt.Fprintf(&b, "# %s: Policy Attachment conformance by version\n\n", mdText(impl.Project))
+	fmt.Fprintf(&b, "# %s: Policy Attachment conformance by version\n\n", markdown.Text(impl.Project))
 	fmt.Fprintf(&b, "Written by `gepcheck report matrix` from the offline reports of each version (docs/reports.md); each version's README has the details and how to reproduce.\n\n")
 	var versions []string
 	for _, r := range rs {
@@ -49,7 +50,7 @@ func Matrix(rs []*Results) []byte {
 	}
 	b.WriteString("\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		fmt.Fprintf(&b, "| %s |", markdown.Cell(n))
 		for _, v := range versions {
 			fmt.Fprintf(&b, " %s |", mark(outcome[n][v]))
 		}
@@ -76,7 +77,7 @@ func Matrix(rs []*Results) []byte {
 	if len(kindNames) > 0 {
 		b.WriteString("\n## Kinds of difference the random cases found\n\n| kind | " + strings.Join(mdTexts(versions), " | ") + " |\n|---|" + strings.Repeat("---|", len(versions)) + "\n")
 		for _, k := range kindNames {
-			fmt.Fprintf(&b, "| %s |", mdCell(k))
+			fmt.Fprintf(&b, "| %s |", markdown.Cell(k))
 			for _, v := range versions {
 				if kinds[k][v] {
 					b.WriteString(" found |")
@@ -93,19 +94,19 @@ func Matrix(rs []*Results) []byte {
 		var changes []string
 		for _, n := range names {
 			if a, z := outcome[n][from], outcome[n][to]; a != z {
-				changes = append(changes, fmt.Sprintf("%s: %s → %s", mdCode(n), or(a, "absent"), or(z, "absent")))
+				changes = append(changes, fmt.Sprintf("%s: %s → %s", markdown.Code(n), or(a, "absent"), or(z, "absent")))
 			}
 		}
 		for _, k := range kindNames {
 			if kinds[k][from] != kinds[k][to] {
 				if kinds[k][to] {
-					changes = append(changes, fmt.Sprintf("random cases: %s appears", mdCode(k)))
+					changes = append(changes, fmt.Sprintf("random cases: %s appears", markdown.Code(k)))
 				} else {
-					changes = append(changes, fmt.Sprintf("random cases: %s no longer found", mdCode(k)))
+					changes = append(changes, fmt.Sprintf("random cases: %s no longer found", markdown.Code(k)))
 				}
 			}
 		}
-		fmt.Fprintf(&b, "- %s → %s: ", mdText(from), mdText(to))
+		fmt.Fprintf(&b, "- %s → %s: ", markdown.Text(from), markdown.Text(to))
 		if len(changes) == 0 {
 			b.WriteString("nothing gepcheck sees.\n")
 			continue
@@ -119,16 +120,16 @@ func linkVersions(vs []string) []string {
 	var out []string
 	for _, v := range vs {
 		// Validate keeps a version to a name: a link to a folder.
-		out = append(out, fmt.Sprintf("[%s](./%s/)", mdText(v), v))
+		out = append(out, fmt.Sprintf("[%s](./%s/)", markdown.Text(v), v))
 	}
 	return out
 }
 
-// mdTexts is mdText of each of ss.
+// mdTexts is markdown.Text of each of ss.
 func mdTexts(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = mdText(s)
+		out[i] = markdown.Text(s)
 	}
 	return out
 }

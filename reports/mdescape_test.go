@@ -67,33 +67,6 @@ func TestMarkdownInjection(t *testing.T) {
 	}
 }
 
-// TestMarkdownEscapers: the text reads back literally (what GFM shows is
-// what the results file says, control characters escaped).
-func TestMarkdownEscapers(t *testing.T) {
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
-	render := func(s string) string {
-		var b bytes.Buffer
-		if err := md.Convert([]byte(s), &b); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	for _, s := range []string{"plain", "a`b", "``x``", "`", "<b>x</b>", "[l](u)", "*e* _u_", `back\slash`, "a|b", "&amp;"} {
-		got := render(mdText(s))
-		if !strings.Contains(got, htmlEscape(s)) {
-			t.Errorf("mdText(%q) renders %q", s, got)
-		}
-		got = render(mdCode(s))
-		if !strings.Contains(got, "<code>"+htmlEscape(s)+"</code>") {
-			t.Errorf("mdCode(%q) renders %q", s, got)
-		}
-	}
-}
-
-func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
-}
-
 // TestJUnitHostile: JUnit XML of a results file whose strings hold markup
 // and control characters (which XML 1.0 cannot carry) is well-formed, and
 // every case is there under its name.

@@ -14,9 +14,10 @@ import (
 // metadata.creationTimestamp (the API server keeps it on update); any
 // other is added, created after every object of base (newer than the
 // newest creationTimestamp base holds, all of one apply at the same
-// second, as GEP-713's Conflict resolution rule 2 then reads them: tied,
-// by name). A namespaced object of changes that names no namespace goes
-// to namespace (kubectl's -n; "default" when empty). A creationTimestamp
+// second: GEP-713's Conflict resolution rule 2 finds them tied, and rule
+// 3 orders them by name). A namespaced object of changes that names no
+// namespace goes to namespace (-n, else the kubeconfig context's; "default"
+// when empty). A creationTimestamp
 // an applied object writes is not kept: the API server sets it. Nothing
 // is deleted (`kubectl apply` without --prune).
 func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {

@@ -27,15 +27,22 @@ func BuildPair(before, after []*load.Doc, opts Options) (*Model, *Model, error) 
 		}
 	}
 	key := func(d *load.Doc) string { return d.Group + "/" + d.Kind + "/" + d.Namespace + "/" + d.Name }
+	// Each document of before is shared at most once, with the first of
+	// after's that matches it: a duplicate (an error, or a warning for a
+	// kind gepcheck ignores) keeps its own file, document and line in
+	// each state.
 	old := make(map[string]*load.Doc, len(before))
 	for _, d := range before {
-		old[key(d)] = d
+		if _, dup := old[key(d)]; !dup {
+			old[key(d)] = d
+		}
 	}
 	shared := make([]*load.Doc, len(after))
 	union := append([]*load.Doc(nil), before...)
 	for i, d := range after {
 		if o, ok := old[key(d)]; ok && (o == d || load.SameText(o, d) && sameTime(o, d)) {
 			shared[i] = o
+			delete(old, key(d))
 			continue
 		}
 		shared[i] = d

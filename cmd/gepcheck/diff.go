@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -134,15 +135,27 @@ func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulat
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return nil, nil, err
 	}
-	return simulatePair(docs[0], docs[1], opts, sem)
+	return simulatePair(docs[0], docs[1], opts, sem, stderr)
 }
 
-// simulatePair builds and simulates two states.
-func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+// simulatePair builds and simulates two states. The warnings of the two
+// models (kinds ignored, duplicates ignored, selectors that select
+// nothing: docs/input.md, Warnings) go to stderr as simulate's do, each
+// once: before's, then those only after has.
+func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics, stderr io.Writer) (before, after *simulator.Output, err error) {
 	ma, mb, err := simulator.BuildPair(a, b, opts)
 	if err != nil {
 		return nil, nil, inputError{err}
 	}
+	warned := map[string]bool{}
+	var warns []string
+	for _, w := range append(slices.Clone(ma.Warnings), mb.Warnings...) {
+		if !warned[w] {
+			warned[w] = true
+			warns = append(warns, w)
+		}
+	}
+	printWarnings(stderr, warns)
 	var outs [2]*simulator.Output
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -167,5 +180,5 @@ func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engi
 	if err != nil {
 		return nil, nil, err
 	}
-	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem)
+	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem, c.stderr())
 }

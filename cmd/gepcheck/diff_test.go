@@ -30,7 +30,7 @@ func stepStates(t *testing.T, file string) ([]simulator.State, []string, []strin
 	}
 	dir := t.TempDir()
 	var files, reversed []string
-	for i, st := range states {
+	for _, st := range states {
 		for j, ds := range [][]*load.Doc{st.Docs, reverse(st.Docs)} {
 			text, err := load.Marshal(ds)
 			if err != nil {
@@ -46,7 +46,6 @@ func stepStates(t *testing.T, file string) ([]simulator.State, []string, []strin
 				reversed = append(reversed, p)
 			}
 		}
-		_ = i
 	}
 	return states, files, reversed, models[0].Scenario.Spec.Profiles
 }
@@ -101,8 +100,7 @@ func TestDiffFiles(t *testing.T) {
 // --fail-on trips exit 1 on diff and simulate, names what tripped, and
 // takes only its values (changed: diff only).
 func TestFailOn(t *testing.T) {
-	states, files, _, _ := stepStates(t, "../../scenarios/gep-713/steps-inherited-over-time.yaml")
-	_ = states
+	_, files, _, _ := stepStates(t, "../../scenarios/gep-713/steps-inherited-over-time.yaml")
 	ex2 := "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"
 	for _, tc := range []struct {
 		args []string
@@ -161,4 +159,28 @@ func reverse(docs []*load.Doc) []*load.Doc {
 	r := slices.Clone(docs)
 	slices.Reverse(r)
 	return r
+}
+
+// diff prints the warnings of the states it reads on standard error, as
+// simulate does (docs/input.md, Warnings): a kind ignored and a duplicate
+// of it ignored, each once although both states hold them.
+func TestDiffWarnings(t *testing.T) {
+	before, err := os.ReadFile("../../docs/examples/diff/before.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.yaml")
+	deployment := "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\n"
+	if err := os.WriteFile(state, append(before, deployment+deployment...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"diff", state, state, "--profile", "color-inherited"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"kind Deployment ignored", "duplicate object Deployment default/d"} {
+		if n := strings.Count(stderr.String(), want); n != 1 {
+			t.Errorf("stderr says %q %d times, want once:\n%s", want, n, stderr.String())
+		}
+	}
 }

@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
@@ -70,11 +68,10 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// applyNamespace is the namespace applied files without one go to.
+// applyNamespace is the namespace applied files without one go to: as
+// kubectl apply -f puts them, -n's, else the kubeconfig context's, else
+// default, also when -A reads every namespace (kubectl apply has no -A).
 func (f *fromCluster) applyNamespace() string {
-	if f.allNamespaces {
-		return "default"
-	}
 	return f.ns()
 }
 
@@ -107,7 +104,11 @@ func (f *fromCluster) ns() string {
 // read reads the cluster's objects for opts: the documents, as a file's
 // would be loaded.
 func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
-	policies, referenced, err := simulator.ReadKinds(opts)
+	ns := ""
+	if !f.allNamespaces {
+		ns = f.ns()
+	}
+	o, err := cluster.ReadOptionsFor(opts, ns)
 	if err != nil {
 		return nil, inputError{err}
 	}
@@ -121,21 +122,6 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	defer cancelT()
 	if err := c.Reachable(ctx, 10*time.Second); err != nil {
 		return nil, err
-	}
-	o := cluster.ReadOptions{
-		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
-		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
-		Reads: func(group, kind, version string) bool {
-			s, ok := topology.LookupServed(group, kind)
-			return !ok || s.Serves(version)
-		},
-		Limits: opts.Limits,
-	}
-	if !f.allNamespaces {
-		o.Namespace = f.ns()
-	}
-	for _, gk := range append(policies, referenced...) {
-		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
 	}
 	st, err := cluster.ReadState(ctx, c, o)
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gepcheck/gepcheck/internal/markdown"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // DiffFormats are the output formats of gepcheck diff.
@@ -88,23 +88,24 @@ func diffTable(w io.Writer, d *simulator.StateDiff) error {
 
 // diffMarkdown writes d as GitHub-flavoured Markdown fit for a pull
 // request comment: every string from the input is a code span with its
-// pipes escaped (mdCell), so that no name can add a cell, a line or a link.
+// pipes escaped in table cells (markdown.Cell), so that no name can add a
+// cell, a line or a link.
 func diffMarkdown(w io.Writer, d *simulator.StateDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### gepcheck diff: %d effective field(s) changed, %d condition(s) flipped\n\n", len(d.Fields), len(d.Conditions))
-	fmt.Fprintf(&b, "Reading: %s\n\n", mdCell(readings(d)))
+	fmt.Fprintf(&b, "Reading: %s\n\n", markdown.Code(readings(d)))
 	if len(d.Fields) > 0 {
 		b.WriteString("| Kind | Path | Field | Before | After |\n| --- | --- | --- | --- | --- |\n")
 		for _, f := range d.Fields {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(f.PolicyKind), mdCell(strings.Join(f.Path, " > ")), mdCell(fieldName(f.Field)),
-				mdCell(fieldValue(f.BeforeSet, f.Before, f.BeforeFrom)), mdCell(fieldValue(f.AfterSet, f.After, f.AfterFrom)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", markdown.Cell(f.PolicyKind), markdown.Cell(strings.Join(f.Path, " > ")), markdown.Cell(fieldName(f.Field)),
+				markdown.Cell(fieldValue(f.BeforeSet, f.Before, f.BeforeFrom)), markdown.Cell(fieldValue(f.AfterSet, f.After, f.AfterFrom)))
 		}
 		b.WriteString("\n")
 	}
 	if len(d.Conditions) > 0 {
 		b.WriteString("| Object | Entry | Type | Before | After |\n| --- | --- | --- | --- | --- |\n")
 		for _, c := range d.Conditions {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(c.Object), mdCell(c.Entry), mdCell(c.Type), mdCell(conditionValue(c.Before)), mdCell(conditionValue(c.After)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", markdown.Cell(c.Object), markdown.Cell(c.Entry), markdown.Cell(c.Type), markdown.Cell(conditionValue(c.Before)), markdown.Cell(conditionValue(c.After)))
 		}
 		b.WriteString("\n")
 	}
@@ -113,26 +114,4 @@ func diffMarkdown(w io.Writer, d *simulator.StateDiff) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// mdCell is s as an inline code span in a GFM table cell: on one line
-// (ref.Printable), fenced by one backtick more than the longest run of
-// backticks in s, padded where s starts or ends with one (CommonMark,
-// "Code spans"), its pipes escaped (GFM, "Tables").
-func mdCell(s string) string {
-	s = ref.Printable(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return strings.ReplaceAll(fence+s+fence, "|", `\|`)
 }

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,7 +19,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/topology"
 )
 
 // ReadOptions say what ReadState reads.
@@ -42,6 +46,33 @@ type ReadOptions struct {
 	// PageSize is the most objects one list request asks for (Limit,
 	// then Continue); 0: 500.
 	PageSize int64
+}
+
+// ReadOptionsFor are the options gepcheck's --from-cluster reads with for
+// opts (docs/cluster.md, Reading a cluster): Gateway API's groups at the
+// versions gepcheck reads (topology.LookupServed), Services, Namespaces,
+// the policy kinds of opts' profiles and the kinds their references name
+// (simulator.ReadKinds), in namespace ("": every namespace, -A), within
+// opts.Limits.
+func ReadOptionsFor(opts simulator.Options, namespace string) (ReadOptions, error) {
+	policies, referenced, err := simulator.ReadKinds(opts)
+	if err != nil {
+		return ReadOptions{}, err
+	}
+	o := ReadOptions{
+		Namespace: namespace,
+		Groups:    []string{simulator.GatewayGroup, topology.ExperimentalGroup},
+		Kinds:     []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
+		Reads: func(group, kind, version string) bool {
+			s, ok := topology.LookupServed(group, kind)
+			return !ok || s.Serves(version)
+		},
+		Limits: opts.Limits,
+	}
+	for _, gk := range append(policies, referenced...) {
+		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	return o, nil
 }
 
 // State is what ReadState read: every object as a document of the loader
@@ -90,6 +121,22 @@ func ReadState(ctx context.Context, c *Cluster, o ReadOptions) (*State, error) {
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return nil, fmt.Errorf("cluster %s: discovery: %w", c.Name, err)
 	}
+	// A group whose discovery failed (an aggregated API that is down) is
+	// left out unless it is one to read: reading without it would
+	// simulate a state with its objects missing.
+	var failed *discovery.ErrGroupDiscoveryFailed
+	if errors.As(err, &failed) {
+		var gvs []string
+		for gv, gerr := range failed.Groups {
+			if o.wants(gv.Group) {
+				gvs = append(gvs, fmt.Sprintf("%s: %v", gv, gerr))
+			}
+		}
+		if len(gvs) > 0 {
+			slices.Sort(gvs)
+			return nil, fmt.Errorf("cluster %s: discovery failed, so the objects of a group gepcheck reads cannot be read: %s", c.Name, strings.Join(gvs, "; "))
+		}
+	}
 	lim := o.Limits.OrDefault()
 	page := o.PageSize
 	if page <= 0 {
@@ -109,6 +156,14 @@ func ReadState(ctx context.Context, c *Cluster, o ReadOptions) (*State, error) {
 		return nil, err
 	}
 	return &State{Docs: r.docs, CRDs: crds}, nil
+}
+
+// wants reports whether o reads any kind of group.
+func (o ReadOptions) wants(group string) bool {
+	if slices.Contains(o.Groups, group) {
+		return true
+	}
+	return slices.ContainsFunc(o.Kinds, func(gk schema.GroupKind) bool { return gk.Group == group })
 }
 
 // resource is one kind to list, at the version chosen.
@@ -280,12 +335,20 @@ func (r *reader) crds() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 			if total++; total > r.lim.MaxDocuments {
 				return nil, fmt.Errorf("cluster %s: more than %d CustomResourceDefinitions (the limit; --max-documents raises it)", r.c.Name, r.lim.MaxDocuments)
 			}
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &crd); err != nil {
-				return nil, fmt.Errorf("cluster %s: CustomResourceDefinition %s: %w", r.c.Name, l.Items[i].GetName(), err)
+			u := &l.Items[i]
+			group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+			if !slices.Contains(r.gks, schema.GroupKind{Group: group, Kind: kind}) {
+				continue // not converted: only the CRDs of the kinds read are kept
 			}
-			if !slices.Contains(r.gks, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}) {
-				continue
+			// Each at most MaxBytes, as every object read (docs/cluster.md,
+			// Reading a cluster).
+			if data, err := json.Marshal(u.Object); err != nil || int64(len(data)) > r.lim.MaxBytes {
+				return nil, &load.Error{Source: load.Source{File: r.source(u)}, Msg: fmt.Sprintf("more than %d bytes (the limit; --max-bytes raises it)", r.lim.MaxBytes)}
+			}
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.source(u), err)
 			}
 			crd.ManagedFields = nil
 			out = append(out, &crd)

@@ -25,7 +25,6 @@ import (
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
@@ -38,24 +37,14 @@ var diffFiles = []string{
 }
 
 // readOptions are the options gepcheck diff --from-cluster -A reads with
-// for opts (cmd/gepcheck/fromcluster.go).
+// for opts (cluster.ReadOptionsFor, as cmd/gepcheck/fromcluster.go), in
+// pages of 3.
 func readOptions(t *testing.T, opts simulator.Options) cluster.ReadOptions {
-	policies, referenced, err := simulator.ReadKinds(opts)
+	o, err := cluster.ReadOptionsFor(opts, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := cluster.ReadOptions{
-		Groups: []string{simulator.GatewayGroup, topology.ExperimentalGroup},
-		Kinds:  []schema.GroupKind{{Kind: "Service"}, {Kind: "Namespace"}},
-		Reads: func(group, kind, version string) bool {
-			s, ok := topology.LookupServed(group, kind)
-			return !ok || s.Serves(version)
-		},
-		PageSize: 3, // several pages of every kind with more than 3 objects
-	}
-	for _, gk := range append(policies, referenced...) {
-		o.Kinds = append(o.Kinds, schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
-	}
+	o.PageSize = 3 // several pages of every kind with more than 3 objects
 	return o
 }
 

@@ -1,4 +1,7 @@
-package reports
+// Package markdown writes strings that may come from anywhere (a results
+// file, a user's YAML) into CommonMark/GFM as literal text: the one set of
+// escapers of reports and simulator/render.
+package markdown
 
 import (
 	"strings"
@@ -6,8 +9,8 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-// The Markdown escapers: every string from a results file (which may come
-// from another machine's CI) is written into Markdown through one of
+// The Markdown escapers: every string from the input (a results file may
+// come from another machine's CI, a diff's names from a pull request) is written into Markdown through one of
 // them, so that it can open no block, link with a hidden target, image,
 // emphasis or HTML tag (a bare URL may still show as the link it is),
 // close no code span and add no table cell or line (CommonMark 0.31,
@@ -20,8 +23,8 @@ import (
 // these are, so ordinary names ("gepcheck-reference v1.0.0") read as they are.
 const mdSpecial = "\\`*_[]<>|&!#~"
 
-// mdText is s as literal inline Markdown text, also inside a table cell.
-func mdText(s string) string {
+// Text is s as literal inline Markdown text, also inside a table cell.
+func Text(s string) string {
 	s = ref.Printable(s)
 	if !strings.ContainsAny(s, mdSpecial) {
 		return s
@@ -36,12 +39,12 @@ func mdText(s string) string {
 	return b.String()
 }
 
-// mdCode is s as an inline code span: its text on one line (a line break
+// Code is s as an inline code span: its text on one line (a line break
 // becomes a space, other control characters escapes), between fences of
 // one backtick more than the longest run of backticks in it, so that s
 // cannot close the span; padded with a space where s starts or ends with a
 // backtick (CommonMark, "Code spans").
-func mdCode(s string) string {
+func Code(s string) string {
 	s = ref.Printable(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
@@ -50,17 +53,17 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// mdCell is a code span in a GFM table cell: mdCode with its pipes
+// Cell is a code span in a GFM table cell: Code with its pipes
 // escaped, which GFM takes out before it reads the span.
-func mdCell(s string) string {
-	return strings.ReplaceAll(mdCode(s), "|", `\|`)
+func Cell(s string) string {
+	return strings.ReplaceAll(Code(s), "|", `\|`)
 }
 
-// mdFenced is lines as a fenced code block in lang: each line on its own
+// Fenced is lines as a fenced code block in lang: each line on its own
 // line (ref.Printable, so none adds another), inside a fence of backticks
 // longer than any run of them in the lines, so that no line can close it
 // (CommonMark, "Fenced code blocks").
-func mdFenced(lang string, lines []string) string {
+func Fenced(lang string, lines []string) string {
 	longest := 0
 	for i, l := range lines {
 		lines[i] = ref.Printable(l)
