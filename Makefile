@@ -75,7 +75,7 @@ fuzz:
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^TestReal(KubectlKustomize|HelmTemplate)$$' ./simulator/kustomize/ ./cmd/gepcheck/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^(TestReal(KubectlKustomize|HelmTemplate)|TestLocalFromCluster)$$' ./simulator/kustomize/ ./cmd/gepcheck/
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local

@@ -22,8 +22,8 @@ import (
 // resolution rule 1: the route policy rp, attached lower, is the
 // challenger; Atomic defaults: it beats gp's default, which is then
 // Overridden), and --fail-on overridden exits 1; simulate and explain read
-// the cluster too. (Not in make ci, which runs -run Local on ./suite/...;
-// suite/cluster/local/localtest's TestLocalDiff checks the reading there.)
+// the cluster too. make ci runs it, beside suite/cluster/local/localtest's
+// TestLocalDiff.
 func TestLocalFromCluster(t *testing.T) {
 	c := localtest.Start(t, []*unstructured.Unstructured{cluster.OpenCRD("policies.controller.io", "ColorPolicy", "Namespaced", "v1")})
 	kube, err := cluster.NewKube(c)
