@@ -39,6 +39,15 @@ func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]
 		if err != nil || s.Generic != nil || len(docs) == 0 {
 			return s.YAML()
 		}
+		// A spec-level merge option (the profile's strategyField, of a
+		// kind without stanzas: Envoy Gateway's mergeType) goes with the
+		// targets: its CRD allows it on xRoute targets only
+		// (x-kubernetes-validations: "mergeType can only be used with
+		// xRoute targets"), and a step the API server refuses is no step.
+		withTargets := map[string]bool{"targetRefs": true}
+		if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
+			withTargets[p.Spec.Selection.StrategyField] = true
+		}
 		var policies, targets []int // indexes into docs
 		isPolicy := map[string]bool{}
 		for _, p := range s.Policies {
@@ -110,7 +119,7 @@ func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]
 			case opUpdateSpec, opRetarget:
 				obj = rapid.SampledFrom(live).Draw(t, "policy")
 				other := rapid.SampledFrom(policies).Draw(t, "from")
-				current[obj] = withSpecOf(current[obj], docs[other], op == opRetarget)
+				current[obj] = withSpecOf(current[obj], docs[other], op == opRetarget, withTargets)
 				step["apply"] = []any{applied(current[obj])}
 			}
 			step["name"] = fmt.Sprintf("%d-%s-%s", i+1, op, name(docs[obj]))
@@ -145,20 +154,21 @@ func split(idx []int, present map[int]bool) (live, gone []int) {
 	return live, gone
 }
 
-// withSpecOf is policy p with the targetRefs (retarget) or the rest of the
-// spec (the spec proper and strategy) of policy q.
-func withSpecOf(p, q map[string]any, retarget bool) map[string]any {
+// withSpecOf is policy p with the targetRefs and the fields that go with
+// them, withTargets (retarget), or the rest of the spec (the spec proper
+// and strategy) of policy q.
+func withSpecOf(p, q map[string]any, retarget bool, withTargets map[string]bool) map[string]any {
 	out := copyMap(p)
 	ps, _ := p["spec"].(map[string]any)
 	qs, _ := q["spec"].(map[string]any)
 	spec := map[string]any{}
 	for k, v := range qs {
-		if (k == "targetRefs") == retarget {
+		if withTargets[k] == retarget {
 			spec[k] = v
 		}
 	}
 	for k, v := range ps {
-		if (k == "targetRefs") != retarget {
+		if withTargets[k] != retarget {
 			spec[k] = v
 		}
 	}
