@@ -40,10 +40,10 @@ func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]
 			return s.YAML()
 		}
 		// A spec-level merge option (the profile's strategyField, of a
-		// kind without stanzas: Envoy Gateway's mergeType) goes with the
-		// targets: its CRD allows it on xRoute targets only
-		// (x-kubernetes-validations: "mergeType can only be used with
-		// xRoute targets"), and a step the API server refuses is no step.
+		// kind without stanzas) goes with the targets: a kind's CRD may
+		// allow it on route targets only (x-kubernetes-validations; the
+		// test of suite/impl names one), and a step the API server
+		// refuses is no step.
 		withTargets := map[string]bool{"targetRefs": true}
 		if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
 			withTargets[p.Spec.Selection.StrategyField] = true
