@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
 // triaged is how the kept findings triage one kind of difference a run
@@ -26,32 +28,25 @@ type triaged struct {
 // as several implementations share a profile (Gateway API's
 // BackendTLSPolicy), kept in dir/IMPL/ for implementation impl.
 func triageKinds(dir, impl, profile string, kinds []string) ([]triaged, error) {
-	known, err := readFindings([]string{dir})
+	known, err := sidebyside.ReadKnown(dir, impl)
 	if err != nil {
 		return nil, err
 	}
 	var out []triaged
 	for _, kind := range kinds {
 		t := triaged{Kind: kind, Line: "new: no kept finding of this kind (verdict untriaged)", New: true}
-		for _, base := range []string{kind, strings.TrimSuffix(kind, "-after-step")} {
-			for _, f := range known {
-				// A finding kept from a cluster run names its profile
-				// "cluster-PROFILE" (run --cluster --random).
-				if f.Implementation != profile && f.Implementation != "cluster-"+profile || f.Kind != base || !strings.HasPrefix(f.File, impl+"/") {
-					continue
-				}
-				req := f.Triage.Requirement
-				if req == "" {
-					req = "-"
-				}
-				t.Line, t.New = fmt.Sprintf("%s %s (%s)", f.Triage.Verdict, req, f.File), false
-				if base != kind {
-					t.Line += ", as at creation"
-				}
-				break
+		if f, ok := known.Name(profile, []string{kind, strings.TrimSuffix(kind, "-after-step")}); ok {
+			req := f.Triage.Requirement
+			if req == "" {
+				req = "-"
 			}
-			if !t.New {
-				break
+			file := f.File
+			if rel, err := filepath.Rel(dir, filepath.FromSlash(f.File)); err == nil {
+				file = filepath.ToSlash(rel)
+			}
+			t.Line, t.New = fmt.Sprintf("%s %s (%s)", f.Triage.Verdict, req, file), false
+			if f.Kind != kind {
+				t.Line += ", as at creation"
 			}
 		}
 		out = append(out, t)
