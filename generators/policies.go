@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 )
 
@@ -54,6 +55,10 @@ type world struct {
 	grants     int // left in the object budget
 	merging    bool
 	style      string // spec style: color, tls or generic
+	// stored is the schema of the kind's built-in CRD (profile.CRD), nil
+	// without one: what is drawn is what that CRD accepts as written
+	// (generators/crd-accepts-drawn-policies).
+	stored *crd.Schema
 }
 
 func newWorld(s *Scenario, cfg Config) *world {
@@ -124,6 +129,9 @@ func newWorld(s *Scenario, cfg Config) *world {
 		w.taken[p.Namespace+"/"+p.Name] = true
 	}
 	w.merging = !prof.Implements(profile.None) && prof.Spec.Selection != nil
+	if prof.CRD != nil {
+		w.stored = prof.CRD.Preferred()
+	}
 	switch prof.Spec.Policy.Kind {
 	case "ColorPolicy":
 		w.style = "color"
@@ -182,7 +190,7 @@ func (w *world) drawPolicy(t *rapid.T, addGrants bool) Policy {
 	ns := ""
 	for i := 0; i < n; i++ {
 		tr, ok := w.drawTarget(t, &ns, addGrants)
-		if ok {
+		if ok && !w.refusesWith(p.Targets, tr) {
 			p.Targets = append(p.Targets, tr)
 		}
 	}
@@ -213,6 +221,36 @@ func (w *world) drawPolicy(t *rapid.T, addGrants bool) Policy {
 	}
 	p.Spec = w.drawSpec(t)
 	return p
+}
+
+// refusesWith reports whether the kind's CRD refuses tr beside targets:
+// Gateway API's policy CRDs (LocalPolicyTargetReferenceWithSectionName
+// lists, e.g. BackendTLSPolicySpec.TargetRefs) refuse two references to
+// one target unless each names a sectionName and they differ
+// ("sectionName must be specified when targetRefs includes 2 or more
+// references to the same target", "sectionName must be unique when
+// targetRefs includes 2 or more references to the same target"). Without
+// a built-in CRD a kind takes duplicates, which GEP-713 leaves to the
+// engine.
+func (w *world) refusesWith(targets []Target, tr Target) bool {
+	if w.stored == nil {
+		return false
+	}
+	for _, x := range targets {
+		if x.Group == tr.Group && x.Kind == tr.Kind && x.Name == tr.Name && namespaceOr(x.Namespace) == namespaceOr(tr.Namespace) &&
+			(x.Section == "" || tr.Section == "" || x.Section == tr.Section) {
+			return true
+		}
+	}
+	return false
+}
+
+// localRefs reports whether the kind's CRD has no namespace in a
+// targetRef (Gateway API's LocalPolicyTargetReference: "a local object
+// reference", in the policy's namespace): the API server would prune
+// one, so none is drawn and a cross-namespace target cannot be written.
+func (w *world) localRefs() bool {
+	return w.stored != nil && !w.stored.Knows("spec", "targetRefs", "namespace")
 }
 
 // name draws a name unused in ns.
@@ -255,6 +293,8 @@ func (w *world) drawTarget(t *rapid.T, ns *string, addGrants bool) (Target, bool
 	}
 	switch {
 	case mode < modeValid:
+	case mode < modeCrossNS && w.localRefs():
+		// A local reference names no namespace: a valid target instead.
 	case mode < modeCrossNS:
 		if tr, ok := w.crossTarget(t, ns, addGrants); ok {
 			return tr, true
@@ -311,7 +351,7 @@ func (w *world) validTarget(t *rapid.T, ns *string) (Target, bool) {
 			tr.Section = w.missingSection(t, o)
 		}
 	}
-	if o.namespace != "" && rapid.IntRange(0, 9).Draw(t, "explicit namespace") == 9 {
+	if o.namespace != "" && rapid.IntRange(0, 9).Draw(t, "explicit namespace") == 9 && !w.localRefs() {
 		tr.Namespace = o.namespace // names the policy's own namespace
 	}
 	return tr, true
@@ -484,7 +524,9 @@ var (
 func (w *world) drawSpec(t *rapid.T) map[string]any {
 	var proper map[string]any
 	switch {
-	case w.cfg.FlatSpecs:
+	case w.cfg.FlatSpecs && w.style != "tls":
+		// A BackendTLSPolicy's spec has its CRD's shape, flat specs or
+		// not (spec.validation is required, a flat key unknown).
 		proper = flatSpec.Draw(t, "spec proper")
 	case w.style == "color":
 		proper = colorSpec.Draw(t, "spec proper")

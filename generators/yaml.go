@@ -168,40 +168,7 @@ func (s *Scenario) YAML() []byte {
 		docs = append(docs, o)
 	}
 	for _, p := range s.Policies {
-		spec := make(map[string]any, len(p.Spec)+1)
-		for k, v := range p.Spec {
-			spec[k] = v
-		}
-		var refs []any
-		for _, t := range p.Targets {
-			tm := map[string]any{"group": t.Group, "kind": t.Kind, "name": t.Name}
-			if t.Namespace != "" {
-				tm["namespace"] = t.Namespace
-			}
-			if t.Section != "" {
-				tm["sectionName"] = t.Section
-			}
-			refs = append(refs, tm)
-		}
-		if len(refs) > 0 || len(p.Selectors) == 0 {
-			spec["targetRefs"] = refs
-		}
-		if len(p.Selectors) > 0 {
-			var sels []any
-			for _, sel := range p.Selectors {
-				ml := map[string]any{}
-				for k, v := range sel.MatchLabels {
-					ml[k] = v
-				}
-				sels = append(sels, map[string]any{"kind": sel.Kind, "matchLabels": ml})
-			}
-			spec[SelectorField] = sels
-		}
-		o := object(policyAPIVersion(p.Group, p.Kind), p.Kind, p.Namespace, p.Name, spec)
-		if p.Created != nil {
-			o["metadata"].(map[string]any)["creationTimestamp"] = p.Created.UTC().Format(time.RFC3339)
-		}
-		docs = append(docs, o)
+		docs = append(docs, p.Object())
 	}
 
 	var b bytes.Buffer
@@ -221,6 +188,45 @@ func (s *Scenario) YAML() []byte {
 		b.Write(out)
 	}
 	return b.Bytes()
+}
+
+// Object is the policy's object as YAML() writes it (apiVersion, kind,
+// metadata, spec with targetRefs and label-selector targets).
+func (p Policy) Object() map[string]any {
+	spec := make(map[string]any, len(p.Spec)+1)
+	for k, v := range p.Spec {
+		spec[k] = v
+	}
+	var refs []any
+	for _, t := range p.Targets {
+		tm := map[string]any{"group": t.Group, "kind": t.Kind, "name": t.Name}
+		if t.Namespace != "" {
+			tm["namespace"] = t.Namespace
+		}
+		if t.Section != "" {
+			tm["sectionName"] = t.Section
+		}
+		refs = append(refs, tm)
+	}
+	if len(refs) > 0 || len(p.Selectors) == 0 {
+		spec["targetRefs"] = refs
+	}
+	if len(p.Selectors) > 0 {
+		var sels []any
+		for _, sel := range p.Selectors {
+			ml := map[string]any{}
+			for k, v := range sel.MatchLabels {
+				ml[k] = v
+			}
+			sels = append(sels, map[string]any{"kind": sel.Kind, "matchLabels": ml})
+		}
+		spec[SelectorField] = sels
+	}
+	o := object(policyAPIVersion(p.Group, p.Kind), p.Kind, p.Namespace, p.Name, spec)
+	if p.Created != nil {
+		o["metadata"].(map[string]any)["creationTimestamp"] = p.Created.UTC().Format(time.RFC3339)
+	}
+	return o
 }
 
 // yaml renders a listener of a Gateway or a ListenerSet.

@@ -331,3 +331,33 @@ func Message(e *field.Error) string {
 	}
 	return e.ErrorBody()
 }
+
+// Knows reports whether the schema knows the field at path, keys from the
+// object's root (the items of a list are entered without a key:
+// ["spec", "targetRefs", "namespace"]): a field it does not know is
+// pruned on create (Kubernetes, Field pruning). A schema that keeps
+// unknown fields there (x-kubernetes-preserve-unknown-fields, additional
+// properties) knows every field below.
+func (s *Schema) Knows(path ...string) bool {
+	if s.preserve {
+		return true
+	}
+	at := s.structural
+	for _, k := range path {
+		for at != nil && at.Items != nil {
+			at = at.Items
+		}
+		if at == nil {
+			return false
+		}
+		if at.XPreserveUnknownFields || at.AdditionalProperties != nil {
+			return true
+		}
+		next, ok := at.Properties[k]
+		if !ok {
+			return false
+		}
+		at = &next
+	}
+	return at != nil
+}

@@ -73,3 +73,28 @@ func TestGatewayAPICRDs(t *testing.T) {
 		}
 	}
 }
+
+// TestKnows: the fields of BackendTLSPolicy's built-in CRD, as its
+// Go types declare them (Gateway API v1, LocalPolicyTargetReferenceWithSectionName
+// has no namespace: a target is in the policy's namespace).
+func TestKnows(t *testing.T) {
+	h, err := Builtin("gateway.networking.k8s.io", "BackendTLSPolicy")
+	if err != nil || h == nil {
+		t.Fatal(h, err)
+	}
+	s := h.Preferred()
+	for _, c := range []struct {
+		path []string
+		want bool
+	}{
+		{[]string{"spec", "targetRefs", "name"}, true},
+		{[]string{"spec", "targetRefs", "sectionName"}, true},
+		{[]string{"spec", "targetRefs", "namespace"}, false},
+		{[]string{"spec", "validation", "hostname"}, true},
+		{[]string{"spec", "a"}, false},
+	} {
+		if got := s.Knows(c.path...); got != c.want {
+			t.Errorf("Knows(%v) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
