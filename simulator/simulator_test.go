@@ -324,13 +324,13 @@ kind: BackendTLSPolicy
 metadata: {name: tls-2, creationTimestamp: "2025-01-01T00:00:00Z"}
 spec:
   targetRefs: [{group: "", kind: Service, name: b1}]
-  validation: {hostname: two.example.com}`,
+  validation: {hostname: two.example.com, wellKnownCACertificates: System}`,
 	`apiVersion: gateway.networking.k8s.io/v1
 kind: BackendTLSPolicy
 metadata: {name: tls-1, creationTimestamp: "2025-01-01T00:00:00Z"}
 spec:
   targetRefs: [{group: "", kind: Service, name: b1}]
-  validation: {hostname: one.example.com}`,
+  validation: {hostname: one.example.com, wellKnownCACertificates: System}`,
 	`apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: r0}
@@ -347,7 +347,7 @@ func TestDocumentOrderDoesNotMatter(t *testing.T) {
 	}
 	// The None kind: tls-1 and tls-2 tie on time; rule 3 picks tls-1
 	// ({namespace}/{name} first), whatever the document order.
-	checkEffective(t, want, `{"validation":{"hostname":"one.example.com"}}`, nil, "Service/default/b1")
+	checkEffective(t, want, `{"validation":{"hostname":"one.example.com","wellKnownCACertificates":"System"}}`, nil, "Service/default/b1")
 	wantOut := asJSON(t, want)
 	for _, sem := range []engine.Semantics{engine.StickyOverrides, engine.GEP713} {
 		wantSem := asJSON(t, loadYAML(t, joinDocs(orderFixture...), opts).Run(sem, nil))
