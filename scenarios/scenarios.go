@@ -41,7 +41,11 @@ func CheckBounded(ctx context.Context, file string, opts simulator.Options, b ad
 	if slices.ContainsFunc(docs, admission.IsScenario) {
 		return checkAdmission(ctx, b, docs)
 	}
-	states, models, err := simulator.StateModels(docs, simulator.Options{Limits: opts.Limits, CEL: opts.CEL})
+	fv, err := simulator.FieldValidationOf(docs)
+	if err != nil {
+		return nil, err
+	}
+	states, models, err := simulator.StateModels(docs, simulator.Options{Limits: opts.Limits, CEL: opts.CEL, FieldValidation: fv})
 	if err != nil {
 		// Say first that the file is not a scenario: its other errors
 		// could name flags of simulate that check has not.

@@ -83,8 +83,23 @@ func (b *builder) storePolicy(d *load.Doc, s *crd.Schema) (written, stored map[s
 		}
 		return nil, nil, nil, false
 	}
-	for _, f := range res.Unknown {
-		b.crdWarnings = append(b.crdWarnings, fmt.Sprintf("%s: %s: field %s (%s) pruned: unknown to the CustomResourceDefinition %s, the API server drops it on create and the policy is read without it (Kubernetes, Field pruning; %s)", d.Source.File, d.Object(), f, lineInDoc(d, f), s.CRD, s.Source))
+	switch b.m.FieldValidation {
+	case crd.FieldValidationStrict:
+		// fieldValidation=Strict: "the request fails with a BadRequest
+		// error" on an unknown field (Kubernetes API concepts, Field
+		// validation), as `kubectl apply --validate=strict` does.
+		for _, f := range res.Unknown {
+			b.fail(d, f, "unknown field (the CustomResourceDefinition %s does not know it; with field validation strict the API server refuses the request, as kubectl apply --validate=strict does: Kubernetes, Field validation; %s)", s.CRD, s.Source)
+		}
+		if len(res.Unknown) > 0 {
+			return nil, nil, nil, false
+		}
+	case crd.FieldValidationIgnore:
+		// fieldValidation=Ignore: pruned, without a warning.
+	default:
+		for _, f := range res.Unknown {
+			b.crdWarnings = append(b.crdWarnings, fmt.Sprintf("%s: %s: field %s (%s) pruned: unknown to the CustomResourceDefinition %s, the API server drops it on create and the policy is read without it (Kubernetes, Field pruning; %s)", d.Source.File, d.Object(), f, lineInDoc(d, f), s.CRD, s.Source))
+		}
 	}
 	written, stored, changes = profile.StoredFromCRD(res)
 	return written, stored, changes, true

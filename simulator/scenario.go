@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/tree"
@@ -45,7 +46,12 @@ type ScenarioSpec struct {
 	// default, or draft (its 2025 draft: Enforced). docs/semantics.md,
 	// Status vocabularies.
 	StatusVocabulary string `json:"statusVocabulary,omitempty"`
-	Expect           Expect `json:"expect"`
+	// FieldValidation is what storing does with a field a policy's CRD
+	// does not know while the scenario is checked: warn (the default),
+	// strict or ignore (Options.FieldValidation; docs/profiles.md, What
+	// is stored). Read before the objects are (FieldValidationOf).
+	FieldValidation string `json:"fieldValidation,omitempty"`
+	Expect          Expect `json:"expect"`
 	// Steps change the objects over time; each states the outcome after
 	// it (States).
 	Steps []Step `json:"steps,omitempty"`
@@ -300,4 +306,28 @@ type ObjectFields struct {
 		} `json:"target"`
 		Fields map[string]any `json:"fields"`
 	} `json:"spec"`
+}
+
+// FieldValidationOf returns the field validation the Scenario document
+// among docs declares (ScenarioSpec.FieldValidation), warn when none
+// does: storing happens as the objects are read, so gepcheck check reads
+// it first.
+func FieldValidationOf(docs []*load.Doc) (crd.FieldValidation, error) {
+	for _, d := range docs {
+		if d.Group != GepcheckGroup || d.Kind != "Scenario" {
+			continue
+		}
+		spec, _ := d.Raw["spec"].(map[string]any)
+		v, ok := spec["fieldValidation"]
+		if !ok {
+			continue
+		}
+		s, isString := v.(string)
+		fv, err := crd.ParseFieldValidation(s)
+		if !isString || err != nil {
+			return "", &load.Error{Source: d.At("spec.fieldValidation"), Object: d.Object(), Field: "spec.fieldValidation", Msg: fmt.Sprintf("%v: one of strict, warn, ignore", v)}
+		}
+		return fv, nil
+	}
+	return crd.FieldValidationWarn, nil
 }

@@ -76,6 +76,13 @@ type Options struct {
 	// unless the input holds its kind's CRD (docs/profiles.md, What is
 	// stored).
 	CRDs *crd.Set
+	// FieldValidation is what storing does with a field a policy's CRD
+	// does not know (crd.FieldValidation; empty: warn, the API server's
+	// default): pruned with a warning, pruned silently (ignore), or bad
+	// input naming file, document, line and field (strict, as `kubectl
+	// apply --validate=strict` refuses it); docs/profiles.md, What is
+	// stored.
+	FieldValidation crd.FieldValidation
 }
 
 // Model is a loaded input: the hierarchy and the policies of each kind.
@@ -100,6 +107,9 @@ type Model struct {
 	// AncestorEntries is how every run writes status per ancestor
 	// (ancestors.go; empty: AncestorsPerGateway).
 	AncestorEntries AncestorEntries
+	// FieldValidation is what storing did with fields a policy's CRD does
+	// not know (Options.FieldValidation; never empty in a built model).
+	FieldValidation crd.FieldValidation
 
 	mutant engine.Mutant // RunMutant
 	cel    engine.CELLimits
@@ -128,7 +138,10 @@ type Output struct {
 	// AncestorEntries names the reading of status per ancestor when it is
 	// not the default, one entry per Gateway (AncestorsPerListener:
 	// "listener"; docs/semantics.md).
-	AncestorEntries   AncestorEntries          `json:"ancestorEntries,omitempty"`
+	AncestorEntries AncestorEntries `json:"ancestorEntries,omitempty"`
+	// FieldValidation names what storing did with fields a policy's CRD
+	// does not know when it is not the default, warn (Options).
+	FieldValidation   crd.FieldValidation      `json:"fieldValidation,omitempty"`
 	Profiles          []string                 `json:"profiles"`
 	EffectivePolicies []engine.EffectivePolicy `json:"effectivePolicies"`
 	Policies          []engine.PolicyStatus    `json:"policies"`
@@ -152,12 +165,14 @@ type Reading struct {
 	StatusVocabulary engine.Vocabulary `json:"statusVocabulary"`
 	// AncestorEntries: set when not one entry per Gateway (Output).
 	AncestorEntries AncestorEntries `json:"ancestorEntries,omitempty"`
-	Profiles        []string        `json:"profiles"`
+	// FieldValidation: set when not warn (Output).
+	FieldValidation crd.FieldValidation `json:"fieldValidation,omitempty"`
+	Profiles        []string            `json:"profiles"`
 }
 
 // Reading is the reading that produced o.
 func (o *Output) Reading() Reading {
-	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, AncestorEntries: o.AncestorEntries, Profiles: o.Profiles}
+	return Reading{Semantics: o.Semantics, StatusVocabulary: o.StatusVocabulary, AncestorEntries: o.AncestorEntries, FieldValidation: o.FieldValidation, Profiles: o.Profiles}
 }
 
 // LoadFiles reads paths ("-" is stdin) and builds the model (LoadInput).
@@ -199,7 +214,11 @@ func build(docs []*load.Doc, opts Options, own bool) (*Model, error) {
 // buildWith is build; pre, when not nil, holds documents decoded already
 // (BuildPair), and the builder decodes only the others.
 func buildWith(docs []*load.Doc, opts Options, own bool, pre map[*load.Doc]predecoded) (*Model, error) {
-	b := &builder{shared: pre, m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
+	fv, err := crd.ParseFieldValidation(string(opts.FieldValidation))
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{shared: pre, m: &Model{Graph: &topology.Graph{}, cel: opts.CEL, Vocabulary: opts.Vocabulary, AncestorEntries: opts.AncestorEntries, FieldValidation: fv, sources: map[string]load.Source{}}, seen: map[string]load.Source{}, own: own, noTimestamps: opts.IgnoreCreationTimestamps}
 	b.run(docs, opts)
 	// Paths are counted before any is walked: a small input can describe
 	// a hierarchy with more paths than a machine can hold.
@@ -1068,6 +1087,9 @@ func (m *Model) run(sem engine.Semantics, exclude, detail *ref.Ref, decisions bo
 	out := &Output{Semantics: sem, StatusVocabulary: vocab, Profiles: []string{}, Warnings: m.Warnings}
 	if m.AncestorEntries != AncestorsPerGateway {
 		out.AncestorEntries = m.AncestorEntries
+	}
+	if m.FieldValidation != crd.FieldValidationWarn {
+		out.FieldValidation = m.FieldValidation
 	}
 	targets := map[string]*engine.TargetStatus{}
 	for _, k := range m.Kinds {

@@ -29,6 +29,7 @@ func completions() map[string]cobra.CompletionFunc {
 		"semantics":         fixed(string(engine.StickyOverrides), string(engine.GEP713)),
 		"status-vocabulary": fixed(string(engine.VocabularyMerged), string(engine.VocabularyDraft)),
 		"ancestor-entries":  fixed("gateway", "listener"),
+		"field-validation":  fixed("strict", "warn", "ignore"),
 		"spec":              fixed(requirements.Specs...),
 		"target":            completeRefs(false),
 		"policy":            completeRefs(true),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
@@ -126,6 +127,7 @@ type common struct {
 	semantics string
 	vocab     string
 	ancestors string
+	fieldVal  string // --field-validation
 	output    string
 	noHeaders bool
 	opts      simulator.Options // the limits (docs/limits.md)
@@ -142,6 +144,7 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep-713 (GEP-713's abstract process, literally; gep713, its older spelling, is read too)")
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
+	cmd.Flags().StringVar(&c.fieldVal, "field-validation", string(crd.FieldValidationWarn), "a policy field its kind's CRD does not know: warn (pruned with a warning, the API server's default fieldValidation), strict (bad input, exit 2, as kubectl apply --validate=strict refuses it) or ignore (pruned silently); docs/profiles.md, What is stored")
 	addOutputFlag(cmd, &c.output, render.Formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
@@ -214,13 +217,17 @@ func (c *common) options(formats []string) (simulator.Options, engine.Semantics,
 	if err != nil {
 		return simulator.Options{}, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
 	}
+	fv, err := crd.ParseFieldValidation(c.fieldVal)
+	if err != nil {
+		return simulator.Options{}, "", inputError{fmt.Errorf("--field-validation: %w", err)}
+	}
 	if !slices.Contains(formats, c.output) {
 		return simulator.Options{}, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(formats, ", "))}
 	}
 	if err := c.opts.CheckLimits(); err != nil {
 		return simulator.Options{}, "", inputError{err}
 	}
-	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc}, sem, nil
+	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc, FieldValidation: fv}, sem, nil
 }
 
 // checkModel refuses a model with nothing to simulate.

@@ -134,6 +134,11 @@ func Reading(r simulator.Reading) string {
 		// (simulator.AncestorEntries).
 		out += "; ancestor entries: " + string(r.AncestorEntries)
 	}
+	if r.FieldValidation != "" {
+		// Named only when it is not the default, warn (unknown fields
+		// of a policy's CRD pruned with a warning).
+		out += "; field validation: " + string(r.FieldValidation)
+	}
 	return clean(out)
 }
 
