@@ -13,7 +13,7 @@
 #                           judges its output, not here: WHERE is .ci/run
 #                           (a line of it is the command), Makefile (a line
 #                           of the ci recipe is the command, make as
-#                           $(MAKE)), or a KEY that hack/cluster-test.sh
+#                           $(MAKE), bin/gepcheck as $(BIN)), or a KEY that hack/cluster-test.sh
 #                           runs with readme_run (hack/lib.sh); checked here
 # Any other exit fails the line. The script counts what it ran, skipped
 # and left to CI's other steps, and fails when it ran none.
@@ -52,7 +52,13 @@ while IFS= read -r line || [ -n "$line" ]; do
     cmd=$(readme_command "$line")
     case $ci in
       .ci/run) where=.ci/run; grep -qxF -- "$cmd" "$root/.ci/run" ;;
-      Makefile) where="make ci"; [[ $cmd == make\ * ]] && sed -n '/^ci:/,/^$/p' "$root/Makefile" | grep -qxF -- "$(printf '\t$(MAKE) %s' "${cmd#make }")" ;;
+      Makefile) where="make ci"
+        case $cmd in
+          make\ *) recipe=$(printf '\t$(MAKE) %s' "${cmd#make }") ;;
+          bin/gepcheck\ *) recipe=$(printf '\t$(BIN) %s' "${cmd#bin/gepcheck }") ;;
+          *) recipe="" ;;
+        esac
+        [ -n "$recipe" ] && sed -n '/^ci:/,/^$/p' "$root/Makefile" | grep -qxF -- "$recipe" ;;
       *) where=hack/cluster-test.sh; [ "$(readme_line "$README" "$ci")" = "$line" ] && grep -qE -- "^[^#]*readme_run .* -- $ci( |$)" "$root/hack/cluster-test.sh" ;;
     esac
     if [ "$?" -eq 0 ]; then
