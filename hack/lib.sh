@@ -201,15 +201,16 @@ readme_copy() {
   return 0
 }
 
-# readme_run DIR LOG CODE... -- KEY: runs the README line marked
-# "# ci: KEY" exactly as written, with bash from DIR (a readme_copy), its
-# output to LOG; as ran, it returns 0 when the line exits with one of the
-# CODEs. hack/readme-test.sh checks that every such key is run here.
+# readme_run DIR LOG CODE... -- KEY: runs the line of README.md (or of
+# $README_FILE) marked "# ci: KEY" exactly as written, with bash from DIR
+# (a readme_copy), its output to LOG; as ran, it returns 0 when the line
+# exits with one of the CODEs. hack/readme-test.sh checks that every such
+# key is run by hack/cluster-test.sh.
 readme_run() {
   local dir=$1 log=$2 ok=() code=0 c line
   shift 2
   while [ "$#" -gt 0 ] && [ "$1" != -- ]; do ok+=("$1"); shift; done
-  line=$(readme_line "$(git rev-parse --show-toplevel)/README.md" "$2") || return 1
+  line=$(readme_line "${README_FILE:-$(git rev-parse --show-toplevel)/README.md}" "$2") || return 1
   echo "readme: $(readme_command "$line")"
   (cd "$dir" && PATH="$dir/bin:$PATH" bash -c "$line") > "$log" 2>&1 < /dev/null || code=$?
   for c in "${ok[@]}"; do
