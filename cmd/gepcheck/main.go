@@ -127,6 +127,7 @@ type common struct {
 	vocab     string
 	ancestors string
 	output    string
+	formats   []string // the command's -o values (nil: render.Formats)
 	noHeaders bool
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
@@ -142,7 +143,11 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep-713 (GEP-713's abstract process, literally; gep713, its older spelling, is read too)")
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
-	addOutputFlag(cmd, &c.output, render.Formats...)
+	formats := c.formats
+	if formats == nil {
+		formats = render.Formats
+	}
+	addOutputFlag(cmd, &c.output, formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)

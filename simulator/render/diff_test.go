@@ -35,7 +35,7 @@ func TestDiffMarkdownHostile(t *testing.T) {
 			Before: &engine.Condition{Status: h, Reason: h}})
 	}
 	var md bytes.Buffer
-	if err := Diff(&md, "markdown", d); err != nil {
+	if err := Diff(&md, "markdown", d, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer
