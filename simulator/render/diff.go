@@ -104,7 +104,7 @@ func fieldName(f string) string {
 // diffTable prints d as two tables (Table: fit Width columns unless
 // opts.Wide): the changed effective fields and the flipped conditions.
 func diffTable(w io.Writer, d *simulator.StateDiff, opts TableOptions) error {
-	fields := &Table{Title: fmt.Sprintf("CHANGED EFFECTIVE FIELDS (%s)", readings(d)), Header: []string{"KIND", "PATH", "FIELD", "BEFORE", "AFTER"}, Long: []int{3, 4}}
+	fields := &Table{Title: fmt.Sprintf("CHANGED EFFECTIVE FIELDS (%s)", readings(d)), Header: []string{"KIND", "PATH", "FIELD", "BEFORE", "AFTER"}, Long: []int{1, 3, 4}}
 	if len(d.Fields) == 0 {
 		fields.Rows = append(fields.Rows, []string{"-", "(no effective field changes)"})
 	}
