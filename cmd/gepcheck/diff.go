@@ -138,6 +138,15 @@ func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulat
 	wg.Wait()
 	printWarnings(stderr, append(warns[0], warns[1]...))
 	if err := errors.Join(errs[0], errs[1]); err != nil {
+		for i, p := range []string{old, new} {
+			// A Helm chart: the hint, not its templates' errors
+			// (hints.go); its rendering on standard input in its place.
+			args := []string{old, new}
+			args[i] = "-"
+			if h := helmHint([]string{p}, "gepcheck diff "+strings.Join(args, " ")); errs[i] != nil && h != "" {
+				return nil, nil, inputError{errors.New(h)}
+			}
+		}
 		return nil, nil, err
 	}
 	return simulatePair(docs[0], docs[1], opts, sem, stderr)

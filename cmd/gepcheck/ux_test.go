@@ -299,7 +299,7 @@ spec:
 
 // The right hint for an input of another command: a folder of scenario
 // files (gepcheck check), an admission file (gepcheck admission
-// simulate); short, exit 2.
+// simulate), a Helm chart (helm template); short, exit 2.
 func TestHints(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -309,6 +309,14 @@ func TestHints(t *testing.T) {
 		{[]string{"explain", "-f", "../../scenarios/gep-713", "--target", "Service/default/b1"}, "`gepcheck check ../../scenarios/gep-713`"},
 		{[]string{"simulate", "-f", "../../scenarios/admission/failure-policy.yaml"}, "use `gepcheck admission simulate -f ../../scenarios/admission/failure-policy.yaml --request"},
 		{[]string{"simulate", "-f", "../../scenarios/admission/"}, "`gepcheck check ../../scenarios/admission/`"},
+		// A Helm chart (a folder with a Chart.yaml, its templates with
+		// {{ }}), or a file or folder in one: helm template first
+		// (docs/input.md, Helm), not an error per template.
+		{[]string{"simulate", "-f", exampleChart + "/"}, exampleChart + "/ is a Helm chart (it has a Chart.yaml): its templates are no Kubernetes objects until Helm renders them; run `helm template NAME " + exampleChart + " | gepcheck simulate -f -`"},
+		{[]string{"simulate", "-f", exampleChart + "/templates/policies.yaml", "--profile", "color-inherited"}, "templates/policies.yaml is in the Helm chart " + exampleChart + " (it has a Chart.yaml)"},
+		{[]string{"explain", "-f", exampleChart + "/templates", "--target", "Service/default/b1"}, "run `helm template NAME " + exampleChart + " | gepcheck explain -f -`"},
+		{[]string{"diff", "../../docs/examples/diff/before.yaml", exampleChart}, "run `helm template NAME " + exampleChart + " | gepcheck diff ../../docs/examples/diff/before.yaml -`"},
+		{[]string{"diff", exampleChart, "../../docs/examples/diff/before.yaml"}, "| gepcheck diff - ../../docs/examples/diff/before.yaml`"},
 	} {
 		code, _, stderr := gepcheck(tc.args, "")
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") > 2 {
