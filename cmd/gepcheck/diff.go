@@ -139,11 +139,14 @@ func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulat
 	printWarnings(stderr, append(warns[0], warns[1]...))
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		for i, p := range []string{old, new} {
+			if errs[i] == nil {
+				continue
+			}
 			// A Helm chart: the hint, not its templates' errors
 			// (hints.go); its rendering on standard input in its place.
 			args := []string{old, new}
 			args[i] = "-"
-			if h := helmHint([]string{p}, "gepcheck diff "+strings.Join(args, " ")); errs[i] != nil && h != "" {
+			if h := helmHint([]string{p}, "gepcheck diff "+strings.Join(args, " ")); h != "" {
 				return nil, nil, inputError{errors.New(h)}
 			}
 		}
