@@ -50,6 +50,9 @@ type PolicyExplanation struct {
 	Implementation string            `json:"implementation"`
 	Policy         string            `json:"policy"`
 	Reading        simulator.Reading `json:"reading"`
+	// AncestorEntries is Result.AncestorEntries: the reading of status
+	// per ancestor, always named.
+	AncestorEntries string `json:"ancestorEntries"`
 	// Overridden is Result.Overridden.
 	Overridden []Override    `json:"overridden,omitempty"`
 	Fields     []PolicyField `json:"fields"`
@@ -86,7 +89,7 @@ func (r *Result) ExplainPolicy(policy ref.Ref) (*PolicyExplanation, error) {
 	for _, p := range r.NotObservable {
 		notObservable[strings.Join(p, " > ")] = true
 	}
-	e := &PolicyExplanation{Implementation: r.Implementation, Policy: name, Reading: r.Reading, Overridden: r.Overridden, Fields: []PolicyField{}}
+	e := &PolicyExplanation{Implementation: r.Implementation, Policy: name, Reading: r.Reading, AncestorEntries: r.AncestorEntries, Overridden: r.Overridden, Fields: []PolicyField{}}
 	leaves := tree.From(own, tree.NoOrigin).Leaves()
 	seen := map[string]bool{}
 	for _, p := range r.out.EffectivePolicies {
@@ -176,12 +179,8 @@ func hasLeaf(spec map[string]any, path []string) bool {
 
 // Table prints e: one line per path and field.
 func (e *PolicyExplanation) Table(w io.Writer) error {
-	anc := string(e.Reading.AncestorEntries)
-	if anc == "" {
-		anc = "gateway"
-	}
 	fmt.Fprintf(w, "%s, FIELD BY FIELD, ON EVERY PATH %s IS ON (%s)\n",
-		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Policy), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), anc}, e.Overridden))
+		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Policy), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), e.AncestorEntries}, e.Overridden))
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATH\tFIELD\tVALUE\t"+strings.ToUpper(ref.Printable(e.Implementation))+"\tREFERENCE")
 	for _, f := range e.Fields {
