@@ -42,9 +42,9 @@ func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error
 
 func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	var c common
-	var failOn []string
+	var failOn, deletes []string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --from-cluster -f CHANGE",
+		Use:   "diff OLD NEW | diff --from-cluster [--delete FILE] [-f CHANGE]",
 		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
 		Long: `diff compares two states of the same objects, each simulated as simulate
 would: the effective fields that change on each path, before and after, with
@@ -53,7 +53,11 @@ the policy that set them, and the conditions that flip (docs/diff.md).
   gepcheck diff OLD NEW                      files or folders
   gepcheck diff --from-cluster -f CHANGE     the cluster's state, and the
                                              same with CHANGE applied as
-                                             kubectl apply -f would`,
+                                             kubectl apply -f would
+  gepcheck diff --from-cluster --delete GONE [-f CHANGE]
+                                             ... with the objects GONE names
+                                             deleted first, as kubectl
+                                             delete -f would`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fail, err := simulator.ParseFailOn(failOn, true)
@@ -72,11 +76,17 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 			var before, after *simulator.Output
 			switch {
 			case c.src.on:
-				if len(args) > 0 || len(c.files)+len(c.kdirs) == 0 {
-					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- or -k DIR (and no OLD NEW)")}
+				if len(args) > 0 || len(c.files)+len(c.kdirs)+len(deletes) == 0 {
+					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|-, -k DIR or --delete FILE|DIR|- (and no OLD NEW)")}
 				}
-				before, after, err = c.clusterStates(stdin, opts, sem)
+				if slices.Contains(deletes, "-") && slices.Contains(c.files, "-") {
+					return inputError{errors.New("--delete - and -f - cannot both be read from standard input")}
+				}
+				before, after, err = c.clusterStates(stdin, opts, sem, deletes)
 			default:
+				if len(deletes) > 0 {
+					return inputError{errors.New("--delete deletes from the cluster's state: pass --from-cluster (between OLD and NEW, an object NEW lacks is deleted)")}
+				}
 				if len(args) != 2 || len(c.files)+len(c.kdirs) > 0 {
 					return inputError{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
 				}
@@ -101,6 +111,7 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 	c.flags(cmd, exit)
 	cmd.Flags().Lookup("output").Usage = "output format: " + strings.Join(render.DiffFormats, ", ")
 	failOnFlag(cmd, &failOn, true)
+	cmd.Flags().StringArrayVar(&deletes, "delete", nil, "with --from-cluster: file, directory or - whose objects are deleted from the cluster's state before -f is applied, as kubectl delete -f deletes them (by kind, namespace and name); repeatable (docs/diff.md, Deleting objects)")
 	return cmd
 }
 
@@ -170,15 +181,31 @@ func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics
 }
 
 // clusterStates reads the cluster once and simulates it as it is and with
-// the change applied (simulator.Apply).
-func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+// the change made: the objects of deletes deleted (simulator.Delete, as
+// kubectl delete -f), then the files of -f and -k applied
+// (simulator.Apply, as kubectl apply -f).
+func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics, deletes []string) (before, after *simulator.Output, err error) {
 	docs, err := c.src.read(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	change, err := c.readChange(stdin, opts)
-	if err != nil {
-		return nil, nil, err
+	next := docs
+	if len(deletes) > 0 {
+		gone, warns, err := simulator.ReadInput(simulator.Input{Files: deletes, Stdin: stdin}, opts.Limits)
+		printWarnings(c.stderr(), warns)
+		if err != nil {
+			return nil, nil, inputError{fmt.Errorf("--delete: %w", err)}
+		}
+		if next, err = simulator.Delete(docs, gone, c.src.applyNamespace()); err != nil {
+			return nil, nil, inputError{fmt.Errorf("--delete: %w", err)}
+		}
 	}
-	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem, c.stderr())
+	if len(c.files)+len(c.kdirs) > 0 {
+		change, err := c.readChange(stdin, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		next = simulator.Apply(next, change, c.src.applyNamespace())
+	}
+	return simulatePair(docs, next, opts, sem, c.stderr())
 }

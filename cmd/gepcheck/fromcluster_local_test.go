@@ -89,6 +89,17 @@ func TestLocalFromCluster(t *testing.T) {
 	if !found {
 		t.Errorf("gp's Programmed does not flip to Overridden: %+v", d.Conditions)
 	}
+	// diff --delete: gp deleted as kubectl delete -f deletes it; its red
+	// is gone from the path (docs/diff.md, Deleting objects); an object
+	// not in the cluster is exit 2 naming the file.
+	d = simulator.StateDiff{}
+	if err := json.Unmarshal([]byte(gepcheck(exitOK, "diff", "--delete", "../../docs/examples/diff/remove/", "-o", "json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Fields) != 1 || d.Fields[0].Field != "color" || d.Fields[0].Before != "red" || d.Fields[0].AfterSet || d.Fields[0].BeforeFrom != "ColorPolicy/default/gp" {
+		t.Errorf("diff --delete remove/: fields %+v", d.Fields)
+	}
+	gepcheck(exitBadInput, "diff", "--delete", "../../docs/examples/diff/change/")
 	if out := gepcheck(exitOK, "simulate", "-A"); !strings.Contains(out, `{"color":"red"}`) {
 		t.Errorf("simulate --from-cluster -A:\n%s", out)
 	}
