@@ -14,7 +14,6 @@ import (
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -186,19 +185,18 @@ func simulateBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Read
 // explainBeside is explain --impl: --target (where the implementation took
 // each field from) or --policy (which of the policy's fields it applied).
 func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reader, stdout io.Writer, target, policy string) error {
-	var r ref.Ref
-	if target != "" {
-		var err error
-		if r, err = ref.Parse(target); err != nil {
-			return inputError{fmt.Errorf("--target: %w", err)}
-		}
-	}
 	res, err := b.beside(cmd, c, stdin)
 	if err != nil {
 		return err
 	}
 	var x interface{ Table(io.Writer) error }
 	if target != "" {
+		// A reference as explain --target takes it (KIND/NS/NAME, or
+		// KIND/NAME with -n; kinds by plural or short name too).
+		r, err := objectRef(target, c.src.refNamespace(), objectRefs(res.Model(), false))
+		if err != nil {
+			return inputError{fmt.Errorf("--target: %w", err)}
+		}
 		t, err := res.Explain(r)
 		if err != nil {
 			return inputError{err}

@@ -23,6 +23,7 @@ func TestSimulateImpl(t *testing.T) {
 		{[]string{"simulate", "--impl", "reference", "-f", file, "--semantics", "gep713", "-o", "json"}, 0, `"semantics": "gep-713"`},
 		{[]string{"simulate", "--impl", "reference", "-f", file}, 0, "0 difference(s), 0 with no kept finding (new)"},
 		{[]string{"explain", "--impl", "reference", "-f", file, "--target", "HTTPRoute/default/r1"}, 0, "color  \"blue\"  ColorPolicy/default/p2"},
+		{[]string{"explain", "--impl", "reference", "-f", file, "--target", "httproute/r1", "-n", "default"}, 0, "color  \"blue\"  ColorPolicy/default/p2"},
 		{[]string{"simulate", "--impl", "contour", "-f", file}, 2, "--impl contour: its translator needs a cluster"},
 		{[]string{"simulate", "--impl", "reference", "-f", file, "-o", "dot"}, 2, "--output dot with --impl: one of table, json, yaml"},
 		// explain --impl --policy: p1's color, beaten by p2's on the path
