@@ -134,11 +134,17 @@ func TestLocalFromCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	args := []string{"simulate", "--impl", "envoy-gateway", "--from-cluster", "--kubeconfig", c.Kubeconfig, "-n", "shop", "-o", "json"}
+	// The README's line, as JSON: the ancestor entries overridden.
+	args := []string{"simulate", "--impl", "envoy-gateway", "--from-cluster", "--kubeconfig", c.Kubeconfig, "-n", "shop", "--ancestor-entries", "listener", "-o", "json"}
 	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
 	var res struct {
+		Overridden []struct {
+			Flag    string `json:"flag"`
+			Claimed string `json:"claimed"`
+			Used    string `json:"used"`
+		} `json:"overridden"`
 		Observed struct {
 			Effective []struct {
 				Path []string       `json:"path"`
@@ -155,6 +161,9 @@ func TestLocalFromCluster(t *testing.T) {
 		if strings.Contains(strings.Join(p.Path, " "), "HTTPRoute/shop/checkout#pay") && strings.Contains(string(b), `"requestTimeout":"2s"`) && strings.Contains(string(b), `"numRetries":3`) {
 			merged = true
 		}
+	}
+	if len(res.Overridden) != 1 || res.Overridden[0].Flag != "--ancestor-entries" || res.Overridden[0].Claimed != "gateway" || res.Overridden[0].Used != "listener" {
+		t.Errorf("simulate --impl envoy-gateway --ancestor-entries listener: overridden %+v", res.Overridden)
 	}
 	if !merged {
 		t.Errorf("simulate --impl envoy-gateway --from-cluster: no merged timeout 2s and 3 retries on checkout#pay:\n%s", stdout.String())
