@@ -101,16 +101,27 @@ done
 # (docs/reports.md, Shards).
 if sharded_same "$BIN" "$tmp"; then ok; else bad "a campaign sharded 4 ways and merged is not the unsharded one (above)"; fi
 
-# Every command line of README.md, as written (hack/readme-test.sh; lines
-# marked "# needs: ..." are listed and skipped, but for egctl and helm,
-# which make ci builds first). About 40 s. Planted
-# faults first: a line that fails, and a README whose lines all need
-# something, fail the check.
+# Every command line of README.md, as written (hack/readme-test.sh): the
+# lines that need egctl, helm, a build or a few minutes run here (make ci
+# builds them first; about 5 minutes, the Envoy Gateway fuzz lines and
+# make fuzz the most); the lines that need a cluster are marked
+# "# ci: KEY" and run by hack/cluster-test.sh, which judges their output,
+# and make test and make ci by .ci/run: none is skipped. Planted faults
+# first: a line that fails, a README whose lines all need something, and a
+# line whose "# ci:" marker names a key or a command no step runs fail the
+# check.
 printf '```sh\nbin/gepcheck simulate -f no-such-file.yaml\n```\n' > "$tmp/README-bad.md"
 printf '```sh\nbin/gepcheck version # needs: cluster\n```\n' > "$tmp/README-none.md"
+printf '```sh\nbin/gepcheck version\nbin/gepcheck version # ci: no-such-key\n```\n' > "$tmp/README-ci-key.md"
+printf '```sh\nbin/gepcheck version\nmake no-such-target # ci: .ci/run\n```\n' > "$tmp/README-ci-run.md"
+printf '```sh\nbin/gepcheck version\nmake conformance IMPL=traefik CLUSTER=local # ci: Makefile\n```\n' > "$tmp/README-ci-make.md"
 if ./hack/readme-test.sh "$BIN" "$tmp/README-bad.md" > "$tmp/readme-bad.txt" 2>&1; then bad "readme-test passed a README line that fails"; else ok; fi
 if ./hack/readme-test.sh "$BIN" "$tmp/README-none.md" > "$tmp/readme-none.txt" 2>&1; then bad "readme-test passed a README of which no line ran"; else ok; fi
-README_NEEDS="egctl helm" ./hack/readme-test.sh "$BIN" > "$tmp/readme.txt" 2>&1 && ok || { cat "$tmp/readme.txt"; bad "a README command line fails (above)"; }
+for f in ci-key ci-run ci-make; do
+  if ./hack/readme-test.sh "$BIN" "$tmp/README-$f.md" > "$tmp/readme-$f.txt" 2>&1; then bad "readme-test passed a '# ci:' line no step runs ($f)"; else ok; fi
+done
+README_NEEDS="egctl helm build long" ./hack/readme-test.sh "$BIN" > "$tmp/readme.txt" 2>&1 && ok || { cat "$tmp/readme.txt"; bad "a README command line fails (above)"; }
+grep -qE '^readme: [0-9]+ command lines ran, 0 failed, 0 skipped, [1-9][0-9]* run by' "$tmp/readme.txt" && ok || bad "README lines skipped or none left to CI's other steps: $(tail -1 "$tmp/readme.txt")"
 tail -1 "$tmp/readme.txt"
 
 echo "cli: $pass passed, $fail failed"

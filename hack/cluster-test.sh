@@ -29,11 +29,36 @@ KC=$(sed -n 's/^export KUBECONFIG=//p' "$tmp/lc.out")
 "$BIN" controller reference --kubeconfig "$KC" > "$tmp/ctl.log" 2>&1 &
 pids+=($!)
 
+# The README's cluster lines run here, as written (readme_run, hack/lib.sh;
+# hack/readme-test.sh checks that each "# ci: KEY" line is run here), from
+# a copy of the repository, with a kubeconfig whose current context is the
+# README's my-ctx: this local control plane.
+rd=$tmp/readme
+readme_copy "$rd" "$BIN" && ok || { bad "readme_copy"; exit 1; }
+"$KUBECTL" config view --kubeconfig "$KC" --raw > "$tmp/my-ctx.kubeconfig" &&
+  "$KUBECTL" config rename-context --kubeconfig "$tmp/my-ctx.kubeconfig" "$("$KUBECTL" config current-context --kubeconfig "$KC")" my-ctx > /dev/null &&
+  ok || bad "a kubeconfig with the context my-ctx"
+export KUBECONFIG=$tmp/my-ctx.kubeconfig
+
+# Reading the cluster (docs/cluster.md, Reading a cluster): the README's
+# simulate, diff and admission lines against the objects of
+# docs/examples/diff/before.yaml applied here; diff applies nothing.
+"$KUBECTL" apply -f docs/examples/diff/before.yaml > "$tmp/before.txt" 2>&1 && ok || bad "kubectl apply before.yaml: $(cat "$tmp/before.txt")"
+readme_run "$rd" "$tmp/sim-cluster.txt" 0 -- simulate-from-cluster && ok || bad "simulate --from-cluster (README)"
+grep -qE '^ColorPolicy/default/gp +Atomic defaults +True/Accepted +True/Programmed' "$tmp/sim-cluster.txt" && ok || bad "simulate --from-cluster did not read gp: $(head -8 "$tmp/sim-cluster.txt")"
+readme_run "$rd" "$tmp/diff-cluster.txt" 0 -- diff-from-cluster && ok || bad "diff --from-cluster (README)"
+grep -qE 'color +"red" ←ColorPolicy/default/gp +"blue" ←ColorPolicy/default/rp' "$tmp/diff-cluster.txt" && ok || bad "diff --from-cluster: no red → blue: $(head -5 "$tmp/diff-cluster.txt")"
+readme_run "$rd" "$tmp/diff-delete-cluster.txt" 0 -- diff-delete-from-cluster && ok || bad "diff --from-cluster --delete (README)"
+grep -qE 'color +"red" ←ColorPolicy/default/gp +\(unset\)' "$tmp/diff-delete-cluster.txt" && ok || bad "diff --from-cluster --delete: no red → unset: $(head -5 "$tmp/diff-delete-cluster.txt")"
+[ "$("$KUBECTL" get colorpolicies -A -o name 2>&1)" = colorpolicy.policies.controller.io/gp ] && ok || bad "diff --from-cluster (or --delete) changed the cluster: $("$KUBECTL" get colorpolicies -A -o name 2>&1)"
+readme_run "$rd" "$tmp/adm-cluster.txt" 0 -- admission-from-cluster && ok || bad "admission simulate --from-cluster (README)"
+grep -q '^outcome: allowed' "$tmp/adm-cluster.txt" && ok || bad "admission --from-cluster: $(tail -3 "$tmp/adm-cluster.txt")"
+"$KUBECTL" delete -f docs/examples/diff/before.yaml > "$tmp/before-del.txt" 2>&1 && ok || bad "kubectl delete before.yaml: $(cat "$tmp/before-del.txt")"
+
 # Label filter and JUnit, controller already running.
-"$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false \
-  --label-filter 'kuadrant' --junit "$tmp/junit.xml" scenarios/ > "$tmp/run1.txt" 2>&1 \
-  && ok || bad "kuadrant run exited $?: $(tail -5 "$tmp/run1.txt")"
-grep -q 'gepcheck-reference on gepcheck-local: 13 passed, 0 failed, 0 errors, 0 skipped' "$tmp/run1.txt" && ok || bad "kuadrant run summary: $(tail -1 "$tmp/run1.txt")"
+readme_run "$rd" "$tmp/run1.txt" 0 -- kubeconfig && ok || bad "kuadrant run (README)"
+cp "$rd/out/junit.xml" "$tmp/junit.xml" || bad "the README's kubeconfig line wrote no out/junit.xml"
+grep -q 'gepcheck-reference on my-ctx: 13 passed, 0 failed, 0 errors, 0 skipped' "$tmp/run1.txt" && ok || bad "kuadrant run summary: $(tail -1 "$tmp/run1.txt")"
 python3 - "$tmp/junit.xml" <<'PY' && ok || bad "JUnit report"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -112,7 +137,7 @@ python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mut
 "$BIN" run --cluster kubeconfig --kubeconfig "$KC" --impl reference --start-controller=false --keep \
   scenarios/gep-713/example-1-direct.yaml > "$tmp/run3.txt" 2>&1 && ok || bad "--keep run exited $?"
 [ -n "$(labelled)" ] && ok || bad "--keep left nothing"
-"$BIN" clean --kubeconfig "$KC" > "$tmp/clean.txt" 2>&1 && ok || bad "clean exited $?: $(cat "$tmp/clean.txt")"
+readme_run "$rd" "$tmp/clean.txt" 0 -- clean && ok || bad "clean (README)"
 grep -q '^deleted namespace gc-' "$tmp/clean.txt" && ok || bad "clean output: $(cat "$tmp/clean.txt")"
 [ -z "$(labelled)" ] && ok || bad "namespaces left after clean: $(labelled)"
 "$KUBECTL" --kubeconfig "$KC" get namespace not-gepchecks > /dev/null 2>&1 && ok || bad "clean deleted a namespace gepcheck did not create"
@@ -135,7 +160,7 @@ else bad "random cases in a cluster sharded 4 ways and merged differ from the un
 "$BIN" run --cluster local --impl reference --random 30 --seed 1 > "$tmp/random.txt" 2>&1 && ok || bad "random run exited $?: $(tail -5 "$tmp/random.txt")"
 grep -q 'gepcheck-reference on local: 30 passed, 0 failed, 0 errors, 0 skipped' "$tmp/random.txt" && ok || bad "random run summary: $(tail -2 "$tmp/random.txt")"
 # Random changes over time (gepcheck gen --steps), applied step by step.
-"$BIN" run --cluster local --impl reference --random 12 --random-steps 4 --seed 1 > "$tmp/steps.txt" 2>&1 && ok || bad "random steps run exited $?: $(tail -5 "$tmp/steps.txt")"
+readme_run "$rd" "$tmp/steps.txt" 0 -- random-steps && ok || bad "random steps run (README)"
 grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' "$tmp/steps.txt" && ok || bad "random steps summary: $(tail -2 "$tmp/steps.txt")"
 
 # Bad flags: exit 2, never a panic.
@@ -153,8 +178,7 @@ grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' 
 # Upstream's BackendTLSPolicy conformance scenarios and BackendTLSPolicy on
 # TLSRoute and TCPRoute included: they pass (docs/envoy-gateway.md).
 mapfile -t egcat < <(ls scenarios/envoy-gateway/*.yaml scenarios/gateway-api/*.yaml)
-"$BIN" run --cluster local --impl envoy-gateway --junit "$tmp/eg.xml" --report-dir "$tmp/rep-eg" "${egcat[@]}" scenarios/findings/envoy-gateway/ > "$tmp/eg.txt" 2>&1; code=$?
-[ "$code" -eq 1 ] && ok || bad "envoy-gateway run exited $code, want 1 (findings): $(tail -5 "$tmp/eg.txt")"
+readme_run "$rd" "$tmp/eg.txt" 1 -- envoy-gateway && ok || bad "envoy-gateway run (README), want exit 1 (findings)"
 nfind=$(ls scenarios/findings/envoy-gateway/*.yaml | wc -l)
 ncat=${#egcat[@]}
 # ListenerSet, TCPRoute and XBackendTrafficPolicy scenarios: kinds Envoy
@@ -170,7 +194,7 @@ grep -q "status of BackendTLSPolicy/default/shared breaks others-entries-kept" "
 # the controller reads them as the API server stores them, and orders
 # policies by creation time: they are verified offline (reports.sh --check).
 mapfile -t egfind < <(ls scenarios/findings/envoy-gateway/*.yaml | grep -v -E 'stored-values|rule-merge')
-findings_reproduce "$BIN" "$tmp/rep-eg" "${egfind[@]}" && ok || bad "envoy-gateway in a cluster differs from the kept findings"
+findings_reproduce "$BIN" "$rd/out/envoy-gateway" "${egfind[@]}" && ok || bad "envoy-gateway in a cluster differs from the kept findings"
 
 # Contour on its own local control plane, one contour serve per Gateway:
 # Gateway API's BackendTLSPolicy catalogue (the system-CAs scenario skipped:
@@ -184,8 +208,7 @@ findings_reproduce "$BIN" "$tmp/rep-eg" "${egfind[@]}" && ok || bad "envoy-gatew
 # Contour each runs to a verdict (docs/contour-and-traefik.md; the cases
 # Contour never gives status fail after the step's 30 s).
 mapfile -t ctcat < <(ls scenarios/gateway-api/*.yaml)
-"$BIN" run --cluster local --impl contour --junit "$tmp/contour.xml" --report-dir "$tmp/rep-contour" "${ctcat[@]}" scenarios/findings/contour/ > "$tmp/contour.txt" 2>&1; code=$?
-[ "$code" -eq 1 ] && ok || bad "contour run exited $code, want 1 (findings): $(tail -5 "$tmp/contour.txt")"
+readme_run "$rd" "$tmp/contour.txt" 1 -- contour && ok || bad "contour run (README), want exit 1 (findings)"
 nfind=$(ls scenarios/findings/contour/*.yaml | wc -l)
 ncat=${#ctcat[@]}
 # Skipped: the system-CAs scenario, and the kinds Contour's plug-in does
@@ -197,14 +220,14 @@ grep -q "contour on local: 0 passed, $((ncat - nskip + nfind)) failed, 0 errors,
 # contour serve's (docs/cluster.md, MUST checks): whether the losing policy
 # of cluster-backendtlspolicy-gateway-api-conflicted gets any status there
 # depends on timing, so that finding is judged by the summary above only.
-mapfile -t cfind < <(ls scenarios/findings/contour/*.yaml | grep -v cluster-backendtlspolicy-gateway-api-conflicted)
-findings_reproduce "$BIN" "$tmp/rep-contour" "${cfind[@]}" && ok || bad "contour in a cluster differs from its kept findings"
+# The README's findings verify line names the other two.
+readme_run "$rd" "$tmp/contour-verify.txt" 0 -- contour-verify && ok || bad "contour in a cluster differs from its kept findings (README)"
+grep -q 'findings verify: 2 of 2 findings reproduce exactly' "$tmp/contour-verify.txt" && ok || bad "contour findings verify: $(tail -2 "$tmp/contour-verify.txt")"
 # Random cases against Contour, seed 1, not shrunk (docs/contour-and-traefik.md
 # has a 200-case run, shrunk): each runs to a verdict, none is an error, and
 # every kind of difference they show is a kept finding's
 # (scenarios/findings/contour/): a new kind fails.
-"$BIN" run --cluster local --impl contour --random 20 --seed 1 --shrink-time 0 > "$tmp/contour-random.txt" 2>&1; code=$?
-[ "$code" -eq 1 ] && ok || bad "contour random run exited $code, want 1: $(tail -3 "$tmp/contour-random.txt")"
+readme_run "$rd" "$tmp/contour-random.txt" 1 -- contour-random && ok || bad "contour random run (README), want exit 1"
 random_outcomes "$tmp/contour-random.txt" contour 20 0 && ok || bad "contour random summary"
 kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of difference not kept"
 
@@ -222,8 +245,7 @@ kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of 
 # (scenarios/findings/traefik/) show exactly the differences they record.
 mapfile -t trcat < <(ls scenarios/gateway-api/*.yaml)
 trfail=(conflict-by-creation conflict-by-name grpcroute section-and-service tcproute-terminate tlsroute-terminate two-targets-one-conflict conformance-conflict-resolution conformance-san)
-"$BIN" run --cluster local --impl traefik --junit "$tmp/traefik.xml" --report-dir "$tmp/rep-traefik" "${trcat[@]}" scenarios/findings/traefik/ > "$tmp/traefik.txt" 2>&1; code=$?
-[ "$code" -eq 1 ] && ok || bad "traefik run exited $code, want 1 (findings): $(tail -5 "$tmp/traefik.txt")"
+readme_run "$rd" "$tmp/traefik.txt" 1 -- traefik && ok || bad "traefik run (README), want exit 1 (findings)"
 nfind=$(ls scenarios/findings/traefik/*.yaml | wc -l)
 ncat=${#trcat[@]}
 nskip=$(grep -c -E '^skip ' "$tmp/traefik.txt")
@@ -232,7 +254,7 @@ grep -q "$want" "$tmp/traefik.txt" && ok || bad "traefik summary, want '$want': 
 for f in "${trfail[@]}"; do
   grep -q -E "^fail .*scenarios/gateway-api/backendtlspolicy-$f\.yaml" "$tmp/traefik.txt" && ok || bad "traefik: backendtlspolicy-$f did not fail"
 done
-findings_reproduce "$BIN" "$tmp/rep-traefik" scenarios/findings/traefik/ && ok || bad "traefik in a cluster differs from its kept findings"
+findings_reproduce "$BIN" "$rd/out/traefik" scenarios/findings/traefik/ && ok || bad "traefik in a cluster differs from its kept findings"
 # Random cases against Traefik, judged by their findings: every kind of
 # difference is a kept finding's (scenarios/findings/traefik/). Errors are
 # cases that err; a case whose status flaps (a policy that wins on one

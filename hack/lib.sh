@@ -159,3 +159,64 @@ findings_reproduce() {
   esac
   tail -1 <<<"$out"
 }
+
+# readme_command LINE: a README command line without its trailing comment
+# (from the first " #"), as a user types it.
+readme_command() { local c=${1%%" #"*}; c=${c%"${c##*[![:space:]]}"}; printf '%s\n' "${c#"${c%%[![:space:]]*}"}"; }
+
+# readme_line README KEY: the one line of a ```sh block of README that
+# carries the marker "# ci: KEY" (README.md, Contributing: README command
+# lines); prints nothing and returns 1 when no line or several do.
+readme_line() {
+  local readme=$1 key=$2 in_sh=false line found="" n=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      '```sh'*) in_sh=true; continue ;;
+      '```'*) in_sh=false; continue ;;
+    esac
+    $in_sh || continue
+    if [[ $line =~ \#[[:space:]]*ci:[[:space:]]*([^[:space:]#]+) ]] && [ "${BASH_REMATCH[1]}" = "$key" ]; then
+      found=$line; n=$((n+1))
+    fi
+  done < "$readme"
+  if [ "$n" -ne 1 ]; then echo "FAIL: $n lines of $readme carry '# ci: $key', want 1" >&2; return 1; fi
+  printf '%s\n' "$found"
+}
+
+# readme_copy DIR BIN: the repository's tracked files copied into DIR, with
+# DIR/bin/gepcheck a copy of BIN (a make line rebuilds it there) and the tools gepcheck builds (gepcheck
+# tools: helm, kubectl, ...) linked beside it: where README lines run (what
+# they write stays out of the work tree). Run them from DIR with DIR/bin
+# first on PATH.
+readme_copy() {
+  local dir=$1 bin root tool path
+  bin=$(realpath "$2") || return 1
+  root=$(git rev-parse --show-toplevel) || return 1
+  mkdir -p "$dir/bin" || return 1
+  (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -C "$dir" -xf - || return 1
+  cp "$bin" "$dir/bin/gepcheck" || return 1   # a copy: make lines rebuild it
+  "$bin" tools 2> /dev/null | while read -r tool _ path _; do
+    [ -x "$path" ] && ln -sf "$path" "$dir/bin/$tool"
+  done
+  return 0
+}
+
+# readme_run DIR LOG CODE... -- KEY: runs the line of README.md (or of
+# $README_FILE) marked "# ci: KEY" exactly as written, with bash from DIR
+# (a readme_copy), its output to LOG; as ran, it returns 0 when the line
+# exits with one of the CODEs. hack/readme-test.sh checks that every such
+# key is run by hack/cluster-test.sh.
+readme_run() {
+  local dir=$1 log=$2 ok=() code=0 c line
+  shift 2
+  while [ "$#" -gt 0 ] && [ "$1" != -- ]; do ok+=("$1"); shift; done
+  line=$(readme_line "${README_FILE:-$(git rev-parse --show-toplevel)/README.md}" "$2") || return 1
+  echo "readme: $(readme_command "$line")"
+  (cd "$dir" && PATH="$dir/bin:$PATH" bash -c "$line") > "$log" 2>&1 < /dev/null || code=$?
+  for c in "${ok[@]}"; do
+    if [ "$code" -eq "$c" ]; then return 0; fi
+  done
+  echo "FAIL: README line '# ci: $2' exited $code, want ${ok[*]}; its last lines:"
+  tail -5 "$log" | sed 's/^/  /'
+  return 1
+}

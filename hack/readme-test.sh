@@ -9,11 +9,18 @@
 #                           README_NEEDS (e.g. README_NEEDS="egctl")
 #   # exit: N               expected to exit N (a check that finds
 #                           differences, bad input shown on purpose)
-# Any other exit fails the line. The script counts what it ran and
-# skipped, and fails when it ran none.
+#   # ci: WHERE             run as written by another step of CI, which
+#                           judges its output, not here: WHERE is .ci/run
+#                           (a line of it is the command), Makefile (a line
+#                           of the ci recipe is the command, make as
+#                           $(MAKE), bin/gepcheck as $(BIN)), or a KEY that hack/cluster-test.sh
+#                           runs with readme_run (hack/lib.sh); checked here
+# Any other exit fails the line. The script counts what it ran, skipped
+# and left to CI's other steps, and fails when it ran none.
 #
 # usage: hack/readme-test.sh BIN [README]
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=$(realpath "${1:?usage: hack/readme-test.sh BIN [README]}")
 root=$(git rev-parse --show-toplevel) || exit 2
 README=$(realpath "${2:-$root/README.md}")
@@ -21,18 +28,14 @@ name=${README#"$root/"}
 have=" ${README_NEEDS:-} "; have=${have//,/ }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # A copy of the tracked files: what the lines write (hierarchy.html, out/,
-# reports/) stays out of the work tree.
-(cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -C "$tmp" -xf - || exit 2
-mkdir -p "$tmp/bin" && ln -s "$BIN" "$tmp/bin/gepcheck"
+# reports/) stays out of the work tree; bin/gepcheck and the tools gepcheck
+# builds (helm, kubectl, ...) on PATH for the lines that pipe through them
+# (a tool not built is left off, and a line that needs it fails or is
+# skipped by its marker).
+readme_copy "$tmp" "$BIN" || exit 2
 export PATH="$tmp/bin:$PATH"   # "gepcheck ..." lines too
-# The tools gepcheck builds (gepcheck tools: helm, kubectl, ...), for the
-# lines that pipe through them; a tool not built is left off, and a line
-# that needs it fails or is skipped by its marker.
-"$BIN" tools 2> /dev/null | while read -r tool _ path _; do
-  [ -x "$path" ] && ln -sf "$path" "$tmp/bin/$tool"
-done
 
-ran=0 skipped=0 failed=0 n=0
+ran=0 skipped=0 failed=0 inci=0 n=0
 in_sh=false
 while IFS= read -r line || [ -n "$line" ]; do
   n=$((n+1))
@@ -43,7 +46,30 @@ while IFS= read -r line || [ -n "$line" ]; do
   $in_sh || continue
   trimmed=${line#"${line%%[![:space:]]*}"}
   [ -z "$trimmed" ] || [ "${trimmed:0:1}" = "#" ] && continue
-  want=0 needs=""
+  want=0 needs="" ci=""
+  if [[ $line =~ \#[[:space:]]*ci:[[:space:]]*([^[:space:]#]+) ]]; then ci=${BASH_REMATCH[1]}; fi
+  if [ -n "$ci" ]; then
+    cmd=$(readme_command "$line")
+    case $ci in
+      .ci/run) where=.ci/run; grep -qxF -- "$cmd" "$root/.ci/run" ;;
+      Makefile) where="make ci"
+        case $cmd in
+          make\ *) recipe=$(printf '\t$(MAKE) %s' "${cmd#make }") ;;
+          bin/gepcheck\ *) recipe=$(printf '\t$(BIN) %s' "${cmd#bin/gepcheck }") ;;
+          *) recipe="" ;;
+        esac
+        [ -n "$recipe" ] && sed -n '/^ci:/,/^$/p' "$root/Makefile" | grep -qxF -- "$recipe" ;;
+      *) where=hack/cluster-test.sh; [ "$(readme_line "$README" "$ci")" = "$line" ] && grep -qE -- "^[^#]*readme_run .* -- $ci( |$)" "$root/hack/cluster-test.sh" ;;
+    esac
+    if [ "$?" -eq 0 ]; then
+      inci=$((inci+1))
+      echo "ci    $name:$n (run by $where): ${trimmed:0:100}"
+    else
+      failed=$((failed+1))
+      echo "FAIL  $name:$n: marked '# ci: $ci' but $where does not run it as written: $trimmed"
+    fi
+    continue
+  fi
   if [[ $line =~ \#[[:space:]]*exit:[[:space:]]*([0-9]+) ]]; then want=${BASH_REMATCH[1]}; fi
   if [[ $line =~ \#[[:space:]]*needs:[[:space:]]*([a-z0-9,[:space:]-]+)$ ]]; then needs=${BASH_REMATCH[1]}; fi
   missing=""
@@ -70,6 +96,6 @@ while IFS= read -r line || [ -n "$line" ]; do
     echo "ok    $name:$n ($took): ${trimmed:0:100}"
   fi
 done < "$README"
-echo "readme: $ran command lines ran, $failed failed, $skipped skipped (README_NEEDS=\"${README_NEEDS:-}\")"
+echo "readme: $ran command lines ran, $failed failed, $skipped skipped, $inci run by CI's other steps (README_NEEDS=\"${README_NEEDS:-}\")"
 [ "$ran" -gt 0 ] || { echo "readme: no command line ran"; exit 1; }
 [ "$failed" -eq 0 ]

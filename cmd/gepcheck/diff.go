@@ -41,10 +41,10 @@ func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error
 }
 
 func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
-	var c common
+	c := common{formats: render.DiffFormats}
 	var failOn, deletes []string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --from-cluster [--delete FILE] [-f CHANGE]",
+		Use:   "diff OLD NEW | diff --from-cluster [--delete GONE] [-f CHANGE] [-o table|wide|name|json|yaml|markdown] [--no-headers]",
 		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
 		Long: `diff compares two states of the same objects, each simulated as simulate
 would: the effective fields that change on each path, before and after, with
@@ -57,7 +57,13 @@ the policy that set them, and the conditions that flip (docs/diff.md).
   gepcheck diff --from-cluster --delete GONE [-f CHANGE]
                                              ... with the objects GONE names
                                              deleted first, as kubectl
-                                             delete -f would`,
+                                             delete -f would
+
+The tables fit 120 columns (long values wrapped, cut past 4 lines); -o wide
+prints every cell in full; --no-headers leaves out the titles and column
+headers; -o name lists the objects the change touches as kind/name: the
+policies that set a changed field, before or after, and the objects whose
+conditions flip.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fail, err := simulator.ParseFailOn(failOn, true)
@@ -102,14 +108,13 @@ the policy that set them, and the conditions that flip (docs/diff.md).
 				return inputError{errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
 			}
 			d := simulator.DiffOutputs(before, after)
-			if err := render.Diff(stdout, c.output, d); err != nil {
+			if err := render.Diff(stdout, c.output, d, c.tableOptions()); err != nil {
 				return err
 			}
 			return tripped(fail, d.Changed(), after)
 		},
 	}
 	c.flags(cmd, exit)
-	cmd.Flags().Lookup("output").Usage = "output format: " + strings.Join(render.DiffFormats, ", ")
 	failOnFlag(cmd, &failOn, true)
 	cmd.Flags().StringArrayVar(&deletes, "delete", nil, "with --from-cluster: file, directory or - whose objects are deleted from the cluster's state before -f is applied, as kubectl delete -f deletes them (by kind, namespace and name); repeatable (docs/diff.md, Deleting objects)")
 	return cmd
@@ -144,6 +149,18 @@ func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulat
 	wg.Wait()
 	printWarnings(stderr, append(warns[0], warns[1]...))
 	if err := errors.Join(errs[0], errs[1]); err != nil {
+		for i, p := range []string{old, new} {
+			if errs[i] == nil {
+				continue
+			}
+			// A Helm chart: the hint, not its templates' errors
+			// (hints.go); its rendering on standard input in its place.
+			args := []string{old, new}
+			args[i] = "-"
+			if h := helmHint([]string{p}, "gepcheck diff "+strings.Join(args, " ")); h != "" {
+				return nil, nil, inputError{errors.New(h)}
+			}
+		}
 		return nil, nil, err
 	}
 	return simulatePair(docs[0], docs[1], opts, sem, stderr)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -92,4 +94,66 @@ func runWarnings(m *simulator.Model, out *simulator.Output) []string {
 		}
 	}
 	return added
+}
+
+// maxChartDepth bounds the walk from a -f path up to the root looking for
+// a Helm chart's Chart.yaml (docs/limits.md: every loop over input is
+// bounded); deeper folders are not looked at.
+const maxChartDepth = 256
+
+// helmChart is the folder of the Helm chart that path is, or is in (the
+// nearest folder, path itself or a parent of it, holding a Chart.yaml),
+// as path names it (relative when path is); "" when there is none.
+func helmChart(path string) string {
+	if path == "-" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	dir := abs
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	for range maxChartDepth {
+		if st, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil && st.Mode().IsRegular() {
+			if filepath.IsAbs(path) {
+				return dir
+			}
+			if wd, err := os.Getwd(); err == nil {
+				if rel, err := filepath.Rel(wd, dir); err == nil {
+					return rel
+				}
+			}
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// helmHint is the error for input that does not load because it is a
+// Helm chart's templates (a chart folder, a file or folder in one): Helm
+// renders them first (docs/input.md, Helm), and then: use, the command
+// line that reads the rendered objects from standard input. Empty when no
+// path is in a chart.
+func helmHint(paths []string, use string) string {
+	for _, p := range paths {
+		chart := helmChart(p)
+		if chart == "" {
+			continue
+		}
+		what := fmt.Sprintf("%s is in the Helm chart %s", ref.Printable(p), ref.Printable(chart))
+		if filepath.Clean(p) == chart {
+			what = ref.Printable(p) + " is a Helm chart"
+		}
+		return fmt.Sprintf("%s (it has a Chart.yaml): its templates are no Kubernetes objects until Helm renders them; run `helm template NAME %s | %s` (docs/input.md, Helm)",
+			what, ref.Printable(chart), use)
+	}
+	return ""
 }

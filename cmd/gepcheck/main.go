@@ -127,22 +127,29 @@ type common struct {
 	vocab     string
 	ancestors string
 	output    string
+	formats   []string // the command's -o values (nil: render.Formats)
 	noHeaders bool
 	opts      simulator.Options // the limits (docs/limits.md)
 	bounds    runBounds
 	stderr    func() io.Writer // where load warnings are written too
 	src       fromCluster      // --from-cluster (fromcluster.go)
+	command   string           // the command's name, for hints (hints.go)
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	cmd.Flags().StringArrayVarP(&c.files, "filename", "f", nil, "file, directory or - (stdin) with the objects; repeatable")
 	addKustomizeFlag(cmd, &c.kdirs)
 	c.stderr = cmd.ErrOrStderr
+	c.command = cmd.Name()
 	cmd.Flags().StringArrayVar(&c.profiles, "profile", nil, "policy profile: a built-in name ("+strings.Join(profile.BuiltinNames(), ", ")+") or a PolicyProfile file; repeatable")
 	cmd.Flags().StringVar(&c.semantics, "semantics", string(engine.StickyOverrides), "path semantics: sticky-overrides (overrides are never beaten from below) or gep-713 (GEP-713's abstract process, literally; gep713, its older spelling, is read too)")
 	addVocabularyFlag(cmd, &c.vocab)
 	cmd.Flags().StringVar(&c.ancestors, "ancestor-entries", "gateway", "status per ancestor (Gateway API PolicyAncestorStatus, e.g. BackendTLSPolicy): gateway (one entry per Gateway) or listener (one per Gateway listener, sectionName set); docs/semantics.md")
-	addOutputFlag(cmd, &c.output, render.Formats...)
+	formats := c.formats
+	if formats == nil {
+		formats = render.Formats
+	}
+	addOutputFlag(cmd, &c.output, formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
 	c.bounds.add(cmd.Flags(), exit)
@@ -173,8 +180,12 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 			printWarnings(c.stderr(), le.Warnings)
 		}
 		if err != nil {
-			// Scenario files, each with its own objects, collide: the
-			// hint, not every collision (hints.go).
+			// A Helm chart's templates do not parse; scenario files,
+			// each with its own objects, collide: the hint, not every
+			// error (hints.go).
+			if h := helmHint(c.files, "gepcheck "+c.command+" -f -"); h != "" {
+				return nil, "", inputError{errors.New(h)}
+			}
 			if h := scenariosHint(c.files, c.opts.Limits); h != "" {
 				return nil, "", inputError{errors.New(h)}
 			}

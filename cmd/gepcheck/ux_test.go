@@ -171,6 +171,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"simulate", "--profile", "color-"}, []string{"color-direct", "color-inherited"}, nil},
 		{[]string{"simulate", "-o", ""}, []string{"table", "wide", "name", "json", "yaml"}, nil},
 		{[]string{"check", "-o", ""}, []string{"table", "json", "yaml", "junit"}, []string{"wide"}},
+		{[]string{"diff", "-o", ""}, []string{"table", "wide", "name", "json", "yaml", "markdown"}, []string{"html", "dot"}},
 		{[]string{"run", "--impl", ""}, []string{"envoy-gateway", "contour", "traefik", "reference", "exec"}, nil},
 		{[]string{"simulate", "--semantics", ""}, []string{"sticky-overrides"}, nil},
 		{[]string{"explain", "-f", ex2, "--target", "Serv"}, []string{"Service/default/b1", "Service/default/b2"}, []string{"ColorPolicy/default/p1"}},
@@ -298,7 +299,7 @@ spec:
 
 // The right hint for an input of another command: a folder of scenario
 // files (gepcheck check), an admission file (gepcheck admission
-// simulate); short, exit 2.
+// simulate), a Helm chart (helm template); short, exit 2.
 func TestHints(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -308,6 +309,14 @@ func TestHints(t *testing.T) {
 		{[]string{"explain", "-f", "../../scenarios/gep-713", "--target", "Service/default/b1"}, "`gepcheck check ../../scenarios/gep-713`"},
 		{[]string{"simulate", "-f", "../../scenarios/admission/failure-policy.yaml"}, "use `gepcheck admission simulate -f ../../scenarios/admission/failure-policy.yaml --request"},
 		{[]string{"simulate", "-f", "../../scenarios/admission/"}, "`gepcheck check ../../scenarios/admission/`"},
+		// A Helm chart (a folder with a Chart.yaml, its templates with
+		// {{ }}), or a file or folder in one: helm template first
+		// (docs/input.md, Helm), not an error per template.
+		{[]string{"simulate", "-f", exampleChart + "/"}, exampleChart + "/ is a Helm chart (it has a Chart.yaml): its templates are no Kubernetes objects until Helm renders them; run `helm template NAME " + exampleChart + " | gepcheck simulate -f -`"},
+		{[]string{"simulate", "-f", exampleChart + "/templates/policies.yaml", "--profile", "color-inherited"}, "templates/policies.yaml is in the Helm chart " + exampleChart + " (it has a Chart.yaml)"},
+		{[]string{"explain", "-f", exampleChart + "/templates", "--target", "Service/default/b1"}, "run `helm template NAME " + exampleChart + " | gepcheck explain -f -`"},
+		{[]string{"diff", "../../docs/examples/diff/before.yaml", exampleChart}, "run `helm template NAME " + exampleChart + " | gepcheck diff ../../docs/examples/diff/before.yaml -`"},
+		{[]string{"diff", exampleChart, "../../docs/examples/diff/before.yaml"}, "| gepcheck diff - ../../docs/examples/diff/before.yaml`"},
 	} {
 		code, _, stderr := gepcheck(tc.args, "")
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") > 2 {
@@ -410,5 +419,74 @@ func TestAdmissionYAML(t *testing.T) {
 	}
 	if !jsonEq(a, b) {
 		t.Errorf("-o yaml is not -o json:\n%s\n%s", ym, js)
+	}
+}
+
+// gepcheck diff prints its tables as simulate does (render.Table; docs/
+// diff.md, Output): they fit 120 columns, -o wide prints each row on one
+// line in full, --no-headers leaves out the titles and column headers,
+// -o name lists the objects the change touches; -o html is refused,
+// naming the values diff takes.
+func TestDiffTables(t *testing.T) {
+	spec, err := os.ReadFile(longSpecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The state before: p-gw's timeout 5s, not 15s (the one field that
+	// changes, on route-1's two paths).
+	old := strings.Replace(string(spec), "timeout: {http: {requestTimeout: 15s}}\n---", "timeout: {http: {requestTimeout: 5s}}\n---", 1)
+	if old == string(spec) {
+		t.Fatal("p-gw's timeout not found in " + longSpecs)
+	}
+	before := filepath.Join(t.TempDir(), "before.yaml")
+	if err := os.WriteFile(before, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	diff := []string{"diff", before, longSpecs}
+	table, _ := mustRun(t, diff...)
+	if n := widest(table); n > 120 {
+		t.Errorf("diff: a line of %d columns:\n%s", n, table)
+	}
+	if !strings.HasPrefix(table, "CHANGED EFFECTIVE FIELDS (profiles: envoy-gateway-backendtrafficpolicy; ") || !strings.Contains(table, "\nFLIPPED CONDITIONS\n") {
+		t.Errorf("diff: the titles are missing:\n%s", table)
+	}
+	// Both paths of route-1 change; the rows in full, one line each.
+	rows := regexp.MustCompile(`(?m)^BackendTrafficPolicy +Gateway/default/gw > Gateway/default/gw#http(-2)? > HTTPRoute/default/route-1 > HTTPRoute/default/route-1#rule-1 +timeout\.http\.requestTimeout +"5s" ←BackendTrafficPolicy/default/p-gw +"15s" ←BackendTrafficPolicy/default/p-gw$`)
+	if n := len(rows.FindAllString(table, -1)); n != 0 {
+		t.Errorf("diff: %d rows on one line of more than 120 columns", n)
+	}
+	wide, _ := mustRun(t, append(diff, "-o", "wide")...)
+	if n := len(rows.FindAllString(wide, -1)); n != 2 || widest(wide) <= 120 {
+		t.Errorf("diff -o wide: %d of the 2 rows in full, on one line:\n%s", n, wide)
+	}
+	// The same cells, wrapped or not: the words of the table are those
+	// of -o wide.
+	if a, b := strings.Fields(table), strings.Fields(wide); len(a) <= len(b) {
+		t.Errorf("diff: %d words, -o wide %d: nothing wrapped?", len(a), len(b))
+	}
+	for _, o := range [][]string{nil, {"-o", "wide"}} {
+		out, _ := mustRun(t, append(append(diff, "--no-headers"), o...)...)
+		for l := range strings.Lines(out) {
+			for _, h := range []string{"CHANGED EFFECTIVE FIELDS", "KIND ", "FLIPPED CONDITIONS", "OBJECT "} {
+				if strings.HasPrefix(l, h) {
+					t.Errorf("diff --no-headers %v printed %q", o, l)
+				}
+			}
+		}
+		if !regexp.MustCompile(`^BackendTrafficPolicy +Gateway/default/gw `).MatchString(out) {
+			t.Errorf("diff --no-headers %v does not start with the first row:\n%s", o, out)
+		}
+	}
+	// -o name: p-gw set the changed field before and after; no
+	// condition flips (a message alone is no flip).
+	if out, _ := mustRun(t, append(diff, "-o", "name")...); out != "backendtrafficpolicy/p-gw\n" {
+		t.Errorf("diff -o name: %q", out)
+	}
+	if out, _ := mustRun(t, "diff", "../../docs/examples/diff/before.yaml", "../../docs/examples/diff/after/", "--profile", "color-inherited", "-o", "name"); out != "colorpolicy/gp\ncolorpolicy/rp\ngateway/g1\nhttproute/r1\n" {
+		t.Errorf("diff docs/examples/diff -o name: %q", out)
+	}
+	code, _, stderr := gepcheck(append(diff, "-o", "html"), "")
+	if code != exitBadInput || !strings.Contains(stderr, `--output "html": one of table, wide, name, json, yaml, markdown`) {
+		t.Errorf("diff -o html: exit %d: %s", code, stderr)
 	}
 }

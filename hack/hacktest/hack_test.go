@@ -325,3 +325,38 @@ func TestFindingsReproduce(t *testing.T) {
 		})
 	}
 }
+
+// readme_run (hack/cluster-test.sh) runs the one README line that carries
+// its key, as written, and fails when the line exits otherwise than
+// wanted, when no line carries the key and when two do.
+func TestReadmeRun(t *testing.T) {
+	readme := "# r\n\n```sh\necho one > one.txt  # writes one # ci: one # needs: cluster\nexit 3  # fails # exit: 3 # ci: three\necho a # ci: twice\necho b # ci: twice\n```\n\n```sh\nnot-in-a-block # ci: zero\n```\n"
+	// Outside a ```sh block, a line is no command: "zero" names none.
+	readme = strings.Replace(readme, "```sh\nnot-in-a-block", "```\nnot-in-a-block", 1)
+	for _, tc := range []struct {
+		name, args string
+		ok         bool
+		want       string
+	}{
+		{"as written", "0 -- one", true, "readme: echo one > one.txt"},
+		{"the exit wanted", "3 -- three", true, "readme: exit 3"},
+		{"another exit", "0 -- three", false, "exited 3, want 0"},
+		{"no line", "0 -- zero", false, "0 lines of"},
+		{"two lines", "0 -- twice", false, "2 lines of"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "README.md")
+		if err := os.WriteFile(file, []byte(readme), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code := bash(t, []string{"README_FILE=" + file}, `. hack/lib.sh; readme_run "$1" "$1/log" `+tc.args+` 2>&1`, dir)
+		if (code == 0) != tc.ok || !strings.Contains(out, tc.want) {
+			t.Errorf("readme_run, %s: exit %d, want ok=%v and %q in:\n%s", tc.name, code, tc.ok, tc.want, out)
+		}
+		if tc.name == "as written" {
+			if b, err := os.ReadFile(filepath.Join(dir, "one.txt")); err != nil || string(b) != "one\n" {
+				t.Errorf("readme_run did not run the line in DIR: %q, %v", b, err)
+			}
+		}
+	}
+}

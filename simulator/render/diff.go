@@ -3,28 +3,66 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gepcheck/gepcheck/internal/markdown"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
-// DiffFormats are the output formats of gepcheck diff.
-var DiffFormats = []string{"table", "json", "yaml", "markdown"}
+// DiffFormats are the output formats of gepcheck diff: the tables (fit
+// Width columns; wide, every cell in full), name (the objects the change
+// touches, as kubectl's kind/name), data, and markdown (docs/diff.md).
+var DiffFormats = []string{"table", "wide", "name", "json", "yaml", "markdown"}
 
-// Diff writes d in format (DiffFormats; docs/diff.md).
-func Diff(w io.Writer, format string, d *simulator.StateDiff) error {
+// Diff writes d in format (DiffFormats; docs/diff.md); opts say how the
+// tables are printed (-o wide, --no-headers).
+func Diff(w io.Writer, format string, d *simulator.StateDiff, opts TableOptions) error {
 	switch format {
-	case "table":
-		return diffTable(w, d)
+	case "table", "wide":
+		return diffTable(w, d, opts)
+	case "name":
+		refs, err := DiffObjects(d)
+		if err != nil {
+			return err
+		}
+		return Names(w, refs)
 	case "markdown":
 		return diffMarkdown(w, d)
 	case "json", "yaml":
 		return Data(w, format, d)
 	}
 	return fmt.Errorf("unknown output format %q (one of %s)", format, strings.Join(DiffFormats, ", "))
+}
+
+// DiffObjects are the objects a change touches, each once, sorted: the
+// policies that set a changed effective field before or after (its
+// provenance), and every object with a flipped condition (a policy, or a
+// target whose Affected condition flips); sections left out.
+func DiffObjects(d *simulator.StateDiff) ([]string, error) {
+	var all []string
+	for _, f := range d.Fields {
+		all = append(all, f.BeforeFrom, f.AfterFrom)
+	}
+	for _, c := range d.Conditions {
+		all = append(all, c.Object)
+	}
+	var refs []string
+	for _, s := range all {
+		if s == "" {
+			continue
+		}
+		r, err := ref.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		r.Section = ""
+		refs = append(refs, r.String())
+	}
+	slices.Sort(refs)
+	return slices.Compact(refs), nil
 }
 
 // readings names the reading of both states, once when they are the same.
@@ -63,27 +101,31 @@ func fieldName(f string) string {
 	return f
 }
 
-func diffTable(w io.Writer, d *simulator.StateDiff) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "CHANGED EFFECTIVE FIELDS (%s)\n", readings(d))
-	fmt.Fprintln(tw, "KIND\tPATH\tFIELD\tBEFORE\tAFTER")
+// diffTable prints d as two tables (Table: fit Width columns unless
+// opts.Wide): the changed effective fields and the flipped conditions.
+func diffTable(w io.Writer, d *simulator.StateDiff, opts TableOptions) error {
+	fields := &Table{Title: fmt.Sprintf("CHANGED EFFECTIVE FIELDS (%s)", readings(d)), Header: []string{"KIND", "PATH", "FIELD", "BEFORE", "AFTER"}, Long: []int{1, 3, 4}}
 	if len(d.Fields) == 0 {
-		fmt.Fprintln(tw, "-\t(no effective field changes)\t\t\t")
+		fields.Rows = append(fields.Rows, []string{"-", "(no effective field changes)"})
 	}
 	for _, f := range d.Fields {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(f.PolicyKind), path(f.Path), clean(fieldName(f.Field)),
-			clean(fieldValue(f.BeforeSet, f.Before, f.BeforeFrom)), clean(fieldValue(f.AfterSet, f.After, f.AfterFrom)))
+		fields.Rows = append(fields.Rows, []string{clean(f.PolicyKind), path(f.Path), clean(fieldName(f.Field)),
+			clean(fieldValue(f.BeforeSet, f.Before, f.BeforeFrom)), clean(fieldValue(f.AfterSet, f.After, f.AfterFrom))})
 	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "FLIPPED CONDITIONS")
-	fmt.Fprintln(tw, "OBJECT\tENTRY\tTYPE\tBEFORE\tAFTER")
+	conditions := &Table{Title: "FLIPPED CONDITIONS", Header: []string{"OBJECT", "ENTRY", "TYPE", "BEFORE", "AFTER"}, Names: []int{0, 1, 2}}
 	if len(d.Conditions) == 0 {
-		fmt.Fprintln(tw, "-\t(no condition flips)\t\t\t")
+		conditions.Rows = append(conditions.Rows, []string{"-", "(no condition flips)"})
 	}
 	for _, c := range d.Conditions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(c.Object), clean(c.Entry), clean(c.Type), clean(conditionValue(c.Before)), clean(conditionValue(c.After)))
+		conditions.Rows = append(conditions.Rows, []string{clean(c.Object), clean(c.Entry), clean(c.Type), clean(conditionValue(c.Before)), clean(conditionValue(c.After))})
 	}
-	return tw.Flush()
+	if err := fields.Write(w, opts); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return conditions.Write(w, opts)
 }
 
 // diffMarkdown writes d as GitHub-flavoured Markdown fit for a pull

@@ -35,7 +35,7 @@ func TestDiffMarkdownHostile(t *testing.T) {
 			Before: &engine.Condition{Status: h, Reason: h}})
 	}
 	var md bytes.Buffer
-	if err := Diff(&md, "markdown", d); err != nil {
+	if err := Diff(&md, "markdown", d, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer
@@ -72,5 +72,41 @@ func TestDiffMarkdownHostile(t *testing.T) {
 	// The pipe reads back inside its code span (GFM takes the escape out).
 	if !strings.Contains(out, "<td><code>a | b</code></td>") {
 		t.Errorf("a | b does not read back in one cell:\n%s", out)
+	}
+}
+
+// DiffObjects (diff -o name, docs/diff.md): the policies named by the
+// changed fields' provenance, before and after, and the objects whose
+// conditions flip, each once, sorted, without their sections; a field
+// unset on one side names no policy there.
+func TestDiffObjects(t *testing.T) {
+	d := &simulator.StateDiff{
+		Fields: []simulator.FieldChange{
+			{BeforeFrom: "ColorPolicy/default/p2", AfterFrom: "ColorPolicy/default/p1"},
+			{AfterFrom: "ColorPolicy/default/p2"},
+		},
+		Conditions: []simulator.ConditionFlip{
+			{Object: "HTTPRoute/default/r1#rule-1"},
+			{Object: "HTTPRoute/default/r1"},
+			{Object: "ColorPolicy/other/p1"},
+		},
+	}
+	got, err := DiffObjects(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ColorPolicy/default/p1", "ColorPolicy/default/p2", "ColorPolicy/other/p1", "HTTPRoute/default/r1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("DiffObjects = %v, want %v", got, want)
+	}
+	var b bytes.Buffer
+	if err := Diff(&b, "name", d, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "colorpolicy/p1\ncolorpolicy/p2\ncolorpolicy/p1\nhttproute/r1\n" {
+		t.Errorf("-o name:\n%s", b.String())
+	}
+	if _, err := DiffObjects(&simulator.StateDiff{Conditions: []simulator.ConditionFlip{{Object: "no-slash"}}}); err == nil {
+		t.Error("an object that is no reference: no error")
 	}
 }

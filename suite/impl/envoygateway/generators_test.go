@@ -40,7 +40,6 @@ func TestBackendTrafficScenarios(t *testing.T) {
 // 4 such cases in 50 (a retarget or a spec update onto a Gateway).
 func TestSteppedBackendTrafficStatesStore(t *testing.T) {
 	g := generators.Stepped(BackendTrafficScenarios("case-1", 4), 3)
-	refused := 0
 	for seed := 0; seed < 200; seed++ {
 		c := g.Example(seed)
 		docs, err := load.Read([]string{"-"}, bytes.NewReader(c))
@@ -57,12 +56,8 @@ func TestSteppedBackendTrafficStatesStore(t *testing.T) {
 		}
 		for _, st := range states {
 			if _, err := simulator.Build(st.Docs, simulator.Options{}); err != nil {
-				refused++
 				t.Errorf("seed %d, state %s: %v", seed, st.Name, err)
 			}
 		}
-	}
-	if refused > 0 {
-		t.Logf("%d states refused", refused)
 	}
 }
