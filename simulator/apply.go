@@ -24,19 +24,12 @@ func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {
 	if namespace == "" {
 		namespace = "default"
 	}
-	key := func(d *load.Doc) string {
-		ns := d.Namespace
-		if ns == "" && namespaced(d) {
-			ns = "default"
-		}
-		return d.Group + "/" + d.Kind + "/" + ns + "/" + d.Name
-	}
 	out := make([]*load.Doc, len(base))
 	copy(out, base)
 	at := map[string]int{}
 	newest := stepsEpoch.Add(-time.Second)
 	for i, d := range base {
-		at[key(d)] = i
+		at[objectKey(d)] = i
 		if t, ok := writtenTime(d.Raw); ok && t.After(newest) {
 			newest = t
 		}
@@ -48,15 +41,70 @@ func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {
 			c.Namespace = namespace
 		}
 		raw := withoutTimestamp(c.Raw)
-		if i, ok := at[key(&c)]; ok {
+		if i, ok := at[objectKey(&c)]; ok {
 			ts, _ := writtenTime(out[i].Raw)
 			out[i] = stamped(c.WithRaw(raw), ts)
 			continue
 		}
-		at[key(&c)] = len(out)
+		at[objectKey(&c)] = len(out)
 		out = append(out, stamped(c.WithRaw(raw), created))
 	}
 	return out
+}
+
+// objectKey identifies a stored object: group, kind, namespace (default
+// for a namespaced object that names none) and name.
+func objectKey(d *load.Doc) string {
+	ns := d.Namespace
+	if ns == "" && namespaced(d) {
+		ns = "default"
+	}
+	return d.Group + "/" + d.Kind + "/" + ns + "/" + d.Name
+}
+
+// Delete is the state base after the objects of deletions are deleted as
+// `kubectl delete -f` deletes them: each by group, kind, namespace and
+// name (a namespaced document that names no namespace is in namespace, as
+// for Apply); the rest of each document is not read. A document naming
+// no object of base is an error naming its file, document and line, as
+// kubectl reports NotFound (docs/diff.md, Deleting objects). Deleting and
+// then applying the same object (Apply) creates it anew, newer than every
+// other, as in a cluster.
+func Delete(base, deletions []*load.Doc, namespace string) ([]*load.Doc, error) {
+	if namespace == "" {
+		namespace = "default"
+	}
+	gone := map[string]bool{}
+	var errs load.Errors
+	for _, d := range deletions {
+		c := *d
+		if c.Namespace == "" && namespaced(&c) {
+			c.Namespace = namespace
+		}
+		gone[objectKey(&c)] = true
+	}
+	out := make([]*load.Doc, 0, len(base))
+	found := map[string]bool{}
+	for _, d := range base {
+		if k := objectKey(d); gone[k] {
+			found[k] = true
+			continue
+		}
+		out = append(out, d)
+	}
+	for _, d := range deletions {
+		c := *d
+		if c.Namespace == "" && namespaced(&c) {
+			c.Namespace = namespace
+		}
+		if !found[objectKey(&c)] {
+			errs = append(errs, &load.Error{Source: d.Source, Object: c.Object(), Msg: "to delete, but not in the state it is deleted from (kubectl delete: NotFound)"})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
 }
 
 // withoutTimestamp is raw without metadata.creationTimestamp (a copy when

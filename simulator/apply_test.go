@@ -70,3 +70,66 @@ spec: {color: yellow}
 		t.Errorf("the base changed: %v", spec)
 	}
 }
+
+// Delete is kubectl delete -f's result: the objects named (kind,
+// namespace, name; a namespaced one without a namespace in the namespace
+// given) are gone, the rest kept in order; one not there is an error
+// naming the file, document and line; deleted then applied again, an
+// object is created anew, newer than every other (docs/diff.md, Deleting
+// objects).
+func TestDelete(t *testing.T) {
+	read := func(name, text string) []*load.Doc {
+		docs, err := load.ReadBytes(name, []byte(text), load.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return docs
+	}
+	base := read("cluster", `apiVersion: v1
+kind: Service
+metadata: {name: b1, namespace: team-a, creationTimestamp: "2025-03-01T00:00:00Z"}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1, namespace: team-a, creationTimestamp: "2025-03-02T00:00:00Z"}
+spec: {color: red}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1, namespace: team-b, creationTimestamp: "2025-03-01T00:00:00Z"}
+spec: {color: yellow}
+`)
+	gone := read("gone.yaml", `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1}
+spec: {color: anything}
+`)
+	got, err := Delete(base, gone, "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range got {
+		names = append(names, d.Kind+"/"+d.Namespace+"/"+d.Name)
+	}
+	if strings.Join(names, " ") != "Service/team-a/b1 ColorPolicy/team-b/p1" {
+		t.Errorf("after deleting p1 of team-a: %v", names)
+	}
+	again := Apply(got, gone, "team-a")
+	ts, _ := writtenTime(again[len(again)-1].Raw)
+	if d := again[len(again)-1]; d.Namespace != "team-a" || d.Name != "p1" || ts.Format("2006-01-02T15:04:05Z") != "2025-03-01T00:00:01Z" {
+		t.Errorf("p1 applied again: %s/%s at %v, want team-a/p1 created after team-b/p1 (2025-03-01T00:00:01Z)", d.Namespace, d.Name, ts)
+	}
+	missing := read("gone.yaml", `apiVersion: v1
+kind: Service
+metadata: {name: b1, namespace: team-a}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: nosuch, namespace: team-a}
+`)
+	_, err = Delete(base, missing, "team-a")
+	if err == nil || !strings.Contains(err.Error(), "gone.yaml: document 2 (line 5): ColorPolicy team-a/nosuch: to delete, but not in the state") || strings.Contains(err.Error(), "b1") {
+		t.Errorf("deleting an object not there: %v, want the error naming gone.yaml document 2 only", err)
+	}
+}

@@ -42,9 +42,9 @@ func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error
 
 func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	c := common{formats: render.DiffFormats}
-	var failOn []string
+	var failOn, deletes []string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --from-cluster -f CHANGE [-o table|wide|name|json|yaml|markdown] [--no-headers]",
+		Use:   "diff OLD NEW | diff --from-cluster [--delete GONE] [-f CHANGE] [-o table|wide|name|json|yaml|markdown] [--no-headers]",
 		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
 		Long: `diff compares two states of the same objects, each simulated as simulate
 would: the effective fields that change on each path, before and after, with
@@ -54,6 +54,10 @@ the policy that set them, and the conditions that flip (docs/diff.md).
   gepcheck diff --from-cluster -f CHANGE     the cluster's state, and the
                                              same with CHANGE applied as
                                              kubectl apply -f would
+  gepcheck diff --from-cluster --delete GONE [-f CHANGE]
+                                             ... with the objects GONE names
+                                             deleted first, as kubectl
+                                             delete -f would
 
 The tables fit 120 columns (long values wrapped, cut past 4 lines); -o wide
 prints every cell in full; --no-headers leaves out the titles and column
@@ -78,11 +82,17 @@ conditions flip.`,
 			var before, after *simulator.Output
 			switch {
 			case c.src.on:
-				if len(args) > 0 || len(c.files)+len(c.kdirs) == 0 {
-					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|- or -k DIR (and no OLD NEW)")}
+				if len(args) > 0 || len(c.files)+len(c.kdirs)+len(deletes) == 0 {
+					return inputError{errors.New("with --from-cluster, pass the change as -f FILE|DIR|-, -k DIR or --delete FILE|DIR|- (and no OLD NEW)")}
 				}
-				before, after, err = c.clusterStates(stdin, opts, sem)
+				if slices.Contains(deletes, "-") && slices.Contains(c.files, "-") {
+					return inputError{errors.New("--delete - and -f - cannot both be read from standard input")}
+				}
+				before, after, err = c.clusterStates(stdin, opts, sem, deletes)
 			default:
+				if len(deletes) > 0 {
+					return inputError{errors.New("--delete deletes from the cluster's state: pass --from-cluster (between OLD and NEW, an object NEW lacks is deleted)")}
+				}
 				if len(args) != 2 || len(c.files)+len(c.kdirs) > 0 {
 					return inputError{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
 				}
@@ -106,6 +116,7 @@ conditions flip.`,
 	}
 	c.flags(cmd, exit)
 	failOnFlag(cmd, &failOn, true)
+	cmd.Flags().StringArrayVar(&deletes, "delete", nil, "with --from-cluster: file, directory or - whose objects are deleted from the cluster's state before -f is applied, as kubectl delete -f deletes them (by kind, namespace and name); repeatable (docs/diff.md, Deleting objects)")
 	return cmd
 }
 
@@ -187,15 +198,31 @@ func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics
 }
 
 // clusterStates reads the cluster once and simulates it as it is and with
-// the change applied (simulator.Apply).
-func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
+// the change made: the objects of deletes deleted (simulator.Delete, as
+// kubectl delete -f), then the files of -f and -k applied
+// (simulator.Apply, as kubectl apply -f).
+func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engine.Semantics, deletes []string) (before, after *simulator.Output, err error) {
 	docs, err := c.src.read(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	change, err := c.readChange(stdin, opts)
-	if err != nil {
-		return nil, nil, err
+	next := docs
+	if len(deletes) > 0 {
+		gone, warns, err := simulator.ReadInput(simulator.Input{Files: deletes, Stdin: stdin}, opts.Limits)
+		printWarnings(c.stderr(), warns)
+		if err != nil {
+			return nil, nil, inputError{fmt.Errorf("--delete: %w", err)}
+		}
+		if next, err = simulator.Delete(docs, gone, c.src.applyNamespace()); err != nil {
+			return nil, nil, inputError{fmt.Errorf("--delete: %w", err)}
+		}
 	}
-	return simulatePair(docs, simulator.Apply(docs, change, c.src.applyNamespace()), opts, sem, c.stderr())
+	if len(c.files)+len(c.kdirs) > 0 {
+		change, err := c.readChange(stdin, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		next = simulator.Apply(next, change, c.src.applyNamespace())
+	}
+	return simulatePair(docs, next, opts, sem, c.stderr())
 }

@@ -121,6 +121,8 @@ func TestFailOn(t *testing.T) {
 		{[]string{"diff", files[0], files[1], "-o", "html"}, exitBadInput, "--output"},
 		{[]string{"diff", "-", "-"}, exitBadInput, "both be -"},
 		{[]string{"diff", "--from-cluster"}, exitBadInput, "-f FILE"},
+		{[]string{"diff", files[0], files[1], "--delete", files[0]}, exitBadInput, "--delete deletes from the cluster's state: pass --from-cluster"},
+		{[]string{"diff", "--from-cluster", "--delete", "-", "-f", "-"}, exitBadInput, "cannot both be read from standard input"},
 		{[]string{"simulate", "-f", ex2, "-n", "team-a"}, exitBadInput, "pass --from-cluster too"},
 		{[]string{"explain", "-f", ex2, "--target", "Service/default/b1", "-A"}, exitBadInput, "pass --from-cluster too"},
 	} {

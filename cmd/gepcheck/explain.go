@@ -38,7 +38,7 @@ of the policy's targets.`,
 				return inputError{errors.New("pass exactly one of --target and --policy")}
 			}
 			if b.impl.Impl != "" {
-				return explainBeside(cmd, &b, &c, stdin, stdout, target)
+				return explainBeside(cmd, &b, &c, stdin, stdout, target, policy)
 			}
 			stop, err := c.bounds.watch(cmd.ErrOrStderr())
 			if err != nil {

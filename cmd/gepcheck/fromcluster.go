@@ -134,6 +134,21 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 // clusterModel is the model of the cluster's objects with the files of -f
 // (if any) applied over them (simulator.Apply).
 func (c *common) clusterModel(stdin io.Reader, opts simulator.Options) (*simulator.Model, error) {
+	docs, err := c.clusterDocs(stdin, opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := simulator.Build(docs, opts)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return m, nil
+}
+
+// clusterDocs are the cluster's objects with the files of -f and -k (if
+// any) applied over them (simulator.Apply): the input of simulate,
+// explain and simulate --impl with --from-cluster.
+func (c *common) clusterDocs(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
 	docs, err := c.src.read(opts)
 	if err != nil {
 		return nil, err
@@ -145,11 +160,7 @@ func (c *common) clusterModel(stdin io.Reader, opts simulator.Options) (*simulat
 		}
 		docs = simulator.Apply(docs, change, c.src.applyNamespace())
 	}
-	m, err := simulator.Build(docs, opts)
-	if err != nil {
-		return nil, inputError{err}
-	}
-	return m, nil
+	return docs, nil
 }
 
 // readChange reads the files (-f) and kustomizations (-k) applied over the

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -38,11 +41,19 @@ func (b *besideFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&b.known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings, DIR/IMPL/) that name each difference")
 }
 
-// beside runs c's input through the implementation --impl names and the
+// besideFormats are the -o values of simulate --impl and explain --impl.
+var besideFormats = []string{"table", "json", "yaml"}
+
+// beside runs c's input (-f, -k or --from-cluster, read as simulate reads
+// it: inputDocs) through the implementation --impl names and the
 // reference as that implementation claims to read the specs (its
-// semantics and status vocabulary, or those --semantics and
-// --status-vocabulary give).
+// semantics, status vocabulary and ancestor entries, or those
+// --semantics, --status-vocabulary and --ancestor-entries give, each
+// named in the result as overridden).
 func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*sidebyside.Result, error) {
+	if !slices.Contains(besideFormats, c.output) {
+		return nil, inputError{fmt.Errorf("--output %s with --impl: one of %s", c.output, strings.Join(besideFormats, ", "))}
+	}
 	im, cfg, err := b.impl.Selected()
 	if err != nil {
 		return nil, inputError{err}
@@ -62,8 +73,16 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if err != nil {
 		return nil, inputError{err}
 	}
-	if len(c.files) == 0 {
-		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR or -f -")}
+	opts, _, err := c.options(besideFormats)
+	if err != nil {
+		return nil, err
+	}
+	var anc *simulator.AncestorEntries // nil: the implementation's claim
+	if cmd.Flags().Changed("ancestor-entries") {
+		anc = &opts.AncestorEntries
+	}
+	if len(c.files)+len(c.kdirs) == 0 && !c.src.on {
+		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -74,12 +93,18 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if err != nil {
 		return nil, environmentOr(err)
 	}
+	claimed := d.Capabilities()
 	d = observe.ClaimingVocabulary(observe.Claiming(d, s), v)
-	if err := c.opts.CheckLimits(); err != nil {
-		return nil, inputError{err}
+	if anc != nil {
+		d = observe.ClaimingAncestors(d, *anc)
 	}
-	docs, err := load.ReadLimited(c.files, stdin, c.opts.Limits)
+	docs, err := c.inputDocs(stdin, opts)
 	if err != nil {
+		return nil, err
+	}
+	// Built once as simulate builds it, so that an error names the file,
+	// document and line read (the case below is read back from YAML).
+	if _, err := simulator.Build(docs, opts); err != nil {
 		return nil, inputError{err}
 	}
 	yaml, err := load.Marshal(docs)
@@ -97,7 +122,49 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 		}
 		return nil, inputError{err}
 	}
+	res.Overridden = overrides(claimed, s, v, anc)
 	return res, nil
+}
+
+// overrides names the settings of the reading given by flags in place of
+// the implementation's claim (claimed): only those that differ from it.
+func overrides(claimed observe.Capabilities, sem engine.Semantics, voc engine.Vocabulary, anc *simulator.AncestorEntries) []sidebyside.Override {
+	var out []sidebyside.Override
+	if sem != "" && sem != claimed.Claim() {
+		out = append(out, sidebyside.Override{Setting: "semantics", Flag: "--semantics", Claimed: string(claimed.Claim()), Used: string(sem)})
+	}
+	if voc != "" && voc != claimed.StatusVocabulary() {
+		out = append(out, sidebyside.Override{Setting: "status vocabulary", Flag: "--status-vocabulary", Claimed: string(claimed.StatusVocabulary()), Used: string(voc)})
+	}
+	if anc != nil && *anc != claimed.AncestorEntries {
+		out = append(out, sidebyside.Override{Setting: "ancestor entries", Flag: "--ancestor-entries", Claimed: ancestorsName(claimed.AncestorEntries), Used: ancestorsName(*anc)})
+	}
+	return out
+}
+
+// ancestorsName is the name of an ancestor-entries reading, as
+// --ancestor-entries spells it: gateway (simulator.AncestorsPerGateway,
+// the zero value) or listener.
+func ancestorsName(a simulator.AncestorEntries) string {
+	if a == simulator.AncestorsPerGateway {
+		return "gateway"
+	}
+	return string(a)
+}
+
+// inputDocs reads c's input as simulate reads it: the cluster's objects
+// with the files of -f and -k applied over them (--from-cluster), else the
+// files and kustomizations; warnings on standard error.
+func (c *common) inputDocs(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
+	if c.src.on {
+		return c.clusterDocs(stdin, opts)
+	}
+	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
+	printWarnings(c.stderr(), warns)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return docs, nil
 }
 
 // simulateBeside is simulate --impl.
@@ -107,38 +174,50 @@ func simulateBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Read
 		return err
 	}
 	switch c.output {
-	case "table":
-		return res.Table(stdout)
 	case "json":
 		return res.JSON(stdout)
 	case "yaml":
 		return render.Data(stdout, "yaml", res)
 	}
-	return inputError{fmt.Errorf("--output %s with --impl: one of table, json, yaml", c.output)}
+	return res.Table(stdout)
 }
 
-// explainBeside is explain --impl --target.
-func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reader, stdout io.Writer, target string) error {
-	if target == "" {
-		return inputError{errors.New("--impl with explain: pass --target (where the implementation took each field from)")}
-	}
-	r, err := ref.Parse(target)
-	if err != nil {
-		return inputError{fmt.Errorf("--target: %w", err)}
-	}
+// explainBeside is explain --impl: --target (where the implementation took
+// each field from) or --policy (which of the policy's fields it applied).
+func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reader, stdout io.Writer, target, policy string) error {
 	res, err := b.beside(cmd, c, stdin)
 	if err != nil {
 		return err
 	}
-	x, err := res.Explain(r)
-	if err != nil {
-		return inputError{err}
+	var x interface{ Table(io.Writer) error }
+	if target != "" {
+		// A reference as explain --target takes it (KIND/NS/NAME, or
+		// KIND/NAME with -n; kinds by plural or short name too).
+		r, err := objectRef(target, c.src.refNamespace(), objectRefs(res.Model(), false))
+		if err != nil {
+			return inputError{fmt.Errorf("--target: %w", err)}
+		}
+		t, err := res.Explain(r)
+		if err != nil {
+			return inputError{err}
+		}
+		x = t
+	} else {
+		r, err := objectRef(policy, c.src.refNamespace(), objectRefs(res.Model(), true))
+		if err != nil {
+			return inputError{fmt.Errorf("--policy: %w", err)}
+		}
+		if r.Section != "" {
+			return inputError{fmt.Errorf("--policy: %q: a policy has no section", policy)}
+		}
+		p, err := res.ExplainPolicy(r)
+		if err != nil {
+			return inputError{fmt.Errorf("--policy: %w", err)}
+		}
+		x = p
 	}
-	switch c.output {
-	case "table":
+	if c.output == "table" {
 		return x.Table(stdout)
-	case "json", "yaml":
-		return render.Data(stdout, c.output, x)
 	}
-	return inputError{fmt.Errorf("--output %s with --impl: one of table, json, yaml", c.output)}
+	return render.Data(stdout, c.output, x)
 }

@@ -13,6 +13,7 @@ import (
 // reason.
 func TestSimulateImpl(t *testing.T) {
 	const file = "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"
+	const tls = "../../scenarios/gateway-api/backendtlspolicy-missing-ca.yaml"
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -22,9 +23,28 @@ func TestSimulateImpl(t *testing.T) {
 		{[]string{"simulate", "--impl", "reference", "-f", file, "--semantics", "gep713", "-o", "json"}, 0, `"semantics": "gep-713"`},
 		{[]string{"simulate", "--impl", "reference", "-f", file}, 0, "0 difference(s), 0 with no kept finding (new)"},
 		{[]string{"explain", "--impl", "reference", "-f", file, "--target", "HTTPRoute/default/r1"}, 0, "color  \"blue\"  ColorPolicy/default/p2"},
+		{[]string{"explain", "--impl", "reference", "-f", file, "--target", "httproute/r1", "-n", "default"}, 0, "color  \"blue\"  ColorPolicy/default/p2"},
 		{[]string{"simulate", "--impl", "contour", "-f", file}, 2, "--impl contour: its translator needs a cluster"},
 		{[]string{"simulate", "--impl", "reference", "-f", file, "-o", "dot"}, 2, "--output dot with --impl: one of table, json, yaml"},
-		{[]string{"explain", "--impl", "reference", "-f", file, "--policy", "ColorPolicy/default/p1"}, 2, "--impl with explain: pass --target"},
+		// explain --impl --policy: p1's color, beaten by p2's on the path
+		// through r1 (GEP-713, Example 2), on both sides.
+		{[]string{"explain", "--impl", "reference", "-f", file, "--policy", "ColorPolicy/p1", "-n", "default"}, 0, `color  "red"  not applied: the value of ColorPolicy/default/p2 (shows "blue")  not applied: from ColorPolicy/default/p2`},
+		{[]string{"explain", "--impl", "reference", "-f", file, "--policy", "ColorPolicy/default/p1", "-o", "yaml"}, 0, "reference: applied\n  referenceFrom: ColorPolicy/default/p1\n  value: red"},
+		{[]string{"explain", "--impl", "reference", "-f", file, "--policy", "ColorPolicy/default/p1", "-o", "json"}, 0, "\"implementation\": \"applied\",\n      \"observed\": \"red\","},
+		{[]string{"explain", "--impl", "reference", "-f", file, "--policy", "ColorPolicy/default/nosuch"}, 2, "--policy: no policy ColorPolicy/default/nosuch"},
+		// -k: the kustomization rendered (namespace prod, p1 patched to
+		// blue: docs/examples/kustomize), as simulate reads it.
+		{[]string{"simulate", "--impl", "reference", "-k", "../../docs/examples/kustomize/overlays/prod", "--profile", "color-inherited"}, 0, `Gateway/prod/g1 > HTTPRoute/prod/r1 > Service/prod/b1  {"color":"blue"}  {"color":"blue"}  =`},
+		{[]string{"simulate", "--impl", "reference"}, 2, "no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster"},
+		// --ancestor-entries overrides the claim, and the first line says
+		// so; the reference side then writes an entry per listener
+		// (Gateway API PolicyAncestorStatus; docs/semantics.md).
+		{[]string{"simulate", "--impl", "reference", "-f", tls, "--ancestor-entries", "listener"}, 0, "reference reading, as reference claims it except where overridden: semantics sticky-overrides; status vocabulary merged; ancestor entries listener (overridden by --ancestor-entries; reference claims gateway)"},
+		{[]string{"simulate", "--impl", "reference", "-f", tls, "--ancestor-entries", "listener"}, 0, "BackendTLSPolicy/default/good-ca@Gateway/default/gw#http     Accepted  "},
+		{[]string{"simulate", "--impl", "reference", "-f", tls, "--ancestor-entries", "listener", "-o", "json"}, 0, `"flag": "--ancestor-entries"`},
+		{[]string{"explain", "--impl", "reference", "-f", tls, "--ancestor-entries", "listener", "--target", "Service/default/svc"}, 0, "ancestor entries listener (overridden by --ancestor-entries; reference claims gateway)"},
+		{[]string{"simulate", "--impl", "reference", "-f", tls, "--ancestor-entries", "gateway"}, 0, "(reference reading, as reference claims it: semantics sticky-overrides; status vocabulary merged; ancestor entries gateway;"},
+		{[]string{"simulate", "--impl", "reference", "-f", tls, "--ancestor-entries", "section"}, 2, "--ancestor-entries: unknown ancestor entries"},
 		{[]string{"simulate", "--impl", "nosuch", "-f", file}, 2, `--impl "nosuch"`},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -281,6 +281,25 @@ func (c claiming) Capabilities() Capabilities {
 	return caps
 }
 
+// ClaimingAncestors is d claiming the ancestor-entries reading a instead
+// of its own (the --ancestor-entries flag of simulate --impl and explain
+// --impl; Gateway API PolicyAncestorStatus, docs/semantics.md). a is
+// never "no claim": its zero value is simulator.AncestorsPerGateway.
+func ClaimingAncestors(d Observer, a simulator.AncestorEntries) Observer {
+	return claimingAncestors{d, a}
+}
+
+type claimingAncestors struct {
+	Observer
+	a simulator.AncestorEntries
+}
+
+func (c claimingAncestors) Capabilities() Capabilities {
+	caps := c.Observer.Capabilities()
+	caps.AncestorEntries = c.a
+	return caps
+}
+
 // Observer runs cases through an implementation offline.
 type Observer interface {
 	// Name identifies the implementation.

@@ -37,7 +37,9 @@ type Explanation struct {
 	Implementation string            `json:"implementation"`
 	Target         string            `json:"target"`
 	Reading        simulator.Reading `json:"reading"`
-	Sources        []Source          `json:"sources"`
+	// Overridden is Result.Overridden.
+	Overridden []Override `json:"overridden,omitempty"`
+	Sources    []Source   `json:"sources"`
 }
 
 // Explain says where the implementation took each field it shows on every
@@ -54,7 +56,7 @@ func (r *Result) Explain(target ref.Ref) (*Explanation, error) {
 			specs[p.Ref.String()] = p.Intent.SpecProper
 		}
 	}
-	e := &Explanation{Implementation: r.Implementation, Target: target.String(), Reading: r.Reading, Sources: []Source{}}
+	e := &Explanation{Implementation: r.Implementation, Target: target.String(), Reading: r.Reading, Overridden: r.Overridden, Sources: []Source{}}
 	seen := map[string]bool{}
 	for _, p := range x.Paths {
 		key := strings.Join(p.Path, " > ")
@@ -133,8 +135,8 @@ func (e *Explanation) Table(w io.Writer) error {
 	if anc == "" {
 		anc = "gateway"
 	}
-	fmt.Fprintf(w, "%s, FIELD BY FIELD, ON EVERY PATH THROUGH %s (reference reading, as %s claims it: semantics %s; status vocabulary %s; ancestor entries %s)\n",
-		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Target), ref.Printable(e.Implementation), e.Reading.Semantics, e.Reading.StatusVocabulary, anc)
+	fmt.Fprintf(w, "%s, FIELD BY FIELD, ON EVERY PATH THROUGH %s (%s)\n",
+		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Target), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), anc}, e.Overridden))
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATH\tFIELD\tVALUE\tTAKEN FROM\tREFERENCE TAKES IT FROM")
 	for _, s := range e.Sources {

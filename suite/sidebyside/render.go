@@ -13,10 +13,31 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// ReadingLine says which reading produced the reference side.
+// ReadingLine says which reading produced the reference side, and which
+// of its settings a flag gave in place of the implementation's claim.
 func (r *Result) ReadingLine() string {
-	return fmt.Sprintf("reference reading, as %s claims it: semantics %s; status vocabulary %s; ancestor entries %s; profiles %s",
-		ref.Printable(r.Implementation), r.Reading.Semantics, r.Reading.StatusVocabulary, r.AncestorEntries, strings.Join(r.Reading.Profiles, ", "))
+	return readingLine(r.Implementation, [3]string{string(r.Reading.Semantics), string(r.Reading.StatusVocabulary), r.AncestorEntries}, r.Overridden) + "; profiles " + strings.Join(r.Reading.Profiles, ", ")
+}
+
+// readingLine names the semantics, status vocabulary and ancestor entries
+// of a reading (values, in that order), each overridden one with its flag
+// and the implementation's claim.
+func readingLine(impl string, values [3]string, overridden []Override) string {
+	names := [3]string{"semantics", "status vocabulary", "ancestor entries"}
+	head := "reference reading, as " + ref.Printable(impl) + " claims it: "
+	if len(overridden) > 0 {
+		head = "reference reading, as " + ref.Printable(impl) + " claims it except where overridden: "
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + values[i]
+		for _, o := range overridden {
+			if o.Setting == n {
+				parts[i] += fmt.Sprintf(" (overridden by %s; %s claims %s)", o.Flag, ref.Printable(impl), o.Claimed)
+			}
+		}
+	}
+	return head + strings.Join(parts, "; ")
 }
 
 // Table prints both answers: every path either side has an effective

@@ -54,9 +54,32 @@ type Result struct {
 	Conditions []string `json:"conditions,omitempty"`
 	// Differences are compare.Diff's, each named.
 	Differences []Difference `json:"differences"`
+	// Overridden lists the settings of the reading the user gave in
+	// place of the implementation's claim (simulate --impl
+	// --ancestor-entries, --semantics, --status-vocabulary); omitted when
+	// the reading is the implementation's claim throughout.
+	Overridden []Override `json:"overridden,omitempty"`
 
 	model *simulator.Model
 	out   *simulator.Output
+	caps  observe.Capabilities
+}
+
+// Model is the reference's model of the objects (the policies a
+// reference like kind/name -n ns is resolved against).
+func (r *Result) Model() *simulator.Model { return r.model }
+
+// Override is one setting of the reference's reading given by a flag in
+// place of the one the implementation claims.
+type Override struct {
+	// Setting is the reading's setting: semantics, status vocabulary or
+	// ancestor entries.
+	Setting string `json:"setting"`
+	// Flag is the command-line flag that gave it.
+	Flag string `json:"flag"`
+	// Claimed is the implementation's claim; Used, the flag's value.
+	Claimed string `json:"claimed"`
+	Used    string `json:"used"`
 }
 
 // Difference is one difference with the kept finding that explains it.
@@ -144,7 +167,7 @@ func Run(ctx context.Context, d observe.Observer, c observe.Case, known *Known) 
 	}
 	got := obs[0]
 	got.Effective = distinctPaths(got.Effective)
-	r := &Result{Implementation: d.Name(), Reading: out.Reading(), Observed: got, Conditions: caps.Conditions, model: m, out: out}
+	r := &Result{Implementation: d.Name(), Reading: out.Reading(), Observed: got, Conditions: caps.Conditions, model: m, out: out, caps: caps}
 	r.Reading.AncestorEntries = caps.AncestorEntries
 	r.AncestorEntries = "gateway"
 	if caps.AncestorEntries != simulator.AncestorsPerGateway {

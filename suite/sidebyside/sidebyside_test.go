@@ -107,3 +107,82 @@ func TestExplainSources(t *testing.T) {
 		}
 	}
 }
+
+// ExplainPolicy says p1's color (GEP-713, Example 2: red, beaten by p2's
+// blue on the path through r1) is applied on that path by an
+// implementation that shows red there, not applied by one that shows p2's
+// blue (naming p2) or a color no policy sets; on the path through r2,
+// where p1 alone sets it, applied by every one of them; the reference
+// side is the same throughout: p2's on r1, p1's on r2.
+func TestExplainPolicy(t *testing.T) {
+	c := example2(t)
+	for _, tc := range []struct{ color, onR1, reason string }{
+		{"red", Applied, ""},
+		{"blue", NotApplied, "the value of ColorPolicy/default/p2"},
+		{"purple", NotApplied, "a value no policy on the path sets"},
+	} {
+		res, err := Run(context.Background(), fake{tc.color}, c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := res.ExplainPolicy(ref.Ref{Kind: "ColorPolicy", Namespace: "default", Name: "p1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]PolicyField{}
+		for _, f := range x.Fields {
+			if f.Field != "color" || f.Value != "red" {
+				t.Errorf("%s: field %+v, want p1's color red", tc.color, f)
+			}
+			got[f.Path[1]] = f
+		}
+		if len(got) != 2 {
+			t.Fatalf("%s: fields %+v, want one on each of the paths through r1 and r2", tc.color, x.Fields)
+		}
+		r1, r2 := got["HTTPRoute/default/r1"], got["HTTPRoute/default/r2"]
+		if r1.Implementation != tc.onR1 || !strings.HasPrefix(r1.Reason, tc.reason) || r1.Reference != NotApplied || r1.ReferenceFrom != "ColorPolicy/default/p2" {
+			t.Errorf("%s: on r1 %+v, want %s (%q), reference not applied (p2)", tc.color, r1, tc.onR1, tc.reason)
+		}
+		if r2.Implementation != Applied || r2.Reference != Applied {
+			t.Errorf("%s: on r2 %+v, want applied on both sides", tc.color, r2)
+		}
+		var out bytes.Buffer
+		if err := x.Table(&out); err != nil || !strings.Contains(out.String(), "ancestor entries gateway") {
+			t.Errorf("%s: table (%v) does not name the reading:\n%s", tc.color, err, out.String())
+		}
+	}
+	res, err := Run(context.Background(), fake{"red"}, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.ExplainPolicy(ref.Ref{Kind: "ColorPolicy", Namespace: "default", Name: "nosuch"}); err == nil || !strings.Contains(err.Error(), "ColorPolicy/default/p1") {
+		t.Errorf("no such policy: %v, want an error naming the policies", err)
+	}
+}
+
+// blind is fake with an output that shows no field (Capabilities.Readable
+// keeps none): whether p1's color is applied cannot be told anywhere.
+type blind struct{ fake }
+
+func (blind) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Readable: func(map[string]any) map[string]any { return map[string]any{} }}
+}
+
+func TestExplainPolicyCannotTell(t *testing.T) {
+	res, err := Run(context.Background(), blind{fake{"red"}}, example2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := res.ExplainPolicy(ref.Ref{Kind: "ColorPolicy", Namespace: "default", Name: "p1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Fields) != 2 {
+		t.Fatalf("fields %+v, want two", x.Fields)
+	}
+	for _, f := range x.Fields {
+		if f.Implementation != CannotTell || f.Reason != "the implementation's output does not show this field" {
+			t.Errorf("field %+v, want cannot tell: not shown", f)
+		}
+	}
+}

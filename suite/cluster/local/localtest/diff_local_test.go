@@ -71,14 +71,16 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestLocalDiff: for every step of the step scenarios that applies objects
-// (a step that deletes is what kubectl apply never does), the state before
+// TestLocalDiff: for every step of the step scenarios, the state before
 // the step is created in a local control plane, read back read-only
 // (cluster.ReadState, paged), and the diff of it against it with the
-// step's objects applied (simulator.Apply, as gepcheck diff --from-cluster
-// -f does) is the one the scenario's expect blocks state
-// (scenarios.CheckStepDiff; docs/diff.md). The reading makes GET requests
-// only.
+// step made (its objects deleted, simulator.Delete, as gepcheck diff
+// --from-cluster --delete does, then its objects applied, simulator.Apply,
+// as -f does) is the one the scenario's expect blocks state
+// (scenarios.CheckStepDiff; docs/diff.md); the step is then made in the
+// cluster (deletions with the API's delete). Steps that delete are
+// counted, and none compared fails the test. The reading makes GET
+// requests only.
 func TestLocalDiff(t *testing.T) {
 	c := Start(t, []*unstructured.Unstructured{cluster.OpenCRD("policies.controller.io", "ColorPolicy", "Namespaced", "v1")})
 	ctx := context.Background()
@@ -93,7 +95,7 @@ func TestLocalDiff(t *testing.T) {
 	rec := &methods{seen: map[string]int{}}
 	read := *c
 	read.Config = rec.wrap(c.Config)
-	judged, caught, random := 0, 0, 0
+	judged, caught, random, deleting, undeletedCaught := 0, 0, 0, 0, 0
 	type input struct {
 		name string
 		data []byte
@@ -153,17 +155,17 @@ func TestLocalDiff(t *testing.T) {
 		t.Logf("%s: state 0 created in %v", f, time.Since(began))
 		for i := 0; i+1 < len(states); i++ {
 			next := states[i+1]
-			if len(next.Deleted) > 0 {
-				created = step(t, ctx, kube, created, next)
-				continue
-			}
 			name := f + " " + next.Label(len(states)-1)
 			st, err := cluster.ReadState(ctx, &read, readOptions(t, opts))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
+			kept, err := simulator.Delete(st.Docs, next.Deleted, "default")
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 			outs, mutated := make([]*simulator.Output, 2), make([]*simulator.Output, 2)
-			for j, state := range [][]*load.Doc{st.Docs, simulator.Apply(st.Docs, next.Applied, "default")} {
+			for j, state := range [][]*load.Doc{st.Docs, simulator.Apply(kept, next.Applied, "default")} {
 				m, err := simulator.Build(state, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -178,6 +180,18 @@ func TestLocalDiff(t *testing.T) {
 			}
 			if isRandom {
 				random++
+			}
+			if len(next.Deleted) > 0 {
+				deleting++
+				// A planted fault: the deletions left out (-f alone,
+				// kubectl apply without --prune) is caught.
+				m, err := simulator.Build(simulator.Apply(st.Docs, next.Applied, "default"), opts)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(scenarios.CheckStepDiff(states[i].Expect, next.Expect, simulator.DiffOutputs(outs[0], m.Run(sems[0], nil)))) > 0 {
+					undeletedCaught++
+				}
 			}
 			d := simulator.DiffOutputs(outs[0], outs[1])
 			for _, p := range scenarios.CheckStepDiff(states[i].Expect, next.Expect, d) {
@@ -198,7 +212,10 @@ func TestLocalDiff(t *testing.T) {
 	if caught == 0 {
 		t.Error("the mutant lower-established was not caught on any step")
 	}
-	t.Logf("%d steps judged (%d random), the mutant caught on %d; requests by method: %v", judged, random, caught, rec.seen)
+	if deleting == 0 || undeletedCaught == 0 {
+		t.Errorf("%d steps that delete objects compared, the deletions left out caught on %d: want both above 0", deleting, undeletedCaught)
+	}
+	t.Logf("%d steps judged (%d random, %d deleting), the mutant caught on %d, the deletions left out on %d; requests by method: %v", judged, random, deleting, caught, undeletedCaught, rec.seen)
 	for m := range rec.seen {
 		if m != http.MethodGet {
 			t.Errorf("reading the cluster made %s requests", m)
