@@ -217,6 +217,12 @@ func readInput(cases []observe.Case) (*input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("case %s does not load: %v", c.Name, err)
 		}
+		// A case that names Envoy Gateway's controller in a class (a
+		// cluster read as it is) leaves the classes of other controllers
+		// to them; otherwise every class is Envoy Gateway's.
+		named := slices.ContainsFunc(docs, func(d *load.Doc) bool {
+			return d.Kind == "GatewayClass" && jsonmap.Map(d.Raw["spec"])["controllerName"] == ControllerName
+		})
 		for _, d := range docs {
 			switch {
 			case d.Group == "gepcheck.dev":
@@ -249,7 +255,8 @@ func readInput(cases []observe.Case) (*input, error) {
 			// (egctl sends traffic to a Service's clusterIP, and refuses
 			// an endpoint without an address).
 			switch {
-			case d.Kind == "GatewayClass" && jsonmap.Map(jsonmap.Map(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil:
+			case d.Kind == "GatewayClass" && (jsonmap.Map(jsonmap.Map(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil ||
+				named && jsonmap.Map(raw["spec"])["controllerName"] != ControllerName):
 				// Another implementation's class: egctl translates the
 				// Gateways of one class (the last given), not these.
 				objects = append(objects, raw)

@@ -353,3 +353,19 @@ func TestEgctlInputOneClass(t *testing.T) {
 		t.Errorf("two cases of two classes: %v, want an error naming both", err)
 	}
 }
+
+// A case that names Envoy Gateway's controller in one class, as a cluster
+// read as it is does, leaves another controller's class out of egctl's
+// input: egctl translates the Gateways of one class (the last given), and
+// an empty answer came back from a cluster with two (docs/cluster.md).
+func TestEgctlInputOtherControllersClass(t *testing.T) {
+	yaml := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: " + ControllerName + "}\n---\n" +
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: example}\nspec: {controllerName: example.com/gateway-controller}\n"
+	in, _, err := egctlInput([]observe.Case{{Name: "cluster", YAML: yaml}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(in), "name: eg\n") || strings.Contains(string(in), "name: example\n") {
+		t.Errorf("egctl's input, want class eg and not example:\n%s", in)
+	}
+}
