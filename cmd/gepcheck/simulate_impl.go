@@ -42,7 +42,7 @@ func (b *besideFlags) add(cmd *cobra.Command) {
 }
 
 // besideFormats are the -o values of simulate --impl and explain --impl.
-var besideFormats = []string{"table", "json", "yaml"}
+var besideFormats = []string{"table", "wide", "json", "yaml"}
 
 // beside runs c's input (-f, -k or --from-cluster, read as simulate reads
 // it: inputDocs) through the implementation --impl names and the
@@ -179,7 +179,7 @@ func simulateBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Read
 	case "yaml":
 		return render.Data(stdout, "yaml", res)
 	}
-	return res.Table(stdout)
+	return res.Table(stdout, c.tableOptions())
 }
 
 // explainBeside is explain --impl: --target (where the implementation took
@@ -189,7 +189,9 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	var x interface{ Table(io.Writer) error }
+	var x interface {
+		Table(io.Writer, render.TableOptions) error
+	}
 	if target != "" {
 		// A reference as explain --target takes it (KIND/NS/NAME, or
 		// KIND/NAME with -n; kinds by plural or short name too).
@@ -216,8 +218,8 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 		}
 		x = p
 	}
-	if c.output == "table" {
-		return x.Table(stdout)
+	if c.output == "table" || c.output == "wide" {
+		return x.Table(stdout, c.tableOptions())
 	}
 	return render.Data(stdout, c.output, x)
 }

@@ -6,10 +6,10 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
 
@@ -130,25 +130,32 @@ func jsonEqual(a, b any) bool {
 }
 
 // Table prints e: one line per path and field.
-func (e *Explanation) Table(w io.Writer) error {
+func (e *Explanation) Table(w io.Writer, opts render.TableOptions) error {
 	anc := string(e.Reading.AncestorEntries)
 	if anc == "" {
 		anc = "gateway"
 	}
-	fmt.Fprintf(w, "%s, FIELD BY FIELD, ON EVERY PATH THROUGH %s (%s)\n",
-		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Target), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), anc}, e.Overridden))
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tFIELD\tVALUE\tTAKEN FROM\tREFERENCE TAKES IT FROM")
+	t := &render.Table{
+		Title: fmt.Sprintf("%s, FIELD BY FIELD, ON EVERY PATH THROUGH %s (%s)",
+			strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Target), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), anc}, e.Overridden)),
+		Header: []string{"PATH", "FIELD", "VALUE", "TAKEN FROM", "REFERENCE TAKES IT FROM"},
+		Long:   []int{2, 3, 4},
+		Names:  []int{0, 1},
+	}
 	for _, s := range e.Sources {
 		v, _ := json.Marshal(s.Value)
 		from := s.Policy
 		if from == "" {
 			from = s.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(strings.Join(s.Path, " > ")), ref.Printable(s.Field), ref.Printable(string(v)), ref.Printable(from), orNone(s.Reference))
+		t.Rows = append(t.Rows, []string{ref.Printable(strings.Join(s.Path, " > ")), ref.Printable(s.Field), ref.Printable(string(v)), ref.Printable(from), orNone(s.Reference)})
+	}
+	if err := t.Write(w, opts); err != nil {
+		return err
 	}
 	if len(e.Sources) == 0 {
-		fmt.Fprintf(tw, "(%s shows no setting on a path through %s)\n", ref.Printable(e.Implementation), ref.Printable(e.Target))
+		_, err := fmt.Fprintf(w, "(%s shows no setting on a path through %s)\n", ref.Printable(e.Implementation), ref.Printable(e.Target))
+		return err
 	}
-	return tw.Flush()
+	return nil
 }

@@ -6,10 +6,10 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
 
@@ -178,11 +178,14 @@ func hasLeaf(spec map[string]any, path []string) bool {
 }
 
 // Table prints e: one line per path and field.
-func (e *PolicyExplanation) Table(w io.Writer) error {
-	fmt.Fprintf(w, "%s, FIELD BY FIELD, ON EVERY PATH %s IS ON (%s)\n",
-		strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Policy), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), e.AncestorEntries}, e.Overridden))
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tFIELD\tVALUE\t"+strings.ToUpper(ref.Printable(e.Implementation))+"\tREFERENCE")
+func (e *PolicyExplanation) Table(w io.Writer, opts render.TableOptions) error {
+	t := &render.Table{
+		Title: fmt.Sprintf("%s, FIELD BY FIELD, ON EVERY PATH %s IS ON (%s)",
+			strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Policy), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), e.AncestorEntries}, e.Overridden)),
+		Header: []string{"PATH", "FIELD", "VALUE", strings.ToUpper(ref.Printable(e.Implementation)), "REFERENCE"},
+		Long:   []int{3, 4},
+		Names:  []int{0, 1},
+	}
 	for _, f := range e.Fields {
 		v, _ := json.Marshal(f.Value)
 		impl := f.Implementation
@@ -201,10 +204,14 @@ func (e *PolicyExplanation) Table(w io.Writer) error {
 				reference += ": from " + f.ReferenceFrom
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(strings.Join(f.Path, " > ")), ref.Printable(f.Field), ref.Printable(string(v)), ref.Printable(impl), ref.Printable(reference))
+		t.Rows = append(t.Rows, []string{ref.Printable(strings.Join(f.Path, " > ")), ref.Printable(f.Field), ref.Printable(string(v)), ref.Printable(impl), ref.Printable(reference)})
+	}
+	if err := t.Write(w, opts); err != nil {
+		return err
 	}
 	if len(e.Fields) == 0 {
-		fmt.Fprintf(tw, "(%s is on no path, or sets no field)\n", ref.Printable(e.Policy))
+		_, err := fmt.Fprintf(w, "(%s is on no path, or sets no field)\n", ref.Printable(e.Policy))
+		return err
 	}
-	return tw.Flush()
+	return nil
 }

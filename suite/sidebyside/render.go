@@ -6,9 +6,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -46,13 +46,16 @@ func readingLine(impl string, values [3]string, overridden []Override) string {
 // or the difference's kinds and its finding; then the conditions the
 // implementation writes that are not compared, and the reference's paths
 // it cannot show.
-func (r *Result) Table(w io.Writer) error {
-	fmt.Fprintf(w, "%s BESIDE THE REFERENCE (%s)\n", strings.ToUpper(ref.Printable(r.Implementation)), r.ReadingLine())
+func (r *Result) Table(w io.Writer, opts render.TableOptions) error {
 	if r.Observed.Error != "" {
 		fmt.Fprintf(w, "%s failed on the input: %s\n", ref.Printable(r.Implementation), ref.Printable(r.Observed.Error))
 	}
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tREFERENCE\t"+strings.ToUpper(ref.Printable(r.Implementation))+"\tDIFFERENCE")
+	paths := &render.Table{
+		Title:  fmt.Sprintf("%s BESIDE THE REFERENCE (%s)", strings.ToUpper(ref.Printable(r.Implementation)), r.ReadingLine()),
+		Header: []string{"PATH", "REFERENCE", strings.ToUpper(ref.Printable(r.Implementation)), "DIFFERENCE"},
+		Long:   []int{1, 2, 3},
+		Names:  []int{0},
+	}
 	want, got := index(r.Reference.Effective), index(r.Observed.Effective)
 	keys := map[string][]string{}
 	for k, p := range want {
@@ -62,14 +65,19 @@ func (r *Result) Table(w io.Writer) error {
 		keys[k] = p[0].Path
 	}
 	for _, k := range sortedKeys(keys) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ref.Printable(k), specs(want[k]), specs(got[k]), r.mark(func(d Difference) bool {
+		paths.Rows = append(paths.Rows, []string{ref.Printable(k), specs(want[k]), specs(got[k]), r.mark(func(d Difference) bool {
 			return (d.Kind == compare.Effective || d.Kind == compare.ExtraEffective) && strings.Join(d.Path, " > ") == k
-		}))
+		})})
 	}
-	tw.Flush()
+	if err := paths.Write(w, opts); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "OBJECT\tCONDITION\tREFERENCE\t"+strings.ToUpper(ref.Printable(r.Implementation))+"\tDIFFERENCE")
+	conds := &render.Table{
+		Header: []string{"OBJECT", "CONDITION", "REFERENCE", strings.ToUpper(ref.Printable(r.Implementation)), "DIFFERENCE"},
+		Long:   []int{4},
+		Names:  []int{0, 1},
+	}
 	type row struct{ obj, typ string }
 	rows := map[row][2]string{}
 	add := func(ss []observe.Status, side int) {
@@ -115,9 +123,11 @@ func (r *Result) Table(w io.Writer) error {
 			// sides write it.
 			mark = "not compared: the reference writes no entry per ancestor for this kind"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), mark)
+		conds.Rows = append(conds.Rows, []string{ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), mark})
 	}
-	tw.Flush()
+	if err := conds.Write(w, opts); err != nil {
+		return err
+	}
 	for _, d := range r.Differences {
 		if d.Kind == compare.StatusRule || d.Kind == compare.Error {
 			fmt.Fprintf(w, "%s: %s\n", d.String(), name(d))
@@ -139,8 +149,12 @@ func (r *Result) Table(w io.Writer) error {
 	return nil
 }
 
-// mark is "=" or the differences of a row, each with its finding.
+// mark is "=" or the differences of a row, each with its finding; nothing
+// is compared when the implementation failed on the input.
 func (r *Result) mark(of func(Difference) bool) string {
+	if r.Observed.Error != "" {
+		return "not compared: " + ref.Printable(r.Implementation) + " failed"
+	}
 	var parts []string
 	for _, d := range r.Differences {
 		if of(d) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -62,7 +63,7 @@ func TestRunNamesDifferences(t *testing.T) {
 		t.Fatalf("difference %+v, want it named by f/kept.yaml", d)
 	}
 	var out bytes.Buffer
-	if err := res.Table(&out); err != nil {
+	if err := res.Table(&out, render.TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -147,7 +148,7 @@ func TestExplainPolicy(t *testing.T) {
 			t.Errorf("%s: on r2 %+v, want applied on both sides", tc.color, r2)
 		}
 		var out bytes.Buffer
-		if err := x.Table(&out); err != nil || !strings.Contains(out.String(), "ancestor entries gateway") {
+		if err := x.Table(&out, render.TableOptions{Wide: true}); err != nil || !strings.Contains(out.String(), "ancestor entries gateway") {
 			t.Errorf("%s: table (%v) does not name the reading:\n%s", tc.color, err, out.String())
 		}
 	}
