@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,7 +148,7 @@ func helmChart(path string) string {
 func helmHint(paths []string, use string) string {
 	for _, p := range paths {
 		chart := helmChart(p)
-		if chart == "" {
+		if chart == "" || !templated(p) {
 			continue
 		}
 		what := fmt.Sprintf("%s is in the Helm chart %s", ref.Printable(p), ref.Printable(chart))
@@ -156,4 +159,49 @@ func helmHint(paths []string, use string) string {
 			what, ref.Printable(chart), use)
 	}
 	return ""
+}
+
+// maxTemplateFiles and maxTemplateBytes bound the look for Helm's template
+// actions under a -f path (docs/limits.md): files past them are not read.
+const (
+	maxTemplateFiles = 10000
+	maxTemplateBytes = 1 << 20
+)
+
+// templated says whether path (a file, or a file under a folder) holds a
+// Helm template action ("{{"): only then is a load error the chart's
+// templates', and not an error of rendered objects that sit in a chart's
+// folder (a field, a flag), which is shown as it is.
+func templated(path string) bool {
+	has := func(file string) bool {
+		f, err := os.Open(file)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(io.LimitReader(f, maxTemplateBytes))
+		return bytes.Contains(b, []byte("{{"))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		return has(path)
+	}
+	found, n := false, 0
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if n++; n > maxTemplateFiles {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && d.Type().IsRegular() && has(p) {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }

@@ -104,9 +104,11 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	}
 	// Built once as simulate builds it, so that an error names the file,
 	// document and line read (the case below is read back from YAML).
-	if _, err := simulator.Build(docs, opts); err != nil {
-		return nil, inputError{err}
+	m, err := simulator.Build(docs, opts)
+	if err != nil {
+		return nil, c.hintOr(err)
 	}
+	printWarnings(c.stderr(), m.Warnings) // what storing pruned, as simulate warns
 	yaml, err := load.Marshal(docs)
 	if err != nil {
 		return nil, inputError{err}
@@ -162,9 +164,22 @@ func (c *common) inputDocs(stdin io.Reader, opts simulator.Options) ([]*load.Doc
 	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
 	printWarnings(c.stderr(), warns)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, c.hintOr(err)
 	}
 	return docs, nil
+}
+
+// hintOr is the error for input that does not load: the hint where it is
+// a Helm chart's templates or scenario files (hints.go), as simulate
+// gives it, else err.
+func (c *common) hintOr(err error) error {
+	if h := helmHint(c.files, "gepcheck "+c.command+" -f -"); h != "" {
+		return inputError{errors.New(h)}
+	}
+	if h := scenariosHint(c.files, c.opts.Limits); h != "" {
+		return inputError{errors.New(h)}
+	}
+	return inputError{err}
 }
 
 // simulateBeside is simulate --impl.

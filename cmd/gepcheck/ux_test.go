@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -317,11 +318,32 @@ func TestHints(t *testing.T) {
 		{[]string{"explain", "-f", exampleChart + "/templates", "--target", "Service/default/b1"}, "run `helm template NAME " + exampleChart + " | gepcheck explain -f -`"},
 		{[]string{"diff", "../../docs/examples/diff/before.yaml", exampleChart}, "run `helm template NAME " + exampleChart + " | gepcheck diff ../../docs/examples/diff/before.yaml -`"},
 		{[]string{"diff", exampleChart, "../../docs/examples/diff/before.yaml"}, "| gepcheck diff - ../../docs/examples/diff/before.yaml`"},
+		// simulate --impl reads its input as simulate does: the same hints.
+		{[]string{"simulate", "--impl", "reference", "-f", exampleChart}, "run `helm template NAME " + exampleChart + " | gepcheck simulate -f -`"},
+		{[]string{"simulate", "--impl", "reference", "-f", "../../scenarios/gep-713"}, "`gepcheck check ../../scenarios/gep-713`"},
 	} {
 		code, _, stderr := gepcheck(tc.args, "")
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") > 2 {
 			t.Errorf("%v: exit %d, want %d and a short error saying %q:\n%.2000s", tc.args, code, exitBadInput, tc.want, stderr)
 		}
+	}
+	// Rendered objects in a chart's folder (no template action in them)
+	// are not the chart's templates: their own error, not the hint.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte("apiVersion: v2\nname: x\nversion: 0.1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../docs/examples/diff/before.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "rendered"), 0o755)
+	rendered := filepath.Join(dir, "rendered", "out.yaml")
+	if err := os.WriteFile(rendered, bytes.Replace(b, []byte("controllerName:"), []byte("controllerNam:"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := gepcheck([]string{"simulate", "-f", rendered, "--profile", "color-inherited"}, ""); code != exitBadInput || strings.Contains(stderr, "Helm") || !strings.Contains(stderr, "controllerNam") {
+		t.Errorf("rendered objects in a chart's folder: exit %d, want 2 and their own error:\n%s", code, stderr)
 	}
 	// Policies without a profile still say --profile.
 	if code, _, stderr := gepcheck([]string{"simulate", "-f", "testdata/corpus/no-policy-kind.yaml"}, ""); code != exitBadInput || !strings.Contains(stderr, "pass --profile") {
