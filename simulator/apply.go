@@ -36,10 +36,7 @@ func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {
 	}
 	created := newest.Add(time.Second)
 	for _, d := range changes {
-		c := *d
-		if c.Namespace == "" && namespaced(&c) {
-			c.Namespace = namespace
-		}
+		c := placed(d, namespace)
 		raw := withoutTimestamp(c.Raw)
 		if i, ok := at[objectKey(&c)]; ok {
 			ts, _ := writtenTime(out[i].Raw)
@@ -51,6 +48,25 @@ func Apply(base, changes []*load.Doc, namespace string) []*load.Doc {
 	}
 	return out
 }
+
+// placed is a copy of d in the namespace it is stored in: namespace for a
+// namespaced object that names none, none for a cluster-scoped one (whose
+// metadata.namespace kubectl ignores).
+func placed(d *load.Doc, namespace string) load.Doc {
+	c := *d
+	switch {
+	case !namespaced(&c):
+		c.Namespace = ""
+	case c.Namespace == "":
+		c.Namespace = namespace
+	}
+	return c
+}
+
+// Namespaced reports whether d's kind is namespaced (GatewayClass,
+// Namespace, CustomResourceDefinition and gepcheck's own documents are
+// not).
+func Namespaced(d *load.Doc) bool { return namespaced(d) }
 
 // objectKey identifies a stored object: group, kind, namespace (default
 // for a namespaced object that names none) and name.
@@ -77,10 +93,7 @@ func Delete(base, deletions []*load.Doc, namespace string) ([]*load.Doc, error) 
 	gone := map[string]bool{}
 	var errs load.Errors
 	for _, d := range deletions {
-		c := *d
-		if c.Namespace == "" && namespaced(&c) {
-			c.Namespace = namespace
-		}
+		c := placed(d, namespace)
 		gone[objectKey(&c)] = true
 	}
 	out := make([]*load.Doc, 0, len(base))
@@ -93,10 +106,7 @@ func Delete(base, deletions []*load.Doc, namespace string) ([]*load.Doc, error) 
 		out = append(out, d)
 	}
 	for _, d := range deletions {
-		c := *d
-		if c.Namespace == "" && namespaced(&c) {
-			c.Namespace = namespace
-		}
+		c := placed(d, namespace)
 		if !found[objectKey(&c)] {
 			errs = append(errs, &load.Error{Source: d.Source, Object: c.Object(), Msg: "to delete, but not in the state it is deleted from (kubectl delete: NotFound)"})
 		}

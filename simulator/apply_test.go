@@ -132,4 +132,11 @@ metadata: {name: nosuch, namespace: team-a}
 	if err == nil || !strings.Contains(err.Error(), "gone.yaml: document 2 (line 5): ColorPolicy team-a/nosuch: to delete, but not in the state") || strings.Contains(err.Error(), "b1") {
 		t.Errorf("deleting an object not there: %v, want the error naming gone.yaml document 2 only", err)
 	}
+	// A cluster-scoped object's metadata.namespace is ignored, as kubectl
+	// ignores it: the GatewayClass is found and deleted.
+	classes := read("cluster", "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: x}\n")
+	got, err = Delete(classes, read("gone.yaml", "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg, namespace: team-a}\n"), "team-a")
+	if err != nil || len(got) != 0 {
+		t.Errorf("deleting a GatewayClass written with a namespace: %v, %d left, want it deleted", err, len(got))
+	}
 }

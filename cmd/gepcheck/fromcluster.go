@@ -30,6 +30,8 @@ type fromCluster struct {
 	// CustomResourceDefinitions of the kinds read (state.CRDs, sorted by
 	// name), for CRD-based storing to take.
 	state *cluster.State
+	// readOpts are the options the state was read with: what it covers.
+	readOpts cluster.ReadOptions
 }
 
 func (f *fromCluster) add(cmd *cobra.Command) {
@@ -127,7 +129,7 @@ func (f *fromCluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	if err != nil {
 		return nil, interrupted(ctx, environmentOr(err))
 	}
-	f.state = st
+	f.state, f.readOpts = st, o
 	return st.Docs, nil
 }
 

@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -124,15 +123,9 @@ func TestLocalFromCluster(t *testing.T) {
 		realtest.Missing(t, "egctl %s is not cached (run make egctl)", envoygateway.Version)
 		return
 	}
-	// The Envoy Gateway plug-in gives egctl every GatewayClass as Envoy
-	// Gateway's and egctl translates the Gateways of the last one
-	// (suite/impl/envoygateway, egctlInput): diff's class "example",
-	// read after "eg", is deleted first.
-	if r, err := kube.Resource(schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "GatewayClass"}, ""); err != nil {
-		t.Fatal(err)
-	} else if err := r.Delete(context.Background(), "example", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The cluster holds diff's class "example" of another controller
+	// beside Envoy Gateway's "eg": egctl is given "eg" only
+	// (TestEgctlInputOtherControllersClass).
 	var stdout, stderr bytes.Buffer
 	// The README's line, as JSON: the ancestor entries overridden.
 	args := []string{"simulate", "--impl", "envoy-gateway", "--from-cluster", "--kubeconfig", c.Kubeconfig, "-n", "shop", "--ancestor-entries", "listener", "-o", "json"}

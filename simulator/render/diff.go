@@ -102,10 +102,11 @@ func fieldName(f string) string {
 }
 
 // diffTable prints d as two tables (Table: fit Width columns unless
-// opts.Wide): the changed effective fields and the flipped conditions.
+// opts.Wide): the changed effective fields and the flipped conditions;
+// an empty one says so, but for opts.NoHeaders (rows only, for scripts).
 func diffTable(w io.Writer, d *simulator.StateDiff, opts TableOptions) error {
 	fields := &Table{Title: fmt.Sprintf("CHANGED EFFECTIVE FIELDS (%s)", readings(d)), Header: []string{"KIND", "PATH", "FIELD", "BEFORE", "AFTER"}, Long: []int{1, 3, 4}}
-	if len(d.Fields) == 0 {
+	if len(d.Fields) == 0 && !opts.NoHeaders {
 		fields.Rows = append(fields.Rows, []string{"-", "(no effective field changes)"})
 	}
 	for _, f := range d.Fields {
@@ -113,7 +114,7 @@ func diffTable(w io.Writer, d *simulator.StateDiff, opts TableOptions) error {
 			clean(fieldValue(f.BeforeSet, f.Before, f.BeforeFrom)), clean(fieldValue(f.AfterSet, f.After, f.AfterFrom))})
 	}
 	conditions := &Table{Title: "FLIPPED CONDITIONS", Header: []string{"OBJECT", "ENTRY", "TYPE", "BEFORE", "AFTER"}, Names: []int{0, 1, 2}}
-	if len(d.Conditions) == 0 {
+	if len(d.Conditions) == 0 && !opts.NoHeaders {
 		conditions.Rows = append(conditions.Rows, []string{"-", "(no condition flips)"})
 	}
 	for _, c := range d.Conditions {

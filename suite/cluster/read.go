@@ -48,6 +48,17 @@ type ReadOptions struct {
 	PageSize int64
 }
 
+// Covers reports whether an object of group and kind in namespace ("" for
+// a cluster-scoped one) is one o reads: its group read whole or its kind
+// listed, and in the namespace read. An object it does not cover is
+// neither present nor absent in what was read.
+func (o ReadOptions) Covers(group, kind, namespace string) bool {
+	if !slices.Contains(o.Groups, group) && !slices.Contains(o.Kinds, schema.GroupKind{Group: group, Kind: kind}) {
+		return false
+	}
+	return namespace == "" || o.Namespace == "" || namespace == o.Namespace
+}
+
 // ReadOptionsFor are the options gepcheck's --from-cluster reads with for
 // opts (docs/cluster.md, Reading a cluster): Gateway API's groups at the
 // versions gepcheck reads (topology.LookupServed), Services, Namespaces,

@@ -158,3 +158,29 @@ func TestReadStateDiscoveryFailed(t *testing.T) {
 		t.Errorf("a group not read failed: %v, want the one Service read", err)
 	}
 }
+
+// Covers: what a read took in (Gateway API's group whole, the kinds
+// listed, in the namespace read; cluster-scoped objects whatever the
+// namespace), and nothing else (docs/cluster.md, Reading a cluster).
+func TestReadOptionsCovers(t *testing.T) {
+	o := ReadOptions{Namespace: "shop", Groups: []string{"gateway.networking.k8s.io"}, Kinds: []schema.GroupKind{{Kind: "Service"}}}
+	for _, tc := range []struct {
+		group, kind, ns string
+		want            bool
+	}{
+		{"gateway.networking.k8s.io", "HTTPRoute", "shop", true},
+		{"gateway.networking.k8s.io", "GatewayClass", "", true},
+		{"", "Service", "shop", true},
+		{"", "Service", "other", false},
+		{"apps", "Deployment", "shop", false},
+		{"", "Secret", "shop", false},
+	} {
+		if got := o.Covers(tc.group, tc.kind, tc.ns); got != tc.want {
+			t.Errorf("Covers(%q, %q, %q) = %v, want %v", tc.group, tc.kind, tc.ns, got, tc.want)
+		}
+	}
+	o.Namespace = "" // -A
+	if !o.Covers("", "Service", "other") {
+		t.Error("-A: a Service of another namespace not covered")
+	}
+}
