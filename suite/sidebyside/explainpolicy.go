@@ -91,6 +91,13 @@ func (r *Result) ExplainPolicy(policy ref.Ref) (*PolicyExplanation, error) {
 	}
 	e := &PolicyExplanation{Implementation: r.Implementation, Policy: name, Reading: r.Reading, AncestorEntries: r.AncestorEntries, Overridden: r.Overridden, Fields: []PolicyField{}}
 	leaves := tree.From(own, tree.NoOrigin).Leaves()
+	// The implementation's entries by path, indexed once: a path's are
+	// looked up per field, not searched for (linear in the paths).
+	byPath := map[string][]map[string]any{}
+	for _, o := range r.Observed.Effective {
+		k := strings.Join(o.Path, " > ")
+		byPath[k] = append(byPath[k], o.Spec)
+	}
 	seen := map[string]bool{}
 	for _, p := range r.out.EffectivePolicies {
 		key := strings.Join(p.Path, " > ")
@@ -105,7 +112,7 @@ func (r *Result) ExplainPolicy(policy ref.Ref) (*PolicyExplanation, error) {
 			if f.ReferenceFrom == name {
 				f.Reference = Applied
 			}
-			switch values := r.observed(key, l.Path); {
+			switch values := observedValues(byPath[key], l.Path); {
 			case notObservable[key]:
 				f.Implementation, f.Reason = CannotTell, "the implementation's output cannot show this path"
 			case r.caps.Readable != nil && !hasLeaf(readable, l.Path):
@@ -141,15 +148,12 @@ func (r *Result) ExplainPolicy(policy ref.Ref) (*PolicyExplanation, error) {
 	return e, nil
 }
 
-// observed is the distinct values the implementation shows for the leaf
-// on the path (its entries of the path, one per configuration of it).
-func (r *Result) observed(key string, path []string) []any {
+// observedValues is the distinct values the implementation shows for the
+// leaf in specs, its entries of one path (one per configuration of it).
+func observedValues(specs []map[string]any, path []string) []any {
 	var out []any
-	for _, o := range r.Observed.Effective {
-		if strings.Join(o.Path, " > ") != key {
-			continue
-		}
-		v, ok := leaf(o.Spec, path)
+	for _, spec := range specs {
+		v, ok := leaf(spec, path)
 		if !ok {
 			continue
 		}
