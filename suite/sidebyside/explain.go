@@ -57,6 +57,13 @@ func (r *Result) Explain(target ref.Ref) (*Explanation, error) {
 		}
 	}
 	e := &Explanation{Implementation: r.Implementation, Target: target.String(), Reading: r.Reading, Overridden: r.Overridden, Sources: []Source{}}
+	// The implementation's entries by path, indexed once (linear in the
+	// paths, not quadratic).
+	byPath := map[string][]map[string]any{}
+	for _, o := range r.Observed.Effective {
+		k := strings.Join(o.Path, " > ")
+		byPath[k] = append(byPath[k], o.Spec)
+	}
 	seen := map[string]bool{}
 	for _, p := range x.Paths {
 		key := strings.Join(p.Path, " > ")
@@ -64,11 +71,8 @@ func (r *Result) Explain(target ref.Ref) (*Explanation, error) {
 			continue
 		}
 		seen[key+p.PolicyKind] = true
-		for _, o := range r.Observed.Effective {
-			if strings.Join(o.Path, " > ") != key {
-				continue
-			}
-			for _, l := range tree.From(o.Spec, tree.NoOrigin).Leaves() {
+		for _, spec := range byPath[key] {
+			for _, l := range tree.From(spec, tree.NoOrigin).Leaves() {
 				field := tree.FieldPath(l.Path)
 				s := Source{Path: p.Path, Field: field, Value: l.Value.JSON(), Reference: p.Provenance[field]}
 				if !ownsField(p.Policies, specs, l.Path) {
