@@ -40,6 +40,15 @@ const (
 	AncestorsPerListener AncestorEntries = "listener"
 )
 
+// Name is the reading's name as ParseAncestorEntries reads it and
+// --ancestor-entries spells it: gateway (the zero value) or listener.
+func (a AncestorEntries) Name() string {
+	if a == AncestorsPerGateway {
+		return "gateway"
+	}
+	return string(a)
+}
+
 // ParseAncestorEntries reads a reading's name: "gateway" (or empty) or
 // "listener".
 func ParseAncestorEntries(s string) (AncestorEntries, error) {

@@ -139,19 +139,9 @@ func overrides(claimed observe.Capabilities, sem engine.Semantics, voc engine.Vo
 		out = append(out, sidebyside.Override{Setting: "status vocabulary", Flag: "--status-vocabulary", Claimed: string(claimed.StatusVocabulary()), Used: string(voc)})
 	}
 	if anc != nil && *anc != claimed.AncestorEntries {
-		out = append(out, sidebyside.Override{Setting: "ancestor entries", Flag: "--ancestor-entries", Claimed: ancestorsName(claimed.AncestorEntries), Used: ancestorsName(*anc)})
+		out = append(out, sidebyside.Override{Setting: "ancestor entries", Flag: "--ancestor-entries", Claimed: claimed.AncestorEntries.Name(), Used: anc.Name()})
 	}
 	return out
-}
-
-// ancestorsName is the name of an ancestor-entries reading, as
-// --ancestor-entries spells it: gateway (simulator.AncestorsPerGateway,
-// the zero value) or listener.
-func ancestorsName(a simulator.AncestorEntries) string {
-	if a == simulator.AncestorsPerGateway {
-		return "gateway"
-	}
-	return string(a)
 }
 
 // inputDocs reads c's input as simulate reads it: the cluster's objects

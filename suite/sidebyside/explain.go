@@ -135,10 +135,7 @@ func jsonEqual(a, b any) bool {
 
 // Table prints e: one line per path and field.
 func (e *Explanation) Table(w io.Writer, opts render.TableOptions) error {
-	anc := string(e.Reading.AncestorEntries)
-	if anc == "" {
-		anc = "gateway"
-	}
+	anc := e.Reading.AncestorEntries.Name()
 	t := &render.Table{
 		Title: fmt.Sprintf("%s, FIELD BY FIELD, ON EVERY PATH THROUGH %s (%s)",
 			strings.ToUpper(ref.Printable(e.Implementation)), ref.Printable(e.Target), readingLine(e.Implementation, [3]string{string(e.Reading.Semantics), string(e.Reading.StatusVocabulary), anc}, e.Overridden)),

@@ -169,10 +169,7 @@ func Run(ctx context.Context, d observe.Observer, c observe.Case, known *Known) 
 	got.Effective = distinctPaths(got.Effective)
 	r := &Result{Implementation: d.Name(), Reading: out.Reading(), Observed: got, Conditions: caps.Conditions, model: m, out: out, caps: caps}
 	r.Reading.AncestorEntries = caps.AncestorEntries
-	r.AncestorEntries = "gateway"
-	if caps.AncestorEntries != simulator.AncestorsPerGateway {
-		r.AncestorEntries = string(caps.AncestorEntries)
-	}
+	r.AncestorEntries = caps.AncestorEntries.Name()
 	r.Reference = want
 	r.Reference.Effective = nil
 	for _, p := range want.Effective {
