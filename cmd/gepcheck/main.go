@@ -186,13 +186,7 @@ func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, erro
 			// A Helm chart's templates do not parse; scenario files,
 			// each with its own objects, collide: the hint, not every
 			// error (hints.go).
-			if h := helmHint(c.files, "gepcheck "+c.command+" -f -"); h != "" {
-				return nil, "", inputError{errors.New(h)}
-			}
-			if h := scenariosHint(c.files, c.opts.Limits); h != "" {
-				return nil, "", inputError{errors.New(h)}
-			}
-			return nil, "", inputError{err}
+			return nil, "", c.hintOr(err)
 		}
 		if len(m.Kinds) == 0 {
 			// The input of another command: the hint alone, not a
