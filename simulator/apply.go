@@ -63,10 +63,25 @@ func placed(d *load.Doc, namespace string) load.Doc {
 	return c
 }
 
-// Namespaced reports whether d's kind is namespaced (GatewayClass,
-// Namespace, CustomResourceDefinition and gepcheck's own documents are
-// not).
-func Namespaced(d *load.Doc) bool { return namespaced(d) }
+// Covered splits deletions into the documents covers says were read
+// (group, kind and the namespace each is stored in, "" for a
+// cluster-scoped one, placed as Delete places them) and the rest: kubectl
+// delete -f deletes kinds a read of the cluster leaves out too, and
+// their deletion changes nothing simulated (docs/diff.md, Deleting
+// objects).
+func Covered(deletions []*load.Doc, namespace string, covers func(group, kind, namespace string) bool) (read, unread []*load.Doc) {
+	if namespace == "" {
+		namespace = "default"
+	}
+	for _, d := range deletions {
+		if c := placed(d, namespace); covers(c.Group, c.Kind, c.Namespace) {
+			read = append(read, d)
+		} else {
+			unread = append(unread, d)
+		}
+	}
+	return read, unread
+}
 
 // objectKey identifies a stored object: group, kind, namespace (default
 // for a namespaced object that names none) and name.

@@ -139,4 +139,26 @@ metadata: {name: nosuch, namespace: team-a}
 	if err != nil || len(got) != 0 {
 		t.Errorf("deleting a GatewayClass written with a namespace: %v, %d left, want it deleted", err, len(got))
 	}
+	// Covered asks about each deletion where Delete places it: a
+	// namespaced object without a namespace in namespace, a cluster-scoped
+	// one in none; what the read left out (here apps) is unread.
+	var asked []string
+	in, unread := Covered(read("gone.yaml", `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg, namespace: team-a}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+`), "team-a", func(group, kind, ns string) bool {
+		asked = append(asked, kind+"@"+ns)
+		return group != "apps"
+	})
+	if strings.Join(asked, " ") != "GatewayClass@ ColorPolicy@team-a Deployment@team-a" || len(in) != 2 || len(unread) != 1 || unread[0].Kind != "Deployment" {
+		t.Errorf("Covered asked %v, read %d, unread %v", asked, len(in), unread)
+	}
 }

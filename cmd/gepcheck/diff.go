@@ -216,18 +216,8 @@ func (c *common) clusterStates(stdin io.Reader, opts simulator.Options, sem engi
 		// kubectl delete -f deletes what gepcheck does not read too
 		// (a Deployment, a Secret, another namespace's objects): those
 		// are left out of the simulation with a warning, not NotFound.
-		read := gone[:0:0]
-		for _, d := range gone {
-			ns := d.Namespace
-			if ns == "" && simulator.Namespaced(d) {
-				ns = c.src.applyNamespace()
-			} else if !simulator.Namespaced(d) {
-				ns = ""
-			}
-			if c.src.readOpts.Covers(d.Group, d.Kind, ns) {
-				read = append(read, d)
-				continue
-			}
+		read, unread := simulator.Covered(gone, c.src.applyNamespace(), c.src.readOpts.Covers)
+		for _, d := range unread {
 			printWarnings(c.stderr(), []string{fmt.Sprintf("--delete: %s: %s is not read from the cluster (docs/cluster.md, Reading a cluster): its deletion changes nothing gepcheck simulates", d.Source, d.Object())})
 		}
 		if next, err = simulator.Delete(docs, read, c.src.applyNamespace()); err != nil {
