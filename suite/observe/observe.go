@@ -246,18 +246,7 @@ func ClaimingVocabulary(d Observer, v engine.Vocabulary) Observer {
 	if v == "" {
 		return d
 	}
-	return claimingVocabulary{d, v}
-}
-
-type claimingVocabulary struct {
-	Observer
-	v engine.Vocabulary
-}
-
-func (c claimingVocabulary) Capabilities() Capabilities {
-	caps := c.Observer.Capabilities()
-	caps.Vocabulary = c.v
-	return caps
+	return claimed{d, func(c *Capabilities) { c.Vocabulary = v }}
 }
 
 // Claiming is d claiming sem instead of its own semantics (the
@@ -267,18 +256,7 @@ func Claiming(d Observer, sem engine.Semantics) Observer {
 	if sem == "" {
 		return d
 	}
-	return claiming{d, sem}
-}
-
-type claiming struct {
-	Observer
-	sem engine.Semantics
-}
-
-func (c claiming) Capabilities() Capabilities {
-	caps := c.Observer.Capabilities()
-	caps.Semantics = c.sem
-	return caps
+	return claimed{d, func(c *Capabilities) { c.Semantics = sem }}
 }
 
 // ClaimingAncestors is d claiming the ancestor-entries reading a instead
@@ -286,17 +264,19 @@ func (c claiming) Capabilities() Capabilities {
 // --impl; Gateway API PolicyAncestorStatus, docs/semantics.md). a is
 // never "no claim": its zero value is simulator.AncestorsPerGateway.
 func ClaimingAncestors(d Observer, a simulator.AncestorEntries) Observer {
-	return claimingAncestors{d, a}
+	return claimed{d, func(c *Capabilities) { c.AncestorEntries = a }}
 }
 
-type claimingAncestors struct {
+// claimed is an Observer whose Capabilities are its own with one setting
+// of its reading replaced (set), as a flag gives it.
+type claimed struct {
 	Observer
-	a simulator.AncestorEntries
+	set func(*Capabilities)
 }
 
-func (c claimingAncestors) Capabilities() Capabilities {
+func (c claimed) Capabilities() Capabilities {
 	caps := c.Observer.Capabilities()
-	caps.AncestorEntries = c.a
+	c.set(&caps)
 	return caps
 }
 
