@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/impl"
@@ -124,24 +123,8 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 		}
 		return nil, inputError{err}
 	}
-	res.Overridden = overrides(claimed, s, v, anc)
+	res.Overridden = sidebyside.Overrides(claimed, s, v, anc)
 	return res, nil
-}
-
-// overrides names the settings of the reading given by flags in place of
-// the implementation's claim (claimed): only those that differ from it.
-func overrides(claimed observe.Capabilities, sem engine.Semantics, voc engine.Vocabulary, anc *simulator.AncestorEntries) []sidebyside.Override {
-	var out []sidebyside.Override
-	if sem != "" && sem != claimed.Claim() {
-		out = append(out, sidebyside.Override{Setting: "semantics", Flag: "--semantics", Claimed: string(claimed.Claim()), Used: string(sem)})
-	}
-	if voc != "" && voc != claimed.StatusVocabulary() {
-		out = append(out, sidebyside.Override{Setting: "status vocabulary", Flag: "--status-vocabulary", Claimed: string(claimed.StatusVocabulary()), Used: string(voc)})
-	}
-	if anc != nil && *anc != claimed.AncestorEntries {
-		out = append(out, sidebyside.Override{Setting: "ancestor entries", Flag: "--ancestor-entries", Claimed: claimed.AncestorEntries.Name(), Used: anc.Name()})
-	}
-	return out
 }
 
 // inputDocs reads c's input as simulate reads it: the cluster's objects

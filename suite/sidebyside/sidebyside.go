@@ -20,6 +20,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -80,6 +81,22 @@ type Override struct {
 	// Claimed is the implementation's claim; Used, the flag's value.
 	Claimed string `json:"claimed"`
 	Used    string `json:"used"`
+}
+
+// Overrides names the settings of the reading given by flags in place of
+// the implementation's claim (claimed): only those that differ from it.
+func Overrides(claimed observe.Capabilities, sem engine.Semantics, voc engine.Vocabulary, anc *simulator.AncestorEntries) []Override {
+	var out []Override
+	if sem != "" && sem != claimed.Claim() {
+		out = append(out, Override{Setting: "semantics", Flag: "--semantics", Claimed: string(claimed.Claim()), Used: string(sem)})
+	}
+	if voc != "" && voc != claimed.StatusVocabulary() {
+		out = append(out, Override{Setting: "status vocabulary", Flag: "--status-vocabulary", Claimed: string(claimed.StatusVocabulary()), Used: string(voc)})
+	}
+	if anc != nil && *anc != claimed.AncestorEntries {
+		out = append(out, Override{Setting: "ancestor entries", Flag: "--ancestor-entries", Claimed: claimed.AncestorEntries.Name(), Used: anc.Name()})
+	}
+	return out
 }
 
 // Difference is one difference with the kept finding that explains it.
