@@ -58,8 +58,8 @@ fuzz:
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzMergePatch ./simulator/tree/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzSimulate ./simulator/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzReadResults ./reports/
-	$(GO) test $(FUZZFLAGS) -fuzz=FuzzParseRequest ./simulator/admission/
-	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRequestFile ./simulator/admission/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzParseRequest ./admission/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRequestFile ./admission/
 
 ## ci: what .ci/run calls after make test: the CLI end to end on the
 ## bundled scenarios and bad inputs, with the real binary, and every property
@@ -78,7 +78,7 @@ ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^(TestReal(KubectlKustomize|HelmTemplate)|TestLocalFromCluster)$$' ./simulator/kustomize/ ./cmd/gepcheck/
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./admission/...
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/cluster-test.sh $(BIN)

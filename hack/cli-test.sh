@@ -71,9 +71,9 @@ printf 'garbage: [\n\x00\x01' | "$BIN" simulate -f - > /dev/null 2>&1; code=$?
 # exits 2 naming the file.
 out=$("$BIN" admission simulate -f scenarios/admission/reinvocation.yaml --request 'CREATE v1 configmaps ns=team-b' --patch defaults.example.com -o json)
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["reinvoked"]==["1-sidecar/sidecar.example.com/0"] and o["allowed"], o' "$out" && ok || bad "admission simulate -o json"
-"$BIN" admission simulate -f simulator/admission/testdata/bad.yaml --request 'CREATE v1 pods ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
+"$BIN" admission simulate -f admission/testdata/bad.yaml --request 'CREATE v1 pods ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
 [ "$code" -eq 2 ] && grep -q 'bad.yaml: document 1' "$tmp/err.txt" && ok || bad "admission bad input: exit $code: $(cat "$tmp/err.txt")"
-out=$("$BIN" admission simulate -f scenarios/admission/selectors.yaml --request-file simulator/admission/testdata/review.yaml -o json)
+out=$("$BIN" admission simulate -f scenarios/admission/selectors.yaml --request-file admission/testdata/review.yaml -o json)
 python3 -c 'import json,sys; o=json.loads(sys.argv[1])["outcome"]; assert o["mutating"]==["selectors/team-a.example.com/0", "selectors/app-web.example.com/0"], o' "$out" && ok || bad "admission --request-file (an AdmissionReview): $out"
 "$BIN" admission simulate -f scenarios/admission/selectors.yaml --request 'CREATE apps/v1 deploymentz ns=a' > /dev/null 2> "$tmp/err.txt"; code=$?
 [ "$code" -eq 2 ] && grep -q 'not a resource the API server serves' "$tmp/err.txt" && ok || bad "admission request on no resource: exit $code: $(cat "$tmp/err.txt")"

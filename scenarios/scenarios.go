@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
 )

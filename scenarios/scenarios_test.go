@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
+	admissioncheck "github.com/gepcheck/gepcheck/admission/check"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
-	"github.com/gepcheck/gepcheck/suite/admissioncheck"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 

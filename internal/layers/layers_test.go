@@ -25,14 +25,14 @@ const module = "github.com/gepcheck/gepcheck/"
 // pattern ending in "/…" matches the directories below it.
 var layers = [][]string{
 	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
-	{"simulator/topology", "simulator/profile", "simulator/admission"},
-	{"simulator/engine"},
-	{"simulator", "simulator/render"},
+	{"simulator/topology", "simulator/profile", "admission"},
+	{"simulator/engine", "admission/gen"},
+	{"simulator", "simulator/render", "admission/check"},
 	{"generators", "suite/requirements"},
 	{"suite", "scenarios"},
 	{"suite/observe"},
 	{"suite/compare"},
-	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/admissioncheck", "suite/findings"},
+	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/findings"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside"},
 	{"suite/impl", "suite/cluster/local/localtest"},
 	{"suite/impl/…"},
@@ -107,10 +107,22 @@ func violations(imports map[string][]string) []string {
 			if strings.HasPrefix(d, "suite/impl/") && pkg != "cmd/gepcheck" && !strings.HasPrefix(pkg, "suite/impl/") {
 				out = append(out, fmt.Sprintf("%s imports the implementation %s: only cmd/gepcheck links implementations", pkg, d))
 			}
+			if inWing(d) && !inWing(pkg) && pkg != "cmd/gepcheck" && pkg != "scenarios" {
+				out = append(out, fmt.Sprintf("%s imports %s: only admission/, scenarios and cmd/gepcheck use the admission wing", pkg, d))
+			}
+			if inWing(pkg) && (d == "suite" || strings.HasPrefix(d, "suite/")) {
+				out = append(out, fmt.Sprintf("%s imports %s: the admission wing stands beside the conformance suite, not on it", pkg, d))
+			}
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// inWing says whether pkg is in the admission wing (admission/, its own
+// load → chain → prediction → render, docs/admission.md).
+func inWing(pkg string) bool {
+	return pkg == "admission" || strings.HasPrefix(pkg, "admission/")
 }
 
 func TestDependencyRule(t *testing.T) {
@@ -120,18 +132,27 @@ func TestDependencyRule(t *testing.T) {
 }
 
 // The rule can fail: the engine importing the observation layer, the
-// in-cluster runner importing an implementation, and a package outside the
-// table are each caught.
+// in-cluster runner importing an implementation, a package outside the
+// table, generators or the simulator importing the admission wing, and
+// the wing importing the suite are each caught.
 func TestDependencyRuleCatches(t *testing.T) {
 	got := violations(map[string][]string{
 		"simulator/engine": {"simulator/tree", "suite/observe"},
 		"suite/incluster":  {"suite/cluster", "suite/impl/exec"},
 		"suite/newthing":   nil,
-		"cmd/gepcheck":     {"suite/impl/envoygateway"},
+		"cmd/gepcheck":     {"suite/impl/envoygateway", "admission/check"},
+		"generators":       {"admission/gen"},
+		"simulator/render": {"admission"},
+		"scenarios":        {"admission"},
+		"admission/check":  {"admission", "suite/cluster"},
 	})
 	want := []string{
+		"admission/check (layer 3) imports suite/cluster (layer 8)",
+		"admission/check imports suite/cluster: the admission wing stands beside",
+		"generators imports admission/gen: only admission/",
 		"package suite/newthing has no layer",
 		"simulator/engine (layer 2) imports suite/observe (layer 6)",
+		"simulator/render imports admission: only admission/",
 		"suite/incluster (layer 9) imports suite/impl/exec (layer 11)",
 		"suite/incluster imports the implementation suite/impl/exec",
 	}

@@ -163,7 +163,7 @@ func TestLocalReference(t *testing.T) {
 	files, _ := filepath.Glob("../../../scenarios/*/*.yaml")
 	// Envoy Gateway's catalogue needs its plug-in's profiles (cluster-test
 	// runs it against Envoy Gateway); admission scenarios are not policy
-	// scenarios (suite/admissioncheck sends them to kube-apiserver).
+	// scenarios (admission/check sends them to kube-apiserver).
 	files = slices.DeleteFunc(files, func(f string) bool {
 		return strings.Contains(f, "/envoy-gateway/") || strings.Contains(f, "/admission/")
 	})

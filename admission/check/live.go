@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
 // Live is what a running cluster says of admission: its webhook

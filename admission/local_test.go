@@ -46,7 +46,7 @@ func TestLocalResources(t *testing.T) {
 		return
 	}
 	if string(data) != string(builtin) {
-		t.Errorf("kube-apiserver.json is not what kube-apiserver %s serves: go test -run TestLocalResources ./simulator/admission -update", gotool.KubernetesVersion)
+		t.Errorf("kube-apiserver.json is not what kube-apiserver %s serves: go test -run TestLocalResources ./admission -update", gotool.KubernetesVersion)
 	}
 }
 

@@ -13,13 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
-	"github.com/gepcheck/gepcheck/generators"
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/gen"
 )
 
 // A property of the admission engine: what must hold of every chain and
-// request the generators draw (generators.AdmissionConfigurations,
-// generators.AdmissionRequests), with the mutants that break it.
+// request the generators draw (gen.Configurations,
+// gen.Requests), with the mutants that break it.
 type property struct {
 	name  string
 	cite  string
@@ -27,10 +27,10 @@ type property struct {
 	check func(t *rapid.T)
 }
 
-var res = generators.AdmissionResources()
+var res = gen.Resources()
 
-func draw(t *rapid.T) (generators.WebhookConfigurations, admission.Request) {
-	return generators.AdmissionConfigurations().Draw(t, "configurations"), generators.AdmissionRequests(res).Draw(t, "request")
+func draw(t *rapid.T) (gen.WebhookConfigurations, admission.Request) {
+	return gen.Configurations().Draw(t, "configurations"), gen.Requests(res).Draw(t, "request")
 }
 
 func called(p admission.Prediction) []string {
@@ -264,7 +264,7 @@ var properties = []property{
 			c, req := draw(t)
 			for _, v := range admission.Predict(admission.Chain(c.Mutating, c.Validating), req, res, nil).Verdicts {
 				for _, ch := range v.Checks {
-					if ch.Name == "matchConditions" && strings.Contains(ch.Detail, "condition "+generators.SentKindCondition+" is false") {
+					if ch.Name == "matchConditions" && strings.Contains(ch.Detail, "condition "+gen.SentKindCondition+" is false") {
 						t.Fatalf("%s on %s: %s", v.Hook.ID(), admission.Describe(req), ch.Detail)
 					}
 				}
@@ -286,7 +286,7 @@ var properties = []property{
 				return
 			}
 			for _, v := range admission.Predict(chain, req, res, behave).Verdicts {
-				patched := slices.ContainsFunc(v.Hook.MatchConditions, func(m admissionv1.MatchCondition) bool { return m.Name == generators.PatchedCondition })
+				patched := slices.ContainsFunc(v.Hook.MatchConditions, func(m admissionv1.MatchCondition) bool { return m.Name == gen.PatchedCondition })
 				if v.Hook.Phase == admission.Validating && v.Called && patched {
 					t.Fatalf("%s, whose matchCondition wants annotations, is called on %s: the Scale it is sent is made anew", v.Hook.ID(), admission.Describe(req))
 				}

@@ -13,7 +13,7 @@ import (
 // it as never reached (docs/admission.md, Failures: "a mutating failure
 // stops the chain").
 func TestTableShowsAnswersAndHooksNotReached(t *testing.T) {
-	docs, err := load.Read([]string{"../../scenarios/admission/failure-policy.yaml"}, nil)
+	docs, err := load.Read([]string{"../scenarios/admission/failure-policy.yaml"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

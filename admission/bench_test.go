@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/generators"
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/gen"
 )
 
 // BenchmarkPredict predicts requests through the configurations of a
-// large cluster: 100 drawn sets of configurations (generators.AdmissionConfigurations
+// large cluster: 100 drawn sets of configurations (gen.Configurations
 // examples, renamed), every hook's matchConditions compiled on the first
 // prediction and kept, half the mutating hooks patching (reinvocation).
 // docs/performance.md records it.
 func BenchmarkPredict(b *testing.B) {
-	var w generators.WebhookConfigurations
+	var w gen.WebhookConfigurations
 	for i := range 100 {
-		c := generators.AdmissionConfigurations().Example(i)
+		c := gen.Configurations().Example(i)
 		for _, m := range c.Mutating {
 			m.Name = fmt.Sprintf("%03d-%s", i, m.Name)
 			w.Mutating = append(w.Mutating, m)

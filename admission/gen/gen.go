@@ -1,4 +1,8 @@
-package generators
+// Package gen draws random admission cases (pgregory.net/rapid): webhook
+// configurations, the resources they name and requests on them, for the
+// predictor's properties (package admission) and its check against a real
+// kube-apiserver (admission/check; docs/admission.md).
+package gen
 
 import (
 	"fmt"
@@ -11,21 +15,21 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"pgregory.net/rapid"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
-// WebhookConfigurations are the configurations AdmissionConfigurations
+// WebhookConfigurations are the configurations Configurations
 // draws.
 type WebhookConfigurations struct {
 	Mutating   []admissionv1.MutatingWebhookConfiguration
 	Validating []admissionv1.ValidatingWebhookConfiguration
 }
 
-// AdmissionCRDs are the CustomResourceDefinitions whose resources rules
+// CRDs are the CustomResourceDefinitions whose resources rules
 // name and requests are made on: widgets.gepcheck.dev, served as v1 (the
 // storage version) and v1beta1, which are equivalent (matchPolicy
 // Equivalent), namespaced, any fields kept.
-func AdmissionCRDs() []apiextensionsv1.CustomResourceDefinition {
+func CRDs() []apiextensionsv1.CustomResourceDefinition {
 	preserve := true
 	schema := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}
 	status := &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
@@ -41,16 +45,16 @@ func AdmissionCRDs() []apiextensionsv1.CustomResourceDefinition {
 	}}
 }
 
-// AdmissionResources are the resources of kube-apiserver (admission.Builtin)
-// and of AdmissionCRDs: what requests drawn by AdmissionRequests are
+// Resources are the resources of kube-apiserver (admission.Builtin)
+// and of CRDs: what requests drawn by Requests are
 // predicted against.
-func AdmissionResources() *admission.Snapshot {
-	return admission.Builtin().WithCRDs(AdmissionCRDs())
+func Resources() *admission.Snapshot {
+	return admission.Builtin().WithCRDs(CRDs())
 }
 
 // admissionResources are the resources rules name and requests are made
 // on: served by kube-apiserver v1.36 (admission.Builtin) or by
-// AdmissionCRDs, main resources and subresources, namespaced and not, with
+// CRDs, main resources and subresources, namespaced and not, with
 // equivalents (autoscaling v1 and v2, core and events.k8s.io events, the
 // CRD's two versions).
 var admissionResources = []struct {
@@ -75,7 +79,7 @@ var admissionResources = []struct {
 	{schema.GroupVersionResource{Group: "gepcheck.dev", Version: "v1", Resource: "widgets"}, "status"},
 }
 
-// AdmissionConfigurations draws one to three mutating and zero to three
+// Configurations draws one to three mutating and zero to three
 // validating webhook configurations, named so that their order by name
 // and the order drawn differ, each with one to three webhooks whose rules
 // name the resources above, their versions, groups and subresources, or
@@ -85,7 +89,7 @@ var admissionResources = []struct {
 // matchCondition on the user or on the object's annotations (which hooks
 // that patch set: PatchAnnotation). One time in three every hook also
 // matches every request.
-func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
+func Configurations() *rapid.Generator[WebhookConfigurations] {
 	return rapid.Custom(func(t *rapid.T) WebhookConfigurations {
 		var out WebhookConfigurations
 		// Byte-wise order, not a person's: "10-x" < "9-x" < "gamma-1" <
@@ -102,7 +106,7 @@ func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 			c := admissionv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name()}}
 			for i := range rapid.IntRange(1, 3).Draw(t, "webhooks") {
 				w := drawWebhook(t, fmt.Sprintf("m%d.%s.example.com", i, c.Name))
-				w.ReinvocationPolicy = ptr(rapid.SampledFrom([]admissionv1.ReinvocationPolicyType{admissionv1.NeverReinvocationPolicy, admissionv1.IfNeededReinvocationPolicy}).Draw(t, "reinvocationPolicy"))
+				w.ReinvocationPolicy = new(rapid.SampledFrom([]admissionv1.ReinvocationPolicyType{admissionv1.NeverReinvocationPolicy, admissionv1.IfNeededReinvocationPolicy}).Draw(t, "reinvocationPolicy"))
 				c.Webhooks = append(c.Webhooks, w)
 			}
 			out.Mutating = append(out.Mutating, c)
@@ -137,9 +141,9 @@ func AdmissionConfigurations() *rapid.Generator[WebhookConfigurations] {
 func drawWebhook(t *rapid.T, name string) admissionv1.MutatingWebhook {
 	none := admissionv1.SideEffectClassNone
 	w := admissionv1.MutatingWebhook{Name: name, SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
-		ClientConfig:  admissionv1.WebhookClientConfig{URL: ptr("https://127.0.0.1:9443/" + name)},
-		FailurePolicy: ptr(rapid.SampledFrom([]admissionv1.FailurePolicyType{admissionv1.Fail, admissionv1.Ignore}).Draw(t, "failurePolicy")),
-		MatchPolicy:   ptr(rapid.SampledFrom([]admissionv1.MatchPolicyType{admissionv1.Exact, admissionv1.Equivalent}).Draw(t, "matchPolicy")),
+		ClientConfig:  admissionv1.WebhookClientConfig{URL: new("https://127.0.0.1:9443/" + name)},
+		FailurePolicy: new(rapid.SampledFrom([]admissionv1.FailurePolicyType{admissionv1.Fail, admissionv1.Ignore}).Draw(t, "failurePolicy")),
+		MatchPolicy:   new(rapid.SampledFrom([]admissionv1.MatchPolicyType{admissionv1.Exact, admissionv1.Equivalent}).Draw(t, "matchPolicy")),
 	}
 	for range rapid.IntRange(1, 2).Draw(t, "rules") {
 		w.Rules = append(w.Rules, drawRule(t))
@@ -192,11 +196,11 @@ var (
 	}
 )
 
-// PatchedCondition names the matchCondition AdmissionConfigurations draws
+// PatchedCondition names the matchCondition Configurations draws
 // that holds of an object with annotations: here, one a hook has patched.
 const PatchedCondition = "patched"
 
-// SentKindCondition names the matchCondition AdmissionConfigurations draws
+// SentKindCondition names the matchCondition Configurations draws
 // that holds of every object the API server converts to the kind it sends.
 const SentKindCondition = "sent-kind"
 
@@ -246,17 +250,17 @@ func drawRule(t *rapid.T) admissionv1.RuleWithOperations {
 		entry += "/" + sub
 	}
 	r.Resources = []string{entry}
-	r.Scope = ptr(rapid.SampledFrom([]admissionv1.ScopeType{admissionv1.AllScopes, admissionv1.NamespacedScope, admissionv1.ClusterScope}).Draw(t, "scope"))
+	r.Scope = new(rapid.SampledFrom([]admissionv1.ScopeType{admissionv1.AllScopes, admissionv1.NamespacedScope, admissionv1.ClusterScope}).Draw(t, "scope"))
 	return r
 }
 
-// AdmissionRequests draws requests on the resources above: an operation
+// Requests draws requests on the resources above: an operation
 // the resource takes (res's verbs: a CONNECT on pods/exec, an UPDATE on a
 // status or scale subresource), a namespace (team-a, labelled team=a, or
 // team-b; none for a cluster-scoped resource), the app=web label on the
 // object, the old object, both or neither (none on a Scale or a CONNECT's
 // options), a user (alice, or system:admin).
-func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Request] {
+func Requests(res admission.Resources) *rapid.Generator[admission.Request] {
 	return rapid.Custom(func(t *rapid.T) admission.Request {
 		x := rapid.SampledFrom(admissionResources).Draw(t, "resource")
 		served, _ := res.Lookup(x.gvr, x.sub)
@@ -282,7 +286,7 @@ func AdmissionRequests(res admission.Resources) *rapid.Generator[admission.Reque
 		line += " user=" + rapid.SampledFrom([]string{"alice", "system:admin"}).Draw(t, "user")
 		req, err := admission.ParseRequest(line, res)
 		if err != nil {
-			panic(fmt.Sprintf("generators: drawn request %q: %v", line, err))
+			panic(fmt.Sprintf("gen: drawn request %q: %v", line, err))
 		}
 		return req
 	})

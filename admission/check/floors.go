@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import "fmt"
 

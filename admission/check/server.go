@@ -1,10 +1,10 @@
-// Package admissioncheck checks gepcheck's admission predictions
-// (simulator/admission) against a real kube-apiserver: a recording webhook
+// Package check checks gepcheck's admission predictions
+// (package admission) against a real kube-apiserver: a recording webhook
 // server on loopback, with a certificate gepcheck makes, is registered
 // under a case's webhook configurations; the case's request is sent with
 // client-go; the calls the server records are compared with the
 // prediction (docs/admission.md).
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 	admissionapi "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
 // Call is one call of a webhook the server recorded.

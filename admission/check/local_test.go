@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"pgregory.net/rapid"
 
-	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/gen"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/realtest"
-	"github.com/gepcheck/gepcheck/simulator/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 )
@@ -27,7 +27,7 @@ import (
 // half the other mutating hooks patch the object.
 func drawCase(res admission.Resources) *rapid.Generator[Case] {
 	return rapid.Custom(func(t *rapid.T) Case {
-		c := generators.AdmissionConfigurations().Draw(t, "configurations")
+		c := gen.Configurations().Draw(t, "configurations")
 		if rapid.IntRange(0, 3).Draw(t, "every mutating hook called") == 0 {
 			// So that hooks are reinvoked: every mutating hook matches
 			// everything, whatever the namespace or the object (it may
@@ -35,12 +35,12 @@ func drawCase(res admission.Resources) *rapid.Generator[Case] {
 			for i := range c.Mutating {
 				for j := range c.Mutating[i].Webhooks {
 					w := &c.Mutating[i].Webhooks[j]
-					w.Rules, w.NamespaceSelector, w.ObjectSelector = []admissionv1.RuleWithOperations{generators.EveryRequestRule()}, nil, nil
+					w.Rules, w.NamespaceSelector, w.ObjectSelector = []admissionv1.RuleWithOperations{gen.EveryRequestRule()}, nil, nil
 				}
 			}
 		}
-		req := generators.AdmissionRequests(res).Filter(Sendable).Draw(t, "request")
-		cs := Case{Mutating: c.Mutating, Validating: c.Validating, Request: req, Behave: map[string]admission.Behaviour{}, CRDs: generators.AdmissionCRDs()}
+		req := gen.Requests(res).Filter(Sendable).Draw(t, "request")
+		cs := Case{Mutating: c.Mutating, Validating: c.Validating, Request: req, Behave: map[string]admission.Behaviour{}, CRDs: gen.CRDs()}
 		for _, h := range admission.Chain(c.Mutating, c.Validating) {
 			if rapid.IntRange(0, 4).Draw(t, "misbehaves") == 0 {
 				cs.Behave[h.ID()] = rapid.SampledFrom([]admission.Behaviour{admission.Down, admission.Slow, admission.Error, admission.Deny}).Draw(t, "behaviour")
@@ -79,7 +79,7 @@ func TestLocalAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = srv.Stop() }()
-	res := generators.AdmissionResources()
+	res := gen.Resources()
 	c := &Checker{Config: cl.Config, Server: srv, Resources: admission.Builtin(), Slow: 2 * time.Second}
 	if err := c.Prepare(ctx); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestLocalAdmission(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d: shrinking: %v", i, err)
 			}
-			t.Errorf("case %d: %s\n%s\nshrunk to %s; replay: gepcheck check %s (the engine), GEPCHECK_ADMISSION_SCENARIO=%s go test -count=1 -run TestLocalAdmission ./suite/admissioncheck (the API server); the case whole: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./suite/admissioncheck",
+			t.Errorf("case %d: %s\n%s\nshrunk to %s; replay: gepcheck check %s (the engine), GEPCHECK_ADMISSION_SCENARIO=%s go test -count=1 -run TestLocalAdmission ./admission/check (the API server); the case whole: GEPCHECK_ADMISSION_CASE=%d go test -count=1 -run TestLocalAdmission ./admission/check",
 				i, describe(cs), r.Differences, file, file, file, i)
 		}
 	}

@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
 // Sendable says whether the check can send req to an API server as it
@@ -44,7 +44,7 @@ func Sendable(req admission.Request) bool {
 // body is an object of resource r the API server accepts, named name in
 // namespace ns ("" for a cluster-scoped one), with labels: one of the
 // built-in kinds below, or of a custom resource's kind (its CRD keeps
-// unknown fields, as generators.AdmissionCRDs's do).
+// unknown fields, as gen.CRDs's do).
 func body(r schema.GroupVersionResource, kind, name, ns string, labels map[string]string) (*unstructured.Unstructured, bool) {
 	container := []any{map[string]any{"name": "c", "image": "registry.invalid/c"}}
 	spec := map[string]any{}

@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
 // Case is one check: webhook configurations, a request, how the hooks
@@ -71,7 +71,7 @@ type Checker struct {
 }
 
 // Namespaces are the namespaces requests are made in, with their labels
-// (generators.AdmissionRequests draws them).
+// (gen.Requests draws them).
 var Namespaces = map[string]map[string]string{"team-a": {"team": "a"}, "team-b": nil}
 
 // Users are the users requests are made as: impersonated, each bound to

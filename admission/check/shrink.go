@@ -1,4 +1,4 @@
-package admissioncheck
+package check
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/gepcheck/gepcheck/simulator/admission"
+	"github.com/gepcheck/gepcheck/admission"
 )
 
 // MaxShrinkChecks bounds the checks one Shrink sends to the API server.
