@@ -16,6 +16,21 @@ import (
 // Group is the API group of webhook configurations.
 const Group = "admissionregistration.k8s.io"
 
+// ScenarioKind is the kind of the document that makes a file of webhook
+// configurations an admission scenario (apiVersion ScenarioAPIVersion;
+// scenarios/admission/README.md, read by admission/scenario): requests,
+// how the hooks answer, and the outcome a source states. Configurations
+// passes over it.
+const ScenarioKind = "AdmissionScenario"
+
+// ScenarioAPIVersion is the apiVersion of an AdmissionScenario.
+const ScenarioAPIVersion = "gepcheck.dev/v1alpha1"
+
+// IsScenario says whether d is an AdmissionScenario document.
+func IsScenario(d *load.Doc) bool {
+	return d.APIVersion == ScenarioAPIVersion && d.Kind == ScenarioKind
+}
+
 // Configurations reads the webhook configurations of docs
 // (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration), decoded strictly and validated as the
@@ -69,7 +84,7 @@ func Configurations(docs []*load.Doc) ([]admissionv1.MutatingWebhookConfiguratio
 				validating = append(validating, c)
 			}
 		case IsScenario(d), isCRD(d):
-			// An admission scenario's expectations (ReadScenario); the
+			// An admission scenario's expectations (scenario.Read); the
 			// resources of a CRD (CRDs).
 		default:
 			errs.Add(&load.Error{Source: d.Source, Object: d.Object(), Msg: "not a webhook configuration: want " + Group + "/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration"})

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/scenario"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
@@ -104,7 +105,7 @@ func CheckBounded(ctx context.Context, file string, opts simulator.Options, b ad
 // checkAdmission checks an admission scenario (scenarios/README.md,
 // Admission scenarios): every case's prediction against its expectation.
 func checkAdmission(ctx context.Context, b admission.Bounds, docs []*load.Doc) ([]string, error) {
-	s, err := admission.ReadScenario(docs, admission.Builtin())
+	s, err := scenario.Read(docs, admission.Builtin())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/scenario"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
@@ -79,7 +80,7 @@ func TestAdmissionScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := admission.ReadScenario(docs, admission.Builtin())
+			s, err := scenario.Read(docs, admission.Builtin())
 			if err != nil || s == nil {
 				t.Fatalf("not an admission scenario: %v", err)
 			}

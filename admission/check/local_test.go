@@ -16,6 +16,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/admission/gen"
+	"github.com/gepcheck/gepcheck/admission/scenario"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -244,7 +245,7 @@ func checkShrinking(ctx context.Context, t *testing.T, c *Checker, cs Case, r Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := admission.ReadScenario(docs, c.Resources)
+	s, err := scenario.Read(docs, c.Resources)
 	if err != nil || s == nil || len(s.Cases) != 1 {
 		t.Fatalf("the finding does not read back (%v):\n%s", err, b)
 	}
@@ -300,7 +301,7 @@ func scenarioCases(t *testing.T, c *Checker, path string) (cases []namedCase, sk
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := admission.ReadScenario(docs, c.Resources)
+		s, err := scenario.Read(docs, c.Resources)
 		if err != nil || s == nil {
 			t.Fatalf("%s: not an admission scenario: %v", f, err)
 		}

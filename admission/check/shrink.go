@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/scenario"
 )
 
 // MaxShrinkChecks bounds the checks one Shrink sends to the API server.
@@ -131,7 +132,7 @@ func smallerCases(cs Case) []Case {
 // admission scenario whose expectation is what the API server did (the
 // calls recorded: a hook down is left out), so that gepcheck check FILE
 // shows the engine's disagreement and the admission check replays it.
-func Finding(name, source string, cs Case, r Result) *admission.Scenario {
+func Finding(name, source string, cs Case, r Result) *scenario.Scenario {
 	at := slices.Index(r.Observed, "|")
 	chain := admission.Chain(cs.Mutating, cs.Validating)
 	behave := map[string]admission.Behaviour{}
@@ -140,15 +141,15 @@ func Finding(name, source string, cs Case, r Result) *admission.Scenario {
 			behave[h.ID()] = b
 		}
 	}
-	return &admission.Scenario{
+	return &scenario.Scenario{
 		Name:     name,
 		Citation: "kube-apiserver, observed by gepcheck's admission check (" + source + ")",
 		Description: fmt.Sprintf("gepcheck predicted mutating %s, validating %s, allowed %v; the API server called (as recorded) mutating %s, validating %s, allowed %v%s",
 			words(r.Predicted[:slices.Index(r.Predicted, "|")]), words(r.Predicted[slices.Index(r.Predicted, "|")+1:]), r.PredictedAllowed,
 			words(r.Observed[:at]), words(r.Observed[at+1:]), r.Allowed, errorNote(r.Error)),
 		Mutating: cs.Mutating, Validating: cs.Validating, CRDs: cs.CRDs,
-		Cases: []admission.ScenarioCase{{Name: "disagreement", Request: cs.Request, Behave: behave,
-			Expect: admission.Expectation{Mutating: slices.Clone(r.Observed[:at]), Validating: slices.Clone(r.Observed[at+1:]), Allowed: r.Allowed, Recorded: true}}},
+		Cases: []scenario.Case{{Name: "disagreement", Request: cs.Request, Behave: behave,
+			Expect: scenario.Expectation{Mutating: slices.Clone(r.Observed[:at]), Validating: slices.Clone(r.Observed[at+1:]), Allowed: r.Allowed, Recorded: true}}},
 	}
 }
 

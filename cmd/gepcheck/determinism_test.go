@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/scenario"
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -234,7 +235,7 @@ func admissionCommands(t *testing.T, file string) [][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := admission.ReadScenario(docs, admission.Builtin())
+	s, err := scenario.Read(docs, admission.Builtin())
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}

@@ -26,7 +26,7 @@ const module = "github.com/gepcheck/gepcheck/"
 var layers = [][]string{
 	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
 	{"simulator/topology", "simulator/profile", "admission"},
-	{"simulator/engine", "admission/gen"},
+	{"simulator/engine", "admission/scenario", "admission/gen"},
 	{"simulator", "simulator/render", "admission/check"},
 	{"generators", "suite/requirements"},
 	{"suite", "scenarios"},

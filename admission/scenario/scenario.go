@@ -1,9 +1,13 @@
-package admission
+// Package scenario reads and writes admission scenarios: an
+// AdmissionScenario document (scenarios/README.md, Admission scenarios)
+// beside webhook configurations and CRDs, each case a request, how the
+// hooks answer and the outcome a source states, checked against the
+// prediction of package admission (docs/admission.md, Scenarios).
+package scenario
 
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,16 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
-
-// scenarioKind is the kind of the document that makes a file of webhook
-// configurations an admission scenario (apiVersion gepcheck.dev/v1alpha1;
-// scenarios/admission/README.md): requests, how the hooks answer, and the
-// outcome a source states.
-const scenarioKind = "AdmissionScenario"
-
-const scenarioAPIVersion = "gepcheck.dev/v1alpha1"
 
 // maxScenarioCases bounds the cases of one scenario document.
 const maxScenarioCases = 256
@@ -46,12 +43,12 @@ type scenarioDoc struct {
 type scenarioDocCase struct {
 	Name string `json:"name"`
 	// Request is one line, as gepcheck admission simulate --request
-	// reads it (ParseRequest).
+	// reads it (admission.ParseRequest).
 	Request string `json:"request"`
 	// Behave says how named hooks (Hook.ID or name) answer: allow,
 	// patch, deny, down, slow, error.
-	Behave map[string]Behaviour `json:"behave,omitempty"`
-	Expect Expectation          `json:"expect"`
+	Behave map[string]admission.Behaviour `json:"behave,omitempty"`
+	Expect Expectation                    `json:"expect"`
 }
 
 // Expectation is the outcome a scenario case states.
@@ -80,48 +77,43 @@ type Scenario struct {
 	Mutating                    []admissionv1.MutatingWebhookConfiguration
 	Validating                  []admissionv1.ValidatingWebhookConfiguration
 	CRDs                        []apiextensionsv1.CustomResourceDefinition
-	Resources                   *Snapshot
-	Cases                       []ScenarioCase
+	Resources                   *admission.Snapshot
+	Cases                       []Case
 }
 
-// ScenarioCase is one request of a scenario, with the hooks' behaviours
+// Case is one request of a scenario, with the hooks' behaviours
 // keyed by Hook.ID.
-type ScenarioCase struct {
+type Case struct {
 	Name    string
-	Request Request
-	Behave  map[string]Behaviour
+	Request admission.Request
+	Behave  map[string]admission.Behaviour
 	Expect  Expectation
 }
 
-// IsScenario says whether d is an AdmissionScenario document.
-func IsScenario(d *load.Doc) bool {
-	return d.APIVersion == scenarioAPIVersion && d.Kind == scenarioKind
-}
-
-// ReadScenario reads an admission scenario: one AdmissionScenario document,
-// webhook configurations (Configurations) and CustomResourceDefinitions
-// (CRDs), served beside the resources of base. It returns nil and no
+// Read reads an admission scenario: one AdmissionScenario document,
+// webhook configurations (admission.Configurations) and CustomResourceDefinitions
+// (admission.CRDs), served beside the resources of base. It returns nil and no
 // error when docs hold no AdmissionScenario. Every problem is a
 // *load.Error naming file, document, line and field.
-func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
+func Read(docs []*load.Doc, base *admission.Snapshot) (*Scenario, error) {
 	var sd *load.Doc
 	for _, d := range docs {
-		if !IsScenario(d) {
+		if !admission.IsScenario(d) {
 			continue
 		}
 		if sd != nil {
-			return nil, &load.Error{Source: d.Source, Object: d.Object(), Msg: fmt.Sprintf("a second %s (the first is %s)", scenarioKind, sd.Source)}
+			return nil, &load.Error{Source: d.Source, Object: d.Object(), Msg: fmt.Sprintf("a second %s (the first is %s)", admission.ScenarioKind, sd.Source)}
 		}
 		sd = d
 	}
 	if sd == nil {
 		return nil, nil
 	}
-	mutating, validating, err := Configurations(docs)
+	mutating, validating, err := admission.Configurations(docs)
 	if err != nil {
 		return nil, err
 	}
-	crds, err := CRDs(docs)
+	crds, err := admission.CRDs(docs)
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +136,8 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 		return nil, fail("spec.cases", "%d cases: at most %d", len(doc.Spec.Cases), maxScenarioCases)
 	}
 	s := &Scenario{Name: doc.Metadata.Name, Citation: doc.Spec.Citation, Description: doc.Spec.Description, Mutating: mutating, Validating: validating, CRDs: crds, Resources: res}
-	chain := Chain(mutating, validating)
-	all := ids(chain)
+	chain := admission.Chain(mutating, validating)
+	all := admission.IDs(chain)
 	names := map[string]bool{}
 	for i, c := range doc.Spec.Cases {
 		at := fmt.Sprintf("spec.cases[%d]", i)
@@ -153,15 +145,15 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 			return nil, fail(at+".name", "required, and unique in the scenario")
 		}
 		names[c.Name] = true
-		req, err := ParseRequest(c.Request, res)
+		req, err := admission.ParseRequest(c.Request, res)
 		if err != nil {
 			return nil, fail(at+".request", "%v", err)
 		}
-		behave, key, err := ResolveBehaviours(chain, c.Behave)
+		behave, key, err := admission.ResolveBehaviours(chain, c.Behave)
 		if err != nil {
 			return nil, fail(at+".behave."+key, "%v", err)
 		}
-		sc := ScenarioCase{Name: c.Name, Request: req, Behave: behave, Expect: c.Expect}
+		sc := Case{Name: c.Name, Request: req, Behave: behave, Expect: c.Expect}
 		for _, e := range []struct {
 			field string
 			ids   []string
@@ -177,68 +169,9 @@ func ReadScenario(docs []*load.Doc, base *Snapshot) (*Scenario, error) {
 	return s, nil
 }
 
-// ids are the IDs of chain's hooks, in its order.
-func ids(chain []*Hook) []string {
-	out := make([]string, len(chain))
-	for i, h := range chain {
-		out[i] = h.ID()
-	}
-	return out
-}
-
-// resolve finds the hooks of chain that key names for behaviour b (an ID,
-// or a name: every hook of that name) and returns their IDs; the error
-// says why it cannot: a behaviour unknown, no such hook, a validating
-// hook that would patch.
-func resolve(chain []*Hook, key string, b Behaviour) ([]string, error) {
-	if !slices.Contains([]Behaviour{Allow, Patch, Deny, Down, Slow, Error}, b) {
-		return nil, fmt.Errorf("%q: want allow, patch, deny, down, slow or error", b)
-	}
-	var out []string
-	for _, h := range chain {
-		if h.ID() != key && h.Name != key {
-			continue
-		}
-		if b == Patch && h.Phase == Validating {
-			return nil, fmt.Errorf("a validating webhook may not patch")
-		}
-		out = append(out, h.ID())
-	}
-	if len(out) == 0 {
-		all := ids(chain)
-		if len(all) == 0 {
-			return nil, fmt.Errorf("no such webhook: the configurations have none")
-		}
-		return nil, fmt.Errorf("no such webhook (one of %s)", strings.Join(all, ", "))
-	}
-	return out, nil
-}
-
-// ResolveBehaviours is behave, whose keys name hooks of chain by ID or by
-// name (resolve), keyed by hook ID; on an error, key is the key it is
-// about. A hook named twice, by its ID and its name, with two behaviours
-// is an error.
-func ResolveBehaviours(chain []*Hook, behave map[string]Behaviour) (out map[string]Behaviour, key string, err error) {
-	out = map[string]Behaviour{}
-	by := map[string]string{} // hook ID: the key that gave its behaviour
-	for _, key := range slices.Sorted(maps.Keys(behave)) {
-		hooks, err := resolve(chain, key, behave[key])
-		if err != nil {
-			return nil, key, err
-		}
-		for _, id := range hooks {
-			if b, ok := out[id]; ok && b != behave[key] {
-				return nil, key, fmt.Errorf("webhook %s is %s (as %s) and %s (as %s)", id, b, by[id], behave[key], key)
-			}
-			out[id], by[id] = behave[key], key
-		}
-	}
-	return out, "", nil
-}
-
 // Check lists how p, the prediction of the case, differs from what the
 // case expects; empty when it does not.
-func (c ScenarioCase) Check(p Prediction) []string {
+func (c Case) Check(p admission.Prediction) []string {
 	var diffs []string
 	o, e := p.Outcome, c.Expect
 	if e.Recorded {
@@ -256,7 +189,7 @@ func (c ScenarioCase) Check(p Prediction) []string {
 	if o.Allowed != e.Allowed {
 		diffs = append(diffs, fmt.Sprintf("allowed: expected %v, predicted %v", e.Allowed, o.Allowed))
 	}
-	if e.FailureContains != "" && !slices.ContainsFunc(o.Failures, func(f Failure) bool { return strings.Contains(f.Message, e.FailureContains) }) {
+	if e.FailureContains != "" && !slices.ContainsFunc(o.Failures, func(f admission.Failure) bool { return strings.Contains(f.Message, e.FailureContains) }) {
 		diffs = append(diffs, fmt.Sprintf("no failure message contains %q (predicted %v)", e.FailureContains, o.Failures))
 	}
 	return diffs
@@ -274,16 +207,16 @@ func nonNil(l []string) []string {
 // (which the API server's does not depend on, but a broken engine may).
 func (s *Scenario) Marshal(header string) ([]byte, error) {
 	var doc scenarioDoc
-	doc.APIVersion, doc.Kind, doc.Metadata.Name = scenarioAPIVersion, scenarioKind, s.Name
+	doc.APIVersion, doc.Kind, doc.Metadata.Name = admission.ScenarioAPIVersion, admission.ScenarioKind, s.Name
 	doc.Spec.Citation, doc.Spec.Description = s.Citation, s.Description
 	for _, c := range s.Cases {
-		behave := map[string]Behaviour{}
+		behave := map[string]admission.Behaviour{}
 		for id, b := range c.Behave {
-			if b != Allow && b != "" {
+			if b != admission.Allow && b != "" {
 				behave[id] = b
 			}
 		}
-		doc.Spec.Cases = append(doc.Spec.Cases, scenarioDocCase{c.Name, Describe(c.Request), behave, c.Expect})
+		doc.Spec.Cases = append(doc.Spec.Cases, scenarioDocCase{c.Name, admission.Describe(c.Request), behave, c.Expect})
 	}
 	var buf bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
@@ -293,11 +226,11 @@ func (s *Scenario) Marshal(header string) ([]byte, error) {
 	}
 	docs := []any{&doc}
 	for _, c := range s.Mutating {
-		c.APIVersion, c.Kind = Group+"/v1", "MutatingWebhookConfiguration"
+		c.APIVersion, c.Kind = admission.Group+"/v1", "MutatingWebhookConfiguration"
 		docs = append(docs, &c)
 	}
 	for _, c := range s.Validating {
-		c.APIVersion, c.Kind = Group+"/v1", "ValidatingWebhookConfiguration"
+		c.APIVersion, c.Kind = admission.Group+"/v1", "ValidatingWebhookConfiguration"
 		docs = append(docs, &c)
 	}
 	for _, c := range s.CRDs {
@@ -320,4 +253,12 @@ func (s *Scenario) Marshal(header string) ([]byte, error) {
 		buf.Write(b)
 	}
 	return buf.Bytes(), nil
+}
+
+// list is l as Check's messages write it: "none" when empty.
+func list(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
 }
