@@ -308,7 +308,7 @@ func TestAdmissionBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"admission", "simulate", "-f", "../../simulator/admission/testdata/bad.yaml", "--request", "CREATE v1 pods ns=a"}, []string{"bad.yaml", "document 1", "webhooks[0].rules[0].resources"}},
+		{[]string{"admission", "simulate", "-f", "../../admission/testdata/bad.yaml", "--request", "CREATE v1 pods ns=a"}, []string{"bad.yaml", "document 1", "webhooks[0].rules[0].resources"}},
 		{[]string{"admission", "simulate", "-f", "testdata/admission/bad-crd.yaml", "--request", "CREATE v1 pods ns=a"}, []string{"bad-crd.yaml", "document 1", "spec.scope", "want Namespaced or Cluster"}},
 		{[]string{"admission", "simulate", "-f", cfg, "--request", "GET v1 pods"}, []string{"--request", "operation \"GET\""}},
 		{[]string{"admission", "simulate", "-f", cfg, "--request", "UPDATE apps/v1 deployments/scale ns=a labels=app=web"}, []string{"--request", "a Scale has none"}},
