@@ -37,18 +37,11 @@ func ParseRequest(line string, res Resources) (Request, error) {
 	if len(f) < 3 {
 		return Request{}, fmt.Errorf("want OPERATION GROUP/VERSION RESOURCE[/SUBRESOURCE] [KEY=VALUE]..., got %q", line)
 	}
-	req := Request{Operation: admissionv1.OperationType(strings.ToUpper(f[0]))}
-	if !slices.Contains([]admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, req.Operation) {
-		return Request{}, fmt.Errorf("operation %q: want CREATE, UPDATE, DELETE or CONNECT (webhooks see no other)", f[0])
+	req, err := parseTarget(f[0], f[1], f[2])
+	if err != nil {
+		return Request{}, err
 	}
-	gv, err := schema.ParseGroupVersion(f[1])
-	if err != nil || gv.Version == "" {
-		return Request{}, fmt.Errorf("group/version %q: want GROUP/VERSION, or v1 for the core group", f[1])
-	}
-	resource, sub, _ := strings.Cut(f[2], "/")
-	req.Resource, req.Subresource = gv.WithResource(resource), sub
-	var labels, oldLabels, nsLabels map[string]string
-	missing := false
+	var l lineLabels
 	seen := map[string]bool{}
 	for _, kv := range f[3:] {
 		k, v, ok := strings.Cut(kv, "=")
@@ -59,117 +52,162 @@ func ParseRequest(line string, res Resources) (Request, error) {
 			return Request{}, fmt.Errorf("key %q given twice", k)
 		}
 		seen[k] = true
-		switch k {
-		case "ns":
-			if msg := namespaceProblem(v); msg != "" {
-				return Request{}, fmt.Errorf("ns=%s: %s", v, msg)
-			}
-			req.Namespace = v
-		case "name":
-			if msg := nameProblem(v, req.Resource); msg != "" {
-				return Request{}, fmt.Errorf("name=%s: %s", v, msg)
-			}
-			req.Name = v
-		case "user":
-			req.UserInfo.Username = v
-		case "groups":
-			req.UserInfo.Groups = strings.Split(v, ",")
-		case "labels", "oldlabels", "nslabels":
-			m, err := parseLabels(v)
-			if err != nil {
-				return Request{}, fmt.Errorf("%s: %w", k, err)
-			}
-			switch k {
-			case "labels":
-				labels = m
-			case "oldlabels":
-				oldLabels = m
-			default:
-				nsLabels = m
-			}
-		case "nsmissing", "dryrun":
-			if v != "true" && v != "false" {
-				return Request{}, fmt.Errorf("%s=%s: want true or false", k, v)
-			}
-			if k == "dryrun" {
-				req.DryRun = v == "true"
-			} else {
-				missing = v == "true"
-			}
-		default:
-			return Request{}, fmt.Errorf("key %q: want ns, name, user, groups, labels, oldlabels, nslabels, nsmissing or dryrun", k)
+		if err := l.set(&req, k, v); err != nil {
+			return Request{}, err
 		}
 	}
-	if req.Subresource == "scale" && (labels != nil || oldLabels != nil) {
+	if req.Subresource == "scale" && (l.labels != nil || l.oldLabels != nil) {
 		// A Scale carries no labels, new (as the client sends it) or old
 		// (as the API server makes it from the object: scaleFromDeployment
 		// and the like set name, namespace, UID, resourceVersion and
 		// creationTimestamp): an objectSelector never matches one.
 		return Request{}, fmt.Errorf("labels: a Scale has none, whatever the object's (an objectSelector never matches a scale request)")
 	}
-	if req.Namespace != "" && !missing {
+	if req.Namespace != "" && !l.nsMissing {
 		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
-		maps.Copy(req.NamespaceLabels, nsLabels)
+		maps.Copy(req.NamespaceLabels, l.nsLabels)
 	}
 	if res != nil {
-		var err error
 		if req.Kind, err = servedKind(req, res); err != nil {
 			return Request{}, err
 		}
 	}
-	object := func(l map[string]string) *unstructured.Unstructured {
-		// An object has metadata, if empty (a CONNECT's options have
-		// none: an objectSelector never matches them).
-		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
-		u.SetGroupVersionKind(req.Kind)
-		u.SetName(req.Name)
-		u.SetNamespace(req.Namespace)
-		if req.Kind == namespaceKind && req.Name != "" && mutant != MutantNoNameLabel {
-			// SetDefaults_Namespace (core/v1 defaults.go) labels every
-			// named Namespace with its name, before admission; the one
-			// stored has the label too.
-			l = maps.Clone(l)
-			if l == nil {
-				l = map[string]string{}
-			}
-			l[corev1.LabelMetadataName] = req.Name
-		}
-		if l != nil {
-			u.SetLabels(l)
-		}
-		return u
-	}
-	switch req.Operation {
-	case admissionv1.Create:
-		req.Object = object(labels)
-	case admissionv1.Update:
-		req.Object, req.OldObject = object(labels), object(oldLabels)
-	case admissionv1.Delete:
-		req.OldObject = object(oldLabels)
-		if labels != nil {
-			req.OldObject = object(labels)
-		}
-	case admissionv1.Connect:
-		// The object is the options of the connection (PodExecOptions,
-		// …; endpoints/handlers/rest.go, ConnectResource): no metadata,
-		// so no labels.
-		if labels != nil || oldLabels != nil {
-			return Request{}, fmt.Errorf("labels: a CONNECT sends its options (%s), which have none", req.Kind.Kind)
-		}
-		req.Object = &unstructured.Unstructured{Object: map[string]any{}}
-		req.Object.SetGroupVersionKind(req.Kind)
+	if err := l.objects(&req); err != nil {
+		return Request{}, err
 	}
 	if req.Resource == namespaces && req.Name != "" {
 		// A request on a Namespace carries its name as namespace; the
 		// namespace's labels are its own.
 		req.Namespace = req.Name
-		if !missing {
+		if !l.nsMissing {
 			req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Name}
 			maps.Copy(req.NamespaceLabels, labelsOf(req.OldObject))
-			maps.Copy(req.NamespaceLabels, nsLabels)
+			maps.Copy(req.NamespaceLabels, l.nsLabels)
 		}
 	}
 	return req, nil
+}
+
+// parseTarget reads the first three words of a request line: the
+// operation (one a webhook sees), GROUP/VERSION and RESOURCE[/SUBRESOURCE].
+func parseTarget(op, groupVersion, resource string) (Request, error) {
+	req := Request{Operation: admissionv1.OperationType(strings.ToUpper(op))}
+	if !slices.Contains([]admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, req.Operation) {
+		return Request{}, fmt.Errorf("operation %q: want CREATE, UPDATE, DELETE or CONNECT (webhooks see no other)", op)
+	}
+	gv, err := schema.ParseGroupVersion(groupVersion)
+	if err != nil || gv.Version == "" {
+		return Request{}, fmt.Errorf("group/version %q: want GROUP/VERSION, or v1 for the core group", groupVersion)
+	}
+	r, sub, _ := strings.Cut(resource, "/")
+	req.Resource, req.Subresource = gv.WithResource(r), sub
+	return req, nil
+}
+
+// lineLabels are what the KEY=VALUE words of a request line say beyond
+// the Request's own fields: the object's labels (labels), the old
+// object's (oldlabels), the namespace's (nslabels), and whether the
+// namespace exists (nsmissing). nil is a key not given.
+type lineLabels struct {
+	labels, oldLabels, nsLabels map[string]string
+	nsMissing                   bool
+}
+
+// set reads one KEY=VALUE word of a request line into req or l.
+func (l *lineLabels) set(req *Request, k, v string) error {
+	switch k {
+	case "ns":
+		if msg := namespaceProblem(v); msg != "" {
+			return fmt.Errorf("ns=%s: %s", v, msg)
+		}
+		req.Namespace = v
+	case "name":
+		if msg := nameProblem(v, req.Resource); msg != "" {
+			return fmt.Errorf("name=%s: %s", v, msg)
+		}
+		req.Name = v
+	case "user":
+		req.UserInfo.Username = v
+	case "groups":
+		req.UserInfo.Groups = strings.Split(v, ",")
+	case "labels", "oldlabels", "nslabels":
+		m, err := parseLabels(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		switch k {
+		case "labels":
+			l.labels = m
+		case "oldlabels":
+			l.oldLabels = m
+		default:
+			l.nsLabels = m
+		}
+	case "nsmissing", "dryrun":
+		if v != "true" && v != "false" {
+			return fmt.Errorf("%s=%s: want true or false", k, v)
+		}
+		if k == "dryrun" {
+			req.DryRun = v == "true"
+		} else {
+			l.nsMissing = v == "true"
+		}
+	default:
+		return fmt.Errorf("key %q: want ns, name, user, groups, labels, oldlabels, nslabels, nsmissing or dryrun", k)
+	}
+	return nil
+}
+
+// objects gives req, whose kind, namespace and name are set, the objects
+// its operation sends with l's labels: CREATE the object, UPDATE both,
+// DELETE the old one (labels= or oldlabels= give its labels), CONNECT
+// its options.
+func (l *lineLabels) objects(req *Request) error {
+	switch req.Operation {
+	case admissionv1.Create:
+		req.Object = newObject(*req, l.labels)
+	case admissionv1.Update:
+		req.Object, req.OldObject = newObject(*req, l.labels), newObject(*req, l.oldLabels)
+	case admissionv1.Delete:
+		req.OldObject = newObject(*req, l.oldLabels)
+		if l.labels != nil {
+			req.OldObject = newObject(*req, l.labels)
+		}
+	case admissionv1.Connect:
+		// The object is the options of the connection (PodExecOptions,
+		// …; endpoints/handlers/rest.go, ConnectResource): no metadata,
+		// so no labels.
+		if l.labels != nil || l.oldLabels != nil {
+			return fmt.Errorf("labels: a CONNECT sends its options (%s), which have none", req.Kind.Kind)
+		}
+		req.Object = &unstructured.Unstructured{Object: map[string]any{}}
+		req.Object.SetGroupVersionKind(req.Kind)
+	}
+	return nil
+}
+
+// newObject is an object of req's kind, namespace and name with labels l
+// (none when nil). An object has metadata, if empty (a CONNECT's options
+// have none: an objectSelector never matches them).
+func newObject(req Request, l map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
+	u.SetGroupVersionKind(req.Kind)
+	u.SetName(req.Name)
+	u.SetNamespace(req.Namespace)
+	if req.Kind == namespaceKind && req.Name != "" && mutant != MutantNoNameLabel {
+		// SetDefaults_Namespace (core/v1 defaults.go) labels every
+		// named Namespace with its name, before admission; the one
+		// stored has the label too.
+		l = maps.Clone(l)
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[corev1.LabelMetadataName] = req.Name
+	}
+	if l != nil {
+		u.SetLabels(l)
+	}
+	return u
 }
 
 // servedKind is the kind res serves for req's resource, or why the API
@@ -273,61 +311,123 @@ func nameProblem(name string, r schema.GroupVersionResource) string {
 // is the one res serves. Every error names the file, document, line and
 // field; file names the input when it holds no review.
 func RequestFile(file string, docs []*load.Doc, res Resources) (Request, error) {
-	var review *admissionapi.AdmissionReview
-	var reviewDoc, nsDoc *load.Doc
-	var ns *corev1.Namespace
-	fail := func(d *load.Doc, field, msg string) error {
-		src := d.Source
-		if field != "" {
-			src = d.At(field)
-		}
-		return &load.Error{Source: src, Object: d.Object(), Field: field, Msg: msg}
+	in, err := readRequestDocs(docs)
+	if err != nil {
+		return Request{}, err
 	}
-	for _, d := range docs {
-		switch {
-		case d.Group == "admission.k8s.io" && d.Kind == "AdmissionReview" && review == nil:
-			if d.Version != "v1" && d.Version != "v1beta1" {
-				return Request{}, fail(d, "apiVersion", fmt.Sprintf("admission.k8s.io/%s: want admission.k8s.io/v1 (or v1beta1, the versions kube-apiserver sends)", d.Version))
-			}
-			review, reviewDoc = &admissionapi.AdmissionReview{}, d
-			if err := load.DecodeStrict(d, review); err != nil {
-				return Request{}, err
-			}
-			if review.Request == nil {
-				return Request{}, fail(d, "", "field request: required")
-			}
-		case d.Group == "" && d.Kind == "Namespace" && ns == nil:
-			if d.Version != "v1" {
-				return Request{}, fail(d, "apiVersion", fmt.Sprintf("%s: want v1", d.Version))
-			}
-			ns, nsDoc = &corev1.Namespace{}, d
-			if err := load.DecodeStrict(d, ns); err != nil {
-				return Request{}, err
-			}
-			if msg := namespaceProblem(ns.Name); msg != "" {
-				return Request{}, fail(d, "metadata.name", msg)
-			}
-			if fes := metav1validation.ValidateLabels(ns.Labels, field.NewPath("metadata", "labels")); len(fes) > 0 {
-				return Request{}, fail(d, fes[0].Field, fes[0].ErrorBody())
-			}
-		default:
-			return Request{}, fail(d, "", "want one admission.k8s.io/v1 AdmissionReview and at most one v1 Namespace")
-		}
-	}
-	if review == nil {
+	if in.review == nil {
 		return Request{}, fmt.Errorf("%s: no admission.k8s.io/v1 AdmissionReview", file)
 	}
-	r := review.Request
+	req, err := fromReview(in.review.Request, in.reviewDoc)
+	if err != nil {
+		return Request{}, err
+	}
+	if in.ns != nil && in.ns.Name != req.Namespace {
+		what := "namespace " + strconv.Quote(req.Namespace)
+		if req.Namespace == "" {
+			what = "no namespace"
+		}
+		return Request{}, docError(in.nsDoc, "metadata.name", fmt.Sprintf("%s: the Namespace given must be the request's, which has %s", in.ns.Name, what))
+	}
+	if req.Namespace != "" {
+		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
+		if in.ns != nil {
+			maps.Copy(req.NamespaceLabels, in.ns.Labels)
+		}
+	}
+	if res != nil {
+		kind, err := servedKind(req, res)
+		if err != nil {
+			return Request{}, docError(in.reviewDoc, "request", err.Error())
+		}
+		if req.Kind.Empty() {
+			req.Kind = kind
+		}
+	}
+	return req, nil
+}
+
+// requestDocs are the documents of a request file: the AdmissionReview
+// and the Namespace (nil when not given), each with the document it was
+// read from.
+type requestDocs struct {
+	review           *admissionapi.AdmissionReview
+	ns               *corev1.Namespace
+	reviewDoc, nsDoc *load.Doc
+}
+
+// readRequestDocs reads docs as RequestFile takes them: the first
+// AdmissionReview, the first Namespace, and nothing else.
+func readRequestDocs(docs []*load.Doc) (requestDocs, error) {
+	var in requestDocs
+	var err error
+	for _, d := range docs {
+		switch {
+		case d.Group == "admission.k8s.io" && d.Kind == "AdmissionReview" && in.review == nil:
+			in.reviewDoc = d
+			if in.review, err = readReview(d); err != nil {
+				return requestDocs{}, err
+			}
+		case d.Group == "" && d.Kind == "Namespace" && in.ns == nil:
+			in.nsDoc = d
+			if in.ns, err = readNamespace(d); err != nil {
+				return requestDocs{}, err
+			}
+		default:
+			return requestDocs{}, docError(d, "", "want one admission.k8s.io/v1 AdmissionReview and at most one v1 Namespace")
+		}
+	}
+	return in, nil
+}
+
+// readReview decodes d, an AdmissionReview, strictly: of the versions
+// kube-apiserver sends, with a request.
+func readReview(d *load.Doc) (*admissionapi.AdmissionReview, error) {
+	if d.Version != "v1" && d.Version != "v1beta1" {
+		return nil, docError(d, "apiVersion", fmt.Sprintf("admission.k8s.io/%s: want admission.k8s.io/v1 (or v1beta1, the versions kube-apiserver sends)", d.Version))
+	}
+	review := &admissionapi.AdmissionReview{}
+	if err := load.DecodeStrict(d, review); err != nil {
+		return nil, err
+	}
+	if review.Request == nil {
+		return nil, docError(d, "", "field request: required")
+	}
+	return review, nil
+}
+
+// readNamespace decodes d, a Namespace, strictly, and validates its name
+// and labels as the API server would.
+func readNamespace(d *load.Doc) (*corev1.Namespace, error) {
+	if d.Version != "v1" {
+		return nil, docError(d, "apiVersion", fmt.Sprintf("%s: want v1", d.Version))
+	}
+	ns := &corev1.Namespace{}
+	if err := load.DecodeStrict(d, ns); err != nil {
+		return nil, err
+	}
+	if msg := namespaceProblem(ns.Name); msg != "" {
+		return nil, docError(d, "metadata.name", msg)
+	}
+	if fes := metav1validation.ValidateLabels(ns.Labels, field.NewPath("metadata", "labels")); len(fes) > 0 {
+		return nil, docError(d, fes[0].Field, fes[0].ErrorBody())
+	}
+	return ns, nil
+}
+
+// fromReview is the Request of r, an AdmissionReview's request read from
+// d, its namespace and name validated as the API server would.
+func fromReview(r *admissionapi.AdmissionRequest, d *load.Doc) (Request, error) {
 	req := Request{Operation: admissionv1.OperationType(r.Operation), Resource: schema.GroupVersionResource(r.Resource), Subresource: r.SubResource,
 		Kind: schema.GroupVersionKind(r.Kind), Namespace: r.Namespace, Name: r.Name,
 		UserInfo: UserInfo{Username: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups}}
 	if r.Namespace != "" {
 		if msg := namespaceProblem(r.Namespace); msg != "" {
-			return Request{}, fail(reviewDoc, "request.namespace", msg)
+			return Request{}, docError(d, "request.namespace", msg)
 		}
 	}
 	if msg := nameProblem(r.Name, req.Resource); msg != "" {
-		return Request{}, fail(reviewDoc, "request.name", msg)
+		return Request{}, docError(d, "request.name", msg)
 	}
 	if r.DryRun != nil {
 		req.DryRun = *r.DryRun
@@ -346,32 +446,19 @@ func RequestFile(file string, docs []*load.Doc, res Resources) (Request, error) 
 		if len(o.raw) > 0 && string(o.raw) != "null" {
 			u := &unstructured.Unstructured{}
 			if err := u.UnmarshalJSON(o.raw); err != nil {
-				return Request{}, fail(reviewDoc, o.field, err.Error())
+				return Request{}, docError(d, o.field, err.Error())
 			}
 			*o.into = u
 		}
 	}
-	if ns != nil && ns.Name != req.Namespace {
-		what := "namespace " + strconv.Quote(req.Namespace)
-		if req.Namespace == "" {
-			what = "no namespace"
-		}
-		return Request{}, fail(nsDoc, "metadata.name", fmt.Sprintf("%s: the Namespace given must be the request's, which has %s", ns.Name, what))
-	}
-	if req.Namespace != "" {
-		req.NamespaceLabels = map[string]string{corev1.LabelMetadataName: req.Namespace}
-		if ns != nil {
-			maps.Copy(req.NamespaceLabels, ns.Labels)
-		}
-	}
-	if res != nil {
-		kind, err := servedKind(req, res)
-		if err != nil {
-			return Request{}, fail(reviewDoc, "request", err.Error())
-		}
-		if req.Kind.Empty() {
-			req.Kind = kind
-		}
-	}
 	return req, nil
+}
+
+// docError is msg about d, at field when it names one.
+func docError(d *load.Doc, field, msg string) error {
+	src := d.Source
+	if field != "" {
+		src = d.At(field)
+	}
+	return &load.Error{Source: src, Object: d.Object(), Field: field, Msg: msg}
 }
