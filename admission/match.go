@@ -55,52 +55,15 @@ type Verdict struct {
 // equivalent, the request's kind is req.Kind).
 func Match(h *Hook, req Request, res Resources) Verdict {
 	v := Verdict{Hook: h}
-	check := func(name string, passed bool, format string, a ...any) bool {
-		v.Checks = append(v.Checks, Check{Name: name, Passed: passed, Detail: fmt.Sprintf(format, a...)})
-		return passed
-	}
-	// namespaceSelector (predicates/namespace/matcher.go). An error is
-	// kept until the rules have matched: a hook whose rules do not apply
-	// never fails a request.
-	var deferred *Failure
+	// A selector's error is kept until the rules have matched: a hook
+	// whose rules do not apply never fails a request.
 	nsSel, objSel, nsErr, objErr := h.selectors()
-	switch sel, err := nsSel, nsErr; {
-	case req.Namespace == "" && req.Resource.Resource != "namespaces":
-		check("namespaceSelector", true, "a cluster-scoped resource passes any namespaceSelector")
-	case err != nil:
-		deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
-		check("namespaceSelector", true, "does not parse: %v", err)
-	case sel.Empty():
-		check("namespaceSelector", true, "empty: every namespace")
-	default:
-		nsLabels, from := req.NamespaceLabels, "namespace "+req.Namespace
-		if req.Resource.Resource == "namespaces" && req.Subresource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
-			// A Namespace created or updated is judged by its new labels.
-			nsLabels, from = labelsOf(req.Object), "the Namespace's new labels"
-		} else if nsLabels == nil {
-			deferred = &Failure{Code: 404, Reason: "NotFound", Message: fmt.Sprintf("namespaces %q not found", req.Namespace)}
-			check("namespaceSelector", true, "namespace %s does not exist", req.Namespace)
-			break
-		}
-		if !check("namespaceSelector", sel.Matches(labels.Set(nsLabels)), "%s against %s %s", sel, from, labels.Set(nsLabels)) {
-			return v
-		}
+	deferred, ok := v.namespaceSelector(req, nsSel, nsErr)
+	if !ok {
+		return v
 	}
-	// objectSelector (predicates/object/matcher.go): the new object or
-	// the old one.
-	switch sel, err := objSel, objErr; {
-	case err != nil:
-		if deferred == nil {
-			deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
-		}
-		check("objectSelector", true, "does not parse: %v", err)
-	case sel.Empty():
-		check("objectSelector", true, "empty: every object")
-	default:
-		matched := matchObject(req.Object, sel) || matchObject(req.OldObject, sel)
-		if !check("objectSelector", matched, "%s against the object %s and the old object %s", sel, describeLabels(req.Object), describeLabels(req.OldObject)) {
-			return v
-		}
+	if deferred, ok = v.objectSelector(req, objSel, objErr, deferred); !ok {
+		return v
 	}
 	// Rules, as the request names its resource.
 	for i, r := range h.Rules {
@@ -108,36 +71,96 @@ func Match(h *Hook, req Request, res Resources) Verdict {
 			break
 		}
 		if RuleMatches(r, req.Operation, req.Resource, req.Subresource, req.Namespace) {
-			check("rules", true, "rule %d (%s) matches %s", i, ruleString(r), describeRequest(req.Operation, req.Resource, req.Subresource))
+			v.check("rules", true, "rule %d (%s) matches %s", i, ruleString(r), describeRequest(req.Operation, req.Resource, req.Subresource))
 			v.Resource, v.Kind = req.Resource, kindOf(req, res)
 			return conditions(v, h, req, deferred)
 		}
 	}
-	check("rules", false, "no rule matches %s", describeRequest(req.Operation, req.Resource, req.Subresource))
-	// Rules against the equivalent resources, earlier rules first.
+	v.check("rules", false, "no rule matches %s", describeRequest(req.Operation, req.Resource, req.Subresource))
 	if h.MatchPolicy == admissionv1.Equivalent && res != nil && mutant != MutantNoEquivalent {
-		equivalents := res.Equivalents(req.Resource, req.Subresource)
-		for i, r := range h.Rules {
-			for _, e := range equivalents {
-				if e == req.Resource || !RuleMatches(r, req.Operation, e, req.Subresource, req.Namespace) {
-					continue
-				}
-				x, ok := res.Lookup(e, req.Subresource)
-				kind := x.GVK()
-				if !ok {
-					v.Error = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: unable to convert to %v: unknown kind", e)}
-					return v
-				}
-				check("equivalent rules", true, "rule %d (%s) matches %s, equivalent to the request's", i, ruleString(r), describeRequest(req.Operation, e, req.Subresource))
-				v.Resource, v.Kind = e, kind
-				if mutant == MutantRequestKind {
-					v.Resource, v.Kind = req.Resource, kindOf(req, res)
-				}
-				return conditions(v, h, req, deferred)
-			}
-		}
-		check("equivalent rules", false, "no rule matches a resource equivalent to %s", describeRequest(req.Operation, req.Resource, req.Subresource))
+		return v.equivalentRules(h, req, res, deferred)
 	}
+	return v
+}
+
+// check records a check of v and says whether it passed.
+func (v *Verdict) check(name string, passed bool, format string, a ...any) bool {
+	v.Checks = append(v.Checks, Check{Name: name, Passed: passed, Detail: fmt.Sprintf(format, a...)})
+	return passed
+}
+
+// namespaceSelector is the namespaceSelector's check
+// (predicates/namespace/matcher.go) of sel, parsed with err: false when it
+// does not match; deferred is the failure a hook whose rules match meets
+// (a selector that does not parse, a namespace that does not exist).
+func (v *Verdict) namespaceSelector(req Request, sel labels.Selector, err error) (deferred *Failure, ok bool) {
+	switch {
+	case req.Namespace == "" && req.Resource.Resource != "namespaces":
+		v.check("namespaceSelector", true, "a cluster-scoped resource passes any namespaceSelector")
+	case err != nil:
+		deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
+		v.check("namespaceSelector", true, "does not parse: %v", err)
+	case sel.Empty():
+		v.check("namespaceSelector", true, "empty: every namespace")
+	default:
+		nsLabels, from := req.NamespaceLabels, "namespace "+req.Namespace
+		if req.Resource.Resource == "namespaces" && req.Subresource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+			// A Namespace created or updated is judged by its new labels.
+			nsLabels, from = labelsOf(req.Object), "the Namespace's new labels"
+		} else if nsLabels == nil {
+			v.check("namespaceSelector", true, "namespace %s does not exist", req.Namespace)
+			return &Failure{Code: 404, Reason: "NotFound", Message: fmt.Sprintf("namespaces %q not found", req.Namespace)}, true
+		}
+		return nil, v.check("namespaceSelector", sel.Matches(labels.Set(nsLabels)), "%s against %s %s", sel, from, labels.Set(nsLabels))
+	}
+	return deferred, true
+}
+
+// objectSelector is the objectSelector's check (predicates/object/matcher.go)
+// of sel, parsed with err, against the new object or the old one: false
+// when it does not match; deferred, the namespaceSelector's failure, is
+// kept, or else one for a selector that does not parse.
+func (v *Verdict) objectSelector(req Request, sel labels.Selector, err error, deferred *Failure) (*Failure, bool) {
+	switch {
+	case err != nil:
+		if deferred == nil {
+			deferred = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: %v", err)}
+		}
+		v.check("objectSelector", true, "does not parse: %v", err)
+	case sel.Empty():
+		v.check("objectSelector", true, "empty: every object")
+	default:
+		matched := matchObject(req.Object, sel) || matchObject(req.OldObject, sel)
+		return deferred, v.check("objectSelector", matched, "%s against the object %s and the old object %s", sel, describeLabels(req.Object), describeLabels(req.OldObject))
+	}
+	return deferred, true
+}
+
+// equivalentRules matches h's rules against the resources equivalent to
+// req's, earlier rules first (matchPolicy Equivalent): the first match
+// sends the hook that resource and its kind.
+func (v Verdict) equivalentRules(h *Hook, req Request, res Resources, deferred *Failure) Verdict {
+	equivalents := res.Equivalents(req.Resource, req.Subresource)
+	for i, r := range h.Rules {
+		for _, e := range equivalents {
+			if e == req.Resource || !RuleMatches(r, req.Operation, e, req.Subresource, req.Namespace) {
+				continue
+			}
+			x, ok := res.Lookup(e, req.Subresource)
+			kind := x.GVK()
+			if !ok {
+				v.Error = &Failure{Code: 500, Reason: "InternalError", Message: fmt.Sprintf("Internal error occurred: unable to convert to %v: unknown kind", e)}
+				return v
+			}
+			v.check("equivalent rules", true, "rule %d (%s) matches %s, equivalent to the request's", i, ruleString(r), describeRequest(req.Operation, e, req.Subresource))
+			v.Resource, v.Kind = e, kind
+			if mutant == MutantRequestKind {
+				v.Resource, v.Kind = req.Resource, kindOf(req, res)
+			}
+			return conditions(v, h, req, deferred)
+		}
+	}
+	v.check("equivalent rules", false, "no rule matches a resource equivalent to %s", describeRequest(req.Operation, req.Resource, req.Subresource))
 	return v
 }
 

@@ -191,14 +191,9 @@ func BehaviourOf(behave map[string]Behaviour, id string) Behaviour {
 // hooks and, if a patch changed the object, the reinvocation pass. It
 // patches req's object and says whether the request goes on.
 func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave map[string]Behaviour) bool {
-	// webhookReinvokeContext's two sets: the IfNeeded hooks called since
-	// the last change, and those due for a second call (with the hook
-	// whose change made them due).
-	var previous []string
-	due := map[string]string{}
-	changedAny := false
+	r := reinvocation{due: map[string]string{}}
 	for round := range 2 {
-		if round == 1 && (!changedAny || mutant == MutantNeverReinvoke) {
+		if round == 1 && (!r.changed || mutant == MutantNeverReinvoke) {
 			return true
 		}
 		for _, h := range chain {
@@ -214,56 +209,83 @@ func (p *Prediction) mutate(chain []*Hook, req *Request, res Resources, behave m
 				p.Verdicts = append(p.Verdicts, v)
 				return p.fail(*v.Error)
 			}
-			if round == 1 {
-				changer, isDue := due[h.ID()]
-				switch {
-				case !v.Called && !isDue:
-					continue // it does not match: the second pass has nothing to say of it
-				case !v.Called:
-				case isDue:
-					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: true, Detail: fmt.Sprintf("reinvocationPolicy IfNeeded, and %s changed the object after its first call", changer)})
-				case mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy:
-				default:
-					v.Called = false
-					v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: false, Detail: notDue(h, p.Verdicts)})
-				}
+			if round == 1 && !r.second(&v, h, p.Verdicts) {
+				continue // it does not match: the second pass has nothing to say of it
 			}
 			p.Verdicts = append(p.Verdicts, v)
 			if !v.Called {
 				continue
 			}
-			p.Outcome.Mutating = append(p.Outcome.Mutating, h.ID())
-			if round == 1 {
-				p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
-			}
-			b := BehaviourOf(behave, h.ID())
-			p.Verdicts[len(p.Verdicts)-1].Answer = b
-			changed := false
-			if b == Patch {
-				var f *Failure
-				if changed, f = patch(h, req.Object); f != nil {
-					return p.fail(*f)
-				}
-				p.Verdicts[len(p.Verdicts)-1].Changed = changed
-			}
-			if mutant == MutantOwnChange && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy {
-				previous = append(previous, h.ID())
-			}
-			if changed {
-				for _, id := range previous {
-					due[id] = h.ID()
-				}
-				previous, changedAny = nil, true
-			}
-			if h.Reinvocation == admissionv1.IfNeededReinvocationPolicy && mutant != MutantOwnChange {
-				previous = append(previous, h.ID())
-			}
-			if f := p.answer(h, b); f != nil {
+			if f := p.call(h, req, behave, round, &r); f != nil {
 				return p.fail(*f)
 			}
 		}
 	}
 	return true
+}
+
+// reinvocation is webhookReinvokeContext's two sets: the IfNeeded hooks
+// called since the last change (previous), and those due for a second
+// call (due, with the hook whose change made them due); changed says a
+// patch changed the object in the first pass.
+type reinvocation struct {
+	previous []string
+	due      map[string]string
+	changed  bool
+}
+
+// second judges v, h's verdict in the reinvocation pass (verdicts are
+// those before it): a hook due is called again, one that matches but is
+// not due is not. It is false for a hook neither matching nor due, of
+// which the second pass says nothing.
+func (r *reinvocation) second(v *Verdict, h *Hook, verdicts []Verdict) bool {
+	changer, isDue := r.due[h.ID()]
+	switch {
+	case !v.Called && !isDue:
+		return false
+	case !v.Called:
+	case isDue:
+		v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: true, Detail: fmt.Sprintf("reinvocationPolicy IfNeeded, and %s changed the object after its first call", changer)})
+	case mutant == MutantReinvokeAll && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy:
+	default:
+		v.Called = false
+		v.Checks = append(v.Checks, Check{Name: "reinvocation", Passed: false, Detail: notDue(h, verdicts)})
+	}
+	return true
+}
+
+// call records h, whose verdict is the last, called in round: its
+// answer, and a patch's change of req's object, which makes the IfNeeded
+// hooks called before it due (r). The failure is the request's when the
+// patch or the answer fails it.
+func (p *Prediction) call(h *Hook, req *Request, behave map[string]Behaviour, round int, r *reinvocation) *Failure {
+	p.Outcome.Mutating = append(p.Outcome.Mutating, h.ID())
+	if round == 1 {
+		p.Outcome.Reinvoked = append(p.Outcome.Reinvoked, h.ID())
+	}
+	b := BehaviourOf(behave, h.ID())
+	p.Verdicts[len(p.Verdicts)-1].Answer = b
+	changed := false
+	if b == Patch {
+		var f *Failure
+		if changed, f = patch(h, req.Object); f != nil {
+			return f
+		}
+		p.Verdicts[len(p.Verdicts)-1].Changed = changed
+	}
+	if mutant == MutantOwnChange && h.Reinvocation == admissionv1.IfNeededReinvocationPolicy {
+		r.previous = append(r.previous, h.ID())
+	}
+	if changed {
+		for _, id := range r.previous {
+			r.due[id] = h.ID()
+		}
+		r.previous, r.changed = nil, true
+	}
+	if h.Reinvocation == admissionv1.IfNeededReinvocationPolicy && mutant != MutantOwnChange {
+		r.previous = append(r.previous, h.ID())
+	}
+	return p.answer(h, b)
 }
 
 // PatchFor is the JSON patch (RFC 6902) a hook that answers Patch sends
