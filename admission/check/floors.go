@@ -1,6 +1,9 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Coverage counts what random cases of the check exercised.
 type Coverage struct {
@@ -9,6 +12,24 @@ type Coverage struct {
 	// (their order compared); Reinvoked: a mutating hook called again;
 	// Refused: the request refused.
 	Called, Ordered, Reinvoked, Refused int
+}
+
+// Add counts one more case, r its result, by what the API server did
+// (Observed, Allowed).
+func (c *Coverage) Add(r Result) {
+	c.Cases++
+	if len(r.Observed) > 1 {
+		c.Called++
+	}
+	if slices.Index(r.Observed, "|") >= 2 {
+		c.Ordered++
+	}
+	if !r.Allowed {
+		c.Refused++
+	}
+	if m := r.Observed[:slices.Index(r.Observed, "|")]; len(slices.Compact(slices.Sorted(slices.Values(m)))) < len(m) {
+		c.Reinvoked++
+	}
 }
 
 // Floors are the least Coverage of 200 random cases (TestLocalAdmission's

@@ -32,3 +32,21 @@ func TestCoverageBelow(t *testing.T) {
 		}
 	}
 }
+
+// Each count of Add has its case: a validating hook alone is called, two
+// mutating hooks are ordered, one called twice is reinvoked, a refusal
+// refused; nothing called counts only the case.
+func TestCoverageAdd(t *testing.T) {
+	var c Coverage
+	for _, r := range []Result{
+		{Observed: []string{"|"}, Allowed: true},
+		{Observed: []string{"|", "v"}, Allowed: true},
+		{Observed: []string{"a", "b", "|"}, Allowed: true},
+		{Observed: []string{"a", "b", "a", "|"}},
+	} {
+		c.Add(r)
+	}
+	if want := (Coverage{Cases: 4, Called: 3, Ordered: 2, Reinvoked: 1, Refused: 1}); c != want {
+		t.Errorf("coverage %+v, want %+v", c, want)
+	}
+}

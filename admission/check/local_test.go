@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -94,7 +93,7 @@ func TestLocalAdmission(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("GEPCHECK_ADMISSION_CASE")); err == nil {
 		cases = []int{v} // a replay
 	}
-	cov := Coverage{Cases: len(cases)}
+	var cov Coverage
 	if f := os.Getenv("GEPCHECK_ADMISSION_SCENARIO"); f != "" {
 		checkScenarios(ctx, t, c, f) // a replay of a finding or a scenario
 		return
@@ -105,18 +104,7 @@ func TestLocalAdmission(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
-		if len(r.Observed) > 1 {
-			cov.Called++
-		}
-		if slices.Index(r.Observed, "|") >= 2 {
-			cov.Ordered++
-		}
-		if !r.Allowed {
-			cov.Refused++
-		}
-		if m := r.Observed[:slices.Index(r.Observed, "|")]; len(slices.Compact(slices.Sorted(slices.Values(m)))) < len(m) {
-			cov.Reinvoked++
-		}
+		cov.Add(r)
 		if len(r.Differences) > 0 {
 			disagree++
 			file, _, _, err := keep(ctx, c, cs, r, findings(), fmt.Sprintf("case-%d", i))
@@ -137,6 +125,13 @@ func TestLocalAdmission(t *testing.T) {
 		t.Errorf("coverage under its floor (Floors, docs/admission.md): %s", b)
 	}
 	checkScenarios(ctx, t, c, "../../scenarios/admission")
+	checkMutants(ctx, t, c, res)
+}
+
+// checkMutants holds the check to what it can fail on: each mutant of the
+// engine it names disagrees with the API server, on random cases or the
+// admission scenarios.
+func checkMutants(ctx context.Context, t *testing.T, c *Checker, res *admission.Snapshot) {
 	// The check can fail: an engine broken in a way that changes what is
 	// called, in what order, or the outcome disagrees with the API server
 	// within 300 random cases or, failing that, on a case of the
