@@ -73,8 +73,10 @@ fuzz:
 ## Policy (300), BackendTLSPolicy (200) and steps (50) campaigns run once,
 ## in hack/reports.sh --check, which compares their report with the
 ## committed one and fails on a new kind (--fail-on-new) or an undrawn
-## combination (--coverage). TestLocalReference's fanout and shrink-steps
-## run once, under -race (make race).
+## combination (--coverage); it runs beside hack/cluster-test.sh
+## (hack/together.sh: the one computes, the other mostly waits on
+## controllers). TestLocalReference's fanout and shrink-steps run once,
+## under -race (make race).
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
@@ -82,13 +84,12 @@ ci: build egctl tools
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/... ./simulator/admission/
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
-	./hack/cluster-test.sh $(BIN)
+	./hack/together.sh './hack/cluster-test.sh $(BIN)' './hack/reports.sh --check $(BIN)'
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
 	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
-	./hack/reports.sh --check $(BIN)
 	$(MAKE) chromium
 	$(GO) test -race -count=1 -run 'Chromium' ./reports/
 
