@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/gepcheck/gepcheck/impl/internal/gatewayapi"
-	"github.com/gepcheck/gepcheck/impl/internal/jsonmap"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 

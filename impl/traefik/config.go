@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gepcheck/gepcheck/impl/internal/gatewayapi"
-	"github.com/gepcheck/gepcheck/impl/internal/jsonmap"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 

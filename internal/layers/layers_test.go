@@ -24,7 +24,7 @@ const module = "github.com/gepcheck/gepcheck/"
 // layers lists the packages, first layer first (docs/architecture.md). A
 // pattern ending in "/…" matches the directories below it.
 var layers = [][]string{
-	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
+	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/jsonmap", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
 	{"simulator/topology", "simulator/profile", "simulator/admission"},
 	{"simulator/engine"},
 	{"simulator", "simulator/render"},
