@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"pgregory.net/rapid"
@@ -87,9 +88,9 @@ func TestLocalStored(t *testing.T) {
 			for seed := range draws {
 				s := kind.gen("stored", 0).Example(seed)
 				for j, pol := range s.Policies {
-					sent := generators.CloneJSON(pol.Spec).(map[string]any)
+					sent := runtime.DeepCopyJSON(pol.Spec)
 					addUnknown(sent, seed)
-					spec := generators.CloneJSON(sent).(map[string]any)
+					spec := runtime.DeepCopyJSON(sent)
 					refs := []any{}
 					for _, tg := range pol.Targets {
 						r := map[string]any{"group": tg.Group, "kind": tg.Kind, "name": tg.Name}
@@ -115,7 +116,7 @@ func TestLocalStored(t *testing.T) {
 					}
 					stored, _ := got.Object["spec"].(map[string]any)
 					delete(stored, "targetRefs")
-					want := p.Store(generators.CloneJSON(sent).(map[string]any))
+					want := p.Store(runtime.DeepCopyJSON(sent))
 					if !reflect.DeepEqual(numbers(stored), numbers(want)) {
 						t.Errorf("seed %d, policy %d: spec %v is stored as %v; the profile's Store gives %v", seed, j, sent, stored, want)
 					}
@@ -131,7 +132,7 @@ func TestLocalStored(t *testing.T) {
 						t.Errorf("seed %d, policy %d: the API server warns %q; gepcheck names the pruned fields %q", seed, j, w, unknown)
 					}
 					for m, s := range mutants {
-						r := s.Store(ctx, map[string]any{"apiVersion": u.GetAPIVersion(), "kind": pol.Kind, "metadata": map[string]any{"name": "p", "namespace": "stored"}, "spec": generators.CloneJSON(sent)})
+						r := s.Store(ctx, map[string]any{"apiVersion": u.GetAPIVersion(), "kind": pol.Kind, "metadata": map[string]any{"name": "p", "namespace": "stored"}, "spec": runtime.DeepCopyJSON(sent)})
 						ms, _ := r.Object["spec"].(map[string]any)
 						if !reflect.DeepEqual(numbers(stored), numbers(ms)) {
 							caught[m]++
@@ -276,7 +277,7 @@ func checkRefused(t *testing.T, ctx context.Context, k *cluster.Kube, builtins m
 				"metadata": map[string]any{"name": "p", "namespace": "default"},
 				"spec":     tc.spec,
 			}}
-			r := p.CRD.Preferred().Store(ctx, generators.CloneJSON(u.Object).(map[string]any))
+			r := p.CRD.Preferred().Store(ctx, runtime.DeepCopyJSON(u.Object))
 			res, err := k.Resource(u.GroupVersionKind(), "default")
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
@@ -107,7 +109,7 @@ func (p *Profile) storeSpec(spec map[string]any) (map[string]any, *StoredChanges
 	if st == nil || spec == nil {
 		return spec, nil
 	}
-	out := copyJSON(spec).(map[string]any)
+	out := runtime.DeepCopyJSON(spec)
 	var ch StoredChanges
 	if st.PruneNulls {
 		pruneRecord(out, nil, &ch.Pruned)
@@ -176,27 +178,8 @@ func setDefault(m map[string]any, path []string, value any) bool {
 	}
 	last := path[len(path)-1]
 	if v, ok := m[last]; !ok || v == nil {
-		m[last] = copyJSON(value)
+		m[last] = runtime.DeepCopyJSONValue(value)
 		return true
 	}
 	return false
-}
-
-// copyJSON copies a JSON value.
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = copyJSON(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = copyJSON(x)
-		}
-		return out
-	}
-	return v
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -301,7 +302,7 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 		if p.Skip != "" {
 			return
 		}
-		u := &unstructured.Unstructured{Object: deepCopy(d.Raw)}
+		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(d.Raw)}
 		isPolicy := policyKinds()[d.Group+"/"+d.Kind]
 		if isPolicy {
 			if !t.Features.Has(features.PolicyKind(d.Kind)) {
@@ -584,10 +585,6 @@ func dnsLabel(s string) string {
 	}
 	h := sha256.Sum256([]byte(s))
 	return strings.TrimRight(s[:54], "-.") + "-" + hex.EncodeToString(h[:])[:8]
-}
-
-func deepCopy(m map[string]any) map[string]any {
-	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
 
 func sortedKeys[V any](m map[string]V) []string {

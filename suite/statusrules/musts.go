@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
@@ -40,7 +41,7 @@ func PlantForeign(ancestors []any, controller string, own bool, generation int64
 			out = append(out, a)
 			continue
 		}
-		e := (&unstructured.Unstructured{Object: am}).DeepCopy().Object
+		e := runtime.DeepCopyJSON(am)
 		cs := jsonmap.List(e["conditions"])
 		planted := []any{foreign(ForeignFirst, generation, now)}
 		planted = append(planted, cs...)
