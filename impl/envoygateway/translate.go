@@ -422,47 +422,11 @@ func Readable(spec map[string]any) map[string]any {
 // name is then read from the route egctl prints (none in a cluster).
 func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 	xds := jsonmap.Map(doc["xds"])
-	ruleNames := map[string][]any{} // "httproute/namespace/name" → the route's rules
-	for _, kind := range [][2]string{{"httpRoutes", "httproute"}, {"grpcRoutes", "grpcroute"}} {
-		for _, r := range jsonmap.List(doc[kind[0]]) {
-			m := jsonmap.Map(jsonmap.Map(r)["metadata"])
-			ruleNames[kind[1]+"/"+jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = jsonmap.List(jsonmap.Map(jsonmap.Map(r)["spec"])["rules"])
-		}
-	}
-	sectionOf := func(res, route map[string]any) string {
-		if s := jsonmap.String(res["sectionName"]); s != "" {
-			return s
-		}
-		parts := strings.Split(jsonmap.String(route["name"]), "/")
-		if len(parts) < 5 || parts[0] != "httproute" && parts[0] != "grpcroute" || parts[3] != "rule" {
-			return ""
-		}
-		var i int
-		if _, err := fmt.Sscan(parts[4], &i); err != nil {
-			return ""
-		}
-		rules := ruleNames[parts[0]+"/"+parts[1]+"/"+parts[2]]
-		if i < 0 || i >= len(rules) {
-			return ""
-		}
-		if name := jsonmap.String(jsonmap.Map(rules[i])["name"]); name != "" {
-			return name
-		}
-		// An unnamed rule is the section rules[INDEX], as gepcheck's
-		// paths name it (docs/profiles.md, The hierarchy of targets).
-		return fmt.Sprintf("rules[%d]", i)
-	}
+	rules := routeRules(doc)
 	for _, proxy := range slices.Sorted(maps.Keys(xds)) {
-		// The proxy's clusters by name: cluster settings of a route rule
-		// are on the cluster its route sends to.
-		clusters := map[string]map[string]any{}
-		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
-			for _, c := range jsonmap.List(jsonmap.Map(cfg)["dynamicActiveClusters"]) {
-				cl := jsonmap.Map(jsonmap.Map(c)["cluster"])
-				clusters[jsonmap.String(cl["name"])] = cl
-			}
-		}
-		for _, cfg := range jsonmap.List(jsonmap.Map(xds[proxy])["configs"]) {
+		configs := jsonmap.List(jsonmap.Map(xds[proxy])["configs"])
+		clusters := clustersByName(configs)
+		for _, cfg := range configs {
 			for _, rc := range jsonmap.List(jsonmap.Map(cfg)["dynamicRouteConfigs"]) {
 				route := jsonmap.Map(jsonmap.Map(rc)["routeConfig"])
 				// Route configurations are named namespace/gateway/listener.
@@ -478,70 +442,139 @@ func readRoutes(doc map[string]any, at func(string) *observe.Observation) {
 				for _, vh := range jsonmap.List(route["virtualHosts"]) {
 					for _, r := range jsonmap.List(jsonmap.Map(vh)["routes"]) {
 						rm := jsonmap.Map(r)
-						var res map[string]any
-						for _, x := range jsonmap.List(jsonmap.Map(jsonmap.Map(jsonmap.Map(rm["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
-							if k := jsonmap.String(jsonmap.Map(x)["kind"]); k == "HTTPRoute" || k == "GRPCRoute" {
-								res = jsonmap.Map(x)
-							}
-						}
+						res := routeResource(rm)
 						if res == nil {
 							continue
 						}
-						spec := map[string]any{}
-						action := jsonmap.Map(rm["route"])
-						if t, ok := action["timeout"].(string); ok {
-							spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
-						}
-						if rp, ok := action["retryPolicy"].(map[string]any); ok {
-							retry := map[string]any{}
-							if n, ok := rp["numRetries"]; ok {
-								retry["numRetries"] = n
-							}
-							// retry.retryOn.httpStatusCodes: Envoy Gateway
-							// writes [503] when retry.retryOn is unset, and
-							// the list it was given (none for an empty
-							// one) when set. gepcheck never draws 503.
-							codes := jsonmap.List(rp["retriableStatusCodes"])
-							if !slices.Equal(codes, []any{float64(503)}) {
-								if codes == nil {
-									codes = []any{}
-								}
-								retry["retryOn"] = map[string]any{"httpStatusCodes": codes}
-							}
-							spec["retry"] = retry
-						}
-						// circuitBreaker.maxConnections: the first threshold
-						// of the route's cluster (Envoy Gateway sets none
-						// by default).
-						if th := jsonmap.List(jsonmap.Map(clusters[jsonmap.String(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
-							if n, ok := jsonmap.Map(th[0])["maxConnections"]; ok {
-								spec["circuitBreaker"] = map[string]any{"maxConnections": n}
-							}
-						}
-						// SecurityPolicy cors.allowOrigins: the route's CORS
-						// filter configuration.
-						if cors := jsonmap.Map(jsonmap.Map(rm["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
-							var origins []any
-							for _, m := range jsonmap.List(cors["allowOriginStringMatch"]) {
-								if e, ok := jsonmap.Map(m)["exact"]; ok {
-									origins = append(origins, e)
-								}
-							}
-							if len(origins) > 0 {
-								spec["cors"] = map[string]any{"allowOrigins": origins}
-							}
-						}
-						path := []string{
-							"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener,
-							jsonmap.String(res["kind"]) + "/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]),
-							jsonmap.String(res["kind"]) + "/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"]) + "#" + sectionOf(res, rm),
-						}
-						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: spec})
+						obj := jsonmap.String(res["kind"]) + "/" + jsonmap.String(res["namespace"]) + "/" + jsonmap.String(res["name"])
+						path := []string{"Gateway/" + ns + "/" + gw, "Gateway/" + ns + "/" + gw + "#" + listener, obj, obj + "#" + rules.section(res, rm)}
+						o.Effective = append(o.Effective, observe.Path{Path: path, Spec: routeSpec(rm, clusters)})
 					}
 				}
 			}
 		}
 	}
+}
+
+// ruleLists holds each route's rules egctl prints, by
+// "httproute/namespace/name" (or grpcroute).
+type ruleLists map[string][]any
+
+func routeRules(doc map[string]any) ruleLists {
+	out := ruleLists{}
+	for _, kind := range [][2]string{{"httpRoutes", "httproute"}, {"grpcRoutes", "grpcroute"}} {
+		for _, r := range jsonmap.List(doc[kind[0]]) {
+			m := jsonmap.Map(jsonmap.Map(r)["metadata"])
+			out[kind[1]+"/"+jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = jsonmap.List(jsonmap.Map(jsonmap.Map(r)["spec"])["rules"])
+		}
+	}
+	return out
+}
+
+// section is the rule of the xDS route (resource res of its metadata) as
+// gepcheck's paths name it: the metadata's sectionName, or the rule
+// named by the route's name.
+func (rules ruleLists) section(res, route map[string]any) string {
+	if s := jsonmap.String(res["sectionName"]); s != "" {
+		return s
+	}
+	parts := strings.Split(jsonmap.String(route["name"]), "/")
+	if len(parts) < 5 || parts[0] != "httproute" && parts[0] != "grpcroute" || parts[3] != "rule" {
+		return ""
+	}
+	var i int
+	if _, err := fmt.Sscan(parts[4], &i); err != nil {
+		return ""
+	}
+	rs := rules[parts[0]+"/"+parts[1]+"/"+parts[2]]
+	if i < 0 || i >= len(rs) {
+		return ""
+	}
+	if name := jsonmap.String(jsonmap.Map(rs[i])["name"]); name != "" {
+		return name
+	}
+	// An unnamed rule is the section rules[INDEX], as gepcheck's
+	// paths name it (docs/profiles.md, The hierarchy of targets).
+	return fmt.Sprintf("rules[%d]", i)
+}
+
+// clustersByName indexes a proxy's clusters: cluster settings of a route
+// rule are on the cluster its route sends to.
+func clustersByName(configs []any) map[string]map[string]any {
+	clusters := map[string]map[string]any{}
+	for _, cfg := range configs {
+		for _, c := range jsonmap.List(jsonmap.Map(cfg)["dynamicActiveClusters"]) {
+			cl := jsonmap.Map(jsonmap.Map(c)["cluster"])
+			clusters[jsonmap.String(cl["name"])] = cl
+		}
+	}
+	return clusters
+}
+
+// routeResource is the HTTPRoute or GRPCRoute an xDS route's
+// envoy-gateway metadata names (the last one), or nil.
+func routeResource(route map[string]any) map[string]any {
+	var res map[string]any
+	for _, x := range jsonmap.List(jsonmap.Map(jsonmap.Map(jsonmap.Map(route["metadata"])["filterMetadata"])["envoy-gateway"])["resources"]) {
+		if k := jsonmap.String(jsonmap.Map(x)["kind"]); k == "HTTPRoute" || k == "GRPCRoute" {
+			res = jsonmap.Map(x)
+		}
+	}
+	return res
+}
+
+// routeSpec reads the policy settings of one xDS route back into a
+// policy's spec.
+func routeSpec(route map[string]any, clusters map[string]map[string]any) map[string]any {
+	spec := map[string]any{}
+	action := jsonmap.Map(route["route"])
+	if t, ok := action["timeout"].(string); ok {
+		spec["timeout"] = map[string]any{"http": map[string]any{"requestTimeout": t}}
+	}
+	if rp, ok := action["retryPolicy"].(map[string]any); ok {
+		spec["retry"] = retrySpec(rp)
+	}
+	// circuitBreaker.maxConnections: the first threshold of the route's
+	// cluster (Envoy Gateway sets none by default).
+	if th := jsonmap.List(jsonmap.Map(clusters[jsonmap.String(action["cluster"])]["circuitBreakers"])["thresholds"]); len(th) > 0 {
+		if n, ok := jsonmap.Map(th[0])["maxConnections"]; ok {
+			spec["circuitBreaker"] = map[string]any{"maxConnections": n}
+		}
+	}
+	// SecurityPolicy cors.allowOrigins: the route's CORS filter
+	// configuration.
+	if cors := jsonmap.Map(jsonmap.Map(route["typedPerFilterConfig"])["envoy.filters.http.cors"]); cors != nil {
+		var origins []any
+		for _, m := range jsonmap.List(cors["allowOriginStringMatch"]) {
+			if e, ok := jsonmap.Map(m)["exact"]; ok {
+				origins = append(origins, e)
+			}
+		}
+		if len(origins) > 0 {
+			spec["cors"] = map[string]any{"allowOrigins": origins}
+		}
+	}
+	return spec
+}
+
+// retrySpec reads a route's retryPolicy back into BackendTrafficPolicy's
+// retry.
+func retrySpec(rp map[string]any) map[string]any {
+	retry := map[string]any{}
+	if n, ok := rp["numRetries"]; ok {
+		retry["numRetries"] = n
+	}
+	// retry.retryOn.httpStatusCodes: Envoy Gateway writes [503] when
+	// retry.retryOn is unset, and the list it was given (none for an empty
+	// one) when set. gepcheck never draws 503.
+	codes := jsonmap.List(rp["retriableStatusCodes"])
+	if !slices.Equal(codes, []any{float64(503)}) {
+		if codes == nil {
+			codes = []any{}
+		}
+		retry["retryOn"] = map[string]any{"httpStatusCodes": codes}
+	}
+	return retry
 }
 
 // readListeners reads ClientTrafficPolicy settings from each listener: the
