@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
 
 // Clone returns a deep copy of s: changing one never changes the other.
@@ -45,7 +46,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.ConfigMaps = slices.Clone(s.ConfigMaps) // Data is never changed in place
 	c.OwnFields = slices.Clone(s.OwnFields)
 	for i := range c.OwnFields {
-		c.OwnFields[i].Fields = runtime.DeepCopyJSON(c.OwnFields[i].Fields)
+		c.OwnFields[i].Fields = jsonmap.Clone(c.OwnFields[i].Fields)
 	}
 	if s.Generic != nil {
 		g := *s.Generic
@@ -76,7 +77,7 @@ func (p Policy) Clone() Policy {
 		p.Selectors[i].MatchLabels = maps.Clone(p.Selectors[i].MatchLabels)
 	}
 	if p.Spec != nil {
-		p.Spec = runtime.DeepCopyJSON(p.Spec)
+		p.Spec = jsonmap.Clone(p.Spec)
 	}
 	return p
 }

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
 
 // smallerObjects lists the scenarios one removal smaller than s in its
@@ -158,7 +158,7 @@ func Smaller(s *Scenario) []*Scenario {
 	for i, p := range s.Policies {
 		for _, f := range LeafPaths(p.Spec, nil) {
 			c := s.Clone()
-			c.Policies[i].Spec = runtime.DeepCopyJSON(p.Spec)
+			c.Policies[i].Spec = jsonmap.Clone(p.Spec)
 			deletePath(c.Policies[i].Spec, f)
 			cands = append(cands, c)
 		}

@@ -7,9 +7,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
 
@@ -103,7 +102,7 @@ func kuadrantWhenFalse() Property {
 			// The same scenario without the blocks whose condition is false.
 			s2 := s.Clone()
 			for i := range s2.Policies {
-				spec := runtime.DeepCopyJSON(s2.Policies[i].Spec)
+				spec := jsonmap.Clone(s2.Policies[i].Spec)
 				for _, stanza := range []string{"defaults", "overrides"} {
 					if b, ok := spec[stanza].(map[string]any); ok && b["when"] == "false" {
 						delete(spec, stanza)

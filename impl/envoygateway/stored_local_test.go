@@ -12,12 +12,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"pgregory.net/rapid"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -88,9 +88,9 @@ func TestLocalStored(t *testing.T) {
 			for seed := range draws {
 				s := kind.gen("stored", 0).Example(seed)
 				for j, pol := range s.Policies {
-					sent := runtime.DeepCopyJSON(pol.Spec)
+					sent := jsonmap.Clone(pol.Spec)
 					addUnknown(sent, seed)
-					spec := runtime.DeepCopyJSON(sent)
+					spec := jsonmap.Clone(sent)
 					refs := []any{}
 					for _, tg := range pol.Targets {
 						r := map[string]any{"group": tg.Group, "kind": tg.Kind, "name": tg.Name}
@@ -116,7 +116,7 @@ func TestLocalStored(t *testing.T) {
 					}
 					stored, _ := got.Object["spec"].(map[string]any)
 					delete(stored, "targetRefs")
-					want := p.Store(runtime.DeepCopyJSON(sent))
+					want := p.Store(jsonmap.Clone(sent))
 					if !reflect.DeepEqual(numbers(stored), numbers(want)) {
 						t.Errorf("seed %d, policy %d: spec %v is stored as %v; the profile's Store gives %v", seed, j, sent, stored, want)
 					}
@@ -132,7 +132,7 @@ func TestLocalStored(t *testing.T) {
 						t.Errorf("seed %d, policy %d: the API server warns %q; gepcheck names the pruned fields %q", seed, j, w, unknown)
 					}
 					for m, s := range mutants {
-						r := s.Store(ctx, map[string]any{"apiVersion": u.GetAPIVersion(), "kind": pol.Kind, "metadata": map[string]any{"name": "p", "namespace": "stored"}, "spec": runtime.DeepCopyJSON(sent)})
+						r := s.Store(ctx, map[string]any{"apiVersion": u.GetAPIVersion(), "kind": pol.Kind, "metadata": map[string]any{"name": "p", "namespace": "stored"}, "spec": jsonmap.Clone(sent)})
 						ms, _ := r.Object["spec"].(map[string]any)
 						if !reflect.DeepEqual(numbers(stored), numbers(ms)) {
 							caught[m]++
@@ -277,7 +277,7 @@ func checkRefused(t *testing.T, ctx context.Context, k *cluster.Kube, builtins m
 				"metadata": map[string]any{"name": "p", "namespace": "default"},
 				"spec":     tc.spec,
 			}}
-			r := p.CRD.Preferred().Store(ctx, runtime.DeepCopyJSON(u.Object))
+			r := p.CRD.Preferred().Store(ctx, jsonmap.Clone(u.Object))
 			res, err := k.Resource(u.GroupVersionKind(), "default")
 			if err != nil {
 				t.Fatal(err)

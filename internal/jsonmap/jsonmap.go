@@ -21,3 +21,35 @@ func String(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// Clone deep-copies v: its objects and arrays are copied, every other
+// value is kept as it is. Unlike apimachinery's runtime.DeepCopyJSONValue
+// it accepts values not decoded from JSON (an int a caller wrote).
+func Clone[T any](v T) T {
+	out, _ := clone(v).(T)
+	return out
+}
+
+func clone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = clone(e)
+		}
+		return m
+	case []any:
+		if x == nil {
+			return x
+		}
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = clone(e)
+		}
+		return l
+	}
+	return v
+}

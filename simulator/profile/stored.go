@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
@@ -109,7 +108,7 @@ func (p *Profile) storeSpec(spec map[string]any) (map[string]any, *StoredChanges
 	if st == nil || spec == nil {
 		return spec, nil
 	}
-	out := runtime.DeepCopyJSON(spec)
+	out := jsonmap.Clone(spec)
 	var ch StoredChanges
 	if st.PruneNulls {
 		pruneRecord(out, nil, &ch.Pruned)
@@ -178,7 +177,7 @@ func setDefault(m map[string]any, path []string, value any) bool {
 	}
 	last := path[len(path)-1]
 	if v, ok := m[last]; !ok || v == nil {
-		m[last] = runtime.DeepCopyJSONValue(value)
+		m[last] = jsonmap.Clone(value)
 		return true
 	}
 	return false

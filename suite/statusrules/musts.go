@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
@@ -41,7 +40,7 @@ func PlantForeign(ancestors []any, controller string, own bool, generation int64
 			out = append(out, a)
 			continue
 		}
-		e := runtime.DeepCopyJSON(am)
+		e := jsonmap.Clone(am)
 		cs := jsonmap.List(e["conditions"])
 		planted := []any{foreign(ForeignFirst, generation, now)}
 		planted = append(planted, cs...)
