@@ -15,6 +15,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -29,13 +30,12 @@ type Case struct {
 	// ("namespace\x00PEM" → name), as a proxy's configuration inlines it.
 	CAs map[string]string
 	// Gateways are the Gateways ("namespace/name") the implementation
-	// serves: all but those of a GatewayClass of objects with another
-	// controllerName (simulator.AnnotationOtherImplementation).
+	// serves: all but Others.
 	Gateways []string
-	// Others are the other Gateways of a declared GatewayClass
-	// ("namespace/name" → the class's controllerName): another
-	// implementation's, for which this one writes no status
-	// (statusrules.Policies).
+	// Others are the Gateways of a declared GatewayClass of another
+	// controllerName ("namespace/name" → the class's controllerName;
+	// topology.OtherGateways): another implementation's, for which this
+	// one writes no status (statusrules.Policies).
 	Others map[string]string
 	// Reached lists the Service ports ("Service/ns/name#port") that a
 	// route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) sends traffic to through one of Gateways: the ports whose
@@ -66,7 +66,6 @@ func (c *Case) At(o *observe.Observation) func(namespace string) *observe.Observ
 // Index reads objects as the implementation of controller sees them.
 func Index(objects []map[string]any, controller string) *Case {
 	c := &Case{Ports: map[string]map[string]string{}, CAs: map[string]string{}, namespaces: map[string]bool{}}
-	others := map[string]string{}    // GatewayClasses of another controllerName
 	holders := map[string][]string{} // namespace\x00certificate → the ConfigMaps holding it
 	for _, o := range objects {
 		m := jsonmap.Map(o["metadata"])
@@ -74,8 +73,6 @@ func Index(objects []map[string]any, controller string) *Case {
 			c.namespaces[ns] = true
 		}
 		switch api := jsonmap.String(o["apiVersion"]); {
-		case jsonmap.String(o["kind"]) == "GatewayClass" && jsonmap.String(jsonmap.Map(o["spec"])["controllerName"]) != controller:
-			others[jsonmap.String(m["name"])] = jsonmap.String(jsonmap.Map(o["spec"])["controllerName"])
 		case api != "v1":
 		case jsonmap.String(o["kind"]) == "Service":
 			c.Ports[jsonmap.String(m["namespace"])+"/"+jsonmap.String(m["name"])] = PortNames(o)
@@ -101,6 +98,7 @@ func Index(objects []map[string]any, controller string) *Case {
 			}
 		}
 	}
+	c.Others = topology.OtherGateways(objects, controller)
 	served := map[string]bool{}
 	for _, o := range objects {
 		if jsonmap.String(o["kind"]) != "Gateway" {
@@ -108,11 +106,7 @@ func Index(objects []map[string]any, controller string) *Case {
 		}
 		m := jsonmap.Map(o["metadata"])
 		gw := jsonmap.String(m["namespace"]) + "/" + jsonmap.String(m["name"])
-		if ctl, other := others[jsonmap.String(jsonmap.Map(o["spec"])["gatewayClassName"])]; other {
-			if c.Others == nil {
-				c.Others = map[string]string{}
-			}
-			c.Others[gw] = ctl
+		if _, other := c.Others[gw]; other {
 			continue
 		}
 		c.Gateways = append(c.Gateways, gw)
