@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/impl/internal/xds"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -62,11 +63,7 @@ func CRDs(ctx context.Context, version string) ([]*unstructured.Unstructured, er
 	if version == "" {
 		version = Version
 	}
-	dir, err := gotool.ModuleDir(ctx, Module, version)
-	if err != nil {
-		return nil, err
-	}
-	return cluster.ReadCRDs(filepath.Join(dir, "examples", "contour"))
+	return controller.CRDs(ctx, Module, version, "examples/contour")
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -112,9 +113,7 @@ func (c *InCluster) Start(ctx context.Context, cl *cluster.Cluster, logDir strin
 // Expectation implements incluster.Implementation: aggregated policy
 // conditions and effective settings, no Affected conditions.
 func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
-	o := observe.FromOutput(name, out)
-	o.Targets = nil
-	return o
+	return controller.Expectation(name, out)
 }
 
 // Observe implements incluster.Implementation.
@@ -137,14 +136,9 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		}
 		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
-	var stored []*unstructured.Unstructured
-	for _, u := range p.PolicyObjects() {
-		got, err := k.Get(ctx, u)
-		if err != nil {
-			return o, err
-		}
-		o.Policies = append(o.Policies, gatewayapi.PolicyStatus(u.GetKind(), got.Object, ControllerName))
-		stored = append(stored, got)
+	stored, err := controller.Policies(ctx, k, p, ControllerName, simulator.AncestorsPerGateway, &o)
+	if err != nil {
+		return o, err
 	}
 	if c.prov != nil {
 		gatewayapi.MarkUnreported(&o, stored, ControllerName)

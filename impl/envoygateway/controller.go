@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -217,9 +218,5 @@ func CRDs(ctx context.Context, version string) ([]*unstructured.Unstructured, er
 	if version == "" {
 		version = Version
 	}
-	dir, err := gotool.ModuleDir(ctx, Module, version)
-	if err != nil {
-		return nil, err
-	}
-	return cluster.ReadCRDs(filepath.Join(dir, "charts", "gateway-helm", "charts", "crds", "crds", "generated"))
+	return controller.CRDs(ctx, Module, version, "charts/gateway-helm/charts/crds/crds/generated")
 }

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -65,9 +66,7 @@ func (e *InCluster) Start(ctx context.Context, c *cluster.Cluster, logDir string
 // effective settings are compared on the fields the driver reads back
 // (Capabilities.Readable).
 func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
-	o := observe.FromOutput(name, out)
-	o.Targets = nil
-	return o
+	return controller.Expectation(name, out)
 }
 
 // Observe implements Implementation.
@@ -87,14 +86,10 @@ func (e *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		o.Reached = cs.Reached
 		ReadXDS(map[string]any{"xds": proxies}, cs.Ports, cs.At(&o))
 	}
-	var stored []*unstructured.Unstructured
-	for _, u := range p.PolicyObjects() {
-		got, err := k.Get(ctx, u)
-		if err != nil {
-			return o, err
-		}
-		o.Policies = append(o.Policies, PolicyStatus(u.GetKind(), got.Object))
-		stored = append(stored, got)
+	// Every controller's ancestor entries, as PolicyStatus reads them.
+	stored, err := controller.Policies(ctx, k, p, "", simulator.AncestorsPerGateway, &o)
+	if err != nil {
+		return o, err
 	}
 	if e.XDS != nil {
 		gatewayapi.MarkUnreported(&o, stored, ControllerName)

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/impl/internal/gatewayapi"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -111,9 +112,7 @@ func (c *InCluster) Start(ctx context.Context, cl *cluster.Cluster, logDir strin
 
 // Expectation implements incluster.Implementation.
 func (*InCluster) Expectation(name string, out *simulator.Output) observe.Observation {
-	o := observe.FromOutput(name, out)
-	o.Targets = nil
-	return o
+	return controller.Expectation(name, out)
 }
 
 // Observe implements incluster.Implementation.
@@ -135,15 +134,9 @@ func (c *InCluster) Observe(ctx context.Context, k *cluster.Kube, p *incluster.P
 		readConfig(cfg, routes, cs.Ports, cs.CAs, cs.At(&o))
 		cs.SameCA(&o, gatewayapi.Objects(p.PolicyObjects())) // the policies are not in p.Objects
 	}
-	var stored []*unstructured.Unstructured
-	for _, u := range p.PolicyObjects() {
-		got, err := k.Get(ctx, u)
-		if err != nil {
-			return o, err
-		}
-		st := gatewayapi.PolicyStatusAs(u.GetKind(), got.Object, ControllerName, simulator.AncestorsPerListener)
-		o.Policies = append(o.Policies, st)
-		stored = append(stored, got)
+	stored, err := controller.Policies(ctx, k, p, ControllerName, simulator.AncestorsPerListener, &o)
+	if err != nil {
+		return o, err
 	}
 	if c.url != "" {
 		gatewayapi.MarkUnreported(&o, stored, ControllerName)
