@@ -202,16 +202,8 @@ type input struct {
 }
 
 func readInput(cases []observe.Case) (*input, error) {
-	var in bytes.Buffer
-	ports := map[string]map[string]string{}
-	var objects []map[string]any
-	classes := map[string]bool{}
-	// The case of the first class given: egctl translates the Gateways
-	// of one GatewayClass, so a batch holds the cases of one (Observe
-	// bisects a batch that holds more).
-	ownClass, ownClassCase := "", -1
-	declared := map[string]bool{} // Namespace objects in the cases
-	caseOf := map[string]int{}    // namespace → case
+	b := &inputBuilder{cases: cases, ports: map[string]map[string]string{}, classes: map[string]bool{},
+		ownClassCase: -1, declared: map[string]bool{}, caseOf: map[string]int{}}
 	for i, c := range cases {
 		docs, err := load.Read([]string{"-"}, strings.NewReader(c.YAML))
 		if err != nil {
@@ -224,72 +216,109 @@ func readInput(cases []observe.Case) (*input, error) {
 			return d.Kind == "GatewayClass" && jsonmap.Map(d.Raw["spec"])["controllerName"] == ControllerName
 		})
 		for _, d := range docs {
-			switch {
-			case d.Group == "gepcheck.dev":
-				continue // gepcheck's own documents
-			case d.Kind == "GatewayClass":
-				if classes[d.Name] {
-					continue
-				}
-				classes[d.Name] = true
-			case d.Kind == "Namespace" && d.Group == "":
-				declared[d.Name] = true
-			}
-			raw := d.Raw
-			ns := d.Namespace
-			if ns == "" && d.Kind != "GatewayClass" && d.Kind != "Namespace" {
-				// A namespaced object written without a namespace is in
-				// default, as kubectl applies it; egctl is told so, and
-				// the case is found by it.
-				ns = "default"
-				raw = withNamespace(raw, ns)
-			}
-			if ns != "" {
-				if j, ok := caseOf[ns]; ok && j != i {
-					return nil, fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", cases[j].Name, c.Name, ns)
-				}
-				caseOf[ns] = i
-			}
-			// As the cluster runner does, every GatewayClass is Envoy
-			// Gateway's; a Service gets an address when it has none
-			// (egctl sends traffic to a Service's clusterIP, and refuses
-			// an endpoint without an address).
-			switch {
-			case d.Kind == "GatewayClass" && (jsonmap.Map(jsonmap.Map(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil ||
-				named && jsonmap.Map(raw["spec"])["controllerName"] != ControllerName):
-				// Another implementation's class: egctl translates the
-				// Gateways of one class (the last given), not these.
-				objects = append(objects, raw)
-				continue
-			case d.Kind == "GatewayClass":
-				if ownClass != "" && ownClass != d.Name && ownClassCase != i {
-					return nil, fmt.Errorf("cases %s and %s name GatewayClasses %s and %s: egctl translates the Gateways of one class, so batched cases share theirs", cases[ownClassCase].Name, c.Name, ownClass, d.Name)
-				}
-				if ownClass == "" {
-					ownClass, ownClassCase = d.Name, i
-				}
-				raw = withSpecField(raw, "controllerName", ControllerName)
-			case d.Kind == "Service" && d.Group == "" && jsonmap.Map(raw["spec"])["clusterIP"] == nil:
-				raw = withSpecField(raw, "clusterIP", "10.96.0.1")
-			}
-			if d.Kind == "Service" && d.Group == "" {
-				ports[ns+"/"+d.Name] = gatewayapi.PortNames(raw)
-			}
-			objects = append(objects, raw)
-			b, err := yaml.Marshal(raw)
-			if err != nil {
+			if err := b.add(i, d, named); err != nil {
 				return nil, err
 			}
-			in.WriteString("---\n")
-			in.Write(b)
 		}
 	}
-	for _, ns := range slices.Sorted(maps.Keys(caseOf)) {
-		if !declared[ns] {
-			fmt.Fprintf(&in, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
+	for _, ns := range slices.Sorted(maps.Keys(b.caseOf)) {
+		if !b.declared[ns] {
+			fmt.Fprintf(&b.in, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 		}
 	}
-	return &input{data: in.Bytes(), caseOf: caseOf, ports: ports, objects: objects}, nil
+	return &input{data: b.in.Bytes(), caseOf: b.caseOf, ports: b.ports, objects: b.objects}, nil
+}
+
+// inputBuilder is readInput's state while it reads the cases' documents.
+type inputBuilder struct {
+	cases   []observe.Case
+	in      bytes.Buffer
+	ports   map[string]map[string]string
+	objects []map[string]any
+	classes map[string]bool
+	// The case of the first class given: egctl translates the Gateways
+	// of one GatewayClass, so a batch holds the cases of one (Observe
+	// bisects a batch that holds more).
+	ownClass     string
+	ownClassCase int
+	declared     map[string]bool // Namespace objects in the cases
+	caseOf       map[string]int  // namespace → case
+}
+
+// add adds document d of case i; named says whether the case names Envoy
+// Gateway's controller in a class.
+func (b *inputBuilder) add(i int, d *load.Doc, named bool) error {
+	switch {
+	case d.Group == "gepcheck.dev":
+		return nil // gepcheck's own documents
+	case d.Kind == "GatewayClass":
+		if b.classes[d.Name] {
+			return nil
+		}
+		b.classes[d.Name] = true
+	case d.Kind == "Namespace" && d.Group == "":
+		b.declared[d.Name] = true
+	}
+	raw := d.Raw
+	ns := d.Namespace
+	if ns == "" && d.Kind != "GatewayClass" && d.Kind != "Namespace" {
+		// A namespaced object written without a namespace is in
+		// default, as kubectl applies it; egctl is told so, and
+		// the case is found by it.
+		ns = "default"
+		raw = withNamespace(raw, ns)
+	}
+	if ns != "" {
+		if j, ok := b.caseOf[ns]; ok && j != i {
+			return fmt.Errorf("cases %s and %s share namespace %s: batched cases need a namespace each", b.cases[j].Name, b.cases[i].Name, ns)
+		}
+		b.caseOf[ns] = i
+	}
+	raw, given, err := b.asGiven(i, d, raw, named)
+	if err != nil {
+		return err
+	}
+	b.objects = append(b.objects, raw)
+	if !given {
+		return nil
+	}
+	if d.Kind == "Service" && d.Group == "" {
+		b.ports[ns+"/"+d.Name] = gatewayapi.PortNames(raw)
+	}
+	out, err := yaml.Marshal(raw)
+	if err != nil {
+		return err
+	}
+	b.in.WriteString("---\n")
+	b.in.Write(out)
+	return nil
+}
+
+// asGiven is raw (document d of case i) as egctl is given it, and false
+// for a document it is not given.
+func (b *inputBuilder) asGiven(i int, d *load.Doc, raw map[string]any, named bool) (map[string]any, bool, error) {
+	// As the cluster runner does, every GatewayClass is Envoy
+	// Gateway's; a Service gets an address when it has none
+	// (egctl sends traffic to a Service's clusterIP, and refuses
+	// an endpoint without an address).
+	switch {
+	case d.Kind == "GatewayClass" && (jsonmap.Map(jsonmap.Map(raw["metadata"])["annotations"])[simulator.AnnotationOtherImplementation] != nil ||
+		named && jsonmap.Map(raw["spec"])["controllerName"] != ControllerName):
+		// Another implementation's class: egctl translates the
+		// Gateways of one class (the last given), not these.
+		return raw, false, nil
+	case d.Kind == "GatewayClass":
+		if b.ownClass != "" && b.ownClass != d.Name && b.ownClassCase != i {
+			return nil, false, fmt.Errorf("cases %s and %s name GatewayClasses %s and %s: egctl translates the Gateways of one class, so batched cases share theirs", b.cases[b.ownClassCase].Name, b.cases[i].Name, b.ownClass, d.Name)
+		}
+		if b.ownClass == "" {
+			b.ownClass, b.ownClassCase = d.Name, i
+		}
+		return withSpecField(raw, "controllerName", ControllerName), true, nil
+	case d.Kind == "Service" && d.Group == "" && jsonmap.Map(raw["spec"])["clusterIP"] == nil:
+		return withSpecField(raw, "clusterIP", "10.96.0.1"), true, nil
+	}
+	return raw, true, nil
 }
 
 // run runs egctl x translate once on in and returns what it printed.
