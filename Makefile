@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/gepcheck
 PKGS    := ./...
 
-.PHONY: traefik-build all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance musts chromium reports kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
+.PHONY: traefik-build all build test demo ci race vet fmt-check bench fuzz clean egctl tools conformance musts chromium reports campaigns kind-up kind-down reference-image kind-load-reference kind-install-envoy-gateway
 
 EG_VERSION ?= v1.9.1
 # make conformance: which implementation, in which cluster (docs/cluster.md).
@@ -73,21 +73,23 @@ fuzz:
 ## Policy (300), BackendTLSPolicy (200) and steps (50) campaigns run once,
 ## in hack/reports.sh --check, which compares their report with the
 ## committed one and fails on a new kind (--fail-on-new) or an undrawn
-## combination (--coverage).
+## combination (--coverage); it runs beside hack/cluster-test.sh
+## (hack/together.sh: the one computes, the other mostly waits on
+## controllers). TestLocalReference's fanout and shrink-steps run once,
+## under -race (make race).
 ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^(TestReal(KubectlKustomize|HelmTemplate)|TestLocalFromCluster)$$' ./simulator/kustomize/ ./cmd/gepcheck/
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' ./suite/... ./simulator/admission/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/... ./simulator/admission/
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
-	./hack/cluster-test.sh $(BIN)
+	./hack/together.sh './hack/cluster-test.sh $(BIN)' './hack/reports.sh --check $(BIN)'
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./impl/envoygateway/
 	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
-	./hack/reports.sh --check $(BIN)
 	$(MAKE) chromium
 	$(GO) test -race -count=1 -run 'Chromium' ./reports/
 
@@ -116,6 +118,24 @@ chromium:
 EG_VERSIONS = v1.2.4 v1.2.8 v1.5.0 v1.7.0 v1.8.0 v1.9.0 v1.9.1
 reports: build tools
 	./hack/reports.sh $(BIN) $(EG_VERSIONS)
+
+## campaigns: the long runs make ci takes a sample of (docs/performance.md,
+## CI budget), each with seed 1 and its reports in CAMPAIGNS_DIR: the
+## properties for 100,000 cases each (ci: 5,000); Envoy Gateway's
+## translator for 2,000 random cases (ci: 100 to 300 per kind); 300 random
+## cases and 100 random cases over time against gepcheck-reference in a
+## local control plane (ci: 30 and 12); 200 random cases against Contour
+## and Traefik (ci: 20; make reports: 50); 2,000 random admission chains
+## against kube-apiserver (ci: 200). About 2 hours on 2 cores.
+CAMPAIGNS_DIR ?= $${TMPDIR:-/tmp}/gepcheck-campaigns
+campaigns: build egctl tools
+	$(BIN) fuzz --checks 100000 --seed 1 --out $(CAMPAIGNS_DIR)/counterexamples
+	$(BIN) fuzz --impl envoy-gateway --checks 2000 --seed 1 --fail-on-new --out $(CAMPAIGNS_DIR)/findings --report-dir $(CAMPAIGNS_DIR)
+	$(BIN) run --cluster local --impl reference --random 300 --seed 1 --report-dir $(CAMPAIGNS_DIR)
+	$(BIN) run --cluster local --impl reference --random 100 --random-steps 4 --seed 1 --report-dir $(CAMPAIGNS_DIR)
+	$(BIN) run --cluster local --impl contour --random 200 --seed 1 --out $(CAMPAIGNS_DIR)/findings --report-dir $(CAMPAIGNS_DIR) || [ $$? -eq 1 ]
+	$(BIN) run --cluster local --impl traefik --random 200 --seed 1 --step-timeout 10s --out $(CAMPAIGNS_DIR)/findings --report-dir $(CAMPAIGNS_DIR) || [ $$? -eq 1 ]
+	GEPCHECK_REQUIRE_REAL=1 GEPCHECK_ADMISSION_CASES=2000 $(GO) test -count=1 -timeout 3h -run '^TestLocalAdmission$$' ./suite/admissioncheck/
 
 ## egctl: build Envoy Gateway's egctl $(EG_VERSION) into ~/.cache/gepcheck (once;
 ## about 7 minutes cold, from the Go module proxy): the stock build (go install)

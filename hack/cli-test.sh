@@ -64,6 +64,12 @@ for f in cmd/gepcheck/testdata/bad/*.yaml; do
   fi
   ok
 done
+# A scenario that does not load is bad input in a cluster run too, found
+# before any cluster is reached (exit 2, not 3: the environment's).
+mkdir -p "$tmp/badsc"
+sed 's/^  fieldValidation:/  fieldValidationX:/' scenarios/stored/gateway-api/xbackendtrafficpolicy-crd-strict.yaml > "$tmp/badsc/x.yaml"
+"$BIN" run --cluster kubeconfig --kubeconfig "$tmp/none" --impl reference "$tmp/badsc/" > /dev/null 2> "$tmp/err.txt"; code=$?
+[ "$code" -eq 2 ] && grep -q 'x.yaml: document 1 (line [0-9]*): .*field spec.fieldValidationX: unknown field' "$tmp/err.txt" && ok || bad "run --cluster with a bad scenario: exit $code, want 2: $(cat "$tmp/err.txt")"
 printf 'garbage: [\n\x00\x01' | "$BIN" simulate -f - > /dev/null 2>&1; code=$?
 [ "$code" -eq 2 ] && ok || bad "garbage on stdin: exit $code, want 2"
 

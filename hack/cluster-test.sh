@@ -8,8 +8,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 BIN=${1:-bin/gepcheck}
 fail=0; pass=0
-ok()   { pass=$((pass+1)); }
-bad()  { echo "FAIL: $*"; fail=$((fail+1)); }
+# Each check prints its line and the seconds since the script began, so a
+# CI log shows where the time goes (docs/performance.md).
+ok()   { pass=$((pass+1)); echo "ok: line ${BASH_LINENO[0]} (${SECONDS}s)"; }
+bad()  { echo "FAIL: $* (line ${BASH_LINENO[0]}, ${SECONDS}s)"; fail=$((fail+1)); }
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
@@ -40,6 +42,7 @@ readme_copy "$rd" "$BIN" && ok || { bad "readme_copy"; exit 1; }
   ok || bad "a kubeconfig with the context my-ctx"
 export KUBECONFIG=$tmp/my-ctx.kubeconfig
 
+section_reference() {
 # Reading the cluster (docs/cluster.md, Reading a cluster): the README's
 # simulate, diff and admission lines against the objects of
 # docs/examples/diff/before.yaml applied here; diff applies nothing.
@@ -167,7 +170,9 @@ grep -q 'gepcheck-reference on local: 12 passed, 0 failed, 0 errors, 0 skipped' 
 "$BIN" run --cluster nowhere --impl reference scenarios/ > "$tmp/bad1.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--cluster nowhere: $(cat "$tmp/bad1.txt")"
 "$BIN" run --cluster kubeconfig --kubeconfig "$tmp/none" --impl reference scenarios/ > "$tmp/bad2.txt" 2>&1; [ $? -eq 2 ] && ok || bad "missing kubeconfig: $(cat "$tmp/bad2.txt")"
 "$BIN" run --cluster local --impl exec scenarios/ > "$tmp/bad3.txt" 2>&1; [ $? -eq 2 ] && ok || bad "--impl exec in a cluster: $(cat "$tmp/bad3.txt")"
+}
 
+section_envoy_gateway() {
 # Envoy Gateway's real controller on its own local control plane: its
 # catalogue (scenarios/envoy-gateway/, steps included) and Gateway API's
 # pass but for the Service two implementations use, where it removes the
@@ -195,7 +200,9 @@ grep -q "status of BackendTLSPolicy/default/shared breaks others-entries-kept" "
 # policies by creation time: they are verified offline (reports.sh --check).
 mapfile -t egfind < <(ls scenarios/findings/envoy-gateway/*.yaml | grep -v -E 'stored-values|rule-merge')
 findings_reproduce "$BIN" "$rd/out/envoy-gateway" "${egfind[@]}" && ok || bad "envoy-gateway in a cluster differs from the kept findings"
+}
 
+section_contour() {
 # Contour on its own local control plane, one contour serve per Gateway:
 # Gateway API's BackendTLSPolicy catalogue (the system-CAs scenario skipped:
 # Contour does not declare BackendTLSPolicyWellKnownCACertificates) and its
@@ -230,7 +237,9 @@ grep -q 'findings verify: 2 of 2 findings reproduce exactly' "$tmp/contour-verif
 readme_run "$rd" "$tmp/contour-random.txt" 1 -- contour-random && ok || bad "contour random run (README), want exit 1"
 random_outcomes "$tmp/contour-random.txt" contour 20 0 && ok || bad "contour random summary"
 kept_kinds "$tmp/contour-random.txt" && ok || bad "contour random run: kinds of difference not kept"
+}
 
+section_traefik() {
 # Traefik on its own local control plane, one Traefik for every Gateway
 # (its entry point on 127.0.0.1:80), judged with its ResolvedRefs and its
 # status per ancestor, one entry per listener (the reading it claims,
@@ -266,6 +275,40 @@ findings_reproduce "$BIN" "$rd/out/traefik" scenarios/findings/traefik/ && ok ||
 [ "$code" -eq 1 ] && ok || bad "traefik random run exited $code, want 1: $(tail -3 "$tmp/traefik-random.txt")"
 random_outcomes "$tmp/traefik-random.txt" traefik 20 2 && ok || bad "traefik random summary"
 kept_kinds "$tmp/traefik-random.txt" && ok || bad "traefik random run: kinds of difference not kept"
+}
 
+# The sections run at once, each in its own subshell with its own log:
+# most of their time is waiting for a controller to write status (the
+# implementations' own local control planes; docs/performance.md), so on 2
+# cores four at once take about as long as the longest. Envoy Gateway's
+# controller listens on fixed ports and Traefik on 127.0.0.1:80: each runs
+# in one section only. CLUSTER_TEST_SECTIONS picks sections (default: all);
+# CLUSTER_TEST_SERIAL=1 runs them one after another.
+read -r -a sections <<< "${CLUSTER_TEST_SECTIONS:-reference envoy-gateway contour traefik}"
+run_section() {
+  pass=0 fail=0
+  "section_${1//-/_}"
+  echo "cluster-test [$1]: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+}
+declare -A spid
+for s in "${sections[@]}"; do
+  declare -F "section_${s//-/_}" > /dev/null || { bad "no section $s"; continue; }
+  if [ "${CLUSTER_TEST_SERIAL:-}" = 1 ]; then
+    ( run_section "$s"; echo $? > "$tmp/section-$s.rc" ) > "$tmp/section-$s.log" 2>&1
+  else
+    ( run_section "$s"; echo $? > "$tmp/section-$s.rc" ) > "$tmp/section-$s.log" 2>&1 &
+    spid[$s]=$!; pids+=($!)
+  fi
+done
+for s in "${sections[@]}"; do
+  [ -n "${spid[$s]:-}" ] && wait "${spid[$s]}"
+  [ -f "$tmp/section-$s.log" ] || continue
+  sed "s/^/[$s] /" "$tmp/section-$s.log"
+  n=$(sed -n "s/^cluster-test \[$s\]: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$tmp/section-$s.log")
+  [ -n "$n" ] || { bad "section $s ended without its summary"; continue; }
+  pass=$((pass + ${n% *})); fail=$((fail + ${n#* }))
+  [ "$(cat "$tmp/section-$s.rc" 2> /dev/null)" = 0 ] || [ "${n#* }" -gt 0 ] || bad "section $s passed nothing"
+done
 echo "cluster-test: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -154,17 +154,19 @@ func Run(cfg Config) (*Summary, error) {
 	im := cfg.Impl
 	run := randomID()
 	var plans []*Plan
-	var bad []string
+	var bad []error
 	for i, p := range paths {
 		plan, err := NewPlan(p, TargetFor(im, run, i))
 		if err != nil {
-			bad = append(bad, err.Error())
+			bad = append(bad, err)
 			continue
 		}
 		plans = append(plans, plan)
 	}
 	if len(bad) > 0 {
-		return nil, errors.New(strings.Join(bad, "\n"))
+		// Joined, not flattened: a file that does not load stays a load
+		// error, which the command reports as bad input (exit 2).
+		return nil, errors.Join(bad...)
 	}
 	c, err := cfg.Connect(ctx)
 	if err != nil {
