@@ -85,7 +85,7 @@ ci: build egctl tools
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/together.sh './hack/cluster-test.sh $(BIN)' './hack/reports.sh --check $(BIN)'
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./suite/impl/envoygateway/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'EnvoyGateway' ./impl/envoygateway/
 	$(BIN) fuzz --impl envoy-gateway --kind ClientTrafficPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --impl envoy-gateway --kind SecurityPolicy --checks 100 --seed 1 --coverage --fail-on-new
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
@@ -100,10 +100,10 @@ ci: build egctl tools
 ## parallel shrinking in a local control plane (ci's last step runs the
 ## browser test's listener under -race too)
 race: tools
-	$(GO) test -race -count=1 -skip '^TestLocal' ./internal/proc/ ./suite/impl/exec/ ./suite/cluster/ ./suite/incluster/
+	$(GO) test -race -count=1 -skip '^TestLocal' ./internal/proc/ ./impl/exec/ ./suite/cluster/ ./suite/incluster/
 	$(GO) test -race -count=1 -run '^TestWatch$$' ./cmd/gepcheck/
 	$(GO) test -race -count=1 -run '^TestRunAllWorkers$$' ./suite/
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -race -count=1 -run '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/impl/reference/
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -race -count=1 -run '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./impl/reference/
 
 ## chromium: install Debian's chromium for the browser test of the HTML
 ## report (TestChromiumRendersReport), when it is not installed
@@ -152,9 +152,9 @@ tools: build
 ## traefik-build: build Traefik from scratch in a new directory with
 ## gepcheck's recipe and check it as make tools checks the cached build
 ## (TestTraefikBuildsFromScratch; minutes, so not in ci: run it when
-## suite/impl/traefik/build.go changes)
+## impl/traefik/build.go changes)
 traefik-build:
-	GEPCHECK_TRAEFIK_BUILD=1 $(GO) test -count=1 -timeout 60m -run 'TestTraefikBuildsFromScratch' -v ./suite/impl/traefik/
+	GEPCHECK_TRAEFIK_BUILD=1 $(GO) test -count=1 -timeout 60m -run 'TestTraefikBuildsFromScratch' -v ./impl/traefik/
 
 ## musts: the MUST checks of Gateway API's API reference in a cluster
 ## (gepcheck run --musts) against gepcheck-reference, Envoy Gateway,

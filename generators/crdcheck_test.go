@@ -73,7 +73,7 @@ func crdAcceptsCheck(s *Scenario) error {
 // TestCRDAcceptsDrawnPolicies runs generators/crd-accepts-drawn-policies
 // for every built-in profile with a built-in CRD that is linked here
 // (Gateway API's BackendTLSPolicy and XBackendTrafficPolicy; Envoy
-// Gateway's in suite/impl/envoygateway).
+// Gateway's in impl/envoygateway).
 func TestCRDAcceptsDrawnPolicies(t *testing.T) {
 	names := crdProfiles(t)
 	for _, want := range []string{"backendtlspolicy", "backendtlspolicy-gateway-api"} {

@@ -20,7 +20,7 @@ var drawers = map[string]func(ns string, maxPolicies int) *rapid.Generator[*Scen
 }
 
 // Register adds the generator of a profile whose scenarios have a shape of
-// their own; implementations register theirs (suite/impl/…).
+// their own; implementations register theirs (impl/…).
 func Register(profile string, draw func(ns string, maxPolicies int) *rapid.Generator[*Scenario]) {
 	if _, dup := drawers[profile]; dup {
 		panic("generators: two generators for profile " + profile)

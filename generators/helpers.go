@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
 
 // Clone returns a deep copy of s: changing one never changes the other.
@@ -44,7 +46,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.ConfigMaps = slices.Clone(s.ConfigMaps) // Data is never changed in place
 	c.OwnFields = slices.Clone(s.OwnFields)
 	for i := range c.OwnFields {
-		c.OwnFields[i].Fields, _ = CloneJSON(c.OwnFields[i].Fields).(map[string]any)
+		c.OwnFields[i].Fields = jsonmap.Clone(c.OwnFields[i].Fields)
 	}
 	if s.Generic != nil {
 		g := *s.Generic
@@ -75,28 +77,9 @@ func (p Policy) Clone() Policy {
 		p.Selectors[i].MatchLabels = maps.Clone(p.Selectors[i].MatchLabels)
 	}
 	if p.Spec != nil {
-		p.Spec = CloneJSON(p.Spec).(map[string]any)
+		p.Spec = jsonmap.Clone(p.Spec)
 	}
 	return p
-}
-
-// CloneJSON deep-copies a decoded JSON value.
-func CloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = CloneJSON(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = CloneJSON(e)
-		}
-		return l
-	}
-	return v
 }
 
 // WithPolicy returns a copy of s with p added, or replacing the policy of

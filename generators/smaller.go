@@ -3,6 +3,8 @@ package generators
 import (
 	"maps"
 	"slices"
+
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
 
 // smallerObjects lists the scenarios one removal smaller than s in its
@@ -156,7 +158,7 @@ func Smaller(s *Scenario) []*Scenario {
 	for i, p := range s.Policies {
 		for _, f := range LeafPaths(p.Spec, nil) {
 			c := s.Clone()
-			c.Policies[i].Spec = CloneJSON(p.Spec).(map[string]any)
+			c.Policies[i].Spec = jsonmap.Clone(p.Spec)
 			deletePath(c.Policies[i].Spec, f)
 			cands = append(cands, c)
 		}

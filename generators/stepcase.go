@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
@@ -118,7 +119,7 @@ func (s StepCase) YAML() []byte {
 	var b bytes.Buffer
 	for _, d := range s.Docs {
 		if d["kind"] == "Scenario" {
-			d = (&unstructured.Unstructured{Object: d}).DeepCopy().Object
+			d = jsonmap.Clone(d)
 			if len(s.Steps) == 0 {
 				unstructured.RemoveNestedField(d, "spec", "steps")
 			} else if err := unstructured.SetNestedSlice(d, s.Steps, "spec", "steps"); err != nil {
@@ -143,10 +144,10 @@ func (s StepCase) YAML() []byte {
 func (s StepCase) InNamespace(from, to string) StepCase {
 	out := StepCase{Docs: make([]map[string]any, len(s.Docs))}
 	for i, d := range s.Docs {
-		out.Docs[i] = renameNamespace(CloneJSON(d), from, to).(map[string]any)
+		out.Docs[i] = renameNamespace(jsonmap.Clone(d), from, to).(map[string]any)
 	}
 	for _, st := range s.Steps {
-		out.Steps = append(out.Steps, renameNamespace(CloneJSON(st), from, to))
+		out.Steps = append(out.Steps, renameNamespace(jsonmap.Clone(st), from, to))
 	}
 	return out
 }

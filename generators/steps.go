@@ -42,7 +42,7 @@ func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]
 		// A spec-level merge option (the profile's strategyField, of a
 		// kind without stanzas) goes with the targets: a kind's CRD may
 		// allow it on route targets only (x-kubernetes-validations; the
-		// test of suite/impl names one), and a step the API server
+		// test of impl names one), and a step the API server
 		// refuses is no step.
 		withTargets := map[string]bool{"targetRefs": true}
 		if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {

@@ -15,5 +15,5 @@ if [ ${#files[@]} -eq 0 ]; then
 	echo "hack/eg-testdata.sh: no input matches $pattern" >&2
 	exit 2
 fi
-go run ./suite/impl/envoygateway/cmd/eg-testdata "$out" "${files[@]}"
+go run ./impl/envoygateway/cmd/eg-testdata "$out" "${files[@]}"
 echo "${#files[@]} cases written to $out"

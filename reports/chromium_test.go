@@ -15,10 +15,10 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/differential"
-	"github.com/gepcheck/gepcheck/suite/impl/reference"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 

@@ -26,7 +26,7 @@ func TestScenarios(t *testing.T) {
 		}
 		if d.IsDir() && d.Name() == "envoy-gateway" {
 			// Its profiles come with its plug-in: checked by
-			// suite/impl/envoygateway.TestCatalogue.
+			// impl/envoygateway.TestCatalogue.
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".yaml") {

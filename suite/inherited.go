@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
 
@@ -101,7 +102,7 @@ func kuadrantWhenFalse() Property {
 			// The same scenario without the blocks whose condition is false.
 			s2 := s.Clone()
 			for i := range s2.Policies {
-				spec := generators.CloneJSON(s2.Policies[i].Spec).(map[string]any)
+				spec := jsonmap.Clone(s2.Policies[i].Spec)
 				for _, stanza := range []string{"defaults", "overrides"} {
 					if b, ok := spec[stanza].(map[string]any); ok && b["when"] == "false" {
 						delete(spec, stanza)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
 // Every implementation gepcheck ships that runs in a cluster states the

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	execTestdata = "../../suite/impl/exec/testdata/"
+	execTestdata = "../../impl/exec/testdata/"
 	direct       = "../../scenarios/gep-713/example-1-direct.yaml"
 )
 
@@ -84,7 +84,7 @@ func TestRunExecRecordsTheCommand(t *testing.T) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".json") {
 			data, _ := os.ReadFile(p)
-			found = found || strings.Contains(string(data), "gepcheck run --impl exec --exec-command ../../suite/impl/exec/testdata/two-observations.sh")
+			found = found || strings.Contains(string(data), "gepcheck run --impl exec --exec-command ../../impl/exec/testdata/two-observations.sh")
 		}
 		return nil
 	})

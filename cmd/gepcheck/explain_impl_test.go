@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/impl/envoygateway"
 	"github.com/gepcheck/gepcheck/internal/realtest"
-	"github.com/gepcheck/gepcheck/suite/impl/envoygateway"
 )
 
 var updateImpl = flag.Bool("update-impl", false, "rewrite testdata/impl/ from explain --impl envoy-gateway")

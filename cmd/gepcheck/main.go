@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/crd"
@@ -21,7 +22,6 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
-	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
 // Exit codes.

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/gotool"
-	"github.com/gepcheck/gepcheck/suite/impl"
 )
 
 func newTools(stdout, stderr io.Writer) *cobra.Command {

@@ -24,7 +24,7 @@ const module = "github.com/gepcheck/gepcheck/"
 // layers lists the packages, first layer first (docs/architecture.md). A
 // pattern ending in "/…" matches the directories below it.
 var layers = [][]string{
-	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
+	{"internal/buildinfo", "internal/cache", "internal/gotool", "internal/jsonmap", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
 	{"simulator/topology", "simulator/profile", "admission"},
 	{"simulator/engine", "admission/scenario", "admission/gen"},
 	{"simulator", "simulator/render", "admission/check"},
@@ -34,8 +34,8 @@ var layers = [][]string{
 	{"suite/compare"},
 	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/findings"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside"},
-	{"suite/impl", "suite/cluster/local/localtest"},
-	{"suite/impl/…"},
+	{"impl", "suite/cluster/local/localtest"},
+	{"impl/…"},
 	{"reports"},
 	{"suite/conformance"},
 	{"cmd/gepcheck"},
@@ -104,7 +104,7 @@ func violations(imports map[string][]string) []string {
 			if ld := layerOf(d); ld > l {
 				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports go to earlier layers only", pkg, l, d, ld))
 			}
-			if strings.HasPrefix(d, "suite/impl/") && pkg != "cmd/gepcheck" && !strings.HasPrefix(pkg, "suite/impl/") {
+			if strings.HasPrefix(d, "impl/") && pkg != "cmd/gepcheck" && !strings.HasPrefix(pkg, "impl/") {
 				out = append(out, fmt.Sprintf("%s imports the implementation %s: only cmd/gepcheck links implementations", pkg, d))
 			}
 			if inWing(d) && !inWing(pkg) && pkg != "cmd/gepcheck" && pkg != "scenarios" {
@@ -138,9 +138,9 @@ func TestDependencyRule(t *testing.T) {
 func TestDependencyRuleCatches(t *testing.T) {
 	got := violations(map[string][]string{
 		"simulator/engine": {"simulator/tree", "suite/observe"},
-		"suite/incluster":  {"suite/cluster", "suite/impl/exec"},
+		"suite/incluster":  {"suite/cluster", "impl/exec"},
 		"suite/newthing":   nil,
-		"cmd/gepcheck":     {"suite/impl/envoygateway", "admission/check"},
+		"cmd/gepcheck":     {"impl/envoygateway", "admission/check"},
 		"generators":       {"admission/gen"},
 		"simulator/render": {"admission"},
 		"scenarios":        {"admission"},
@@ -153,8 +153,8 @@ func TestDependencyRuleCatches(t *testing.T) {
 		"package suite/newthing has no layer",
 		"simulator/engine (layer 2) imports suite/observe (layer 6)",
 		"simulator/render imports admission: only admission/",
-		"suite/incluster (layer 9) imports suite/impl/exec (layer 11)",
-		"suite/incluster imports the implementation suite/impl/exec",
+		"suite/incluster (layer 9) imports impl/exec (layer 11)",
+		"suite/incluster imports the implementation impl/exec",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("violations %q, want %d", got, len(want))
@@ -176,7 +176,7 @@ func TestImplementationsStayInTheirDirectories(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || rel == "suite/impl") {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || rel == "impl") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || rel == "cmd/gepcheck/impls.go" {
@@ -189,7 +189,7 @@ func TestImplementationsStayInTheirDirectories(t *testing.T) {
 		text := strings.ToLower(string(src))
 		for _, n := range names {
 			if strings.Contains(text, n) {
-				t.Errorf("%s mentions %q: implementation knowledge belongs in suite/impl/", rel, n)
+				t.Errorf("%s mentions %q: implementation knowledge belongs in impl/", rel, n)
 			}
 		}
 		return nil

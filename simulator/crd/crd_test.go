@@ -99,7 +99,7 @@ func TestStoreRefuses(t *testing.T) {
 }
 
 // TestMutants: the mutants leave their step out, so that a check against
-// a real API server can show it catches them (suite/impl/envoygateway
+// a real API server can show it catches them (impl/envoygateway
 // TestLocalStored).
 func TestMutants(t *testing.T) {
 	s := widget(t)

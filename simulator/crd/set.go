@@ -102,7 +102,7 @@ type registration struct {
 }
 
 // Register adds a built-in CRD: the definition an implementation gepcheck
-// ships serves its policy kinds with (suite/impl/…), or one of Gateway
+// ships serves its policy kinds with (impl/…), or one of Gateway
 // API's, gzip-compressed or plain YAML, source naming it (e.g. the
 // implementation and version). Call it from an init function.
 func Register(source string, data []byte) {

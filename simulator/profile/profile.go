@@ -399,7 +399,7 @@ func Builtins() (map[string]*Profile, error) {
 
 // Register adds a built-in profile: the documented semantics of an
 // implementation's own policy kind, kept with the implementation
-// (suite/impl/…). Call it from an init function; a second profile of the
+// (impl/…). Call it from an init function; a second profile of the
 // same name panics.
 func Register(name string, data []byte) {
 	registeredMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/crd"
 )
 
@@ -107,7 +108,7 @@ func (p *Profile) storeSpec(spec map[string]any) (map[string]any, *StoredChanges
 	if st == nil || spec == nil {
 		return spec, nil
 	}
-	out := copyJSON(spec).(map[string]any)
+	out := jsonmap.Clone(spec)
 	var ch StoredChanges
 	if st.PruneNulls {
 		pruneRecord(out, nil, &ch.Pruned)
@@ -176,27 +177,8 @@ func setDefault(m map[string]any, path []string, value any) bool {
 	}
 	last := path[len(path)-1]
 	if v, ok := m[last]; !ok || v == nil {
-		m[last] = copyJSON(value)
+		m[last] = jsonmap.Clone(value)
 		return true
 	}
 	return false
-}
-
-// copyJSON copies a JSON value.
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = copyJSON(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = copyJSON(x)
-		}
-		return out
-	}
-	return v
 }

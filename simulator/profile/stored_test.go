@@ -14,7 +14,7 @@ import (
 // is present, it will be applied"; a default applies where its field is
 // missing and its parent object is present (KEP-575). The expected specs
 // are written from those sentences (the cluster path checks the same
-// against a real API server: TestLocalStored in suite/impl/envoygateway).
+// against a real API server: TestLocalStored in impl/envoygateway).
 func TestStore(t *testing.T) {
 	p := &Profile{Spec: Spec{Stored: &Stored{PruneNulls: true, Defaults: map[string]any{
 		"retry.numRetries":   float64(2),

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/reports"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/conformance"
-	"github.com/gepcheck/gepcheck/suite/impl/reference"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 

@@ -20,10 +20,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/simulator/topology"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/features"
@@ -69,11 +71,12 @@ type Plan struct {
 	// scenario objects.
 	Endpoints []*unstructured.Unstructured
 	// Others are the Gateways ("namespace/name", the cluster's names) of
-	// another implementation's GatewayClasses
-	// (simulator.AnnotationOtherImplementation), with that class's
-	// controllerName: the runner writes an ancestor entry of that
-	// controller for each on every policy, and the implementation must
-	// leave them and write none of its own for them.
+	// another implementation's GatewayClasses, with that class's
+	// controllerName (topology.OtherGateways: a controllerName other than
+	// Target.ControllerName, which the classes annotated
+	// simulator.AnnotationOtherImplementation keep): the runner writes an
+	// ancestor entry of that controller for each on every policy, and the
+	// implementation must leave them and write none of its own for them.
 	Others map[string]string
 	// Steps change the objects over time (a scenario's spec.steps;
 	// simulator.States), applied one after the other once the objects
@@ -301,7 +304,7 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 		if p.Skip != "" {
 			return
 		}
-		u := &unstructured.Unstructured{Object: deepCopy(d.Raw)}
+		u := &unstructured.Unstructured{Object: jsonmap.Clone(d.Raw)}
 		isPolicy := policyKinds()[d.Group+"/"+d.Kind]
 		if isPolicy {
 			if !t.Features.Has(features.PolicyKind(d.Kind)) {
@@ -386,7 +389,11 @@ func (p *Plan) fill(docs []*load.Doc, t Target) {
 			}
 		}
 	}
-	p.Others = otherGateways(others)
+	objs := make([]map[string]any, len(others))
+	for i, u := range others {
+		objs[i] = u.Object
+	}
+	p.Others = topology.OtherGateways(objs, t.ControllerName)
 	// Group policies by intended creationTimestamp; a policy without one
 	// is created with the first group.
 	sort.SliceStable(policies, func(a, b int) bool { return intended[policies[a]].Before(intended[policies[b]]) })
@@ -533,28 +540,6 @@ func (p *Plan) Unmap(s string) string {
 	return s
 }
 
-// otherGateways are the Gateways of objects whose GatewayClass is another
-// implementation's (Plan.Others), or nil.
-func otherGateways(objects []*unstructured.Unstructured) map[string]string {
-	classes := map[string]string{}
-	for _, u := range objects {
-		if _, other := u.GetAnnotations()[simulator.AnnotationOtherImplementation]; other && u.GetKind() == "GatewayClass" {
-			classes[u.GetName()], _, _ = unstructured.NestedString(u.Object, "spec", "controllerName")
-		}
-	}
-	var out map[string]string
-	for _, u := range objects {
-		class, _, _ := unstructured.NestedString(u.Object, "spec", "gatewayClassName")
-		if ctl, ok := classes[class]; ok && u.GetKind() == "Gateway" {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[u.GetNamespace()+"/"+u.GetName()] = ctl
-		}
-	}
-	return out
-}
-
 // strip removes what the API server owns.
 func strip(u *unstructured.Unstructured) {
 	delete(u.Object, "status")
@@ -584,10 +569,6 @@ func dnsLabel(s string) string {
 	}
 	h := sha256.Sum256([]byte(s))
 	return strings.TrimRight(s[:54], "-.") + "-" + hex.EncodeToString(h[:])[:8]
-}
-
-func deepCopy(m map[string]any) map[string]any {
-	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
 
 func sortedKeys[V any](m map[string]V) []string {

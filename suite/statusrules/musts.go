@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 )
 
 // The MUST statements of Gateway API's API reference (apis/v1 of
@@ -34,12 +36,12 @@ func PlantForeign(ancestors []any, controller string, own bool, generation int64
 	out := make([]any, 0, len(ancestors))
 	for _, a := range ancestors {
 		am, ok := a.(map[string]any)
-		if !ok || (str(am["controllerName"]) == controller) != own {
+		if !ok || (jsonmap.String(am["controllerName"]) == controller) != own {
 			out = append(out, a)
 			continue
 		}
-		e := (&unstructured.Unstructured{Object: am}).DeepCopy().Object
-		cs, _ := e["conditions"].([]any)
+		e := jsonmap.Clone(am)
+		cs := jsonmap.List(e["conditions"])
 		planted := []any{foreign(ForeignFirst, generation, now)}
 		planted = append(planted, cs...)
 		e["conditions"] = append(planted, foreign(ForeignLast, generation, now))
@@ -74,7 +76,7 @@ func ForeignKept(planted, got []any, controller string, own bool) string {
 	n := 0
 	for _, a := range planted {
 		am, ok := a.(map[string]any)
-		if !ok || (str(am["controllerName"]) == controller) != own {
+		if !ok || (jsonmap.String(am["controllerName"]) == controller) != own {
 			continue
 		}
 		if own {
@@ -108,7 +110,7 @@ func ForeignKept(planted, got []any, controller string, own bool) string {
 func foreignOf(e map[string]any) []any {
 	var out []any
 	for _, c := range conditionsOf(e) {
-		if t := str(c["type"]); t == ForeignFirst || t == ForeignLast {
+		if t := jsonmap.String(c["type"]); t == ForeignFirst || t == ForeignLast {
 			out = append(out, c)
 		}
 	}
@@ -118,20 +120,20 @@ func foreignOf(e map[string]any) []any {
 // entryKey is an ancestor entry's key: ancestorRef and controllerName
 // (Gateway API PolicyStatus.Ancestors).
 func entryKey(e map[string]any) string {
-	r, _ := e["ancestorRef"].(map[string]any)
-	kind := str(r["kind"])
+	r := jsonmap.Map(e["ancestorRef"])
+	kind := jsonmap.String(r["kind"])
 	if kind == "" {
 		kind = "Gateway"
 	}
 	key := kind + "/"
-	if ns := str(r["namespace"]); ns != "" {
+	if ns := jsonmap.String(r["namespace"]); ns != "" {
 		key += ns + "/"
 	}
-	key += str(r["name"])
-	if s := str(r["sectionName"]); s != "" {
+	key += jsonmap.String(r["name"])
+	if s := jsonmap.String(r["sectionName"]); s != "" {
 		key += "#" + s
 	}
-	return key + " (" + str(e["controllerName"]) + ")"
+	return key + " (" + jsonmap.String(e["controllerName"]) + ")"
 }
 
 func describeList(cs []any) string {
@@ -140,8 +142,8 @@ func describeList(cs []any) string {
 	}
 	var parts []string
 	for _, c := range cs {
-		cm, _ := c.(map[string]any)
-		parts = append(parts, fmt.Sprintf("%s=%s/%s", str(cm["type"]), str(cm["status"]), str(cm["reason"])))
+		cm := jsonmap.Map(c)
+		parts = append(parts, fmt.Sprintf("%s=%s/%s", jsonmap.String(cm["type"]), jsonmap.String(cm["status"]), jsonmap.String(cm["reason"])))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -203,8 +205,8 @@ func AncestorsFull(policy *unstructured.Unstructured, gateways, routes []*unstru
 	ancestors, _, _ := unstructured.NestedSlice(policy.Object, "status", "ancestors")
 	own, gwEntries := 0, map[string]bool{}
 	for _, a := range ancestors {
-		am, _ := a.(map[string]any)
-		if str(am["controllerName"]) != controller {
+		am := jsonmap.Map(a)
+		if jsonmap.String(am["controllerName"]) != controller {
 			continue
 		}
 		own++
@@ -254,7 +256,7 @@ func AncestorGateway(e map[string]any, policyNamespace string) string {
 func signalled(g *unstructured.Unstructured, routes []*unstructured.Unstructured, controller, policy string) bool {
 	names := func(cs []any) bool {
 		for _, c := range cs {
-			if cm, ok := c.(map[string]any); ok && strings.Contains(str(cm["message"]), policy) {
+			if cm, ok := c.(map[string]any); ok && strings.Contains(jsonmap.String(cm["message"]), policy) {
 				return true
 			}
 		}
@@ -266,7 +268,7 @@ func signalled(g *unstructured.Unstructured, routes []*unstructured.Unstructured
 	ls, _, _ := unstructured.NestedSlice(g.Object, "status", "listeners")
 	for _, l := range ls {
 		if lm, ok := l.(map[string]any); ok {
-			if cs, _ := lm["conditions"].([]any); names(cs) {
+			if cs := jsonmap.List(lm["conditions"]); names(cs) {
 				return true
 			}
 		}
@@ -274,13 +276,13 @@ func signalled(g *unstructured.Unstructured, routes []*unstructured.Unstructured
 	for _, r := range routes {
 		ps, _, _ := unstructured.NestedSlice(r.Object, "status", "parents")
 		for _, p := range ps {
-			pm, _ := p.(map[string]any)
-			if str(pm["controllerName"]) != controller {
+			pm := jsonmap.Map(p)
+			if jsonmap.String(pm["controllerName"]) != controller {
 				continue
 			}
 			ref := map[string]any{"ancestorRef": pm["parentRef"]}
 			if ancestorGateway(ref, r.GetNamespace()) == g.GetNamespace()+"/"+g.GetName() {
-				if cs, _ := pm["conditions"].([]any); names(cs) {
+				if cs := jsonmap.List(pm["conditions"]); names(cs) {
 					return true
 				}
 			}
@@ -310,14 +312,14 @@ func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, re
 	ancestors, _, _ := unstructured.NestedSlice(policy.Object, "status", "ancestors")
 	n := 0
 	for _, a := range ancestors {
-		am, _ := a.(map[string]any)
-		if str(am["controllerName"]) != controller {
+		am := jsonmap.Map(a)
+		if jsonmap.String(am["controllerName"]) != controller {
 			continue
 		}
 		n++
 		var c map[string]any
 		for _, x := range conditionsOf(am) {
-			if str(x["type"]) == typ {
+			if jsonmap.String(x["type"]) == typ {
 				c = x
 			}
 		}
@@ -325,14 +327,14 @@ func OwnCondition(policy *unstructured.Unstructured, controller, typ, status, re
 		switch {
 		case c == nil:
 			return fmt.Sprintf("no %s condition in the entry %s: %s", typ, key, describeConditions(am)), ""
-		case str(c["status"]) != status || str(c["reason"]) != reason:
-			return fmt.Sprintf("%s=%s/%s in the entry %s, want %s/%s", typ, str(c["status"]), str(c["reason"]), key, status, reason), ""
-		case strings.TrimSpace(str(c["message"])) == "":
+		case jsonmap.String(c["status"]) != status || jsonmap.String(c["reason"]) != reason:
+			return fmt.Sprintf("%s=%s/%s in the entry %s, want %s/%s", typ, jsonmap.String(c["status"]), jsonmap.String(c["reason"]), key, status, reason), ""
+		case strings.TrimSpace(jsonmap.String(c["message"])) == "":
 			return fmt.Sprintf("%s=%s/%s without a message in the entry %s", typ, status, reason, key), ""
 		}
 		for _, m := range mention {
-			if !strings.Contains(str(c["message"]), m) && note == "" {
-				note = fmt.Sprintf("the message %q does not name %s", str(c["message"]), m)
+			if !strings.Contains(jsonmap.String(c["message"]), m) && note == "" {
+				note = fmt.Sprintf("the message %q does not name %s", jsonmap.String(c["message"]), m)
 			}
 		}
 	}

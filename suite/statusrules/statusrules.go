@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
@@ -73,18 +74,18 @@ var Rules = []Rule{
 			seen := map[string]bool{}
 			for _, c := range conditionsOf(e) {
 				switch {
-				case seen[str(c["type"])]:
-					return str(c["type"]) + " twice"
-				case str(c["type"]) == "":
+				case seen[jsonmap.String(c["type"])]:
+					return jsonmap.String(c["type"]) + " twice"
+				case jsonmap.String(c["type"]) == "":
 					return "a condition without type"
-				case !slices.Contains([]string{"True", "False", "Unknown"}, str(c["status"])):
-					return fmt.Sprintf("%s with status %q", str(c["type"]), str(c["status"]))
-				case str(c["reason"]) == "":
-					return str(c["type"]) + " without reason"
-				case str(c["lastTransitionTime"]) == "":
-					return str(c["type"]) + " without lastTransitionTime"
+				case !slices.Contains([]string{"True", "False", "Unknown"}, jsonmap.String(c["status"])):
+					return fmt.Sprintf("%s with status %q", jsonmap.String(c["type"]), jsonmap.String(c["status"]))
+				case jsonmap.String(c["reason"]) == "":
+					return jsonmap.String(c["type"]) + " without reason"
+				case jsonmap.String(c["lastTransitionTime"]) == "":
+					return jsonmap.String(c["type"]) + " without lastTransitionTime"
 				}
-				seen[str(c["type"])] = true
+				seen[jsonmap.String(c["type"])] = true
 			}
 			return ""
 		},
@@ -96,7 +97,7 @@ var Rules = []Rule{
 		check: func(e map[string]any, on ruleContext) string {
 			for _, c := range conditionsOf(e) {
 				if g := Int(c["observedGeneration"]); g != on.generation {
-					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", str(c["type"]), g, on.generation)
+					return fmt.Sprintf("%s with observedGeneration %d, the policy's generation is %d", jsonmap.String(c["type"]), g, on.generation)
 				}
 			}
 			return ""
@@ -109,10 +110,10 @@ var Rules = []Rule{
 			// Only the names the implementation's API gives strategies
 			// are looked for; a message naming none is let be.
 			for _, c := range conditionsOf(e) {
-				msg := strings.ToLower(str(c["message"]))
+				msg := strings.ToLower(jsonmap.String(c["message"]))
 				for _, api := range on.apiStrategyNames {
 					if strings.Contains(msg, strings.ToLower(api)) {
-						return fmt.Sprintf("%s message %q names the strategy %q, not GEP-713's name", str(c["type"]), str(c["message"]), api)
+						return fmt.Sprintf("%s message %q names the strategy %q, not GEP-713's name", jsonmap.String(c["type"]), jsonmap.String(c["message"]), api)
 					}
 				}
 			}
@@ -124,8 +125,8 @@ var Rules = []Rule{
 		Cite: "GEP-2649 and Gateway API PolicyConditionReason: Accepted takes only the reasons of the Go spec (Accepted, Conflicted, Invalid, TargetNotFound; for BackendTLSPolicy also NoValidCACertificate)",
 		check: func(e map[string]any, rc ruleContext) string {
 			for _, c := range conditionsOf(e) {
-				if r := str(c["reason"]); str(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, r) && !slices.Contains(kindAcceptedReasons[rc.kind], r) {
-					return "Accepted with reason " + str(c["reason"])
+				if r := jsonmap.String(c["reason"]); jsonmap.String(c["type"]) == "Accepted" && !slices.Contains(acceptedReasons, r) && !slices.Contains(kindAcceptedReasons[rc.kind], r) {
+					return "Accepted with reason " + jsonmap.String(c["reason"])
 				}
 			}
 			return ""
@@ -140,8 +141,8 @@ var Rules = []Rule{
 				// The text lists reasons for True and False only: a
 				// Programmed=Unknown (no path reaches an effective target,
 				// docs/semantics.md, Status vocabularies) is not judged.
-				if str(c["type"]) == "Programmed" && str(c["status"]) != "Unknown" && !slices.Contains(programmedReasons[str(c["status"])], str(c["reason"])) {
-					return fmt.Sprintf("Programmed %s with reason %s", str(c["status"]), str(c["reason"]))
+				if jsonmap.String(c["type"]) == "Programmed" && jsonmap.String(c["status"]) != "Unknown" && !slices.Contains(programmedReasons[jsonmap.String(c["status"])], jsonmap.String(c["reason"])) {
+					return fmt.Sprintf("Programmed %s with reason %s", jsonmap.String(c["status"]), jsonmap.String(c["reason"]))
 				}
 			}
 			return ""
@@ -154,15 +155,15 @@ var Rules = []Rule{
 		check: func(e map[string]any, _ ruleContext) string {
 			accepted, programmed := "", map[string]any(nil)
 			for _, c := range conditionsOf(e) {
-				switch str(c["type"]) {
+				switch jsonmap.String(c["type"]) {
 				case "Accepted":
-					accepted = str(c["status"])
+					accepted = jsonmap.String(c["status"])
 				case "Programmed":
 					programmed = c
 				}
 			}
 			if accepted == "False" && programmed != nil {
-				return fmt.Sprintf("Accepted False with Programmed %s/%s", str(programmed["status"]), str(programmed["reason"]))
+				return fmt.Sprintf("Accepted False with Programmed %s/%s", jsonmap.String(programmed["status"]), jsonmap.String(programmed["reason"]))
 			}
 			return ""
 		},
@@ -197,10 +198,10 @@ func Policies(policies []*unstructured.Unstructured, controller string, apiStrat
 		broken := map[string]string{}
 		kept := map[string]bool{} // others' entries: controllerName and Gateway
 		for _, a := range ancestors {
-			e, _ := a.(map[string]any)
+			e := jsonmap.Map(a)
 			gw := ancestorGateway(e, p.GetNamespace())
-			if str(e["controllerName"]) != controller {
-				kept[str(e["controllerName"])+" "+gw] = true
+			if jsonmap.String(e["controllerName"]) != controller {
+				kept[jsonmap.String(e["controllerName"])+" "+gw] = true
 				continue
 			}
 			if ctl, ok := others[gw]; ok && gw != "" {
@@ -239,31 +240,26 @@ func Policies(policies []*unstructured.Unstructured, controller string, apiStrat
 // names (AncestorRef, a ParentReference: group and kind default to Gateway
 // API's Gateway, namespace to the policy's), or "" for another kind.
 func ancestorGateway(e map[string]any, policyNamespace string) string {
-	r, _ := e["ancestorRef"].(map[string]any)
-	if g := str(r["group"]); g != "" && g != "gateway.networking.k8s.io" || str(r["kind"]) != "" && str(r["kind"]) != "Gateway" {
+	r := jsonmap.Map(e["ancestorRef"])
+	if g := jsonmap.String(r["group"]); g != "" && g != "gateway.networking.k8s.io" || jsonmap.String(r["kind"]) != "" && jsonmap.String(r["kind"]) != "Gateway" {
 		return ""
 	}
-	ns := str(r["namespace"])
+	ns := jsonmap.String(r["namespace"])
 	if ns == "" {
 		ns = policyNamespace
 	}
-	return ns + "/" + str(r["name"])
+	return ns + "/" + jsonmap.String(r["name"])
 }
 
 func conditionsOf(e map[string]any) []map[string]any {
 	var out []map[string]any
-	cs, _ := e["conditions"].([]any)
+	cs := jsonmap.List(e["conditions"])
 	for _, c := range cs {
 		if m, ok := c.(map[string]any); ok {
 			out = append(out, m)
 		}
 	}
 	return out
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
 
 // Affected judges the <Kind>Affected conditions on the scenario's
@@ -291,13 +287,13 @@ func Affected(objects []*unstructured.Unstructured, controller string, policyKin
 		conds = append(conds, conditionsOf(map[string]any{"conditions": top})...)
 		parents, _, _ := unstructured.NestedSlice(o.Object, "status", "parents")
 		for _, p := range parents {
-			if pm, ok := p.(map[string]any); ok && str(pm["controllerName"]) == controller {
+			if pm, ok := p.(map[string]any); ok && jsonmap.String(pm["controllerName"]) == controller {
 				conds = append(conds, conditionsOf(pm)...)
 			}
 		}
 		broken := map[string]string{}
 		for _, c := range conds {
-			typ := str(c["type"])
+			typ := jsonmap.String(c["type"])
 			if !strings.HasSuffix(typ, "Affected") {
 				continue
 			}
