@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -306,29 +305,6 @@ type predecoded struct {
 // every CPU, ahead of run's loop, which takes them in order (strict
 // decoding is most of the time spent building; docs/performance.md).
 func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
-	typed := func(d *load.Doc) any {
-		switch {
-		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
-			return &gwv1.GatewayClass{}
-		case d.Group == GatewayGroup && d.Kind == "Gateway":
-			return &gwv1.Gateway{}
-		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
-			return &gwv1.HTTPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
-			return &gwv1.GRPCRoute{}
-		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
-			return &gwv1.TLSRoute{}
-		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
-			return &gwv1.TCPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
-			return &gwv1.UDPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
-			return &gwv1.ListenerSet{}
-		case d.Group == "" && d.Kind == "Service":
-			return &corev1.Service{}
-		}
-		return nil
-	}
 	out := make([]predecoded, len(docs))
 	var wg sync.WaitGroup
 	var next atomic.Int64
@@ -365,10 +341,8 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	} else {
 		b.pre = decodeAll(docs, b.own)
 	}
-	var gw topology.GatewayAPI
-	var generic []*load.Doc
+	var g gathered
 	var candidates []*load.Doc
-	var inputProfiles []*profile.Profile
 	for _, d := range docs {
 		if d.Namespace == "" && namespaced(d) {
 			d.Namespace = "default"
@@ -386,157 +360,16 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 		if !b.served(d) {
 			continue
 		}
-		switch {
-		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
-			var o gwv1.GatewayClass
-			if b.decode(d, &o) {
-				gw.GatewayClasses = append(gw.GatewayClasses, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "Gateway":
-			var o gwv1.Gateway
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkListeners(d, &o)
-				b.labeled(d, o.Labels)
-				gw.Gateways = append(gw.Gateways, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
-			var o gwv1.HTTPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
-			var o gwv1.GRPCRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
-			var o gwv1.TLSRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.TLSRoutes = append(gw.TLSRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
-			var o gwv1.TCPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.TCPRoutes = append(gw.TCPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
-			var o gwv1.UDPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.UDPRoutes = append(gw.UDPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
-			var o gwv1.ListenerSet
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
-				b.labeled(d, o.Labels)
-				gw.ListenerSets = append(gw.ListenerSets, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
-			var o gwv1.ReferenceGrant
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				gw.ReferenceGrants = append(gw.ReferenceGrants, &o)
-			}
-		case d.Group == "" && d.Kind == "Service":
-			var o corev1.Service
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.labeled(d, o.Labels)
-				gw.Services = append(gw.Services, &o)
-			}
-		case d.Group == "" && d.Kind == "Namespace":
-			var o corev1.Namespace
-			if b.decode(d, &o) {
-				if b.nsLabels == nil {
-					b.nsLabels = map[string]map[string]string{}
-				}
-				b.nsLabels[o.Name] = o.Labels
-				gw.Namespaces = append(gw.Namespaces, &o)
-			}
-		case d.Group == CRDGroup && d.Kind == CRDKind:
-			b.inputCRD(d)
-		case d.Group == GepcheckGroup && d.Kind == "Topology":
-			generic = append(generic, d)
-		case d.Group == GepcheckGroup && d.Kind == "PolicyProfile":
-			var p profile.Profile
-			if b.decode(d, &p) {
-				p.Source = d.Source.String()
-				if err := p.Validate(); err != nil {
-					b.fail(d, fieldOf(err), "%v", msgOf(err))
-				} else {
-					inputProfiles = append(inputProfiles, &p)
-				}
-			}
-		case d.Group == GepcheckGroup && d.Kind == "ObjectFields":
-			var o ObjectFields
-			if b.decode(d, &o) {
-				t := o.Spec.Target
-				if t.Kind == "" || t.Name == "" {
-					b.fail(d, "spec.target", "needs kind and name")
-					continue
-				}
-				r := ref.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}.String()
-				if b.m.OwnFields == nil {
-					b.m.OwnFields = map[string]map[string]any{}
-				}
-				if _, dup := b.m.OwnFields[r]; dup {
-					b.fail(d, "spec.target", "%s already has an ObjectFields document", r)
-					continue
-				}
-				b.m.OwnFields[r] = o.Spec.Fields
-			}
-		case d.Group == GepcheckGroup && d.Kind == "Finding":
-			// A finding of the property suite (scenarios/findings/): its
-			// header explains the objects that follow.
-			b.m.Finding = d.Name
-			if spec, ok := d.Raw["spec"].(map[string]any); ok {
-				b.m.FindingImplementation, _ = spec["implementation"].(string)
-			}
-		case d.Group == GepcheckGroup && d.Kind == "Scenario":
-			var s Scenario
-			if b.decode(d, &s) {
-				if b.m.Scenario != nil {
-					b.fail(d, "kind", "a file set holds one Scenario; another is at %s", b.m.Scenario.Source)
-				}
-				s.Source = d.Source
-				b.m.Scenario = &s
-			}
-		default:
-			if data, ok := d.Raw["data"].(map[string]any); ok {
-				keys := map[string]bool{}
-				for k, v := range data {
-					if str, _ := v.(string); str != "" {
-						keys[k] = true
-					}
-				}
-				if b.data == nil {
-					b.data = map[string]map[string]bool{}
-				}
-				b.data[key] = keys
-			}
-			candidates = append(candidates, d)
+		if read, ok := readers[groupKind{d.Group, d.Kind}]; ok {
+			read(b, d, &g)
+			continue
 		}
+		b.candidateData(d, key)
+		candidates = append(candidates, d)
 	}
-	b.m.Graph.AddGatewayAPI(gw)
-	b.m.Grants = topology.Grants(gw.ReferenceGrants)
-	for _, d := range generic {
+	b.m.Graph.AddGatewayAPI(g.gw)
+	b.m.Grants = topology.Grants(g.gw.ReferenceGrants)
+	for _, d := range g.generic {
 		var t topology.GenericTopology
 		if b.decode(d, &t) {
 			if err := b.m.Graph.AddGeneric(t.Spec); err != nil {
@@ -546,7 +379,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	}
 	b.m.Graph.Sort()
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
-	profiles := b.profiles(opts, inputProfiles, candidates)
+	profiles := b.profiles(opts, g.profiles, candidates)
 	b.optCRDs = opts.CRDs
 	b.policies(profiles, candidates)
 	b.m.Warnings = append(b.m.Warnings, b.sortedCRDWarnings()...)
