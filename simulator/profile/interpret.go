@@ -330,66 +330,18 @@ func (p *Profile) interpretFieldLevel(spec map[string]any) Intent {
 func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 	st := p.Spec.Selection.Stanzas
 	var in Intent
-	if u, ok := spec["unset"]; ok && u != nil {
-		list, isList := u.([]any)
-		if !isList {
-			return Intent{Invalid: "spec.unset must be a list of rule names"}
-		}
-		for i, n := range list {
-			s, isString := n.(string)
-			if !isString {
-				return Intent{Invalid: fmt.Sprintf("spec.unset[%d] must be a rule name", i)}
-			}
-			in.Unset = append(in.Unset, s)
-		}
+	unset, msg := kuadrantUnset(spec)
+	if msg != "" {
+		return Intent{Invalid: msg}
 	}
-	read := func(where string, body map[string]any, overrides bool) (Block, string) {
-		b := Block{Overrides: overrides, Rules: map[string]any{}}
-		switch v := body["strategy"]; v {
-		case nil, "atomic":
-		case "merge":
-			b.Merge = true
-		default:
-			return b, fmt.Sprintf("%s.strategy=%v: must be atomic or merge (Kuadrant RFC: \"Each block of defaults and overrides must specify a strategy field whose value is set to either atomic or merge\")", where, v)
-		}
-		if w, ok := body["when"]; ok && w != nil {
-			s, isString := w.(string)
-			if !isString {
-				return b, where + ".when must be a CEL expression (a string)"
-			}
-			b.When = s
-		}
-		for _, set := range p.Spec.Kuadrant.RuleSets {
-			var cur any = body
-			for _, k := range strings.Split(set, ".") {
-				m, _ := cur.(map[string]any)
-				cur = m[k]
-			}
-			rules, _ := cur.(map[string]any)
-			for name, r := range rules {
-				b.Rules[set+"."+name] = r
-			}
-		}
-		return b, ""
-	}
-	has := func(name string) (map[string]any, bool, string) {
-		v, ok := spec[name]
-		if !ok || v == nil || name == "" {
-			return nil, false, ""
-		}
-		m, isMap := v.(map[string]any)
-		if !isMap {
-			return nil, true, fmt.Sprintf("spec.%s must be an object", name)
-		}
-		return m, true, ""
-	}
-	d, hasD, errD := has(st.Defaults)
-	o, hasO, errO := has(st.Overrides)
+	in.Unset = unset
+	d, hasD, errD := stanza(spec, st.Defaults)
+	o, hasO, errO := stanza(spec, st.Overrides)
 	if errD != "" || errO != "" {
 		return Intent{Invalid: strings.TrimSpace(errD + " " + errO)}
 	}
 	if !hasD && !hasO {
-		b, msg := read("spec", spec, false)
+		b, msg := p.kuadrantBlock("spec", spec, false)
 		if msg != "" {
 			return Intent{Invalid: msg}
 		}
@@ -403,15 +355,16 @@ func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 				return Intent{Invalid: fmt.Sprintf("spec.%s next to %s/%s blocks: use one or the other (Kuadrant RFC)", strings.Split(set, ".")[0], st.Defaults, st.Overrides)}
 			}
 		}
-		if hasD {
-			b, msg := read("spec."+st.Defaults, d, false)
-			if msg != "" {
-				return Intent{Invalid: msg}
+		for _, s := range []struct {
+			has       bool
+			name      string
+			body      map[string]any
+			overrides bool
+		}{{hasD, st.Defaults, d, false}, {hasO, st.Overrides, o, true}} {
+			if !s.has {
+				continue
 			}
-			in.Blocks = append(in.Blocks, b)
-		}
-		if hasO {
-			b, msg := read("spec."+st.Overrides, o, true)
+			b, msg := p.kuadrantBlock("spec."+s.name, s.body, s.overrides)
 			if msg != "" {
 				return Intent{Invalid: msg}
 			}
@@ -423,4 +376,71 @@ func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 		in.Strategy = AtomicOverrides
 	}
 	return in
+}
+
+// kuadrantUnset reads spec.unset, a list of rule names, or says why not.
+func kuadrantUnset(spec map[string]any) ([]string, string) {
+	u, ok := spec["unset"]
+	if !ok || u == nil {
+		return nil, ""
+	}
+	list, isList := u.([]any)
+	if !isList {
+		return nil, "spec.unset must be a list of rule names"
+	}
+	var out []string
+	for i, n := range list {
+		s, isString := n.(string)
+		if !isString {
+			return nil, fmt.Sprintf("spec.unset[%d] must be a rule name", i)
+		}
+		out = append(out, s)
+	}
+	return out, ""
+}
+
+// stanza is the object of spec's field name (a defaults or overrides
+// stanza), whether it is there, or why it is not an object.
+func stanza(spec map[string]any, name string) (map[string]any, bool, string) {
+	v, ok := spec[name]
+	if !ok || v == nil || name == "" {
+		return nil, false, ""
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return nil, true, fmt.Sprintf("spec.%s must be an object", name)
+	}
+	return m, true, ""
+}
+
+// kuadrantBlock reads a block of defaults or overrides at where: its
+// strategy, its when condition and its rules, by rule set.
+func (p *Profile) kuadrantBlock(where string, body map[string]any, overrides bool) (Block, string) {
+	b := Block{Overrides: overrides, Rules: map[string]any{}}
+	switch v := body["strategy"]; v {
+	case nil, "atomic":
+	case "merge":
+		b.Merge = true
+	default:
+		return b, fmt.Sprintf("%s.strategy=%v: must be atomic or merge (Kuadrant RFC: \"Each block of defaults and overrides must specify a strategy field whose value is set to either atomic or merge\")", where, v)
+	}
+	if w, ok := body["when"]; ok && w != nil {
+		s, isString := w.(string)
+		if !isString {
+			return b, where + ".when must be a CEL expression (a string)"
+		}
+		b.When = s
+	}
+	for _, set := range p.Spec.Kuadrant.RuleSets {
+		var cur any = body
+		for _, k := range strings.Split(set, ".") {
+			m, _ := cur.(map[string]any)
+			cur = m[k]
+		}
+		rules, _ := cur.(map[string]any)
+		for name, r := range rules {
+			b.Rules[set+"."+name] = r
+		}
+	}
+	return b, ""
 }
