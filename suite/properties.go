@@ -198,74 +198,84 @@ func noneSameTargetConflicts() Property {
 			_, model, sem := drawCase(t, c, generators.BackendTLSScenarios("default", 4))
 			res := run(t, model, sem, m)
 			pols := policies(model)
-			// The most specific element of a path a policy targets.
-			depth := func(p *engine.Policy, path []string) int {
-				d := -1
-				for _, tr := range p.TargetRefs {
-					ns := tr.Namespace
-					if ns == "" {
-						ns = p.Ref.Namespace
-					}
-					ref := tr.Kind + "/" + ns + "/" + tr.Name
-					if tr.SectionName != "" {
-						ref += "#" + tr.SectionName
-					}
-					if i := slices.Index(path, ref); i > d {
-						d = i
-					}
-				}
-				return d
-			}
-			// On every path the effective spec is that of the oldest
-			// policy on the most specific target any policy of the path
-			// selects.
-			for _, e := range res.EffectivePolicies {
-				var winner *engine.Policy
-				deepest := -1
-				for _, ref := range e.Policies {
-					p := pols[ref]
-					switch d := depth(p, e.Path); {
-					case d > deepest:
-						winner, deepest = p, d
-					case d == deepest && olderFirst(p, winner):
-						winner = p
-					}
-				}
-				if winner != nil && canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
-					Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
-				}
-			}
-			// A policy is Conflicted on a target exactly where an older
-			// valid policy selects the same target.
-			invalid := map[string]bool{}
-			for _, ps := range res.Policies {
-				for _, cond := range ps.Conditions {
-					invalid[ps.Ref] = invalid[ps.Ref] || cond.Type == engine.TypeAccepted && cond.Reason == engine.ReasonInvalid
-				}
-			}
-			for _, ps := range res.Policies {
-				p := pols[ps.Ref]
-				for _, tg := range ps.Targets {
-					older := ""
-					for ref, q := range pols {
-						if q != p && !invalid[ref] && olderFirst(q, p) && depth(q, []string{tg.Ref}) == 0 {
-							older = ref
-						}
-					}
-					for _, cond := range tg.Conditions {
-						if cond.Type != engine.TypeAccepted {
-							continue
-						}
-						switch conflicted := cond.Reason == engine.ReasonConflicted; {
-						case conflicted && older == "":
-							Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
-						case !conflicted && older != "" && cond.Status == "True":
-							Fail(t, c, "%s is Accepted on %s, where the older %s selects the same target", ps.Ref, tg.Ref, older)
-						}
-					}
-				}
-			}
+			oldestOnMostSpecific(t, c, res, pols)
+			conflictedWhereOlder(t, c, res, pols)
 		},
+	}
+}
+
+// targetDepth is the index in path of the most specific element p targets,
+// -1 when it targets none.
+func targetDepth(p *engine.Policy, path []string) int {
+	d := -1
+	for _, tr := range p.TargetRefs {
+		ns := tr.Namespace
+		if ns == "" {
+			ns = p.Ref.Namespace
+		}
+		ref := tr.Kind + "/" + ns + "/" + tr.Name
+		if tr.SectionName != "" {
+			ref += "#" + tr.SectionName
+		}
+		if i := slices.Index(path, ref); i > d {
+			d = i
+		}
+	}
+	return d
+}
+
+// oldestOnMostSpecific: on every path the effective spec is that of the
+// oldest policy on the most specific target any policy of the path
+// selects.
+func oldestOnMostSpecific(t *rapid.T, c *Capture, res engine.Result, pols map[string]*engine.Policy) {
+	for _, e := range res.EffectivePolicies {
+		var winner *engine.Policy
+		deepest := -1
+		for _, ref := range e.Policies {
+			p := pols[ref]
+			switch d := targetDepth(p, e.Path); {
+			case d > deepest:
+				winner, deepest = p, d
+			case d == deepest && olderFirst(p, winner):
+				winner = p
+			}
+		}
+		if winner != nil && canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
+			Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
+		}
+	}
+}
+
+// conflictedWhereOlder: a policy is Conflicted on a target exactly where
+// an older valid policy selects the same target.
+func conflictedWhereOlder(t *rapid.T, c *Capture, res engine.Result, pols map[string]*engine.Policy) {
+	invalid := map[string]bool{}
+	for _, ps := range res.Policies {
+		for _, cond := range ps.Conditions {
+			invalid[ps.Ref] = invalid[ps.Ref] || cond.Type == engine.TypeAccepted && cond.Reason == engine.ReasonInvalid
+		}
+	}
+	for _, ps := range res.Policies {
+		p := pols[ps.Ref]
+		for _, tg := range ps.Targets {
+			older := ""
+			for ref, q := range pols {
+				if q != p && !invalid[ref] && olderFirst(q, p) && targetDepth(q, []string{tg.Ref}) == 0 {
+					older = ref
+				}
+			}
+			for _, cond := range tg.Conditions {
+				if cond.Type != engine.TypeAccepted {
+					continue
+				}
+				switch conflicted := cond.Reason == engine.ReasonConflicted; {
+				case conflicted && older == "":
+					Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
+				case !conflicted && older != "" && cond.Status == "True":
+					Fail(t, c, "%s is Accepted on %s, where the older %s selects the same target", ps.Ref, tg.Ref, older)
+				}
+			}
+		}
 	}
 }
 
