@@ -748,17 +748,8 @@ func (b *builder) duplicates(byKind map[string]*Kind, profiles []*profile.Profil
 func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) {
 	pol := engine.Policy{Ref: ref.Ref{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
 	b.m.sources[pol.Ref.String()] = d.Source
-	meta, _ := d.Raw["metadata"].(map[string]any)
-	if ts, ok := meta["creationTimestamp"]; ok && ts != nil {
-		s, isString := ts.(string)
-		t, err := time.Parse(time.RFC3339, s)
-		if !isString || err != nil {
-			b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
-			return pol, false
-		}
-		if !b.noTimestamps {
-			pol.CreationTimestamp = &t
-		}
+	if !b.creationTimestamp(d, &pol) {
+		return pol, false
 	}
 	spec, ok := d.Raw["spec"].(map[string]any)
 	if !ok {
@@ -801,58 +792,13 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		return pol, false
 	}
 	for i, r := range refs {
-		m, ok := r.(map[string]any)
 		field := fmt.Sprintf("spec.targetRefs[%d]", i)
 		if singleRef {
 			field = "spec.targetRef"
 		}
+		tr, ok := b.targetRef(d, field, r)
 		if !ok {
-			b.fail(d, field, "must be an object with group, kind and name")
 			return pol, false
-		}
-		var tr engine.TargetRef
-		for _, f := range []struct {
-			name     string
-			into     *string
-			required bool
-		}{{"group", &tr.Group, false}, {"kind", &tr.Kind, true}, {"name", &tr.Name, true}, {"namespace", &tr.Namespace, false}, {"sectionName", &tr.SectionName, false}} {
-			v, present := m[f.name]
-			if !present || v == nil {
-				if f.required {
-					b.fail(d, field+"."+f.name, "is required")
-					return pol, false
-				}
-				continue
-			}
-			s, isString := v.(string)
-			if !isString {
-				b.fail(d, field+"."+f.name, "must be a string, not %v", v)
-				return pol, false
-			}
-			*f.into = s
-		}
-		for k := range m {
-			switch k {
-			case "group", "kind", "name", "namespace", "sectionName":
-			default:
-				b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
-				return pol, false
-			}
-		}
-		// A name no object can have names nothing, and would reach paths
-		// and messages (ref.NameErrors).
-		for _, f := range []struct {
-			name, value string
-			problems    []string
-		}{
-			{"name", tr.Name, ref.NameErrors(tr.Group, tr.Kind, tr.Name)},
-			{"namespace", tr.Namespace, nonEmpty(tr.Namespace, ref.NamespaceErrors)},
-			{"sectionName", tr.SectionName, nonEmpty(tr.SectionName, ref.SectionNameErrors)},
-		} {
-			if f.problems != nil {
-				b.fail(d, field+"."+f.name, "%s", ref.Invalid(f.value, f.problems))
-				return pol, false
-			}
 		}
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
@@ -863,6 +809,82 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		pol.Intent = p.Interpret(spec)
 	}
 	return pol, true
+}
+
+// creationTimestamp reads a policy's metadata.creationTimestamp, which
+// decides precedence between policies (GEP-713, Conflict resolution).
+func (b *builder) creationTimestamp(d *load.Doc, pol *engine.Policy) bool {
+	meta, _ := d.Raw["metadata"].(map[string]any)
+	ts, ok := meta["creationTimestamp"]
+	if !ok || ts == nil {
+		return true
+	}
+	s, isString := ts.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if !isString || err != nil {
+		b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
+		return false
+	}
+	if !b.noTimestamps {
+		pol.CreationTimestamp = &t
+	}
+	return true
+}
+
+// targetRef reads one entry of a policy's targetRefs (or its targetRef) at
+// field: string fields group, kind, name, namespace and sectionName, kind
+// and name required, each a name an object can have.
+func (b *builder) targetRef(d *load.Doc, field string, r any) (engine.TargetRef, bool) {
+	var tr engine.TargetRef
+	m, ok := r.(map[string]any)
+	if !ok {
+		b.fail(d, field, "must be an object with group, kind and name")
+		return tr, false
+	}
+	for _, f := range []struct {
+		name     string
+		into     *string
+		required bool
+	}{{"group", &tr.Group, false}, {"kind", &tr.Kind, true}, {"name", &tr.Name, true}, {"namespace", &tr.Namespace, false}, {"sectionName", &tr.SectionName, false}} {
+		v, present := m[f.name]
+		if !present || v == nil {
+			if f.required {
+				b.fail(d, field+"."+f.name, "is required")
+				return tr, false
+			}
+			continue
+		}
+		s, isString := v.(string)
+		if !isString {
+			b.fail(d, field+"."+f.name, "must be a string, not %v", v)
+			return tr, false
+		}
+		*f.into = s
+	}
+	for k := range m {
+		switch k {
+		case "group", "kind", "name", "namespace", "sectionName":
+		default:
+			b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
+			return tr, false
+		}
+	}
+	// A name no object can have names nothing, and would reach paths and
+	// messages (ref.NameErrors).
+	for _, f := range []struct {
+		name, value string
+		problems    []string
+	}{
+		{"name", tr.Name, ref.NameErrors(tr.Group, tr.Kind, tr.Name)},
+		{"namespace", tr.Namespace, nonEmpty(tr.Namespace, ref.NamespaceErrors)},
+		{"sectionName", tr.SectionName, nonEmpty(tr.SectionName, ref.SectionNameErrors)},
+	} {
+		if f.problems != nil {
+			b.fail(d, field+"."+f.name, "%s", ref.Invalid(f.value, f.problems))
+			return tr, false
+		}
+	}
+	return tr, true
 }
 
 // orSelectors names a kind's label-selector field in an error about
