@@ -561,6 +561,31 @@ func statusEnforcedFromProvenance() Property {
 	}
 }
 
+// fieldsInEffect counts the paths whose expected stack holds policy, those
+// where every one of its fields is in effect, and those where none is.
+func fieldsInEffect(res engine.Result, pols map[string]*engine.Policy, targets map[string][]string, policy string, fields []string) (paths, full, zero int) {
+	for _, e := range res.EffectivePolicies {
+		for _, st := range expectedStack(e.Path, pols, targets) {
+			if st.ref != policy {
+				continue
+			}
+			paths++
+			kept := 0
+			for _, f := range fields {
+				if e.Provenance[f] == policy {
+					kept++
+				}
+			}
+			if kept == len(fields) {
+				full++
+			} else if kept == 0 {
+				zero++
+			}
+		}
+	}
+	return paths, full, zero
+}
+
 func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine.Semantics, m engine.Mutant, vocab engine.Vocabulary) {
 	words := statusWords[vocab]
 	res := runVocabulary(t, model, sem, m, vocab)
@@ -586,26 +611,7 @@ func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine
 		if opaque {
 			continue
 		}
-		paths, full, zero := 0, 0, 0
-		for _, e := range res.EffectivePolicies {
-			for _, st := range expectedStack(e.Path, pols, targets) {
-				if st.ref != ps.Ref {
-					continue
-				}
-				paths++
-				kept := 0
-				for _, f := range fields {
-					if e.Provenance[f] == ps.Ref {
-						kept++
-					}
-				}
-				if kept == len(fields) {
-					full++
-				} else if kept == 0 {
-					zero++
-				}
-			}
-		}
+		paths, full, zero := fieldsInEffect(res, pols, targets, ps.Ref, fields)
 		want := words.partial
 		switch {
 		case paths == 0:
@@ -718,37 +724,51 @@ func throughDeclared(path []string, p generators.Policy, s *generators.Scenario)
 		if err != nil {
 			continue
 		}
-		for _, sel := range p.Selectors {
-			for _, rt := range s.Routes {
-				kind := "HTTPRoute"
-				switch {
-				case rt.Kind != "":
-					kind = rt.Kind
-				case rt.GRPC:
-					kind = "GRPCRoute"
-				}
-				if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
-					continue
-				}
-				all := true
-				for k, v := range sel.MatchLabels {
-					if rt.Labels[k] != v {
-						all = false
-					}
-				}
-				if all {
-					return true
-				}
-			}
+		if selectsRoute(r, p, s) || targetsElement(r, p) {
+			return true
 		}
-		for _, tg := range p.Targets {
-			ns := tg.Namespace
-			if ns == "" {
-				ns = p.Namespace
+	}
+	return false
+}
+
+// selectsRoute: one of p's label selectors selects route r of s (its kind,
+// in p's namespace, every label matching).
+func selectsRoute(r ref.Ref, p generators.Policy, s *generators.Scenario) bool {
+	for _, sel := range p.Selectors {
+		for _, rt := range s.Routes {
+			kind := "HTTPRoute"
+			switch {
+			case rt.Kind != "":
+				kind = rt.Kind
+			case rt.GRPC:
+				kind = "GRPCRoute"
 			}
-			if r.Kind == tg.Kind && r.Name == tg.Name && r.Section == tg.Section && (r.Namespace == "" || r.Namespace == ns) {
+			if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
+				continue
+			}
+			all := true
+			for k, v := range sel.MatchLabels {
+				if rt.Labels[k] != v {
+					all = false
+				}
+			}
+			if all {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// targetsElement: one of p's targetRefs names r.
+func targetsElement(r ref.Ref, p generators.Policy) bool {
+	for _, tg := range p.Targets {
+		ns := tg.Namespace
+		if ns == "" {
+			ns = p.Namespace
+		}
+		if r.Kind == tg.Kind && r.Name == tg.Name && r.Section == tg.Section && (r.Namespace == "" || r.Namespace == ns) {
+			return true
 		}
 	}
 	return false
