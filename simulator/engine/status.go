@@ -485,28 +485,39 @@ func (r *run) pathStrings(pre int32) []string {
 	return p
 }
 
+// invalidCondition is the Accepted condition of invalid policy i, with
+// the reason its interpretation gave, if any.
+func (r *run) invalidCondition(i int32) Condition {
+	reason := ReasonInvalid
+	if ir := r.policies[i].Intent.InvalidReason; ir != "" && r.policies[i].Intent.Invalid == r.invalid[i] {
+		reason = ir
+	}
+	return Condition{Type: TypeAccepted, Status: "False", Reason: reason, Message: r.invalid[i]}
+}
+
+// conflictedStatus writes the status of policy i, rejected as a whole:
+// GEP-713, Merge strategy None: "All challenger specs (policy resources)
+// MUST be rejected", read as the whole resource.
+func (r *run) conflictedStatus(ps *PolicyStatus, i int32, msg string) {
+	for _, o := range r.accepted[i] {
+		reason, m := ReasonConflicted, msg
+		if !o.ok {
+			reason, m = o.reason, o.msg
+		}
+		ps.Targets = append(ps.Targets, PolicyTarget{Ref: o.ref.String(), Conditions: []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: m}}})
+	}
+	ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: msg}}
+}
+
 func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	ps := PolicyStatus{Ref: r.refs[i], Targets: []PolicyTarget{}}
 	if r.invalid[i] != "" {
-		reason := ReasonInvalid
-		if ir := r.policies[i].Intent.InvalidReason; ir != "" && r.policies[i].Intent.Invalid == r.invalid[i] {
-			reason = ir
-		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: r.invalid[i]}}
+		ps.Conditions = []Condition{r.invalidCondition(i)}
 		return ps
 	}
 	ps.Strategy = r.strategyTitle(i)
 	if msg := r.conflicted[i]; msg != "" {
-		// GEP-713, Merge strategy None: "All challenger specs (policy
-		// resources) MUST be rejected", read as the whole resource.
-		for _, o := range r.accepted[i] {
-			reason, m := ReasonConflicted, msg
-			if !o.ok {
-				reason, m = o.reason, o.msg
-			}
-			ps.Targets = append(ps.Targets, PolicyTarget{Ref: o.ref.String(), Conditions: []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: m}}})
-		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: msg}}
+		r.conflictedStatus(&ps, i, msg)
 		return ps
 	}
 	total := tally{policy: i}
