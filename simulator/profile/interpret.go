@@ -109,75 +109,19 @@ func (p *Profile) interpret(spec map[string]any) Intent {
 	if len(strategies) == 1 && p.Spec.Selection == nil {
 		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}
 	}
-	sel := p.Spec.Selection
 	if p.Spec.FieldLevel != nil {
 		return p.interpretFieldLevel(spec)
 	}
 	if p.Spec.Kuadrant != nil {
 		return p.interpretKuadrant(spec)
 	}
-	body := spec
-	class := sel.BareSpec // "", Defaults or Overrides
-	var stanza string
-	if st := sel.Stanzas; st != nil {
-		var found []string
-		for _, name := range []string{st.Defaults, st.Overrides} {
-			if _, ok := spec[name]; ok && name != "" {
-				found = append(found, name)
-			}
-		}
-		if len(found) > 1 {
-			// GEP-713: "User MUST NOT be allowed to specify at any
-			// individual Policy CR more than one merge strategy at a time."
-			return Intent{Invalid: fmt.Sprintf("spec sets both %s and %s: a policy may specify one merge strategy at a time (GEP-713, Selecting a merge strategy at runtime)", found[0], found[1])}
-		}
-		if len(found) == 1 {
-			stanza = found[0]
-			m, ok := spec[stanza].(map[string]any)
-			if !ok {
-				return Intent{Invalid: fmt.Sprintf("spec.%s must be an object", stanza)}
-			}
-			if stray := p.strayFields(spec, stanza); len(stray) > 0 {
-				return Intent{Invalid: fmt.Sprintf("spec proper fields outside spec.%s: %s", stanza, strings.Join(stray, ", "))}
-			}
-			body = m
-			if stanza == st.Defaults {
-				class = "Defaults"
-			} else {
-				class = "Overrides"
-			}
-		}
+	body, class, stanza, invalid := p.selectedStanza(spec)
+	if invalid != "" {
+		return Intent{Invalid: invalid}
 	}
-	// The strategy field may sit at spec level or inside the stanza.
-	var mode string // "", Atomic or Patch
-	if f := sel.StrategyField; f != "" {
-		var values []string
-		var where []string
-		read := func(m map[string]any, field string) {
-			v, ok := m[f]
-			if !ok || v == nil {
-				return // null is unset, as in Kubernetes
-			}
-			s, isString := v.(string)
-			if !isString {
-				s = fmt.Sprintf("<%v>", v) // never one of strategyValues
-			}
-			values, where = append(values, s), append(where, field)
-		}
-		read(spec, "spec."+f)
-		if stanza != "" {
-			read(body, "spec."+stanza+"."+f)
-		}
-		if len(values) == 2 && values[0] != values[1] {
-			return Intent{Invalid: fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])}
-		}
-		if len(values) > 0 {
-			m, ok := sel.StrategyValues[values[0]]
-			if !ok {
-				return Intent{Invalid: fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(slices.Sorted(maps.Keys(sel.StrategyValues)), ", "))}
-			}
-			mode = m
-		}
+	mode, invalid := p.strategyMode(spec, body, stanza)
+	if invalid != "" {
+		return Intent{Invalid: invalid}
 	}
 	st, ok := p.choose(class, mode)
 	if !ok {
@@ -185,6 +129,83 @@ func (p *Profile) interpret(spec map[string]any) Intent {
 		return Intent{Invalid: fmt.Sprintf("%s does not implement %s merge strategy (implements %s)", p.Spec.Policy.Kind, want, p.strategyList())}
 	}
 	return Intent{Strategy: st, SpecProper: p.specProper(body, spec)}
+}
+
+// selectedStanza finds the defaults or overrides stanza a policy sets, if
+// any: the body of its spec proper, its class ("", Defaults or Overrides)
+// and the stanza's name, or why the spec is invalid.
+func (p *Profile) selectedStanza(spec map[string]any) (body map[string]any, class, stanza, invalid string) {
+	sel := p.Spec.Selection
+	body, class = spec, sel.BareSpec
+	st := sel.Stanzas
+	if st == nil {
+		return body, class, "", ""
+	}
+	var found []string
+	for _, name := range []string{st.Defaults, st.Overrides} {
+		if _, ok := spec[name]; ok && name != "" {
+			found = append(found, name)
+		}
+	}
+	if len(found) > 1 {
+		// GEP-713: "User MUST NOT be allowed to specify at any individual
+		// Policy CR more than one merge strategy at a time."
+		return nil, "", "", fmt.Sprintf("spec sets both %s and %s: a policy may specify one merge strategy at a time (GEP-713, Selecting a merge strategy at runtime)", found[0], found[1])
+	}
+	if len(found) == 0 {
+		return body, class, "", ""
+	}
+	stanza = found[0]
+	m, ok := spec[stanza].(map[string]any)
+	if !ok {
+		return nil, "", "", fmt.Sprintf("spec.%s must be an object", stanza)
+	}
+	if stray := p.strayFields(spec, stanza); len(stray) > 0 {
+		return nil, "", "", fmt.Sprintf("spec proper fields outside spec.%s: %s", stanza, strings.Join(stray, ", "))
+	}
+	class = "Overrides"
+	if stanza == st.Defaults {
+		class = "Defaults"
+	}
+	return m, class, stanza, ""
+}
+
+// strategyMode reads the strategy field, at spec level or inside the
+// stanza: "", Atomic or Patch, or why the spec is invalid.
+func (p *Profile) strategyMode(spec, body map[string]any, stanza string) (mode, invalid string) {
+	sel := p.Spec.Selection
+	f := sel.StrategyField
+	if f == "" {
+		return "", ""
+	}
+	var values []string
+	var where []string
+	read := func(m map[string]any, field string) {
+		v, ok := m[f]
+		if !ok || v == nil {
+			return // null is unset, as in Kubernetes
+		}
+		s, isString := v.(string)
+		if !isString {
+			s = fmt.Sprintf("<%v>", v) // never one of strategyValues
+		}
+		values, where = append(values, s), append(where, field)
+	}
+	read(spec, "spec."+f)
+	if stanza != "" {
+		read(body, "spec."+stanza+"."+f)
+	}
+	if len(values) == 2 && values[0] != values[1] {
+		return "", fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])
+	}
+	if len(values) == 0 {
+		return "", ""
+	}
+	m, ok := sel.StrategyValues[values[0]]
+	if !ok {
+		return "", fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(slices.Sorted(maps.Keys(sel.StrategyValues)), ", "))
+	}
+	return m, ""
 }
 
 // choose picks the first implemented strategy, in the GEP's default order,
