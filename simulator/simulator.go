@@ -589,24 +589,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		named = b.m.Scenario.Spec.Profiles
 	}
 	for _, n := range named {
-		if p, ok := builtins[n]; ok {
-			out = append(out, p)
-			continue
-		}
-		found := false
-		for _, p := range inInput {
-			if p.Metadata.Name == n {
-				out, found = append(out, p), true
-			}
-		}
-		if found {
-			continue
-		}
-		if _, err := os.Stat(n); err != nil {
-			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
-			continue
-		}
-		out = append(out, b.profileFile(n, opts.Limits)...)
+		out = append(out, b.namedProfile(n, builtins, inInput, opts)...)
 	}
 	if len(named) == 0 {
 		out = append(out, inInput...)
@@ -630,13 +613,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 			continue
 		}
 		asked[k] = true
-		var match []string
-		for _, n := range profile.BuiltinNames() {
-			p := builtins[n]
-			if p.Spec.Policy.Group == d.Group && p.Spec.Policy.Kind == d.Kind && !p.Spec.Alternative {
-				match = append(match, n)
-			}
-		}
+		match := builtinsFor(builtins, d.Group, d.Kind)
 		switch len(match) {
 		case 1:
 			out = append(out, builtins[match[0]])
@@ -647,6 +624,42 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		}
 	}
 	return out
+}
+
+// namedProfile finds the profile named n (--profile or a Scenario's
+// spec.profiles): a built-in, the input's PolicyProfiles of that name, or
+// the PolicyProfiles of file n.
+func (b *builder) namedProfile(n string, builtins map[string]*profile.Profile, inInput []*profile.Profile, opts Options) []*profile.Profile {
+	if p, ok := builtins[n]; ok {
+		return []*profile.Profile{p}
+	}
+	var out []*profile.Profile
+	for _, p := range inInput {
+		if p.Metadata.Name == n {
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if _, err := os.Stat(n); err != nil {
+		b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
+		return nil
+	}
+	return b.profileFile(n, opts.Limits)
+}
+
+// builtinsFor names the built-in profiles of a policy kind that are not
+// alternatives, in the order of their names.
+func builtinsFor(builtins map[string]*profile.Profile, group, kind string) []string {
+	var match []string
+	for _, n := range profile.BuiltinNames() {
+		p := builtins[n]
+		if p.Spec.Policy.Group == group && p.Spec.Policy.Kind == kind && !p.Spec.Alternative {
+			match = append(match, n)
+		}
+	}
+	return match
 }
 
 func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) {
