@@ -422,29 +422,11 @@ func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, o
 			var bad, why []string
 			reason := ""
 			for _, e := range list {
-				m, _ := e.(map[string]any)
-				g, _ := m["group"].(string)
-				kind, _ := m["kind"].(string)
-				name, _ := m["name"].(string)
-				allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
-				data, found := lookup(g + "/" + kind + "/" + p.Ref.Namespace + "/" + name)
-				var problem, r string
-				switch {
-				case !allowed:
-					problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
-				case !found:
-					problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
-				default:
-					for _, want := range ref.Keys {
-						if !data[want] && problem == "" {
-							problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
-						}
-					}
-					if problem == "" {
-						continue
-					}
+				entry, problem, r := referenceProblem(ref, e, p.Ref.Namespace, lookup)
+				if problem == "" {
+					continue
 				}
-				bad = append(bad, kind+" "+name)
+				bad = append(bad, entry)
 				why = append(why, problem)
 				if reason == "" {
 					reason = r
@@ -474,6 +456,32 @@ func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, o
 			k.Refs[p.Ref.String()] = cond
 		}
 	}
+}
+
+// referenceProblem judges one reference e of a policy in namespace ns: its
+// "kind name", and the problem and its reason ("kind" or "ref") when it
+// does not resolve (a kind ref does not allow, no such object, a key
+// missing from its data).
+func referenceProblem(ref profile.Reference, e any, ns string, lookup func(key string) (data map[string]bool, ok bool)) (entry, problem, reason string) {
+	m, _ := e.(map[string]any)
+	g, _ := m["group"].(string)
+	kind, _ := m["kind"].(string)
+	name, _ := m["name"].(string)
+	entry = kind + " " + name
+	allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+	data, found := lookup(g + "/" + kind + "/" + ns + "/" + name)
+	switch {
+	case !allowed:
+		return entry, fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
+	case !found:
+		return entry, fmt.Sprintf("%s %s: not found", kind, name), "ref"
+	}
+	for _, want := range ref.Keys {
+		if !data[want] {
+			return entry, fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
+		}
+	}
+	return entry, "", ""
 }
 
 // groupKindName is kind, or kind.group for a group other than the core.
