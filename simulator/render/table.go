@@ -73,17 +73,7 @@ func (t *Table) Write(w io.Writer, opts TableOptions) error {
 	if !opts.Wide {
 		t.narrow(widths, rows)
 	}
-	wrapped := make([][][]string, len(rows))
-	for j, r := range rows {
-		wrapped[j] = make([][]string, len(r))
-		for i, c := range r {
-			limit := 0
-			if slices.Contains(t.Long, i) {
-				limit = maxCellLines
-			}
-			wrapped[j][i] = wrapCell(c, widths[i], limit, opts.Wide)
-		}
-	}
+	wrapped := t.wrap(rows, widths, opts.Wide)
 	// A column is as wide as its widest line once wrapped.
 	clear(widths)
 	for _, r := range wrapped {
@@ -94,32 +84,56 @@ func (t *Table) Write(w io.Writer, opts TableOptions) error {
 		}
 	}
 	for _, cells := range wrapped {
-		height := 1
-		for _, c := range cells {
-			height = max(height, len(c))
-		}
-		for l := range height {
-			var line strings.Builder
-			for i := range cells {
-				s := ""
-				if l < len(cells[i]) {
-					s = cells[i][l]
-				}
-				line.WriteString(s)
-				if i < len(cells)-1 {
-					line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)+2))
-				}
-			}
-			out := line.String()
-			if l > 0 {
-				// A continuation line ends where its text ends.
-				out = strings.TrimRight(out, " ")
-			}
-			b.WriteString(out + "\n")
-		}
+		writeRow(&b, cells, widths)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrap wraps every cell to its column's width, a long column's on at most
+// maxCellLines lines.
+func (t *Table) wrap(rows [][]string, widths []int, wide bool) [][][]string {
+	wrapped := make([][][]string, len(rows))
+	for j, r := range rows {
+		wrapped[j] = make([][]string, len(r))
+		for i, c := range r {
+			limit := 0
+			if slices.Contains(t.Long, i) {
+				limit = maxCellLines
+			}
+			wrapped[j][i] = wrapCell(c, widths[i], limit, wide)
+		}
+	}
+	return wrapped
+}
+
+// writeRow writes a row of wrapped cells, as many lines as its tallest
+// cell, each cell but the last padded to its column's width and two
+// spaces.
+func writeRow(b *strings.Builder, cells [][]string, widths []int) {
+	height := 1
+	for _, c := range cells {
+		height = max(height, len(c))
+	}
+	for l := range height {
+		var line strings.Builder
+		for i := range cells {
+			s := ""
+			if l < len(cells[i]) {
+				s = cells[i][l]
+			}
+			line.WriteString(s)
+			if i < len(cells)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)+2))
+			}
+		}
+		out := line.String()
+		if l > 0 {
+			// A continuation line ends where its text ends.
+			out = strings.TrimRight(out, " ")
+		}
+		b.WriteString(out + "\n")
+	}
 }
 
 // narrow lowers the widest column, one column at a time, until the
