@@ -143,15 +143,7 @@ func writeRow(b *strings.Builder, cells [][]string, widths []int) {
 // commas and colons, and in Names at slashes and hyphens) and at least
 // 24, then 12; then any but the first down to 12, cutting words.
 func (t *Table) narrow(widths []int, rows [][]string) {
-	words := make([]int, len(widths))
-	for _, r := range rows {
-		for i, c := range r {
-			name := slices.Contains(t.Names, i)
-			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || (name && (r == '/' || r == '-')) }) {
-				words[i] = max(words[i], utf8.RuneCountInString(w)+1)
-			}
-		}
-	}
+	words := t.longestWords(len(widths), rows)
 	total := func() int {
 		s := 0
 		for _, w := range widths {
@@ -186,6 +178,21 @@ func (t *Table) narrow(widths []int, rows [][]string) {
 			widths[widest]--
 		}
 	}
+}
+
+// longestWords is each column's longest word, and a space: words split at
+// spaces, commas and colons, and in Names at slashes and hyphens.
+func (t *Table) longestWords(n int, rows [][]string) []int {
+	words := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r {
+			name := slices.Contains(t.Names, i)
+			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || (name && (r == '/' || r == '-')) }) {
+				words[i] = max(words[i], utf8.RuneCountInString(w)+1)
+			}
+		}
+	}
+	return words
 }
 
 // wrapCell splits s into lines of at most width runes, breaking after the

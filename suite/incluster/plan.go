@@ -534,14 +534,8 @@ func (p *Plan) rewrite(v any, key string) {
 					x[k] = m
 				}
 			case k == "metadata":
-				// metadata.name of a cluster-scoped object
 				if md, ok := val.(map[string]any); ok {
-					if n, ok := md["name"].(string); ok {
-						if m, ok := p.Names[kind+"/"+n]; ok {
-							md["name"] = m
-						}
-					}
-					p.rewrite(md, k)
+					p.rewriteMetadata(md, kind)
 				}
 			default:
 				p.rewrite(val, k)
@@ -552,6 +546,17 @@ func (p *Plan) rewrite(v any, key string) {
 			p.rewrite(e, key)
 		}
 	}
+}
+
+// rewriteMetadata maps the metadata of an object of kind: the name of a
+// cluster-scoped object, and the namespace and selectors within.
+func (p *Plan) rewriteMetadata(md map[string]any, kind string) {
+	if n, ok := md["name"].(string); ok {
+		if m, ok := p.Names[kind+"/"+n]; ok {
+			md["name"] = m
+		}
+	}
+	p.rewrite(md, "metadata")
 }
 
 // PolicyObjects are the plan's policies, as applied.
