@@ -27,6 +27,21 @@ type tally struct {
 	superseded, beaters string
 }
 
+// sum adds t, the tally of the n-th accepted target, into total.
+func (total *tally) sum(t *tally, n int) {
+	switch n {
+	case 1:
+		*total = *t // the common case: one target, nothing to add up
+	case 2:
+		first := *total // shares t's maps: add into a fresh tally
+		*total = tally{policy: first.policy}
+		total.add(&first)
+		total.add(t)
+	default:
+		total.add(t)
+	}
+}
+
 // with adds k to set, made when nil.
 func with(set map[int32]bool, k int32) map[int32]bool {
 	if set == nil {
@@ -561,17 +576,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 			r.enforced(ps.Strategy, t, pt.Ref),
 		}
 		ps.Targets = append(ps.Targets, pt)
-		switch accepted {
-		case 1:
-			total = *t // the common case: one target, nothing to add up
-		case 2:
-			first := total // shares t's maps: add into a fresh tally
-			total = tally{policy: i}
-			total.add(&first)
-			total.add(t)
-		default:
-			total.add(t)
-		}
+		total.sum(t, accepted)
 	}
 	switch {
 	case accepted > 0:
