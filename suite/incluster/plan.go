@@ -189,22 +189,8 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			return p, nil
 		}
 	}
-	for _, k := range m.Kinds {
-		if want, name := t.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
-			p.Skip = "uses profile " + name + "; the implementation claims " + want
-			return p, nil
-		}
-		for _, f := range observe.FieldFeatures(k) {
-			if !t.Features.Has(f) {
-				p.Skip = "needs feature " + string(f) + ", which the implementation does not declare"
-				return p, nil
-			}
-		}
-		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
-			if strings.HasPrefix(k.Profile.Source, "builtin:") {
-				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)
-			}
-		}
+	if p.Skip = p.claimKinds(m.Kinds, t); p.Skip != "" {
+		return p, nil
 	}
 	p.Labels = append(p.Labels, specLabel(file))
 	if p.fill(docs, t); p.Skip != "" {
@@ -225,6 +211,28 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		prev = step.State
 	}
 	return p, nil
+}
+
+// claimKinds says why the implementation cannot run a case of these policy
+// kinds (a profile other than the one it claims, a feature it does not
+// declare), and adds their built-in profiles to p.Profiles.
+func (p *Plan) claimKinds(kinds []*simulator.Kind, t Target) (skip string) {
+	for _, k := range kinds {
+		if want, name := t.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
+			return "uses profile " + name + "; the implementation claims " + want
+		}
+		for _, f := range observe.FieldFeatures(k) {
+			if !t.Features.Has(f) {
+				return "needs feature " + string(f) + ", which the implementation does not declare"
+			}
+		}
+		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
+			if strings.HasPrefix(k.Profile.Source, "builtin:") {
+				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // step is the plan of state st, made from prev's.
