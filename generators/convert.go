@@ -161,34 +161,10 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		})
 	}
 	for _, g := range s.Gateways {
-		o := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
-		o.Spec.GatewayClassName = gwv1.ObjectName(g.Class)
-		for _, l := range g.Listeners {
-			gl := gwv1.Listener{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
-			if l.AllNamespaces {
-				gl.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
-			}
-			o.Spec.Listeners = append(o.Spec.Listeners, gl)
-		}
-		if g.AllowListeners != "" {
-			o.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.FromNamespaces(g.AllowListeners))}}
-		}
-		in.Gateways = append(in.Gateways, o)
+		in.Gateways = append(in.Gateways, g.object())
 	}
 	for _, ls := range s.ListenerSets {
-		o := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(ls.Namespace), Name: ls.Name}}
-		o.Spec.ParentRef = gwv1.ParentGatewayReference{Name: gwv1.ObjectName(ls.Parent.Name)}
-		if ls.Parent.Namespace != "" {
-			o.Spec.ParentRef.Namespace = ptr(gwv1.Namespace(ls.Parent.Namespace))
-		}
-		for _, l := range ls.Listeners {
-			e := gwv1.ListenerEntry{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
-			if l.AllNamespaces {
-				e.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
-			}
-			o.Spec.Listeners = append(o.Spec.Listeners, e)
-		}
-		in.ListenerSets = append(in.ListenerSets, o)
+		in.ListenerSets = append(in.ListenerSets, ls.object())
 	}
 	for _, svc := range s.Services {
 		o := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(svc.Namespace), Name: svc.Name}}
@@ -198,98 +174,7 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		in.Services = append(in.Services, o)
 	}
 	for _, r := range s.Routes {
-		meta := metav1.ObjectMeta{Namespace: namespaceOr(r.Namespace), Name: r.Name, Labels: r.Labels}
-		var parents []gwv1.ParentReference
-		for _, p := range r.Parents {
-			pr := gwv1.ParentReference{Name: gwv1.ObjectName(p.Name)}
-			if p.ListenerSet {
-				pr.Kind = ptr(gwv1.Kind(topology.KindListenerSet))
-			}
-			if p.Namespace != "" {
-				pr.Namespace = ptr(gwv1.Namespace(p.Namespace))
-			}
-			if p.Section != "" {
-				pr.SectionName = ptr(gwv1.SectionName(p.Section))
-			}
-			parents = append(parents, pr)
-		}
-		backend := func(b BackendRef) gwv1.BackendRef {
-			br := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(b.Name), Port: ptr(gwv1.PortNumber(b.port()))}}
-			if b.Namespace != "" {
-				br.Namespace = ptr(gwv1.Namespace(b.Namespace))
-			}
-			return br
-		}
-		ruleName := func(n string) *gwv1.SectionName {
-			if n == "" {
-				return nil
-			}
-			return ptr(gwv1.SectionName(n))
-		}
-		switch r.Kind {
-		case topology.KindTLSRoute:
-			o := &gwv1.TLSRoute{ObjectMeta: meta}
-			o.Spec.ParentRefs = parents
-			for _, rule := range r.Rules {
-				lr := gwv1.TLSRouteRule{Name: ruleName(rule.Name)}
-				for _, b := range rule.Backends {
-					lr.BackendRefs = append(lr.BackendRefs, backend(b))
-				}
-				o.Spec.Rules = append(o.Spec.Rules, lr)
-			}
-			in.TLSRoutes = append(in.TLSRoutes, o)
-			continue
-		case topology.KindTCPRoute:
-			o := &gwv1.TCPRoute{ObjectMeta: meta}
-			o.Spec.ParentRefs = parents
-			for _, rule := range r.Rules {
-				lr := gwv1.TCPRouteRule{Name: ruleName(rule.Name)}
-				for _, b := range rule.Backends {
-					lr.BackendRefs = append(lr.BackendRefs, backend(b))
-				}
-				o.Spec.Rules = append(o.Spec.Rules, lr)
-			}
-			in.TCPRoutes = append(in.TCPRoutes, o)
-			continue
-		case topology.KindUDPRoute:
-			o := &gwv1.UDPRoute{ObjectMeta: meta}
-			o.Spec.ParentRefs = parents
-			for _, rule := range r.Rules {
-				lr := gwv1.UDPRouteRule{Name: ruleName(rule.Name)}
-				for _, b := range rule.Backends {
-					lr.BackendRefs = append(lr.BackendRefs, backend(b))
-				}
-				o.Spec.Rules = append(o.Spec.Rules, lr)
-			}
-			in.UDPRoutes = append(in.UDPRoutes, o)
-			continue
-		}
-		if r.GRPC {
-			o := &gwv1.GRPCRoute{ObjectMeta: meta}
-			o.Spec.ParentRefs = parents
-			for _, rule := range r.Rules {
-				gr := gwv1.GRPCRouteRule{Name: ruleName(rule.Name)}
-				for _, b := range rule.Backends {
-					gr.BackendRefs = append(gr.BackendRefs, gwv1.GRPCBackendRef{BackendRef: backend(b)})
-				}
-				o.Spec.Rules = append(o.Spec.Rules, gr)
-			}
-			in.GRPCRoutes = append(in.GRPCRoutes, o)
-			continue
-		}
-		o := &gwv1.HTTPRoute{ObjectMeta: meta}
-		o.Spec.ParentRefs = parents
-		for _, rule := range r.Rules {
-			hr := gwv1.HTTPRouteRule{Name: ruleName(rule.Name)}
-			for _, b := range rule.Backends {
-				hr.BackendRefs = append(hr.BackendRefs, gwv1.HTTPBackendRef{BackendRef: backend(b)})
-			}
-			if rule.PathPrefix != "" {
-				hr.Matches = []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr(rule.PathPrefix)}}}
-			}
-			o.Spec.Rules = append(o.Spec.Rules, hr)
-		}
-		in.HTTPRoutes = append(in.HTTPRoutes, o)
+		r.addTo(&in)
 	}
 	for _, g := range s.Grants {
 		o := &gwv1.ReferenceGrant{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
@@ -302,6 +187,147 @@ func (s *Scenario) gatewayAPI() topology.GatewayAPI {
 		in.ReferenceGrants = append(in.ReferenceGrants, o)
 	}
 	return in
+}
+
+func (g Gateway) object() *gwv1.Gateway {
+	o := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(g.Namespace), Name: g.Name}}
+	o.Spec.GatewayClassName = gwv1.ObjectName(g.Class)
+	for _, l := range g.Listeners {
+		gl := gwv1.Listener{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
+		gl.AllowedRoutes = l.allowedRoutes()
+		o.Spec.Listeners = append(o.Spec.Listeners, gl)
+	}
+	if g.AllowListeners != "" {
+		o.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.FromNamespaces(g.AllowListeners))}}
+	}
+	return o
+}
+
+func (ls ListenerSet) object() *gwv1.ListenerSet {
+	o := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespaceOr(ls.Namespace), Name: ls.Name}}
+	o.Spec.ParentRef = gwv1.ParentGatewayReference{Name: gwv1.ObjectName(ls.Parent.Name)}
+	if ls.Parent.Namespace != "" {
+		o.Spec.ParentRef.Namespace = ptr(gwv1.Namespace(ls.Parent.Namespace))
+	}
+	for _, l := range ls.Listeners {
+		e := gwv1.ListenerEntry{Name: gwv1.SectionName(l.Name), Port: gwv1.PortNumber(l.Port), Protocol: l.protocol()}
+		e.AllowedRoutes = l.allowedRoutes()
+		o.Spec.Listeners = append(o.Spec.Listeners, e)
+	}
+	return o
+}
+
+// allowedRoutes admits routes from all namespaces where the listener
+// does, and is nil (the Same namespace) where it does not.
+func (l Listener) allowedRoutes() *gwv1.AllowedRoutes {
+	if !l.AllNamespaces {
+		return nil
+	}
+	return &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+}
+
+// reference is the route's parentRef as Gateway API writes it.
+func (p ParentRef) reference() gwv1.ParentReference {
+	pr := gwv1.ParentReference{Name: gwv1.ObjectName(p.Name)}
+	if p.ListenerSet {
+		pr.Kind = ptr(gwv1.Kind(topology.KindListenerSet))
+	}
+	if p.Namespace != "" {
+		pr.Namespace = ptr(gwv1.Namespace(p.Namespace))
+	}
+	if p.Section != "" {
+		pr.SectionName = ptr(gwv1.SectionName(p.Section))
+	}
+	return pr
+}
+
+func (b BackendRef) reference() gwv1.BackendRef {
+	br := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(b.Name), Port: ptr(gwv1.PortNumber(b.port()))}}
+	if b.Namespace != "" {
+		br.Namespace = ptr(gwv1.Namespace(b.Namespace))
+	}
+	return br
+}
+
+// sectionName is a rule's name, nil when it has none.
+func (rule Rule) sectionName() *gwv1.SectionName {
+	if rule.Name == "" {
+		return nil
+	}
+	return ptr(gwv1.SectionName(rule.Name))
+}
+
+// addTo adds the route to in as an object of its kind.
+func (r Route) addTo(in *topology.GatewayAPI) {
+	meta := metav1.ObjectMeta{Namespace: namespaceOr(r.Namespace), Name: r.Name, Labels: r.Labels}
+	var parents []gwv1.ParentReference
+	for _, p := range r.Parents {
+		parents = append(parents, p.reference())
+	}
+	switch {
+	case r.Kind == topology.KindTLSRoute:
+		o := &gwv1.TLSRoute{ObjectMeta: meta}
+		o.Spec.ParentRefs = parents
+		for _, rule := range r.Rules {
+			lr := gwv1.TLSRouteRule{Name: rule.sectionName()}
+			for _, b := range rule.Backends {
+				lr.BackendRefs = append(lr.BackendRefs, b.reference())
+			}
+			o.Spec.Rules = append(o.Spec.Rules, lr)
+		}
+		in.TLSRoutes = append(in.TLSRoutes, o)
+	case r.Kind == topology.KindTCPRoute:
+		o := &gwv1.TCPRoute{ObjectMeta: meta}
+		o.Spec.ParentRefs = parents
+		for _, rule := range r.Rules {
+			lr := gwv1.TCPRouteRule{Name: rule.sectionName()}
+			for _, b := range rule.Backends {
+				lr.BackendRefs = append(lr.BackendRefs, b.reference())
+			}
+			o.Spec.Rules = append(o.Spec.Rules, lr)
+		}
+		in.TCPRoutes = append(in.TCPRoutes, o)
+	case r.Kind == topology.KindUDPRoute:
+		o := &gwv1.UDPRoute{ObjectMeta: meta}
+		o.Spec.ParentRefs = parents
+		for _, rule := range r.Rules {
+			lr := gwv1.UDPRouteRule{Name: rule.sectionName()}
+			for _, b := range rule.Backends {
+				lr.BackendRefs = append(lr.BackendRefs, b.reference())
+			}
+			o.Spec.Rules = append(o.Spec.Rules, lr)
+		}
+		in.UDPRoutes = append(in.UDPRoutes, o)
+	case r.GRPC:
+		o := &gwv1.GRPCRoute{ObjectMeta: meta}
+		o.Spec.ParentRefs = parents
+		for _, rule := range r.Rules {
+			gr := gwv1.GRPCRouteRule{Name: rule.sectionName()}
+			for _, b := range rule.Backends {
+				gr.BackendRefs = append(gr.BackendRefs, gwv1.GRPCBackendRef{BackendRef: b.reference()})
+			}
+			o.Spec.Rules = append(o.Spec.Rules, gr)
+		}
+		in.GRPCRoutes = append(in.GRPCRoutes, o)
+	default:
+		in.HTTPRoutes = append(in.HTTPRoutes, r.httpRoute(meta, parents))
+	}
+}
+
+func (r Route) httpRoute(meta metav1.ObjectMeta, parents []gwv1.ParentReference) *gwv1.HTTPRoute {
+	o := &gwv1.HTTPRoute{ObjectMeta: meta}
+	o.Spec.ParentRefs = parents
+	for _, rule := range r.Rules {
+		hr := gwv1.HTTPRouteRule{Name: rule.sectionName()}
+		for _, b := range rule.Backends {
+			hr.BackendRefs = append(hr.BackendRefs, gwv1.HTTPBackendRef{BackendRef: b.reference()})
+		}
+		if rule.PathPrefix != "" {
+			hr.Matches = []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: ptr(gwv1.PathMatchPathPrefix), Value: ptr(rule.PathPrefix)}}}
+		}
+		o.Spec.Rules = append(o.Spec.Rules, hr)
+	}
+	return o
 }
 
 const (

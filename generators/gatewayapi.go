@@ -216,35 +216,7 @@ func drawRoute(t *rapid.T, s *Scenario, nsGen *rapid.Generator[string], nameIn f
 	default:
 		r.Parents = []ParentRef{parent(first, false)}
 	}
-	var local []int
-	for i, svc := range s.Services {
-		if svc.Namespace == ns {
-			local = append(local, i)
-		}
-	}
-	for k := range rapid.IntRange(1, 3).Draw(t, "rules") {
-		var rule Rule
-		if rapid.Bool().Draw(t, "named rule") {
-			rule.Name = ruleNames[k]
-		}
-		for range rapid.IntRange(1, 2).Draw(t, "backends") {
-			var i int
-			if len(local) > 0 && rapid.IntRange(0, 9).Draw(t, "backend in the route's namespace") < 8 {
-				i = rapid.SampledFrom(local).Draw(t, "backend")
-			} else {
-				i = rapid.IntRange(0, len(s.Services)-1).Draw(t, "backend")
-			}
-			svc := s.Services[i]
-			be := BackendRef{Name: svc.Name}
-			if svc.Namespace != ns {
-				be.Namespace = svc.Namespace
-			}
-			if !slices.Contains(rule.Backends, be) {
-				rule.Backends = append(rule.Backends, be)
-			}
-		}
-		r.Rules = append(r.Rules, rule)
-	}
+	r.Rules = drawRules(t, s, ns)
 	return r
 }
 
@@ -364,4 +336,40 @@ func hierarchyRoute(t *rapid.T, s *Scenario, r *Route) {
 		}
 		r.Parents = []ParentRef{p}
 	}
+}
+
+// drawRules draws 1–3 rules of 1–2 backends each for a route in ns,
+// preferably to Services of ns.
+func drawRules(t *rapid.T, s *Scenario, ns string) []Rule {
+	var rules []Rule
+	var local []int
+	for i, svc := range s.Services {
+		if svc.Namespace == ns {
+			local = append(local, i)
+		}
+	}
+	for k := range rapid.IntRange(1, 3).Draw(t, "rules") {
+		var rule Rule
+		if rapid.Bool().Draw(t, "named rule") {
+			rule.Name = ruleNames[k]
+		}
+		for range rapid.IntRange(1, 2).Draw(t, "backends") {
+			var i int
+			if len(local) > 0 && rapid.IntRange(0, 9).Draw(t, "backend in the route's namespace") < 8 {
+				i = rapid.SampledFrom(local).Draw(t, "backend")
+			} else {
+				i = rapid.IntRange(0, len(s.Services)-1).Draw(t, "backend")
+			}
+			svc := s.Services[i]
+			be := BackendRef{Name: svc.Name}
+			if svc.Namespace != ns {
+				be.Namespace = svc.Namespace
+			}
+			if !slices.Contains(rule.Backends, be) {
+				rule.Backends = append(rule.Backends, be)
+			}
+		}
+		rules = append(rules, rule)
+	}
+	return rules
 }

@@ -67,35 +67,7 @@ func newWorld(s *Scenario, cfg Config) *world {
 		panic("generators: " + err.Error())
 	}
 	w := &world{s: s, cfg: cfg, prof: prof, taken: map[string]bool{}, grants: cfg.MaxObjects - s.ObjectCount()}
-	for _, c := range s.GatewayClasses {
-		w.objs = append(w.objs, targetable{group: gatewayGroup, kind: "GatewayClass", name: c})
-	}
-	for _, gw := range s.Gateways {
-		o := targetable{group: gatewayGroup, kind: "Gateway", namespace: namespaceOr(gw.Namespace), name: gw.Name}
-		for _, l := range gw.Listeners {
-			o.sections = append(o.sections, l.Name)
-		}
-		w.objs = append(w.objs, o)
-	}
-	for _, set := range s.ListenerSets {
-		o := targetable{group: gatewayGroup, kind: "ListenerSet", namespace: namespaceOr(set.Namespace), name: set.Name}
-		for _, l := range set.Listeners {
-			o.sections = append(o.sections, l.Name)
-		}
-		w.objs = append(w.objs, o)
-	}
-	for _, r := range s.Routes {
-		o := targetable{group: gatewayGroup, kind: r.RouteKind(), namespace: namespaceOr(r.Namespace), name: r.Name}
-		for _, rule := range r.Rules {
-			if rule.Name != "" {
-				o.sections = append(o.sections, rule.Name)
-			}
-		}
-		w.objs = append(w.objs, o)
-	}
-	for _, svc := range s.Services {
-		w.objs = append(w.objs, targetable{kind: "Service", namespace: namespaceOr(svc.Namespace), name: svc.Name, sections: svc.Ports})
-	}
+	w.objs = targetables(s)
 	universe := []groupKind{{gatewayGroup, "GatewayClass"}, {gatewayGroup, "Gateway"}, {gatewayGroup, "HTTPRoute"}, {gatewayGroup, "GRPCRoute"}, {"", "Service"}, {gatewayGroup, "TCPRoute"}, {"", "ConfigMap"}}
 	if g := s.Generic; g != nil {
 		for _, n := range g.Nodes {
@@ -111,20 +83,7 @@ func newWorld(s *Scenario, cfg Config) *world {
 			w.forbidden = append(w.forbidden, gk)
 		}
 	}
-	// Policies live where the objects are (generic: where s's policies are).
-	w.namespaces = slices.Clone(s.Namespaces)
-	if s.Generic == nil {
-		w.namespaces = nil
-		for _, o := range w.objs {
-			if o.namespace != "" && !slices.Contains(w.namespaces, o.namespace) {
-				w.namespaces = append(w.namespaces, o.namespace)
-			}
-		}
-		slices.Sort(w.namespaces)
-	}
-	if len(w.namespaces) == 0 {
-		w.namespaces = AllNamespaces[:1]
-	}
+	w.namespaces = policyNamespaces(s, w.objs)
 	for _, p := range s.Policies {
 		w.taken[p.Namespace+"/"+p.Name] = true
 	}
@@ -141,6 +100,61 @@ func newWorld(s *Scenario, cfg Config) *world {
 		w.style = "generic"
 	}
 	return w
+}
+
+// targetables lists the objects of s's Gateway API hierarchy a policy can
+// target, with their sections: listeners, named rules, Service ports.
+func targetables(s *Scenario) []targetable {
+	var objs []targetable
+	for _, c := range s.GatewayClasses {
+		objs = append(objs, targetable{group: gatewayGroup, kind: "GatewayClass", name: c})
+	}
+	for _, gw := range s.Gateways {
+		o := targetable{group: gatewayGroup, kind: "Gateway", namespace: namespaceOr(gw.Namespace), name: gw.Name}
+		for _, l := range gw.Listeners {
+			o.sections = append(o.sections, l.Name)
+		}
+		objs = append(objs, o)
+	}
+	for _, set := range s.ListenerSets {
+		o := targetable{group: gatewayGroup, kind: "ListenerSet", namespace: namespaceOr(set.Namespace), name: set.Name}
+		for _, l := range set.Listeners {
+			o.sections = append(o.sections, l.Name)
+		}
+		objs = append(objs, o)
+	}
+	for _, r := range s.Routes {
+		o := targetable{group: gatewayGroup, kind: r.RouteKind(), namespace: namespaceOr(r.Namespace), name: r.Name}
+		for _, rule := range r.Rules {
+			if rule.Name != "" {
+				o.sections = append(o.sections, rule.Name)
+			}
+		}
+		objs = append(objs, o)
+	}
+	for _, svc := range s.Services {
+		objs = append(objs, targetable{kind: "Service", namespace: namespaceOr(svc.Namespace), name: svc.Name, sections: svc.Ports})
+	}
+	return objs
+}
+
+// policyNamespaces is where policies live: where the objects are (generic:
+// where s's policies are), else the first of AllNamespaces.
+func policyNamespaces(s *Scenario, objs []targetable) []string {
+	namespaces := slices.Clone(s.Namespaces)
+	if s.Generic == nil {
+		namespaces = nil
+		for _, o := range objs {
+			if o.namespace != "" && !slices.Contains(namespaces, o.namespace) {
+				namespaces = append(namespaces, o.namespace)
+			}
+		}
+		slices.Sort(namespaces)
+	}
+	if len(namespaces) == 0 {
+		namespaces = AllNamespaces[:1]
+	}
+	return namespaces
 }
 
 // sectionRule returns how targets of gk may name sections.
@@ -522,19 +536,7 @@ var (
 
 // drawSpec draws a policy spec (without targetRefs) for the profile.
 func (w *world) drawSpec(t *rapid.T) map[string]any {
-	var proper map[string]any
-	switch {
-	case w.cfg.FlatSpecs && w.style != "tls":
-		// A BackendTLSPolicy's spec has its CRD's shape, flat specs or
-		// not (spec.validation is required, a flat key unknown).
-		proper = flatSpec.Draw(t, "spec proper")
-	case w.style == "color":
-		proper = colorSpec.Draw(t, "spec proper")
-	case w.style == "tls":
-		proper = tlsSpec.Draw(t, "spec proper")
-	default:
-		proper = genericSpec.Draw(t, "spec proper")
-	}
+	proper := w.drawProper(t)
 	if !w.merging {
 		return proper
 	}
@@ -543,14 +545,7 @@ func (w *world) drawSpec(t *rapid.T) map[string]any {
 	if sel.Stanzas != nil {
 		defaults, overrides = sel.Stanzas.Defaults, sel.Stanzas.Overrides
 	}
-	value := func(mode string) string {
-		for _, k := range slices.Sorted(maps.Keys(sel.StrategyValues)) {
-			if sel.StrategyValues[k] == mode {
-				return k
-			}
-		}
-		return mode
-	}
+	value := func(mode string) string { return strategyValue(sel, mode) }
 	if !w.cfg.NoInvalid && rapid.IntRange(0, 19).Draw(t, "invalid selection") == 19 {
 		return w.invalidSpec(t, proper, defaults, overrides, field, value)
 	}
@@ -589,6 +584,33 @@ func (w *world) drawSpec(t *rapid.T) map[string]any {
 	}
 	spec[stanza] = proper
 	return spec
+}
+
+// drawProper draws a spec proper in the kind's style.
+func (w *world) drawProper(t *rapid.T) map[string]any {
+	switch {
+	case w.cfg.FlatSpecs && w.style != "tls":
+		// A BackendTLSPolicy's spec has its CRD's shape, flat specs or
+		// not (spec.validation is required, a flat key unknown).
+		return flatSpec.Draw(t, "spec proper")
+	case w.style == "color":
+		return colorSpec.Draw(t, "spec proper")
+	case w.style == "tls":
+		return tlsSpec.Draw(t, "spec proper")
+	default:
+		return genericSpec.Draw(t, "spec proper")
+	}
+}
+
+// strategyValue is the value of the selection's strategy field that
+// selects mode (Atomic or Patch), mode itself when none is listed.
+func strategyValue(sel *profile.Selection, mode string) string {
+	for _, k := range slices.Sorted(maps.Keys(sel.StrategyValues)) {
+		if sel.StrategyValues[k] == mode {
+			return k
+		}
+	}
+	return mode
 }
 
 // invalidSpec draws a spec whose strategy selection a controller rejects.

@@ -45,21 +45,48 @@ const (
 	MaxMaxPolicies = 100 * DefaultMaxPolicies
 )
 
+// check checks o's limits (docs/limits.md) and flags that do not go
+// together.
+func (o PrintOptions) check() error {
+	if o.MaxObjects < 0 || o.MaxObjects > MaxMaxObjects {
+		return fmt.Errorf("--max-objects %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxObjects, MaxMaxObjects)
+	}
+	if o.MaxPolicies < 0 || o.MaxPolicies > MaxMaxPolicies {
+		return fmt.Errorf("--max-policies %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxPolicies, MaxMaxPolicies)
+	}
+	if o.Steps < 0 || o.Steps > MaxDrawnSteps {
+		return fmt.Errorf("--steps %d: from 0 to %d", o.Steps, MaxDrawnSteps)
+	}
+	if o.Steps > 0 && o.Generic {
+		return fmt.Errorf("--steps and --generic do not go together: generic scenarios have no cluster objects to change")
+	}
+	return nil
+}
+
+// command is the gepcheck gen command (without --steps) that draws s
+// again with cfg.
+func (o PrintOptions) command(s *Scenario, cfg Config) string {
+	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
+	if o.Generic {
+		line += " --generic"
+	} else {
+		line += " --profile " + s.ProfileName()
+	}
+	if cfg.MaxObjects != 0 {
+		line += fmt.Sprintf(" --max-objects %d", cfg.MaxObjects)
+	}
+	if cfg.MaxPolicies != 0 {
+		line += fmt.Sprintf(" --max-policies %d", cfg.MaxPolicies)
+	}
+	return line
+}
+
 // Print draws the scenario o names and prints it as multi-document YAML,
 // its first line the gepcheck gen command that prints the same bytes.
 func Print(o PrintOptions) ([]byte, error) {
 	var out bytes.Buffer
-	if o.MaxObjects < 0 || o.MaxObjects > MaxMaxObjects {
-		return nil, fmt.Errorf("--max-objects %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxObjects, MaxMaxObjects)
-	}
-	if o.MaxPolicies < 0 || o.MaxPolicies > MaxMaxPolicies {
-		return nil, fmt.Errorf("--max-policies %d: from 1 to %d, or 0 for the default (docs/limits.md)", o.MaxPolicies, MaxMaxPolicies)
-	}
-	if o.Steps < 0 || o.Steps > MaxDrawnSteps {
-		return nil, fmt.Errorf("--steps %d: from 0 to %d", o.Steps, MaxDrawnSteps)
-	}
-	if o.Steps > 0 && o.Generic {
-		return nil, fmt.Errorf("--steps and --generic do not go together: generic scenarios have no cluster objects to change")
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	steps := ""
 	if o.Steps > 0 {
@@ -97,19 +124,7 @@ func Print(o PrintOptions) ([]byte, error) {
 			cfg.Profile = s.ProfileName()
 		}
 	}
-	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
-	if o.Generic {
-		line += " --generic"
-	} else {
-		line += " --profile " + s.ProfileName()
-	}
-	if cfg.MaxObjects != 0 {
-		line += fmt.Sprintf(" --max-objects %d", cfg.MaxObjects)
-	}
-	if cfg.MaxPolicies != 0 {
-		line += fmt.Sprintf(" --max-policies %d", cfg.MaxPolicies)
-	}
-	fmt.Fprintln(&out, line+steps)
+	fmt.Fprintln(&out, o.command(s, cfg)+steps)
 	if o.Steps > 0 {
 		out.Write(draw(Scenarios(cfg)))
 	} else {

@@ -60,25 +60,7 @@ func smallerObjects(s *Scenario) []*Scenario {
 		}
 	}
 	for i, r := range s.Routes {
-		if len(r.Parents) > 1 {
-			for j := range r.Parents {
-				with(func(c *Scenario) { c.Routes[i].Parents = slices.Delete(c.Routes[i].Parents, j, j+1) })
-			}
-		}
-		if len(r.Rules) > 1 {
-			for j := range r.Rules {
-				with(func(c *Scenario) { c.Routes[i].Rules = slices.Delete(c.Routes[i].Rules, j, j+1) })
-			}
-		}
-		for j, rule := range r.Rules {
-			if len(rule.Backends) > 1 {
-				for k := range rule.Backends {
-					with(func(c *Scenario) {
-						c.Routes[i].Rules[j].Backends = slices.Delete(c.Routes[i].Rules[j].Backends, k, k+1)
-					})
-				}
-			}
-		}
+		smallerRoute(i, r, with)
 	}
 	for i, p := range s.Policies {
 		if len(p.Targets)+len(p.Selectors) > 1 {
@@ -91,6 +73,30 @@ func smallerObjects(s *Scenario) []*Scenario {
 		}
 	}
 	return out
+}
+
+// smallerRoute gives, through with, route i (r) with one parentRef, one
+// rule or one backendRef fewer, where it has more than one.
+func smallerRoute(i int, r Route, with func(edit func(c *Scenario))) {
+	if len(r.Parents) > 1 {
+		for j := range r.Parents {
+			with(func(c *Scenario) { c.Routes[i].Parents = slices.Delete(c.Routes[i].Parents, j, j+1) })
+		}
+	}
+	if len(r.Rules) > 1 {
+		for j := range r.Rules {
+			with(func(c *Scenario) { c.Routes[i].Rules = slices.Delete(c.Routes[i].Rules, j, j+1) })
+		}
+	}
+	for j, rule := range r.Rules {
+		if len(rule.Backends) > 1 {
+			for k := range rule.Backends {
+				with(func(c *Scenario) {
+					c.Routes[i].Rules[j].Backends = slices.Delete(c.Routes[i].Rules[j].Backends, k, k+1)
+				})
+			}
+		}
+	}
 }
 
 // dropBackends removes the backendRefs to svc, the rules left without

@@ -121,6 +121,21 @@ type ExpectedTarget struct {
 func (exp *Expect) Check(out *Output) []string {
 	var diffs []string
 	add := func(format string, a ...any) { diffs = append(diffs, fmt.Sprintf(format, a...)) }
+	exp.checkEffective(out, add)
+	exp.checkPolicies(out, add)
+	exp.checkTargets(out, add)
+	for _, w := range exp.Warnings {
+		if !slices.ContainsFunc(out.Warnings, func(m string) bool { return strings.Contains(m, w) }) {
+			add("no warning contains %q", w)
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+// checkEffective compares the effective policy of every path, expected or
+// not.
+func (exp *Expect) checkEffective(out *Output, add func(string, ...any)) {
 	got := map[string]engine.EffectivePolicy{}
 	for _, e := range out.EffectivePolicies {
 		got[pathKey(e.Path)] = e
@@ -149,6 +164,11 @@ func (exp *Expect) Check(out *Output) []string {
 			add("path %s: unexpected effective policy %s", k, compact(e.Spec))
 		}
 	}
+}
+
+// checkPolicies compares the conditions of every expected policy, and of
+// its ancestors where they are expected.
+func (exp *Expect) checkPolicies(out *Output, add func(string, ...any)) {
 	policies := map[string]engine.PolicyStatus{}
 	for _, p := range out.Policies {
 		policies[p.Ref] = p
@@ -160,29 +180,38 @@ func (exp *Expect) Check(out *Output) []string {
 			continue
 		}
 		checkConditions("policy "+w.Ref, w.Conditions, p.Conditions, out.StatusVocabulary, add)
-		if w.Ancestors == nil {
-			continue
-		}
-		have := map[string]engine.PolicyTarget{}
-		for _, a := range p.Ancestors {
-			have[a.Ref] = a
-		}
-		wanted := map[string]bool{}
-		for _, wa := range w.Ancestors {
-			wanted[wa.Ref] = true
-			a, ok := have[wa.Ref]
-			if !ok {
-				add("policy %s: no status for ancestor %s", w.Ref, wa.Ref)
-				continue
-			}
-			checkConditions("policy "+w.Ref+" ancestor "+wa.Ref, wa.Conditions, a.Conditions, out.StatusVocabulary, add)
-		}
-		for _, a := range p.Ancestors {
-			if !wanted[a.Ref] {
-				add("policy %s: unexpected status for ancestor %s", w.Ref, a.Ref)
-			}
+		if w.Ancestors != nil {
+			checkAncestors(w, p, out.StatusVocabulary, add)
 		}
 	}
+}
+
+// checkAncestors compares a policy's status per ancestor (GEP-713
+// PolicyAncestorStatus) with the expected one, entry by entry.
+func checkAncestors(w ExpectedPolicy, p engine.PolicyStatus, vocab engine.Vocabulary, add func(string, ...any)) {
+	have := map[string]engine.PolicyTarget{}
+	for _, a := range p.Ancestors {
+		have[a.Ref] = a
+	}
+	wanted := map[string]bool{}
+	for _, wa := range w.Ancestors {
+		wanted[wa.Ref] = true
+		a, ok := have[wa.Ref]
+		if !ok {
+			add("policy %s: no status for ancestor %s", w.Ref, wa.Ref)
+			continue
+		}
+		checkConditions("policy "+w.Ref+" ancestor "+wa.Ref, wa.Conditions, a.Conditions, vocab, add)
+	}
+	for _, a := range p.Ancestors {
+		if !wanted[a.Ref] {
+			add("policy %s: unexpected status for ancestor %s", w.Ref, a.Ref)
+		}
+	}
+}
+
+// checkTargets compares the policies each expected target is affected by.
+func (exp *Expect) checkTargets(out *Output, add func(string, ...any)) {
 	targets := map[string]engine.TargetStatus{}
 	for _, t := range out.Targets {
 		targets[t.Ref] = t
@@ -197,13 +226,6 @@ func (exp *Expect) Check(out *Output) []string {
 			add("target %s: expected affected by [%s], got [%s]", w.Ref, strings.Join(e, ", "), strings.Join(g, ", "))
 		}
 	}
-	for _, w := range exp.Warnings {
-		if !slices.ContainsFunc(out.Warnings, func(m string) bool { return strings.Contains(m, w) }) {
-			add("no warning contains %q", w)
-		}
-	}
-	sort.Strings(diffs)
-	return diffs
 }
 
 // Vocabulary returns the status vocabulary the expectations are written in.

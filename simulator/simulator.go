@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -306,29 +305,6 @@ type predecoded struct {
 // every CPU, ahead of run's loop, which takes them in order (strict
 // decoding is most of the time spent building; docs/performance.md).
 func decodeAll(docs []*load.Doc, release bool) map[*load.Doc]predecoded {
-	typed := func(d *load.Doc) any {
-		switch {
-		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
-			return &gwv1.GatewayClass{}
-		case d.Group == GatewayGroup && d.Kind == "Gateway":
-			return &gwv1.Gateway{}
-		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
-			return &gwv1.HTTPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
-			return &gwv1.GRPCRoute{}
-		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
-			return &gwv1.TLSRoute{}
-		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
-			return &gwv1.TCPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
-			return &gwv1.UDPRoute{}
-		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
-			return &gwv1.ListenerSet{}
-		case d.Group == "" && d.Kind == "Service":
-			return &corev1.Service{}
-		}
-		return nil
-	}
 	out := make([]predecoded, len(docs))
 	var wg sync.WaitGroup
 	var next atomic.Int64
@@ -365,10 +341,8 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	} else {
 		b.pre = decodeAll(docs, b.own)
 	}
-	var gw topology.GatewayAPI
-	var generic []*load.Doc
+	var g gathered
 	var candidates []*load.Doc
-	var inputProfiles []*profile.Profile
 	for _, d := range docs {
 		if d.Namespace == "" && namespaced(d) {
 			d.Namespace = "default"
@@ -386,157 +360,16 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 		if !b.served(d) {
 			continue
 		}
-		switch {
-		case d.Group == GatewayGroup && d.Kind == "GatewayClass":
-			var o gwv1.GatewayClass
-			if b.decode(d, &o) {
-				gw.GatewayClasses = append(gw.GatewayClasses, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "Gateway":
-			var o gwv1.Gateway
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkListeners(d, &o)
-				b.labeled(d, o.Labels)
-				gw.Gateways = append(gw.Gateways, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "HTTPRoute":
-			var o gwv1.HTTPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.HTTPRoutes = append(gw.HTTPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "GRPCRoute":
-			var o gwv1.GRPCRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.GRPCRoutes = append(gw.GRPCRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "TLSRoute":
-			var o gwv1.TLSRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.TLSRoutes = append(gw.TLSRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "TCPRoute":
-			var o gwv1.TCPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.TCPRoutes = append(gw.TCPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "UDPRoute":
-			var o gwv1.UDPRoute
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkRules(d, len(o.Spec.Rules), func(i int) *gwv1.SectionName { return o.Spec.Rules[i].Name })
-				b.labeled(d, o.Labels)
-				gw.UDPRoutes = append(gw.UDPRoutes, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "ListenerSet":
-			var o gwv1.ListenerSet
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.checkNames(d, len(o.Spec.Listeners), func(i int) gwv1.SectionName { return o.Spec.Listeners[i].Name })
-				b.labeled(d, o.Labels)
-				gw.ListenerSets = append(gw.ListenerSets, &o)
-			}
-		case d.Group == GatewayGroup && d.Kind == "ReferenceGrant":
-			var o gwv1.ReferenceGrant
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				gw.ReferenceGrants = append(gw.ReferenceGrants, &o)
-			}
-		case d.Group == "" && d.Kind == "Service":
-			var o corev1.Service
-			if b.decode(d, &o) {
-				o.Namespace = d.Namespace
-				b.labeled(d, o.Labels)
-				gw.Services = append(gw.Services, &o)
-			}
-		case d.Group == "" && d.Kind == "Namespace":
-			var o corev1.Namespace
-			if b.decode(d, &o) {
-				if b.nsLabels == nil {
-					b.nsLabels = map[string]map[string]string{}
-				}
-				b.nsLabels[o.Name] = o.Labels
-				gw.Namespaces = append(gw.Namespaces, &o)
-			}
-		case d.Group == CRDGroup && d.Kind == CRDKind:
-			b.inputCRD(d)
-		case d.Group == GepcheckGroup && d.Kind == "Topology":
-			generic = append(generic, d)
-		case d.Group == GepcheckGroup && d.Kind == "PolicyProfile":
-			var p profile.Profile
-			if b.decode(d, &p) {
-				p.Source = d.Source.String()
-				if err := p.Validate(); err != nil {
-					b.fail(d, fieldOf(err), "%v", msgOf(err))
-				} else {
-					inputProfiles = append(inputProfiles, &p)
-				}
-			}
-		case d.Group == GepcheckGroup && d.Kind == "ObjectFields":
-			var o ObjectFields
-			if b.decode(d, &o) {
-				t := o.Spec.Target
-				if t.Kind == "" || t.Name == "" {
-					b.fail(d, "spec.target", "needs kind and name")
-					continue
-				}
-				r := ref.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}.String()
-				if b.m.OwnFields == nil {
-					b.m.OwnFields = map[string]map[string]any{}
-				}
-				if _, dup := b.m.OwnFields[r]; dup {
-					b.fail(d, "spec.target", "%s already has an ObjectFields document", r)
-					continue
-				}
-				b.m.OwnFields[r] = o.Spec.Fields
-			}
-		case d.Group == GepcheckGroup && d.Kind == "Finding":
-			// A finding of the property suite (scenarios/findings/): its
-			// header explains the objects that follow.
-			b.m.Finding = d.Name
-			if spec, ok := d.Raw["spec"].(map[string]any); ok {
-				b.m.FindingImplementation, _ = spec["implementation"].(string)
-			}
-		case d.Group == GepcheckGroup && d.Kind == "Scenario":
-			var s Scenario
-			if b.decode(d, &s) {
-				if b.m.Scenario != nil {
-					b.fail(d, "kind", "a file set holds one Scenario; another is at %s", b.m.Scenario.Source)
-				}
-				s.Source = d.Source
-				b.m.Scenario = &s
-			}
-		default:
-			if data, ok := d.Raw["data"].(map[string]any); ok {
-				keys := map[string]bool{}
-				for k, v := range data {
-					if str, _ := v.(string); str != "" {
-						keys[k] = true
-					}
-				}
-				if b.data == nil {
-					b.data = map[string]map[string]bool{}
-				}
-				b.data[key] = keys
-			}
-			candidates = append(candidates, d)
+		if read, ok := readers[groupKind{d.Group, d.Kind}]; ok {
+			read(b, d, &g)
+			continue
 		}
+		b.candidateData(d, key)
+		candidates = append(candidates, d)
 	}
-	b.m.Graph.AddGatewayAPI(gw)
-	b.m.Grants = topology.Grants(gw.ReferenceGrants)
-	for _, d := range generic {
+	b.m.Graph.AddGatewayAPI(g.gw)
+	b.m.Grants = topology.Grants(g.gw.ReferenceGrants)
+	for _, d := range g.generic {
 		var t topology.GenericTopology
 		if b.decode(d, &t) {
 			if err := b.m.Graph.AddGeneric(t.Spec); err != nil {
@@ -546,7 +379,7 @@ func (b *builder) run(docs []*load.Doc, opts Options) {
 	}
 	b.m.Graph.Sort()
 	b.m.Warnings = append(b.m.Warnings, b.m.Graph.Warnings...)
-	profiles := b.profiles(opts, inputProfiles, candidates)
+	profiles := b.profiles(opts, g.profiles, candidates)
 	b.optCRDs = opts.CRDs
 	b.policies(profiles, candidates)
 	b.m.Warnings = append(b.m.Warnings, b.sortedCRDWarnings()...)
@@ -589,29 +422,11 @@ func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, o
 			var bad, why []string
 			reason := ""
 			for _, e := range list {
-				m, _ := e.(map[string]any)
-				g, _ := m["group"].(string)
-				kind, _ := m["kind"].(string)
-				name, _ := m["name"].(string)
-				allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
-				data, found := lookup(g + "/" + kind + "/" + p.Ref.Namespace + "/" + name)
-				var problem, r string
-				switch {
-				case !allowed:
-					problem, r = fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
-				case !found:
-					problem, r = fmt.Sprintf("%s %s: not found", kind, name), "ref"
-				default:
-					for _, want := range ref.Keys {
-						if !data[want] && problem == "" {
-							problem, r = fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
-						}
-					}
-					if problem == "" {
-						continue
-					}
+				entry, problem, r := referenceProblem(ref, e, p.Ref.Namespace, lookup)
+				if problem == "" {
+					continue
 				}
-				bad = append(bad, kind+" "+name)
+				bad = append(bad, entry)
 				why = append(why, problem)
 				if reason == "" {
 					reason = r
@@ -641,6 +456,32 @@ func ResolveReferences(k *Kind, lookup func(key string) (data map[string]bool, o
 			k.Refs[p.Ref.String()] = cond
 		}
 	}
+}
+
+// referenceProblem judges one reference e of a policy in namespace ns: its
+// "kind name", and the problem and its reason ("kind" or "ref") when it
+// does not resolve (a kind ref does not allow, no such object, a key
+// missing from its data).
+func referenceProblem(ref profile.Reference, e any, ns string, lookup func(key string) (data map[string]bool, ok bool)) (entry, problem, reason string) {
+	m, _ := e.(map[string]any)
+	g, _ := m["group"].(string)
+	kind, _ := m["kind"].(string)
+	name, _ := m["name"].(string)
+	entry = kind + " " + name
+	allowed := slices.ContainsFunc(ref.Kinds, func(gk profile.GroupKind) bool { return gk.Group == g && gk.Kind == kind })
+	data, found := lookup(g + "/" + kind + "/" + ns + "/" + name)
+	switch {
+	case !allowed:
+		return entry, fmt.Sprintf("%s %s: kind %s is not supported", kind, name, groupKindName(g, kind)), "kind"
+	case !found:
+		return entry, fmt.Sprintf("%s %s: not found", kind, name), "ref"
+	}
+	for _, want := range ref.Keys {
+		if !data[want] {
+			return entry, fmt.Sprintf("%s %s: no %s", kind, name, want), "ref"
+		}
+	}
+	return entry, "", ""
 }
 
 // groupKindName is kind, or kind.group for a group other than the core.
@@ -756,24 +597,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		named = b.m.Scenario.Spec.Profiles
 	}
 	for _, n := range named {
-		if p, ok := builtins[n]; ok {
-			out = append(out, p)
-			continue
-		}
-		found := false
-		for _, p := range inInput {
-			if p.Metadata.Name == n {
-				out, found = append(out, p), true
-			}
-		}
-		if found {
-			continue
-		}
-		if _, err := os.Stat(n); err != nil {
-			b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
-			continue
-		}
-		out = append(out, b.profileFile(n, opts.Limits)...)
+		out = append(out, b.namedProfile(n, builtins, inInput, opts)...)
 	}
 	if len(named) == 0 {
 		out = append(out, inInput...)
@@ -797,13 +621,7 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 			continue
 		}
 		asked[k] = true
-		var match []string
-		for _, n := range profile.BuiltinNames() {
-			p := builtins[n]
-			if p.Spec.Policy.Group == d.Group && p.Spec.Policy.Kind == d.Kind && !p.Spec.Alternative {
-				match = append(match, n)
-			}
-		}
+		match := builtinsFor(builtins, d.Group, d.Kind)
 		switch len(match) {
 		case 1:
 			out = append(out, builtins[match[0]])
@@ -814,6 +632,42 @@ func (b *builder) profiles(opts Options, inInput []*profile.Profile, candidates 
 		}
 	}
 	return out
+}
+
+// namedProfile finds the profile named n (--profile or a Scenario's
+// spec.profiles): a built-in, the input's PolicyProfiles of that name, or
+// the PolicyProfiles of file n.
+func (b *builder) namedProfile(n string, builtins map[string]*profile.Profile, inInput []*profile.Profile, opts Options) []*profile.Profile {
+	if p, ok := builtins[n]; ok {
+		return []*profile.Profile{p}
+	}
+	var out []*profile.Profile
+	for _, p := range inInput {
+		if p.Metadata.Name == n {
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if _, err := os.Stat(n); err != nil {
+		b.fail(nil, "", "--profile %s: not a built-in profile (%s) nor a readable file: %v%s", n, strings.Join(profile.BuiltinNames(), ", "), err, didYouMean(n, profile.BuiltinNames()))
+		return nil
+	}
+	return b.profileFile(n, opts.Limits)
+}
+
+// builtinsFor names the built-in profiles of a policy kind that are not
+// alternatives, in the order of their names.
+func builtinsFor(builtins map[string]*profile.Profile, group, kind string) []string {
+	var match []string
+	for _, n := range profile.BuiltinNames() {
+		p := builtins[n]
+		if p.Spec.Policy.Group == group && p.Spec.Policy.Kind == kind && !p.Spec.Alternative {
+			match = append(match, n)
+		}
+	}
+	return match
 }
 
 func (b *builder) policies(profiles []*profile.Profile, candidates []*load.Doc) {
@@ -915,17 +769,8 @@ func (b *builder) duplicates(byKind map[string]*Kind, profiles []*profile.Profil
 func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) {
 	pol := engine.Policy{Ref: ref.Ref{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}}
 	b.m.sources[pol.Ref.String()] = d.Source
-	meta, _ := d.Raw["metadata"].(map[string]any)
-	if ts, ok := meta["creationTimestamp"]; ok && ts != nil {
-		s, isString := ts.(string)
-		t, err := time.Parse(time.RFC3339, s)
-		if !isString || err != nil {
-			b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
-			return pol, false
-		}
-		if !b.noTimestamps {
-			pol.CreationTimestamp = &t
-		}
+	if !b.creationTimestamp(d, &pol) {
+		return pol, false
 	}
 	spec, ok := d.Raw["spec"].(map[string]any)
 	if !ok {
@@ -968,58 +813,13 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		return pol, false
 	}
 	for i, r := range refs {
-		m, ok := r.(map[string]any)
 		field := fmt.Sprintf("spec.targetRefs[%d]", i)
 		if singleRef {
 			field = "spec.targetRef"
 		}
+		tr, ok := b.targetRef(d, field, r)
 		if !ok {
-			b.fail(d, field, "must be an object with group, kind and name")
 			return pol, false
-		}
-		var tr engine.TargetRef
-		for _, f := range []struct {
-			name     string
-			into     *string
-			required bool
-		}{{"group", &tr.Group, false}, {"kind", &tr.Kind, true}, {"name", &tr.Name, true}, {"namespace", &tr.Namespace, false}, {"sectionName", &tr.SectionName, false}} {
-			v, present := m[f.name]
-			if !present || v == nil {
-				if f.required {
-					b.fail(d, field+"."+f.name, "is required")
-					return pol, false
-				}
-				continue
-			}
-			s, isString := v.(string)
-			if !isString {
-				b.fail(d, field+"."+f.name, "must be a string, not %v", v)
-				return pol, false
-			}
-			*f.into = s
-		}
-		for k := range m {
-			switch k {
-			case "group", "kind", "name", "namespace", "sectionName":
-			default:
-				b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
-				return pol, false
-			}
-		}
-		// A name no object can have names nothing, and would reach paths
-		// and messages (ref.NameErrors).
-		for _, f := range []struct {
-			name, value string
-			problems    []string
-		}{
-			{"name", tr.Name, ref.NameErrors(tr.Group, tr.Kind, tr.Name)},
-			{"namespace", tr.Namespace, nonEmpty(tr.Namespace, ref.NamespaceErrors)},
-			{"sectionName", tr.SectionName, nonEmpty(tr.SectionName, ref.SectionNameErrors)},
-		} {
-			if f.problems != nil {
-				b.fail(d, field+"."+f.name, "%s", ref.Invalid(f.value, f.problems))
-				return pol, false
-			}
 		}
 		pol.TargetRefs = append(pol.TargetRefs, tr)
 	}
@@ -1030,6 +830,82 @@ func (b *builder) policy(d *load.Doc, p *profile.Profile) (engine.Policy, bool) 
 		pol.Intent = p.Interpret(spec)
 	}
 	return pol, true
+}
+
+// creationTimestamp reads a policy's metadata.creationTimestamp, which
+// decides precedence between policies (GEP-713, Conflict resolution).
+func (b *builder) creationTimestamp(d *load.Doc, pol *engine.Policy) bool {
+	meta, _ := d.Raw["metadata"].(map[string]any)
+	ts, ok := meta["creationTimestamp"]
+	if !ok || ts == nil {
+		return true
+	}
+	s, isString := ts.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if !isString || err != nil {
+		b.fail(d, "metadata.creationTimestamp", "%v is not an RFC 3339 time (e.g. 2024-01-02T15:04:05Z)", ts)
+		return false
+	}
+	if !b.noTimestamps {
+		pol.CreationTimestamp = &t
+	}
+	return true
+}
+
+// targetRef reads one entry of a policy's targetRefs (or its targetRef) at
+// field: string fields group, kind, name, namespace and sectionName, kind
+// and name required, each a name an object can have.
+func (b *builder) targetRef(d *load.Doc, field string, r any) (engine.TargetRef, bool) {
+	var tr engine.TargetRef
+	m, ok := r.(map[string]any)
+	if !ok {
+		b.fail(d, field, "must be an object with group, kind and name")
+		return tr, false
+	}
+	for _, f := range []struct {
+		name     string
+		into     *string
+		required bool
+	}{{"group", &tr.Group, false}, {"kind", &tr.Kind, true}, {"name", &tr.Name, true}, {"namespace", &tr.Namespace, false}, {"sectionName", &tr.SectionName, false}} {
+		v, present := m[f.name]
+		if !present || v == nil {
+			if f.required {
+				b.fail(d, field+"."+f.name, "is required")
+				return tr, false
+			}
+			continue
+		}
+		s, isString := v.(string)
+		if !isString {
+			b.fail(d, field+"."+f.name, "must be a string, not %v", v)
+			return tr, false
+		}
+		*f.into = s
+	}
+	for k := range m {
+		switch k {
+		case "group", "kind", "name", "namespace", "sectionName":
+		default:
+			b.fail(d, field+"."+k, "unknown field (targetRefs take group, kind, name, namespace and sectionName)")
+			return tr, false
+		}
+	}
+	// A name no object can have names nothing, and would reach paths and
+	// messages (ref.NameErrors).
+	for _, f := range []struct {
+		name, value string
+		problems    []string
+	}{
+		{"name", tr.Name, ref.NameErrors(tr.Group, tr.Kind, tr.Name)},
+		{"namespace", tr.Namespace, nonEmpty(tr.Namespace, ref.NamespaceErrors)},
+		{"sectionName", tr.SectionName, nonEmpty(tr.SectionName, ref.SectionNameErrors)},
+	} {
+		if f.problems != nil {
+			b.fail(d, field+"."+f.name, "%s", ref.Invalid(f.value, f.problems))
+			return tr, false
+		}
+	}
+	return tr, true
 }
 
 // orSelectors names a kind's label-selector field in an error about

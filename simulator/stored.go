@@ -41,6 +41,40 @@ type StoredChange struct {
 // that differ. A kind none of whose policies storing changed costs
 // nothing more.
 func (m *Model) asWritten(k *Kind, sem engine.Semantics, res engine.Result) ([]engine.EffectivePolicy, []StoredChange) {
+	written := writtenPolicies(k)
+	if written == nil {
+		return nil, nil
+	}
+	wres := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: written, Grants: m.Grants, Semantics: sem, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
+	byPath := make(map[string]*engine.EffectivePolicy, len(wres.EffectivePolicies))
+	for i := range wres.EffectivePolicies {
+		e := &wres.EffectivePolicies[i]
+		byPath[strings.Join(e.Path, "\x00")] = e
+	}
+	d := &storedDiff{kind: k.Profile.Spec.Policy.Kind, pruned: map[string][][]string{}}
+	for _, p := range k.Policies {
+		if st := p.Intent.Stored; st != nil && len(st.Pruned) > 0 {
+			d.pruned[p.Ref.String()] = st.Pruned
+		}
+	}
+	seen := map[string]bool{}
+	for i := range res.EffectivePolicies {
+		s := &res.EffectivePolicies[i]
+		key := strings.Join(s.Path, "\x00")
+		seen[key] = true
+		d.compare(s, byPath[key])
+	}
+	for i := range wres.EffectivePolicies {
+		if w := &wres.EffectivePolicies[i]; !seen[strings.Join(w.Path, "\x00")] {
+			d.compare(nil, w)
+		}
+	}
+	return d.paths, d.changes
+}
+
+// writtenPolicies is k's policies as their authors wrote them, nil when
+// storing changed none.
+func writtenPolicies(k *Kind) []engine.Policy {
 	var written []engine.Policy
 	for i, p := range k.Policies {
 		if p.Intent.Written == nil {
@@ -51,76 +85,59 @@ func (m *Model) asWritten(k *Kind, sem engine.Semantics, res engine.Result) ([]e
 		}
 		written[i].Intent = *p.Intent.Written
 	}
-	if written == nil {
-		return nil, nil
+	return written
+}
+
+// storedDiff gathers the paths and fields where a kind's policies as
+// stored and as written differ.
+type storedDiff struct {
+	kind    string
+	pruned  map[string][][]string // by policy ref
+	paths   []engine.EffectivePolicy
+	changes []StoredChange
+}
+
+// compare compares a path's effective policy as stored (s) and as written
+// (w); either may be nil where the path has none.
+func (d *storedDiff) compare(s, w *engine.EffectivePolicy) {
+	var sv, wv map[string]any
+	var stack []string
+	if s != nil {
+		sv, stack = leafValues(s.Spec), s.Policies
 	}
-	wres := engine.Run(engine.Input{Graph: m.Graph, Profile: k.Profile, Policies: written, Grants: m.Grants, Semantics: sem, OwnFields: m.OwnFields, Mutant: m.mutant, CEL: m.cel})
-	byPath := make(map[string]*engine.EffectivePolicy, len(wres.EffectivePolicies))
-	for i := range wres.EffectivePolicies {
-		e := &wres.EffectivePolicies[i]
-		byPath[strings.Join(e.Path, "\x00")] = e
-	}
-	pruned := map[string][][]string{} // by policy ref
-	for _, p := range k.Policies {
-		if st := p.Intent.Stored; st != nil && len(st.Pruned) > 0 {
-			pruned[p.Ref.String()] = st.Pruned
+	if w != nil {
+		wv = leafValues(w.Spec)
+		if stack == nil {
+			stack = w.Policies
 		}
 	}
-	var paths []engine.EffectivePolicy
-	var changes []StoredChange
-	seen := map[string]bool{}
-	compare := func(s, w *engine.EffectivePolicy) {
-		var sv, wv map[string]any
-		var stack []string
+	fields := differing(sv, wv)
+	if len(fields) == 0 {
+		return
+	}
+	e := engine.EffectivePolicy{PolicyKind: d.kind}
+	if w != nil {
+		e = *w
+	} else {
+		e.Path = s.Path
+	}
+	d.paths = append(d.paths, e)
+	for _, f := range fields {
+		c := StoredChange{PolicyKind: e.PolicyKind, Path: e.Path, Field: f}
+		c.Stored, c.HasStored = sv[f]
+		c.Written, c.HasWritten = wv[f]
 		if s != nil {
-			sv, stack = leafValues(s.Spec), s.Policies
+			c.StoredFrom = s.Provenance[f]
+			_, c.StoredDefault = slices.BinarySearch(s.StoredDefaults, f)
 		}
 		if w != nil {
-			wv = leafValues(w.Spec)
-			if stack == nil {
-				stack = w.Policies
-			}
+			c.WrittenFrom = w.Provenance[f]
 		}
-		fields := differing(sv, wv)
-		if len(fields) == 0 {
-			return
+		if c.HasStored && !c.HasWritten && !c.StoredDefault {
+			c.PrunedBy, c.PrunedField = prunedOn(stack, d.pruned, f)
 		}
-		e := engine.EffectivePolicy{PolicyKind: k.Profile.Spec.Policy.Kind}
-		if w != nil {
-			e = *w
-		} else {
-			e.Path = s.Path
-		}
-		paths = append(paths, e)
-		for _, f := range fields {
-			c := StoredChange{PolicyKind: e.PolicyKind, Path: e.Path, Field: f}
-			c.Stored, c.HasStored = sv[f]
-			c.Written, c.HasWritten = wv[f]
-			if s != nil {
-				c.StoredFrom = s.Provenance[f]
-				_, c.StoredDefault = slices.BinarySearch(s.StoredDefaults, f)
-			}
-			if w != nil {
-				c.WrittenFrom = w.Provenance[f]
-			}
-			if c.HasStored && !c.HasWritten && !c.StoredDefault {
-				c.PrunedBy, c.PrunedField = prunedOn(stack, pruned, f)
-			}
-			changes = append(changes, c)
-		}
+		d.changes = append(d.changes, c)
 	}
-	for i := range res.EffectivePolicies {
-		s := &res.EffectivePolicies[i]
-		key := strings.Join(s.Path, "\x00")
-		seen[key] = true
-		compare(s, byPath[key])
-	}
-	for i := range wres.EffectivePolicies {
-		if w := &wres.EffectivePolicies[i]; !seen[strings.Join(w.Path, "\x00")] {
-			compare(nil, w)
-		}
-	}
-	return paths, changes
 }
 
 // prunedOn names the first policy of stack (established first) whose

@@ -97,42 +97,50 @@ func listenerSetScope() Property {
 					if prev.Kind != "ListenerSet" {
 						continue
 					}
-					// A route beneath a ListenerSet's listener names that
-					// ListenerSet as a parent, and the ListenerSet is
-					// beneath the Gateway its parentRef names.
 					under[[2]ref.Ref{prev, r}] = true
-					if !declaresParent(s, r, prev) {
-						Fail(t, c, "path %s: %s is beneath %s, which none of its parentRefs names", pathKey(e.Path), r, prev)
-					} else if rt, ok := routeOf(s, r); ok && !slices.Contains(attachedListenerSetListeners(s, rt), prev) {
-						// Named, but not allowed: the Gateway's
-						// allowedListeners, the listener's allowedRoutes
-						// or its protocol refuse it (GEP-1713).
-						Fail(t, c, "path %s: %s is beneath %s, which does not accept it", pathKey(e.Path), r, prev)
-					}
-					if i < 2 || els[i-2] != (ref.Ref{Kind: "ListenerSet", Namespace: prev.Namespace, Name: prev.Name}) {
-						Fail(t, c, "path %s: listener %s is not beneath its ListenerSet", pathKey(e.Path), prev)
-					} else if gw, ok := parentGateway(s, prev); !ok || i < 3 || els[i-3] != gw {
-						Fail(t, c, "path %s: ListenerSet %s/%s is not beneath its parent Gateway", pathKey(e.Path), prev.Namespace, prev.Name)
-					}
+					routeUnderListenerSet(t, c, s, e.Path, els, i)
 				}
 				if in := slices.Contains(e.Policies, pol); in != through {
 					Fail(t, c, "path %s: %s (targets %s) stacked=%v, but the path passes through its target: %v", pathKey(e.Path), pol, target, in, through)
 				}
 			}
-			// A route that has paths and attaches (by the input) to a
-			// ListenerSet's listener has one through that listener.
-			for _, rt := range s.Routes {
-				r := ref.Ref{Kind: rt.RouteKind(), Namespace: nsOr(rt.Namespace), Name: rt.Name}
-				if !routesOnPaths[r] {
-					continue
-				}
-				for _, l := range attachedListenerSetListeners(s, rt) {
-					if !under[[2]ref.Ref{l, r}] {
-						Fail(t, c, "%s attaches to %s (GEP-1713), but no path has it beneath that listener", r, l)
-					}
-				}
-			}
+			attachedHavePaths(t, c, s, routesOnPaths, under)
 		},
+	}
+}
+
+// routeUnderListenerSet: a route beneath a ListenerSet's listener (els[i]
+// beneath els[i-1]) names that ListenerSet as a parent, which accepts it,
+// and the ListenerSet is beneath the Gateway its parentRef names.
+func routeUnderListenerSet(t *rapid.T, c *Capture, s *generators.Scenario, path []string, els []ref.Ref, i int) {
+	r, prev := els[i], els[i-1]
+	if !declaresParent(s, r, prev) {
+		Fail(t, c, "path %s: %s is beneath %s, which none of its parentRefs names", pathKey(path), r, prev)
+	} else if rt, ok := routeOf(s, r); ok && !slices.Contains(attachedListenerSetListeners(s, rt), prev) {
+		// Named, but not allowed: the Gateway's allowedListeners, the
+		// listener's allowedRoutes or its protocol refuse it (GEP-1713).
+		Fail(t, c, "path %s: %s is beneath %s, which does not accept it", pathKey(path), r, prev)
+	}
+	if i < 2 || els[i-2] != (ref.Ref{Kind: "ListenerSet", Namespace: prev.Namespace, Name: prev.Name}) {
+		Fail(t, c, "path %s: listener %s is not beneath its ListenerSet", pathKey(path), prev)
+	} else if gw, ok := parentGateway(s, prev); !ok || i < 3 || els[i-3] != gw {
+		Fail(t, c, "path %s: ListenerSet %s/%s is not beneath its parent Gateway", pathKey(path), prev.Namespace, prev.Name)
+	}
+}
+
+// attachedHavePaths: a route that has paths and attaches (by the input) to
+// a ListenerSet's listener has one through that listener.
+func attachedHavePaths(t *rapid.T, c *Capture, s *generators.Scenario, routesOnPaths map[ref.Ref]bool, under map[[2]ref.Ref]bool) {
+	for _, rt := range s.Routes {
+		r := ref.Ref{Kind: rt.RouteKind(), Namespace: nsOr(rt.Namespace), Name: rt.Name}
+		if !routesOnPaths[r] {
+			continue
+		}
+		for _, l := range attachedListenerSetListeners(s, rt) {
+			if !under[[2]ref.Ref{l, r}] {
+				Fail(t, c, "%s attaches to %s (GEP-1713), but no path has it beneath that listener", r, l)
+			}
+		}
 	}
 }
 

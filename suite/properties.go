@@ -198,74 +198,84 @@ func noneSameTargetConflicts() Property {
 			_, model, sem := drawCase(t, c, generators.BackendTLSScenarios("default", 4))
 			res := run(t, model, sem, m)
 			pols := policies(model)
-			// The most specific element of a path a policy targets.
-			depth := func(p *engine.Policy, path []string) int {
-				d := -1
-				for _, tr := range p.TargetRefs {
-					ns := tr.Namespace
-					if ns == "" {
-						ns = p.Ref.Namespace
-					}
-					ref := tr.Kind + "/" + ns + "/" + tr.Name
-					if tr.SectionName != "" {
-						ref += "#" + tr.SectionName
-					}
-					if i := slices.Index(path, ref); i > d {
-						d = i
-					}
-				}
-				return d
-			}
-			// On every path the effective spec is that of the oldest
-			// policy on the most specific target any policy of the path
-			// selects.
-			for _, e := range res.EffectivePolicies {
-				var winner *engine.Policy
-				deepest := -1
-				for _, ref := range e.Policies {
-					p := pols[ref]
-					switch d := depth(p, e.Path); {
-					case d > deepest:
-						winner, deepest = p, d
-					case d == deepest && olderFirst(p, winner):
-						winner = p
-					}
-				}
-				if winner != nil && canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
-					Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
-				}
-			}
-			// A policy is Conflicted on a target exactly where an older
-			// valid policy selects the same target.
-			invalid := map[string]bool{}
-			for _, ps := range res.Policies {
-				for _, cond := range ps.Conditions {
-					invalid[ps.Ref] = invalid[ps.Ref] || cond.Type == engine.TypeAccepted && cond.Reason == engine.ReasonInvalid
-				}
-			}
-			for _, ps := range res.Policies {
-				p := pols[ps.Ref]
-				for _, tg := range ps.Targets {
-					older := ""
-					for ref, q := range pols {
-						if q != p && !invalid[ref] && olderFirst(q, p) && depth(q, []string{tg.Ref}) == 0 {
-							older = ref
-						}
-					}
-					for _, cond := range tg.Conditions {
-						if cond.Type != engine.TypeAccepted {
-							continue
-						}
-						switch conflicted := cond.Reason == engine.ReasonConflicted; {
-						case conflicted && older == "":
-							Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
-						case !conflicted && older != "" && cond.Status == "True":
-							Fail(t, c, "%s is Accepted on %s, where the older %s selects the same target", ps.Ref, tg.Ref, older)
-						}
-					}
-				}
-			}
+			oldestOnMostSpecific(t, c, res, pols)
+			conflictedWhereOlder(t, c, res, pols)
 		},
+	}
+}
+
+// targetDepth is the index in path of the most specific element p targets,
+// -1 when it targets none.
+func targetDepth(p *engine.Policy, path []string) int {
+	d := -1
+	for _, tr := range p.TargetRefs {
+		ns := tr.Namespace
+		if ns == "" {
+			ns = p.Ref.Namespace
+		}
+		ref := tr.Kind + "/" + ns + "/" + tr.Name
+		if tr.SectionName != "" {
+			ref += "#" + tr.SectionName
+		}
+		if i := slices.Index(path, ref); i > d {
+			d = i
+		}
+	}
+	return d
+}
+
+// oldestOnMostSpecific: on every path the effective spec is that of the
+// oldest policy on the most specific target any policy of the path
+// selects.
+func oldestOnMostSpecific(t *rapid.T, c *Capture, res engine.Result, pols map[string]*engine.Policy) {
+	for _, e := range res.EffectivePolicies {
+		var winner *engine.Policy
+		deepest := -1
+		for _, ref := range e.Policies {
+			p := pols[ref]
+			switch d := targetDepth(p, e.Path); {
+			case d > deepest:
+				winner, deepest = p, d
+			case d == deepest && olderFirst(p, winner):
+				winner = p
+			}
+		}
+		if winner != nil && canonical(e.Spec) != canonical(winner.Intent.SpecProper) {
+			Fail(t, c, "path %s: effective %s, want %s's %s (the oldest on the most specific target)", pathKey(e.Path), canonical(e.Spec), winner.Ref, canonical(winner.Intent.SpecProper))
+		}
+	}
+}
+
+// conflictedWhereOlder: a policy is Conflicted on a target exactly where
+// an older valid policy selects the same target.
+func conflictedWhereOlder(t *rapid.T, c *Capture, res engine.Result, pols map[string]*engine.Policy) {
+	invalid := map[string]bool{}
+	for _, ps := range res.Policies {
+		for _, cond := range ps.Conditions {
+			invalid[ps.Ref] = invalid[ps.Ref] || cond.Type == engine.TypeAccepted && cond.Reason == engine.ReasonInvalid
+		}
+	}
+	for _, ps := range res.Policies {
+		p := pols[ps.Ref]
+		for _, tg := range ps.Targets {
+			older := ""
+			for ref, q := range pols {
+				if q != p && !invalid[ref] && olderFirst(q, p) && targetDepth(q, []string{tg.Ref}) == 0 {
+					older = ref
+				}
+			}
+			for _, cond := range tg.Conditions {
+				if cond.Type != engine.TypeAccepted {
+					continue
+				}
+				switch conflicted := cond.Reason == engine.ReasonConflicted; {
+				case conflicted && older == "":
+					Fail(t, c, "%s is Conflicted on %s, where no older policy selects the same target", ps.Ref, tg.Ref)
+				case !conflicted && older != "" && cond.Status == "True":
+					Fail(t, c, "%s is Accepted on %s, where the older %s selects the same target", ps.Ref, tg.Ref, older)
+				}
+			}
+		}
 	}
 }
 
@@ -551,6 +561,31 @@ func statusEnforcedFromProvenance() Property {
 	}
 }
 
+// fieldsInEffect counts the paths whose expected stack holds policy, those
+// where every one of its fields is in effect, and those where none is.
+func fieldsInEffect(res engine.Result, pols map[string]*engine.Policy, targets map[string][]string, policy string, fields []string) (paths, full, zero int) {
+	for _, e := range res.EffectivePolicies {
+		for _, st := range expectedStack(e.Path, pols, targets) {
+			if st.ref != policy {
+				continue
+			}
+			paths++
+			kept := 0
+			for _, f := range fields {
+				if e.Provenance[f] == policy {
+					kept++
+				}
+			}
+			if kept == len(fields) {
+				full++
+			} else if kept == 0 {
+				zero++
+			}
+		}
+	}
+	return paths, full, zero
+}
+
 func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine.Semantics, m engine.Mutant, vocab engine.Vocabulary) {
 	words := statusWords[vocab]
 	res := runVocabulary(t, model, sem, m, vocab)
@@ -576,26 +611,7 @@ func checkStatusWords(t *rapid.T, c *Capture, model *simulator.Model, sem engine
 		if opaque {
 			continue
 		}
-		paths, full, zero := 0, 0, 0
-		for _, e := range res.EffectivePolicies {
-			for _, st := range expectedStack(e.Path, pols, targets) {
-				if st.ref != ps.Ref {
-					continue
-				}
-				paths++
-				kept := 0
-				for _, f := range fields {
-					if e.Provenance[f] == ps.Ref {
-						kept++
-					}
-				}
-				if kept == len(fields) {
-					full++
-				} else if kept == 0 {
-					zero++
-				}
-			}
-		}
+		paths, full, zero := fieldsInEffect(res, pols, targets, ps.Ref, fields)
 		want := words.partial
 		switch {
 		case paths == 0:
@@ -708,37 +724,51 @@ func throughDeclared(path []string, p generators.Policy, s *generators.Scenario)
 		if err != nil {
 			continue
 		}
-		for _, sel := range p.Selectors {
-			for _, rt := range s.Routes {
-				kind := "HTTPRoute"
-				switch {
-				case rt.Kind != "":
-					kind = rt.Kind
-				case rt.GRPC:
-					kind = "GRPCRoute"
-				}
-				if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
-					continue
-				}
-				all := true
-				for k, v := range sel.MatchLabels {
-					if rt.Labels[k] != v {
-						all = false
-					}
-				}
-				if all {
-					return true
-				}
-			}
+		if selectsRoute(r, p, s) || targetsElement(r, p) {
+			return true
 		}
-		for _, tg := range p.Targets {
-			ns := tg.Namespace
-			if ns == "" {
-				ns = p.Namespace
+	}
+	return false
+}
+
+// selectsRoute: one of p's label selectors selects route r of s (its kind,
+// in p's namespace, every label matching).
+func selectsRoute(r ref.Ref, p generators.Policy, s *generators.Scenario) bool {
+	for _, sel := range p.Selectors {
+		for _, rt := range s.Routes {
+			kind := "HTTPRoute"
+			switch {
+			case rt.Kind != "":
+				kind = rt.Kind
+			case rt.GRPC:
+				kind = "GRPCRoute"
 			}
-			if r.Kind == tg.Kind && r.Name == tg.Name && r.Section == tg.Section && (r.Namespace == "" || r.Namespace == ns) {
+			if kind != sel.Kind || rt.Name != r.Name || r.Kind != kind || nsOr(rt.Namespace) != nsOr(p.Namespace) || r.Namespace != nsOr(rt.Namespace) {
+				continue
+			}
+			all := true
+			for k, v := range sel.MatchLabels {
+				if rt.Labels[k] != v {
+					all = false
+				}
+			}
+			if all {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// targetsElement: one of p's targetRefs names r.
+func targetsElement(r ref.Ref, p generators.Policy) bool {
+	for _, tg := range p.Targets {
+		ns := tg.Namespace
+		if ns == "" {
+			ns = p.Namespace
+		}
+		if r.Kind == tg.Kind && r.Name == tg.Name && r.Section == tg.Section && (r.Namespace == "" || r.Namespace == ns) {
+			return true
 		}
 	}
 	return false

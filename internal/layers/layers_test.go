@@ -3,6 +3,7 @@
 // and a package imports only packages of its own layer or of a layer
 // before it. Implementations are plug-ins: only the command that ships
 // them imports one.
+// It also bounds the functions' complexity (complexity_test.go).
 package layers
 
 import (

@@ -140,19 +140,9 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 		return o
 	}
 	id, named, found := LookupTarget(in.Graph, named)
-	if named.Namespace != "" && tr.Namespace != "" && tr.Namespace != p.Ref.Namespace && tr.Selector == "" {
-		// GEP-713, Cross namespace references: a ReferenceGrant or an
-		// equivalent handshake must show the target accepts the policy.
-		if !in.Profile.Spec.CrossNamespace {
-			o.reason, o.msg = ReasonInvalid, fmt.Sprintf("targetRef to %s is in another namespace, and %s does not allow cross-namespace targets", named, in.Profile.Spec.Policy.Kind)
-			return o
-		}
-		if !in.Grants.Allows(p.Ref.Group, p.Ref.Kind, p.Ref.Namespace, group, tr.Kind, tr.Namespace, tr.Name) {
-			// GEP-2649, On Policy objects: only the reasons of Gateway API's
-			// Go spec (Accepted, Conflicted, Invalid, TargetNotFound).
-			o.reason, o.msg = ReasonInvalid, fmt.Sprintf("targetRef to %s is not permitted: no ReferenceGrant in namespace %s allows %s from namespace %s", named, tr.Namespace, p.Ref.Kind, p.Ref.Namespace)
-			return o
-		}
+	if msg := crossNamespaceRefused(in, p, tr, named, group); msg != "" {
+		o.reason, o.msg = ReasonInvalid, msg
+		return o
 	}
 	if found && in.Graph.Node(id).Positional {
 		// GEP-713, Targeting sections of an object: only sections
@@ -179,6 +169,25 @@ func resolveOne(in *Input, p *Policy, tr TargetRef) targetOutcome {
 	}
 	o.ref, o.node, o.ok = in.Graph.Node(id).Ref, id, true
 	return o
+}
+
+// crossNamespaceRefused says why a targetRef to another namespace is
+// refused, or is empty. GEP-713, Cross namespace references: a
+// ReferenceGrant or an equivalent handshake must show the target accepts
+// the policy.
+func crossNamespaceRefused(in *Input, p *Policy, tr TargetRef, named ref.Ref, group string) string {
+	if named.Namespace == "" || tr.Namespace == "" || tr.Namespace == p.Ref.Namespace || tr.Selector != "" {
+		return ""
+	}
+	if !in.Profile.Spec.CrossNamespace {
+		return fmt.Sprintf("targetRef to %s is in another namespace, and %s does not allow cross-namespace targets", named, in.Profile.Spec.Policy.Kind)
+	}
+	if !in.Grants.Allows(p.Ref.Group, p.Ref.Kind, p.Ref.Namespace, group, tr.Kind, tr.Namespace, tr.Name) {
+		// GEP-2649, On Policy objects: only the reasons of Gateway API's
+		// Go spec (Accepted, Conflicted, Invalid, TargetNotFound).
+		return fmt.Sprintf("targetRef to %s is not permitted: no ReferenceGrant in namespace %s allows %s from namespace %s", named, tr.Namespace, p.Ref.Kind, p.Ref.Namespace)
+	}
+	return ""
 }
 
 func targetKinds(p *profile.Profile) string {

@@ -27,6 +27,21 @@ type tally struct {
 	superseded, beaters string
 }
 
+// sum adds t, the tally of the n-th accepted target, into total.
+func (total *tally) sum(t *tally, n int) {
+	switch n {
+	case 1:
+		*total = *t // the common case: one target, nothing to add up
+	case 2:
+		first := *total // shares t's maps: add into a fresh tally
+		*total = tally{policy: first.policy}
+		total.add(&first)
+		total.add(t)
+	default:
+		total.add(t)
+	}
+}
+
 // with adds k to set, made when nil.
 func with(set map[int32]bool, k int32) map[int32]bool {
 	if set == nil {
@@ -111,176 +126,248 @@ type attachKey struct {
 	node   topology.NodeID
 }
 
-func (r *run) result() Result {
-	res := Result{PolicyKind: r.in.Profile.Spec.Policy.Kind}
-	res.EffectivePolicies = make([]EffectivePolicy, 0, len(r.paths))
-	// Many paths share their effective spec and their stack (they differ
-	// only below the last policy): evaluate each pair once.
+// pathGroup is paths that share their effective spec and their stack (they
+// differ only below the last policy): result evaluates each group once.
+type pathGroup struct {
+	e        emitted
+	prefixes []int32
+}
+
+// pathGroups groups r.paths by effective spec and stack, in order of first
+// appearance.
+func (r *run) pathGroups() []*pathGroup {
 	type groupKey struct {
 		spec  *tree.Node
 		stack *onPath
 	}
-	type group struct {
-		e        emitted
-		prefixes []int32
-	}
-	var groups []*group
-	byKey := map[groupKey]*group{}
+	var groups []*pathGroup
+	byKey := map[groupKey]*pathGroup{}
 	for _, e := range r.paths {
 		k := groupKey{e.spec, e.stack}
 		g := byKey[k]
 		if g == nil {
-			g = &group{e: e}
+			g = &pathGroup{e: e}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
 		g.prefixes = append(g.prefixes, e.prefix)
 	}
-	tallies := map[attachKey]*tally{}
-	affected := map[topology.NodeID]map[int32]bool{}
-	affect := func(n topology.NodeID, origin int32) {
-		if affected[n] == nil {
-			affected[n] = map[int32]bool{}
-		}
-		affected[n][origin] = true
+	return groups
+}
+
+// affectedBy holds, for each target, the policies that affect it.
+type affectedBy map[topology.NodeID]map[int32]bool
+
+func (a affectedBy) add(n topology.NodeID, origin int32) {
+	if a[n] == nil {
+		a[n] = map[int32]bool{}
 	}
-	provCache := map[*tree.Node]map[string]string{}
-	var pathPrefix []int32 // the prefix of each effective policy
-	for _, g := range groups {
-		e := g.e
-		n := len(g.prefixes)
-		stack := established(e.stack)
-		refs := make([]string, len(stack))
-		for i, s := range stack {
-			refs[i] = r.refs[s.origin]
-		}
-		spec := r.toJSON(e.spec, r.prefixes[g.prefixes[0]].node)
-		prov := provCache[e.spec]
-		if prov == nil {
-			prov = map[string]string{}
-			for _, l := range e.spec.Leaves() {
-				if len(l.Path) == 0 {
-					continue // an empty spec has no fields to trace
-				}
-				prov[r.renderPath(l.Path)] = r.ref(int32(l.Value.Origin))
-			}
-			provCache[e.spec] = prov
-		}
-		first := len(res.EffectivePolicies)
-		for _, pre := range g.prefixes {
-			pathPrefix = append(pathPrefix, pre)
-			res.EffectivePolicies = append(res.EffectivePolicies, EffectivePolicy{
-				PolicyKind: res.PolicyKind,
-				Path:       r.pathStrings(pre),
-				Spec:       spec,
-				Provenance: prov,
-				// Fields whose value a CRD default set (stored.go).
-				StoredDefaults: r.storedDefaults(e.spec),
-				Policies:       refs,
-			})
-		}
-		var dec *Decisions // the record of the group's paths, when asked
-		if r.in.Decisions {
-			dec = &Decisions{Won: r.won(e.spec, stack), Beaten: []FieldBeat{}}
-		}
-		// An empty object survives another's object only where specs were
-		// merged (Patch); under Atomic strategies the beaten spec is gone
-		// "in its entirety" (GEP-713, Merge strategy: Atomic defaults).
-		patched := false
-		for _, s := range stack {
-			if st := r.strategy(s.origin); st == profile.PatchDefaults || st == profile.PatchOverrides {
-				patched = true
-			}
-		}
-		// NoneConflicts Target: the established policy of each target on
-		// the path (the first in precedence order attached there).
-		established := map[topology.NodeID]int32{}
-		for _, s := range stack {
-			if w, ok := established[s.node]; !ok || s.origin < w {
-				established[s.node] = s.origin
-			}
-		}
-		for _, s := range stack {
-			k := attachKey{s.origin, s.node}
-			t := tallies[k]
-			if t == nil {
-				t = &tally{policy: s.origin}
-				tallies[k] = t
-			}
-			t.paths += n
-			contributes := false
-			if r.none {
-				if r.byTarget && r.in.Mutant != MutantTargetConflictsOnPath {
-					// NoneConflicts Target: a policy loses to the
-					// established policy of its own target (Conflicted);
-					// the established one of a less specific target is
-					// not in effect where one on a more specific target
-					// applies, and conflicts with nothing.
-					switch own := established[s.node]; {
-					case s.origin != own:
-						t.lost += n
-						t.zero += n
-						t.winners = with(t.winners, own)
-						r.noneBeaten(dec, s.origin, e)
-						continue
-					case s.origin != e.winner:
-						t.zero += n
-						t.specific = with(t.specific, e.winner)
-						r.noneBeaten(dec, s.origin, e)
-						continue
-					}
-				} else if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
-					t.lost += n
-					t.zero += n
-					t.winners = with(t.winners, e.winner)
-					r.noneBeaten(dec, s.origin, e)
-					continue
-				}
-				t.full += n
-				contributes = true
-			} else {
-				kept := 0
-				for li, l := range r.leaves[s.origin] {
-					found, because := e.spec.Lookup(l.Path)
-					if survived(l, found, because, s.origin, patched) {
-						kept++
-						continue
-					}
-					by := because
-					if found != nil {
-						by = found.Origin
-					}
-					t.beat(newBeatKey(int32(li), int32(by)), g.prefixes, s.origin == r.detail)
-					if dec != nil {
-						dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(int32(by)), Removed: found == nil})
-					}
-				}
-				switch {
-				case kept == len(r.leaves[s.origin]):
-					t.full += n
-				case kept == 0:
-					t.zero += n
-				}
-				contributes = kept > 0 || len(r.leaves[s.origin]) == 0 || r.in.Mutant == MutantAffectedByAll
-			}
-			if contributes {
-				affect(s.node, s.origin)
-				for _, pre := range g.prefixes {
-					affect(r.prefixes[pre].node, s.origin)
-				}
-			}
-		}
-		if dec != nil {
-			for i := first; i < len(res.EffectivePolicies); i++ {
-				res.EffectivePolicies[i].Decisions = dec
-			}
-		}
+	a[n][origin] = true
+}
+
+// results is what result gathers over the path groups.
+type results struct {
+	res        Result
+	tallies    map[attachKey]*tally
+	affected   affectedBy
+	provCache  map[*tree.Node]map[string]string
+	pathPrefix []int32 // the prefix of each effective policy
+}
+
+// tally returns the tally of a policy's attachment, made when new.
+func (out *results) tally(s *onPath) *tally {
+	k := attachKey{s.origin, s.node}
+	t := out.tallies[k]
+	if t == nil {
+		t = &tally{policy: s.origin}
+		out.tallies[k] = t
 	}
-	r.sortByPath(res.EffectivePolicies, pathPrefix)
+	return t
+}
+
+func (r *run) result() Result {
+	out := &results{
+		res:       Result{PolicyKind: r.in.Profile.Spec.Policy.Kind},
+		tallies:   map[attachKey]*tally{},
+		affected:  affectedBy{},
+		provCache: map[*tree.Node]map[string]string{},
+	}
+	out.res.EffectivePolicies = make([]EffectivePolicy, 0, len(r.paths))
+	for _, g := range r.pathGroups() {
+		r.groupResult(out, g)
+	}
+	res := out.res
+	r.sortByPath(res.EffectivePolicies, out.pathPrefix)
 	for i := range r.policies {
-		res.Policies = append(res.Policies, r.policyStatus(int32(i), tallies))
+		res.Policies = append(res.Policies, r.policyStatus(int32(i), out.tallies))
 	}
 	sort.Slice(res.Policies, func(a, b int) bool { return res.Policies[a].Ref < res.Policies[b].Ref })
+	res.Targets = r.targetStatuses(out.affected)
+	return res
+}
+
+// provenance maps each field of an effective spec to the policy that set
+// it, computed once per spec.
+func (r *run) provenance(spec *tree.Node, cache map[*tree.Node]map[string]string) map[string]string {
+	prov := cache[spec]
+	if prov == nil {
+		prov = map[string]string{}
+		for _, l := range spec.Leaves() {
+			if len(l.Path) == 0 {
+				continue // an empty spec has no fields to trace
+			}
+			prov[r.renderPath(l.Path)] = r.ref(int32(l.Value.Origin))
+		}
+		cache[spec] = prov
+	}
+	return prov
+}
+
+// groupResult adds a path group's effective policies to out, and tallies
+// what became of each policy stacked on its paths.
+func (r *run) groupResult(out *results, g *pathGroup) {
+	e := g.e
+	n := len(g.prefixes)
+	stack := established(e.stack)
+	refs := make([]string, len(stack))
+	for i, s := range stack {
+		refs[i] = r.refs[s.origin]
+	}
+	spec := r.toJSON(e.spec, r.prefixes[g.prefixes[0]].node)
+	prov := r.provenance(e.spec, out.provCache)
+	first := len(out.res.EffectivePolicies)
+	for _, pre := range g.prefixes {
+		out.pathPrefix = append(out.pathPrefix, pre)
+		out.res.EffectivePolicies = append(out.res.EffectivePolicies, EffectivePolicy{
+			PolicyKind: out.res.PolicyKind,
+			Path:       r.pathStrings(pre),
+			Spec:       spec,
+			Provenance: prov,
+			// Fields whose value a CRD default set (stored.go).
+			StoredDefaults: r.storedDefaults(e.spec),
+			Policies:       refs,
+		})
+	}
+	var dec *Decisions // the record of the group's paths, when asked
+	if r.in.Decisions {
+		dec = &Decisions{Won: r.won(e.spec, stack), Beaten: []FieldBeat{}}
+	}
+	patched := r.patched(stack)
+	own := ownEstablished(stack)
+	for _, s := range stack {
+		t := out.tally(s)
+		t.paths += n
+		var contributes bool
+		if r.none {
+			contributes = r.tallyNone(t, s, e, dec, own, n)
+		} else {
+			contributes = r.tallyFields(t, s, g, dec, patched)
+		}
+		if contributes {
+			out.affected.add(s.node, s.origin)
+			for _, pre := range g.prefixes {
+				out.affected.add(r.prefixes[pre].node, s.origin)
+			}
+		}
+	}
+	if dec != nil {
+		for i := first; i < len(out.res.EffectivePolicies); i++ {
+			out.res.EffectivePolicies[i].Decisions = dec
+		}
+	}
+}
+
+// patched reports whether a stack merged specs (Patch): an empty object
+// survives another's object only there; under Atomic strategies the beaten
+// spec is gone "in its entirety" (GEP-713, Merge strategy: Atomic
+// defaults).
+func (r *run) patched(stack []*onPath) bool {
+	patched := false
+	for _, s := range stack {
+		if st := r.strategy(s.origin); st == profile.PatchDefaults || st == profile.PatchOverrides {
+			patched = true
+		}
+	}
+	return patched
+}
+
+// ownEstablished maps each target on a path to its established policy, the
+// first in precedence order attached there (NoneConflicts Target).
+func ownEstablished(stack []*onPath) map[topology.NodeID]int32 {
+	own := map[topology.NodeID]int32{}
+	for _, s := range stack {
+		if w, ok := own[s.node]; !ok || s.origin < w {
+			own[s.node] = s.origin
+		}
+	}
+	return own
+}
+
+// tallyNone tallies a policy of a kind that implements None on the n paths
+// of emitted e, and reports whether it is in effect there.
+func (r *run) tallyNone(t *tally, s *onPath, e emitted, dec *Decisions, own map[topology.NodeID]int32, n int) bool {
+	if r.byTarget && r.in.Mutant != MutantTargetConflictsOnPath {
+		// NoneConflicts Target: a policy loses to the established policy
+		// of its own target (Conflicted); the established one of a less
+		// specific target is not in effect where one on a more specific
+		// target applies, and conflicts with nothing.
+		switch own := own[s.node]; {
+		case s.origin != own:
+			t.lost += n
+			t.zero += n
+			t.winners = with(t.winners, own)
+			r.noneBeaten(dec, s.origin, e)
+			return false
+		case s.origin != e.winner:
+			t.zero += n
+			t.specific = with(t.specific, e.winner)
+			r.noneBeaten(dec, s.origin, e)
+			return false
+		}
+	} else if s.origin != e.winner && r.in.Mutant != MutantNoneAcceptsAll {
+		t.lost += n
+		t.zero += n
+		t.winners = with(t.winners, e.winner)
+		r.noneBeaten(dec, s.origin, e)
+		return false
+	}
+	t.full += n
+	return true
+}
+
+// tallyFields tallies, field by field, a policy of a kind that merges on
+// the paths of group g, and reports whether it contributes to them.
+func (r *run) tallyFields(t *tally, s *onPath, g *pathGroup, dec *Decisions, patched bool) bool {
+	n := len(g.prefixes)
+	kept := 0
+	for li, l := range r.leaves[s.origin] {
+		found, because := g.e.spec.Lookup(l.Path)
+		if survived(l, found, because, s.origin, patched) {
+			kept++
+			continue
+		}
+		by := because
+		if found != nil {
+			by = found.Origin
+		}
+		t.beat(newBeatKey(int32(li), int32(by)), g.prefixes, s.origin == r.detail)
+		if dec != nil {
+			dec.Beaten = append(dec.Beaten, FieldBeat{Policy: r.refs[s.origin], Field: r.field(s.origin, int32(li)), By: r.ref(int32(by)), Removed: found == nil})
+		}
+	}
+	switch {
+	case kept == len(r.leaves[s.origin]):
+		t.full += n
+	case kept == 0:
+		t.zero += n
+	}
+	return kept > 0 || len(r.leaves[s.origin]) == 0 || r.in.Mutant == MutantAffectedByAll
+}
+
+// targetStatuses writes the <Kind>Affected condition of every affected
+// target, in order of its ref.
+func (r *run) targetStatuses(affected affectedBy) []TargetStatus {
+	var out []TargetStatus
 	cond := r.in.Profile.AffectedCondition()
 	for n, set := range affected {
 		ts := TargetStatus{Ref: r.in.Graph.Nodes[n].Ref.String()}
@@ -293,10 +380,10 @@ func (r *run) result() Result {
 			c = Condition{Type: cond, Status: "True", Reason: ReasonAffected, Message: "Affected by " + strings.Join(ts.AffectedBy, ", ")}
 		}
 		ts.Conditions = []Condition{c}
-		res.Targets = append(res.Targets, ts)
+		out = append(out, ts)
 	}
-	sort.Slice(res.Targets, func(a, b int) bool { return res.Targets[a].Ref < res.Targets[b].Ref })
-	return res
+	sort.Slice(out, func(a, b int) bool { return out[a].Ref < out[b].Ref })
+	return out
 }
 
 // won records who set each field of spec, on a path whose stack is
@@ -413,28 +500,39 @@ func (r *run) pathStrings(pre int32) []string {
 	return p
 }
 
+// invalidCondition is the Accepted condition of invalid policy i, with
+// the reason its interpretation gave, if any.
+func (r *run) invalidCondition(i int32) Condition {
+	reason := ReasonInvalid
+	if ir := r.policies[i].Intent.InvalidReason; ir != "" && r.policies[i].Intent.Invalid == r.invalid[i] {
+		reason = ir
+	}
+	return Condition{Type: TypeAccepted, Status: "False", Reason: reason, Message: r.invalid[i]}
+}
+
+// conflictedStatus writes the status of policy i, rejected as a whole:
+// GEP-713, Merge strategy None: "All challenger specs (policy resources)
+// MUST be rejected", read as the whole resource.
+func (r *run) conflictedStatus(ps *PolicyStatus, i int32, msg string) {
+	for _, o := range r.accepted[i] {
+		reason, m := ReasonConflicted, msg
+		if !o.ok {
+			reason, m = o.reason, o.msg
+		}
+		ps.Targets = append(ps.Targets, PolicyTarget{Ref: o.ref.String(), Conditions: []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: m}}})
+	}
+	ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: msg}}
+}
+
 func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 	ps := PolicyStatus{Ref: r.refs[i], Targets: []PolicyTarget{}}
 	if r.invalid[i] != "" {
-		reason := ReasonInvalid
-		if ir := r.policies[i].Intent.InvalidReason; ir != "" && r.policies[i].Intent.Invalid == r.invalid[i] {
-			reason = ir
-		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: r.invalid[i]}}
+		ps.Conditions = []Condition{r.invalidCondition(i)}
 		return ps
 	}
 	ps.Strategy = r.strategyTitle(i)
 	if msg := r.conflicted[i]; msg != "" {
-		// GEP-713, Merge strategy None: "All challenger specs (policy
-		// resources) MUST be rejected", read as the whole resource.
-		for _, o := range r.accepted[i] {
-			reason, m := ReasonConflicted, msg
-			if !o.ok {
-				reason, m = o.reason, o.msg
-			}
-			ps.Targets = append(ps.Targets, PolicyTarget{Ref: o.ref.String(), Conditions: []Condition{{Type: TypeAccepted, Status: "False", Reason: reason, Message: m}}})
-		}
-		ps.Conditions = []Condition{{Type: TypeAccepted, Status: "False", Reason: ReasonConflicted, Message: msg}}
+		r.conflictedStatus(&ps, i, msg)
 		return ps
 	}
 	total := tally{policy: i}
@@ -478,17 +576,7 @@ func (r *run) policyStatus(i int32, tallies map[attachKey]*tally) PolicyStatus {
 			r.enforced(ps.Strategy, t, pt.Ref),
 		}
 		ps.Targets = append(ps.Targets, pt)
-		switch accepted {
-		case 1:
-			total = *t // the common case: one target, nothing to add up
-		case 2:
-			first := total // shares t's maps: add into a fresh tally
-			total = tally{policy: i}
-			total.add(&first)
-			total.add(t)
-		default:
-			total.add(t)
-		}
+		total.sum(t, accepted)
 	}
 	switch {
 	case accepted > 0:

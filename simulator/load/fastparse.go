@@ -382,42 +382,12 @@ func flow(r []byte, level int) (v any, depth, n int) {
 		}
 		var k string
 		if m != nil {
-			var kn int
-			k, kn = flowScalarKey(r[j:])
-			start := j
-			j = skip(r, j+kn)
-			if j-start > maxSimpleKey {
-				bail()
-			}
-			if j >= len(r) || r[j] != ':' || j+1 >= len(r) || r[j+1] != ' ' {
-				bail() // a key without a value, or {a:b}
-			}
-			if _, dup := m[k]; dup {
-				bail()
-			}
-			j = skip(r, j+1)
+			k, j = flowKey(r, j, m)
 		}
-		var (
-			e  any
-			d  int
-			en int
-		)
 		if j >= len(r) {
 			bail()
 		}
-		switch r[j] {
-		case '[', '{':
-			e, d, en = flow(r[j:], level+1)
-		case '"', '\'':
-			e, en = quoted(r[j:])
-		default:
-			var s string
-			s, en = flowPlain(r[j:])
-			e, _ = resolvePlain(s)
-		}
-		if en == 0 {
-			bail()
-		}
+		e, d, en := flowElement(r[j:], level)
 		j = skip(r, j+en)
 		if m != nil {
 			m[k] = e
@@ -441,6 +411,44 @@ func flow(r []byte, level int) (v any, depth, n int) {
 		return m, depth + 1, j + 1
 	}
 	return seq, depth + 1, j + 1
+}
+
+// flowKey reads the key of a flow mapping m at r[j:] and the ": " after
+// it; j is then the index of its value.
+func flowKey(r []byte, j int, m map[string]any) (string, int) {
+	k, kn := flowScalarKey(r[j:])
+	start := j
+	j = skip(r, j+kn)
+	if j-start > maxSimpleKey {
+		bail()
+	}
+	if j >= len(r) || r[j] != ':' || j+1 >= len(r) || r[j+1] != ' ' {
+		bail() // a key without a value, or {a:b}
+	}
+	if _, dup := m[k]; dup {
+		bail()
+	}
+	return k, skip(r, j+1)
+}
+
+// flowElement parses the value at the start of r in a flow collection at
+// level: a nested collection, a quoted or a plain scalar; n is the bytes
+// it takes.
+func flowElement(r []byte, level int) (e any, depth, n int) {
+	switch r[0] {
+	case '[', '{':
+		e, depth, n = flow(r, level+1)
+	case '"', '\'':
+		e, n = quoted(r)
+	default:
+		var s string
+		s, n = flowPlain(r)
+		e, _ = resolvePlain(s)
+	}
+	if n == 0 {
+		bail()
+	}
+	return e, depth, n
 }
 
 // skip returns the index of the first byte of r at or after j that is not
@@ -482,14 +490,14 @@ func flowPlain(r []byte) (string, int) {
 	j := 0
 	for ; j < len(r); j++ {
 		c := r[j]
-		if c == ',' || c == '[' || c == ']' || c == '{' || c == '}' {
+		if flowIndicator(c) {
 			break
 		}
 		if c == ':' {
 			if j+1 == len(r) || r[j+1] == ' ' {
 				break
 			}
-			if n := r[j+1]; n == ',' || n == '[' || n == ']' || n == '{' || n == '}' || n == '?' {
+			if n := r[j+1]; flowIndicator(n) || n == '?' {
 				bail()
 			}
 		}
@@ -502,6 +510,12 @@ func flowPlain(r []byte) (string, int) {
 		bail()
 	}
 	return string(s), len(s)
+}
+
+// flowIndicator: c separates or ends the entries of a flow collection, or
+// starts one (YAML 1.2, c-flow-indicator).
+func flowIndicator(c byte) bool {
+	return c == ',' || c == '[' || c == ']' || c == '{' || c == '}'
 }
 
 // quoted reads a single- or double-quoted scalar that ends on the line;

@@ -109,75 +109,19 @@ func (p *Profile) interpret(spec map[string]any) Intent {
 	if len(strategies) == 1 && p.Spec.Selection == nil {
 		return Intent{Strategy: strategies[0], SpecProper: p.specProper(spec, nil)}
 	}
-	sel := p.Spec.Selection
 	if p.Spec.FieldLevel != nil {
 		return p.interpretFieldLevel(spec)
 	}
 	if p.Spec.Kuadrant != nil {
 		return p.interpretKuadrant(spec)
 	}
-	body := spec
-	class := sel.BareSpec // "", Defaults or Overrides
-	var stanza string
-	if st := sel.Stanzas; st != nil {
-		var found []string
-		for _, name := range []string{st.Defaults, st.Overrides} {
-			if _, ok := spec[name]; ok && name != "" {
-				found = append(found, name)
-			}
-		}
-		if len(found) > 1 {
-			// GEP-713: "User MUST NOT be allowed to specify at any
-			// individual Policy CR more than one merge strategy at a time."
-			return Intent{Invalid: fmt.Sprintf("spec sets both %s and %s: a policy may specify one merge strategy at a time (GEP-713, Selecting a merge strategy at runtime)", found[0], found[1])}
-		}
-		if len(found) == 1 {
-			stanza = found[0]
-			m, ok := spec[stanza].(map[string]any)
-			if !ok {
-				return Intent{Invalid: fmt.Sprintf("spec.%s must be an object", stanza)}
-			}
-			if stray := p.strayFields(spec, stanza); len(stray) > 0 {
-				return Intent{Invalid: fmt.Sprintf("spec proper fields outside spec.%s: %s", stanza, strings.Join(stray, ", "))}
-			}
-			body = m
-			if stanza == st.Defaults {
-				class = "Defaults"
-			} else {
-				class = "Overrides"
-			}
-		}
+	body, class, stanza, invalid := p.selectedStanza(spec)
+	if invalid != "" {
+		return Intent{Invalid: invalid}
 	}
-	// The strategy field may sit at spec level or inside the stanza.
-	var mode string // "", Atomic or Patch
-	if f := sel.StrategyField; f != "" {
-		var values []string
-		var where []string
-		read := func(m map[string]any, field string) {
-			v, ok := m[f]
-			if !ok || v == nil {
-				return // null is unset, as in Kubernetes
-			}
-			s, isString := v.(string)
-			if !isString {
-				s = fmt.Sprintf("<%v>", v) // never one of strategyValues
-			}
-			values, where = append(values, s), append(where, field)
-		}
-		read(spec, "spec."+f)
-		if stanza != "" {
-			read(body, "spec."+stanza+"."+f)
-		}
-		if len(values) == 2 && values[0] != values[1] {
-			return Intent{Invalid: fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])}
-		}
-		if len(values) > 0 {
-			m, ok := sel.StrategyValues[values[0]]
-			if !ok {
-				return Intent{Invalid: fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(slices.Sorted(maps.Keys(sel.StrategyValues)), ", "))}
-			}
-			mode = m
-		}
+	mode, invalid := p.strategyMode(spec, body, stanza)
+	if invalid != "" {
+		return Intent{Invalid: invalid}
 	}
 	st, ok := p.choose(class, mode)
 	if !ok {
@@ -185,6 +129,83 @@ func (p *Profile) interpret(spec map[string]any) Intent {
 		return Intent{Invalid: fmt.Sprintf("%s does not implement %s merge strategy (implements %s)", p.Spec.Policy.Kind, want, p.strategyList())}
 	}
 	return Intent{Strategy: st, SpecProper: p.specProper(body, spec)}
+}
+
+// selectedStanza finds the defaults or overrides stanza a policy sets, if
+// any: the body of its spec proper, its class ("", Defaults or Overrides)
+// and the stanza's name, or why the spec is invalid.
+func (p *Profile) selectedStanza(spec map[string]any) (body map[string]any, class, stanza, invalid string) {
+	sel := p.Spec.Selection
+	body, class = spec, sel.BareSpec
+	st := sel.Stanzas
+	if st == nil {
+		return body, class, "", ""
+	}
+	var found []string
+	for _, name := range []string{st.Defaults, st.Overrides} {
+		if _, ok := spec[name]; ok && name != "" {
+			found = append(found, name)
+		}
+	}
+	if len(found) > 1 {
+		// GEP-713: "User MUST NOT be allowed to specify at any individual
+		// Policy CR more than one merge strategy at a time."
+		return nil, "", "", fmt.Sprintf("spec sets both %s and %s: a policy may specify one merge strategy at a time (GEP-713, Selecting a merge strategy at runtime)", found[0], found[1])
+	}
+	if len(found) == 0 {
+		return body, class, "", ""
+	}
+	stanza = found[0]
+	m, ok := spec[stanza].(map[string]any)
+	if !ok {
+		return nil, "", "", fmt.Sprintf("spec.%s must be an object", stanza)
+	}
+	if stray := p.strayFields(spec, stanza); len(stray) > 0 {
+		return nil, "", "", fmt.Sprintf("spec proper fields outside spec.%s: %s", stanza, strings.Join(stray, ", "))
+	}
+	class = "Overrides"
+	if stanza == st.Defaults {
+		class = "Defaults"
+	}
+	return m, class, stanza, ""
+}
+
+// strategyMode reads the strategy field, at spec level or inside the
+// stanza: "", Atomic or Patch, or why the spec is invalid.
+func (p *Profile) strategyMode(spec, body map[string]any, stanza string) (mode, invalid string) {
+	sel := p.Spec.Selection
+	f := sel.StrategyField
+	if f == "" {
+		return "", ""
+	}
+	var values []string
+	var where []string
+	read := func(m map[string]any, field string) {
+		v, ok := m[f]
+		if !ok || v == nil {
+			return // null is unset, as in Kubernetes
+		}
+		s, isString := v.(string)
+		if !isString {
+			s = fmt.Sprintf("<%v>", v) // never one of strategyValues
+		}
+		values, where = append(values, s), append(where, field)
+	}
+	read(spec, "spec."+f)
+	if stanza != "" {
+		read(body, "spec."+stanza+"."+f)
+	}
+	if len(values) == 2 && values[0] != values[1] {
+		return "", fmt.Sprintf("%s=%q and %s=%q disagree: a policy may specify one merge strategy at a time (GEP-713)", where[0], values[0], where[1], values[1])
+	}
+	if len(values) == 0 {
+		return "", ""
+	}
+	m, ok := sel.StrategyValues[values[0]]
+	if !ok {
+		return "", fmt.Sprintf("%s=%q is not one of %s", where[0], values[0], strings.Join(slices.Sorted(maps.Keys(sel.StrategyValues)), ", "))
+	}
+	return m, ""
 }
 
 // choose picks the first implemented strategy, in the GEP's default order,
@@ -330,66 +351,18 @@ func (p *Profile) interpretFieldLevel(spec map[string]any) Intent {
 func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 	st := p.Spec.Selection.Stanzas
 	var in Intent
-	if u, ok := spec["unset"]; ok && u != nil {
-		list, isList := u.([]any)
-		if !isList {
-			return Intent{Invalid: "spec.unset must be a list of rule names"}
-		}
-		for i, n := range list {
-			s, isString := n.(string)
-			if !isString {
-				return Intent{Invalid: fmt.Sprintf("spec.unset[%d] must be a rule name", i)}
-			}
-			in.Unset = append(in.Unset, s)
-		}
+	unset, msg := kuadrantUnset(spec)
+	if msg != "" {
+		return Intent{Invalid: msg}
 	}
-	read := func(where string, body map[string]any, overrides bool) (Block, string) {
-		b := Block{Overrides: overrides, Rules: map[string]any{}}
-		switch v := body["strategy"]; v {
-		case nil, "atomic":
-		case "merge":
-			b.Merge = true
-		default:
-			return b, fmt.Sprintf("%s.strategy=%v: must be atomic or merge (Kuadrant RFC: \"Each block of defaults and overrides must specify a strategy field whose value is set to either atomic or merge\")", where, v)
-		}
-		if w, ok := body["when"]; ok && w != nil {
-			s, isString := w.(string)
-			if !isString {
-				return b, where + ".when must be a CEL expression (a string)"
-			}
-			b.When = s
-		}
-		for _, set := range p.Spec.Kuadrant.RuleSets {
-			var cur any = body
-			for _, k := range strings.Split(set, ".") {
-				m, _ := cur.(map[string]any)
-				cur = m[k]
-			}
-			rules, _ := cur.(map[string]any)
-			for name, r := range rules {
-				b.Rules[set+"."+name] = r
-			}
-		}
-		return b, ""
-	}
-	has := func(name string) (map[string]any, bool, string) {
-		v, ok := spec[name]
-		if !ok || v == nil || name == "" {
-			return nil, false, ""
-		}
-		m, isMap := v.(map[string]any)
-		if !isMap {
-			return nil, true, fmt.Sprintf("spec.%s must be an object", name)
-		}
-		return m, true, ""
-	}
-	d, hasD, errD := has(st.Defaults)
-	o, hasO, errO := has(st.Overrides)
+	in.Unset = unset
+	d, hasD, errD := stanza(spec, st.Defaults)
+	o, hasO, errO := stanza(spec, st.Overrides)
 	if errD != "" || errO != "" {
 		return Intent{Invalid: strings.TrimSpace(errD + " " + errO)}
 	}
 	if !hasD && !hasO {
-		b, msg := read("spec", spec, false)
+		b, msg := p.kuadrantBlock("spec", spec, false)
 		if msg != "" {
 			return Intent{Invalid: msg}
 		}
@@ -403,15 +376,16 @@ func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 				return Intent{Invalid: fmt.Sprintf("spec.%s next to %s/%s blocks: use one or the other (Kuadrant RFC)", strings.Split(set, ".")[0], st.Defaults, st.Overrides)}
 			}
 		}
-		if hasD {
-			b, msg := read("spec."+st.Defaults, d, false)
-			if msg != "" {
-				return Intent{Invalid: msg}
+		for _, s := range []struct {
+			has       bool
+			name      string
+			body      map[string]any
+			overrides bool
+		}{{hasD, st.Defaults, d, false}, {hasO, st.Overrides, o, true}} {
+			if !s.has {
+				continue
 			}
-			in.Blocks = append(in.Blocks, b)
-		}
-		if hasO {
-			b, msg := read("spec."+st.Overrides, o, true)
+			b, msg := p.kuadrantBlock("spec."+s.name, s.body, s.overrides)
 			if msg != "" {
 				return Intent{Invalid: msg}
 			}
@@ -423,4 +397,71 @@ func (p *Profile) interpretKuadrant(spec map[string]any) Intent {
 		in.Strategy = AtomicOverrides
 	}
 	return in
+}
+
+// kuadrantUnset reads spec.unset, a list of rule names, or says why not.
+func kuadrantUnset(spec map[string]any) ([]string, string) {
+	u, ok := spec["unset"]
+	if !ok || u == nil {
+		return nil, ""
+	}
+	list, isList := u.([]any)
+	if !isList {
+		return nil, "spec.unset must be a list of rule names"
+	}
+	var out []string
+	for i, n := range list {
+		s, isString := n.(string)
+		if !isString {
+			return nil, fmt.Sprintf("spec.unset[%d] must be a rule name", i)
+		}
+		out = append(out, s)
+	}
+	return out, ""
+}
+
+// stanza is the object of spec's field name (a defaults or overrides
+// stanza), whether it is there, or why it is not an object.
+func stanza(spec map[string]any, name string) (map[string]any, bool, string) {
+	v, ok := spec[name]
+	if !ok || v == nil || name == "" {
+		return nil, false, ""
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return nil, true, fmt.Sprintf("spec.%s must be an object", name)
+	}
+	return m, true, ""
+}
+
+// kuadrantBlock reads a block of defaults or overrides at where: its
+// strategy, its when condition and its rules, by rule set.
+func (p *Profile) kuadrantBlock(where string, body map[string]any, overrides bool) (Block, string) {
+	b := Block{Overrides: overrides, Rules: map[string]any{}}
+	switch v := body["strategy"]; v {
+	case nil, "atomic":
+	case "merge":
+		b.Merge = true
+	default:
+		return b, fmt.Sprintf("%s.strategy=%v: must be atomic or merge (Kuadrant RFC: \"Each block of defaults and overrides must specify a strategy field whose value is set to either atomic or merge\")", where, v)
+	}
+	if w, ok := body["when"]; ok && w != nil {
+		s, isString := w.(string)
+		if !isString {
+			return b, where + ".when must be a CEL expression (a string)"
+		}
+		b.When = s
+	}
+	for _, set := range p.Spec.Kuadrant.RuleSets {
+		var cur any = body
+		for _, k := range strings.Split(set, ".") {
+			m, _ := cur.(map[string]any)
+			cur = m[k]
+		}
+		rules, _ := cur.(map[string]any)
+		for name, r := range rules {
+			b.Rules[set+"."+name] = r
+		}
+	}
+	return b, ""
 }

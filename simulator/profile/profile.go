@@ -458,104 +458,170 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
-// Validate checks the profile and prepares it for use.
+// Validate checks the profile and prepares it for use: each section in
+// turn (docs/profiles.md), the first error found returned.
 func (p *Profile) Validate() error {
-	fe := func(field, format string, a ...any) error {
-		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	for _, check := range []func(*Profile) error{
+		(*Profile).validateIdentity,
+		(*Profile).validateNoneRejects,
+		(*Profile).validateReferences,
+		(*Profile).validateStatusAncestors,
+		(*Profile).validateTargetSelectors,
+		(*Profile).validateNone,
+		(*Profile).validateStored,
+		(*Profile).validateTargets,
+		(*Profile).validateStrategies,
+		(*Profile).validateSelection,
+	} {
+		if err := check(p); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+func fieldErr(field, format string, a ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// validateIdentity checks what names the profile and its policy kind.
+func (p *Profile) validateIdentity() error {
 	if p.Kind != "PolicyProfile" {
-		return fe("kind", "must be PolicyProfile, not %q", p.Kind)
+		return fieldErr("kind", "must be PolicyProfile, not %q", p.Kind)
 	}
 	if p.Metadata.Name == "" {
-		return fe("metadata.name", "is required")
+		return fieldErr("metadata.name", "is required")
 	}
-	s := &p.Spec
-	if s.Policy.Kind == "" {
-		return fe("spec.policy.kind", "is required")
+	if p.Spec.Policy.Kind == "" {
+		return fieldErr("spec.policy.kind", "is required")
 	}
-	switch s.NoneRejects {
+	return nil
+}
+
+func (p *Profile) validateNoneRejects() error {
+	switch s := &p.Spec; s.NoneRejects {
 	case "", NoneRejectsTarget, NoneRejectsPolicy:
+		return nil
 	default:
-		return fe("spec.noneRejects", "must be %s or %s, not %q", NoneRejectsTarget, NoneRejectsPolicy, s.NoneRejects)
+		return fieldErr("spec.noneRejects", "must be %s or %s, not %q", NoneRejectsTarget, NoneRejectsPolicy, s.NoneRejects)
 	}
-	for i, r := range s.References {
+}
+
+func (p *Profile) validateReferences() error {
+	for i, r := range p.Spec.References {
 		if r.Field == "" || len(r.Kinds) == 0 || r.Reason == "" {
-			return fe(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
+			return fieldErr(fmt.Sprintf("spec.references[%d]", i), "needs field, kinds and reason")
 		}
 		if c := r.Condition; c != nil && (c.Type == "" || c.Resolved == "" || c.InvalidKind == "" || c.Invalid == "") {
-			return fe(fmt.Sprintf("spec.references[%d].condition", i), "needs type, resolved, invalidKind and invalid")
+			return fieldErr(fmt.Sprintf("spec.references[%d].condition", i), "needs type, resolved, invalidKind and invalid")
 		}
 		if slices.Contains(r.Keys, "") {
-			return fe(fmt.Sprintf("spec.references[%d].keys", i), "a key may not be empty")
+			return fieldErr(fmt.Sprintf("spec.references[%d].keys", i), "a key may not be empty")
 		}
 	}
-	switch s.StatusAncestors {
+	return nil
+}
+
+func (p *Profile) validateStatusAncestors() error {
+	switch s := &p.Spec; s.StatusAncestors {
 	case "", StatusAncestorsGateway:
+		return nil
 	default:
-		return fe("spec.statusAncestors", "must be %s or absent, not %q", StatusAncestorsGateway, s.StatusAncestors)
+		return fieldErr("spec.statusAncestors", "must be %s or absent, not %q", StatusAncestorsGateway, s.StatusAncestors)
 	}
-	if ts := s.TargetSelectors; ts != nil && (ts.Field == "" || strings.Contains(ts.Field, ".") || ts.Field == "targetRefs" || ts.Field == "targetRef") {
-		return fe("spec.targetSelectors.field", "must name a top-level spec field other than targetRef(s), not %q", ts.Field)
+}
+
+func (p *Profile) validateTargetSelectors() error {
+	if ts := p.Spec.TargetSelectors; ts != nil && (ts.Field == "" || strings.Contains(ts.Field, ".") || ts.Field == "targetRefs" || ts.Field == "targetRef") {
+		return fieldErr("spec.targetSelectors.field", "must name a top-level spec field other than targetRef(s), not %q", ts.Field)
 	}
+	return nil
+}
+
+// validateNone checks the settings of the None merge strategy's family:
+// noneConflicts and noneRejects apply to a kind that implements None alone.
+func (p *Profile) validateNone() error {
+	s := &p.Spec
 	switch s.NoneConflicts {
 	case "", NoneConflictsPath, NoneConflictsTarget:
 	default:
-		return fe("spec.noneConflicts", "must be %s or %s, not %q", NoneConflictsPath, NoneConflictsTarget, s.NoneConflicts)
+		return fieldErr("spec.noneConflicts", "must be %s or %s, not %q", NoneConflictsPath, NoneConflictsTarget, s.NoneConflicts)
 	}
-	if s.NoneConflicts != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
-		return fe("spec.noneConflicts", "applies to a kind whose only merge strategy is None")
+	noneOnly := slices.Equal(s.MergeStrategies, []string{"None"})
+	if s.NoneConflicts != "" && !noneOnly {
+		return fieldErr("spec.noneConflicts", "applies to a kind whose only merge strategy is None")
 	}
 	if s.NoneConflicts == NoneConflictsTarget && s.NoneRejects == NoneRejectsPolicy {
-		return fe("spec.noneConflicts", "Target does not go with noneRejects Policy: a policy then conflicts on its own target only")
+		return fieldErr("spec.noneConflicts", "Target does not go with noneRejects Policy: a policy then conflicts on its own target only")
 	}
-	if s.NoneRejects != "" && !slices.Equal(s.MergeStrategies, []string{"None"}) {
-		return fe("spec.noneRejects", "applies to a kind whose only merge strategy is None (GEP-713: None \"MUST NOT be implemented in combination with any other merge strategy\")")
+	if s.NoneRejects != "" && !noneOnly {
+		return fieldErr("spec.noneRejects", "applies to a kind whose only merge strategy is None (GEP-713: None \"MUST NOT be implemented in combination with any other merge strategy\")")
 	}
-	if s.Stored != nil {
-		for _, f := range slices.Sorted(maps.Keys(s.Stored.Defaults)) {
-			if slices.Contains(strings.Split(f, "."), "") {
-				return fe("spec.stored.defaults", "%q is not a dotted field name", f)
-			}
-			if s.Stored.Defaults[f] == nil {
-				return fe("spec.stored.defaults."+f, "a default of null sets nothing")
-			}
+	return nil
+}
+
+func (p *Profile) validateStored() error {
+	if p.Spec.Stored == nil {
+		return nil
+	}
+	defaults := p.Spec.Stored.Defaults
+	for _, f := range slices.Sorted(maps.Keys(defaults)) {
+		if slices.Contains(strings.Split(f, "."), "") {
+			return fieldErr("spec.stored.defaults", "%q is not a dotted field name", f)
+		}
+		if defaults[f] == nil {
+			return fieldErr("spec.stored.defaults."+f, "a default of null sets nothing")
 		}
 	}
+	return nil
+}
+
+// validateTargets checks the target kinds and the effective target kinds,
+// and defaults a target's sectionName to Forbidden.
+func (p *Profile) validateTargets() error {
+	s := &p.Spec
 	if len(s.Targets) == 0 {
-		return fe("spec.targets", "must list at least one target kind")
+		return fieldErr("spec.targets", "must list at least one target kind")
 	}
 	for i, t := range s.Targets {
 		if t.Kind == "" {
-			return fe(fmt.Sprintf("spec.targets[%d].kind", i), "is required")
+			return fieldErr(fmt.Sprintf("spec.targets[%d].kind", i), "is required")
 		}
 		switch t.SectionName {
 		case "":
 			s.Targets[i].SectionName = SectionForbidden
 		case SectionForbidden, SectionOptional, SectionRequired:
 		default:
-			return fe(fmt.Sprintf("spec.targets[%d].sectionName", i), "must be Forbidden, Optional or Required, not %q", t.SectionName)
+			return fieldErr(fmt.Sprintf("spec.targets[%d].sectionName", i), "must be Forbidden, Optional or Required, not %q", t.SectionName)
 		}
 	}
 	if len(s.EffectiveTargets) == 0 {
-		return fe("spec.effectiveTargets", "must list at least one kind")
+		return fieldErr("spec.effectiveTargets", "must list at least one kind")
 	}
 	for i, t := range s.EffectiveTargets {
 		if t.Kind == "" {
-			return fe(fmt.Sprintf("spec.effectiveTargets[%d].kind", i), "is required")
+			return fieldErr(fmt.Sprintf("spec.effectiveTargets[%d].kind", i), "is required")
 		}
 	}
+	return nil
+}
+
+// validateStrategies parses the merge strategies into p.strategies, in the
+// GEP's default order (GEP-713, Merge strategies).
+func (p *Profile) validateStrategies() error {
+	s := &p.Spec
 	if len(s.MergeStrategies) == 0 {
-		return fe("spec.mergeStrategies", "must list at least one merge strategy (GEP-713: Policy CRDs MUST implement at least one of the merge strategies)")
+		return fieldErr("spec.mergeStrategies", "must list at least one merge strategy (GEP-713: Policy CRDs MUST implement at least one of the merge strategies)")
 	}
 	p.strategies = nil
 	seen := map[Strategy]bool{}
 	for i, n := range s.MergeStrategies {
 		st, err := ParseStrategy(n)
 		if err != nil {
-			return fe(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%v", err)
+			return fieldErr(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%v", err)
 		}
 		if seen[st] {
-			return fe(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%s is listed twice", n)
+			return fieldErr(fmt.Sprintf("spec.mergeStrategies[%d]", i), "%s is listed twice", n)
 		}
 		seen[st] = true
 		p.strategies = append(p.strategies, st)
@@ -566,45 +632,63 @@ func (p *Profile) Validate() error {
 		for _, st := range p.strategies[1:] {
 			others = append(others, st.String())
 		}
-		return fe("spec.mergeStrategies", "None is combined with %s: GEP-713, Merge strategy: None: \"The None merge strategy MUST NOT be implemented in combination with any other merge strategy\"", strings.Join(others, ", "))
+		return fieldErr("spec.mergeStrategies", "None is combined with %s: GEP-713, Merge strategy: None: \"The None merge strategy MUST NOT be implemented in combination with any other merge strategy\"", strings.Join(others, ", "))
 	}
 	if seen[Custom] {
-		return fe("spec.mergeStrategies", "Custom strategies are implementation code, not profile data: gepcheck has no custom strategy registered for %s", s.Policy.Kind)
+		return fieldErr("spec.mergeStrategies", "Custom strategies are implementation code, not profile data: gepcheck has no custom strategy registered for %s", s.Policy.Kind)
 	}
-	if sel := s.Selection; sel != nil {
-		if seen[None] {
-			return fe("spec.selection", "a kind implementing None has nothing to select")
-		}
-		if sel.BareSpec != "" && sel.BareSpec != "Defaults" && sel.BareSpec != "Overrides" {
-			return fe("spec.selection.bareSpec", "must be Defaults or Overrides, not %q", sel.BareSpec)
-		}
-		if (sel.StrategyField == "") != (len(sel.StrategyValues) == 0) {
-			return fe("spec.selection.strategyValues", "strategyField and strategyValues go together")
-		}
-		for v, k := range sel.StrategyValues {
-			if k != "Atomic" && k != "Patch" {
-				return fe("spec.selection.strategyValues."+v, "must be Atomic or Patch, not %q", k)
-			}
-		}
-		if sel.Stanzas != nil && sel.Stanzas.Defaults == "" && sel.Stanzas.Overrides == "" {
-			return fe("spec.selection.stanzas", "names neither defaults nor overrides")
-		}
-		if s.Kuadrant != nil && (sel.Stanzas == nil || len(s.Kuadrant.RuleSets) == 0) {
-			return fe("spec.kuadrant", "needs selection.stanzas and at least one rule set")
-		}
-		if s.Kuadrant != nil && s.FieldLevel != nil {
-			return fe("spec.kuadrant", "a kind merges either field by field (fieldLevel) or by named rules (kuadrant)")
-		}
-		if s.FieldLevel != nil && sel.StrategyField != "" {
-			return fe("spec.selection.strategyField", "a field-level kind merges field by field: it has no atomic/patch strategy to select")
-		}
-	} else if s.FieldLevel != nil {
-		return fe("spec.selection", "a field-level kind needs selection.stanzas (GEP-2649: defaults and overrides stanzas)")
-	} else if len(p.strategies) > 1 {
+	return nil
+}
+
+// validateSelection checks how a user selects the merge strategy at run
+// time, and the families that build on it: field-level merging (GEP-2649)
+// and Kuadrant's named rules.
+func (p *Profile) validateSelection() error {
+	s := &p.Spec
+	sel := s.Selection
+	switch {
+	case sel != nil:
+		return p.validateSelector()
+	case s.FieldLevel != nil:
+		return fieldErr("spec.selection", "a field-level kind needs selection.stanzas (GEP-2649: defaults and overrides stanzas)")
+	case len(p.strategies) > 1:
 		// GEP-713: "Policy CRD that implement more than one merge strategy
 		// MUST provide a way for users to select the merge strategy at
 		// runtime."
-		return fe("spec.selection", "is required when more than one merge strategy is implemented (GEP-713, Merge strategies)")
+		return fieldErr("spec.selection", "is required when more than one merge strategy is implemented (GEP-713, Merge strategies)")
+	}
+	return nil
+}
+
+// validateSelector checks a profile's spec.selection.
+func (p *Profile) validateSelector() error {
+	s := &p.Spec
+	sel := s.Selection
+	if p.Implements(None) {
+		return fieldErr("spec.selection", "a kind implementing None has nothing to select")
+	}
+	if sel.BareSpec != "" && sel.BareSpec != "Defaults" && sel.BareSpec != "Overrides" {
+		return fieldErr("spec.selection.bareSpec", "must be Defaults or Overrides, not %q", sel.BareSpec)
+	}
+	if (sel.StrategyField == "") != (len(sel.StrategyValues) == 0) {
+		return fieldErr("spec.selection.strategyValues", "strategyField and strategyValues go together")
+	}
+	for v, k := range sel.StrategyValues {
+		if k != "Atomic" && k != "Patch" {
+			return fieldErr("spec.selection.strategyValues."+v, "must be Atomic or Patch, not %q", k)
+		}
+	}
+	if sel.Stanzas != nil && sel.Stanzas.Defaults == "" && sel.Stanzas.Overrides == "" {
+		return fieldErr("spec.selection.stanzas", "names neither defaults nor overrides")
+	}
+	if s.Kuadrant != nil && (sel.Stanzas == nil || len(s.Kuadrant.RuleSets) == 0) {
+		return fieldErr("spec.kuadrant", "needs selection.stanzas and at least one rule set")
+	}
+	if s.Kuadrant != nil && s.FieldLevel != nil {
+		return fieldErr("spec.kuadrant", "a kind merges either field by field (fieldLevel) or by named rules (kuadrant)")
+	}
+	if s.FieldLevel != nil && sel.StrategyField != "" {
+		return fieldErr("spec.selection.strategyField", "a field-level kind merges field by field: it has no atomic/patch strategy to select")
 	}
 	return nil
 }

@@ -49,6 +49,53 @@ const (
 	boxH, rowGap, colGap, charW, pad = 28, 44, 16, 7, 10
 )
 
+// labeller labels a node kind/name#section, with its namespace when the
+// graph has more than one.
+func labeller(g *topology.Graph) func(ref.Ref) string {
+	namespaces := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Ref.Namespace != "" {
+			namespaces[n.Ref.Namespace] = true
+		}
+	}
+	return func(r ref.Ref) string {
+		s := r.Kind + "/"
+		if len(namespaces) > 1 && r.Namespace != "" {
+			s += r.Namespace + "/"
+		}
+		s += r.Name
+		if r.Section != "" {
+			s += "#" + r.Section
+		}
+		return ref.Printable(s)
+	}
+}
+
+// depths gives each node's depth, the longest way down from a root, and
+// the nodes of each depth in order of their ids; maxDepth is the deepest.
+func depths(g *topology.Graph) (depth []int, rows map[int][]topology.NodeID, maxDepth int) {
+	depth = make([]int, len(g.Nodes))
+	var depthOf func(id topology.NodeID) int
+	seen := make([]bool, len(g.Nodes))
+	depthOf = func(id topology.NodeID) int {
+		if seen[id] {
+			return depth[id]
+		}
+		seen[id] = true
+		for _, p := range g.Nodes[id].Parents {
+			depth[id] = max(depth[id], depthOf(p)+1)
+		}
+		return depth[id]
+	}
+	rows = map[int][]topology.NodeID{}
+	for i := range g.Nodes {
+		dep := depthOf(topology.NodeID(i))
+		rows[dep] = append(rows[dep], topology.NodeID(i))
+		maxDepth = max(maxDepth, dep)
+	}
+	return depth, rows, maxDepth
+}
+
 // NewDiagram lays out m's hierarchy and policies: rows by depth (the
 // longest path from a root), each row in reference order, policies in a
 // column to the right, beside the row of their first target.
@@ -63,43 +110,8 @@ func NewDiagram(m *simulator.Model) *Diagram {
 		d.TooLarge = fmt.Sprintf("%d objects and policies, more than the %d a diagram draws", len(g.Nodes)+nPolicies, MaxDiagramNodes)
 		return d
 	}
-	namespaces := map[string]bool{}
-	for _, n := range g.Nodes {
-		if n.Ref.Namespace != "" {
-			namespaces[n.Ref.Namespace] = true
-		}
-	}
-	label := func(r ref.Ref) string {
-		s := r.Kind + "/"
-		if len(namespaces) > 1 && r.Namespace != "" {
-			s += r.Namespace + "/"
-		}
-		s += r.Name
-		if r.Section != "" {
-			s += "#" + r.Section
-		}
-		return ref.Printable(s)
-	}
-	depth := make([]int, len(g.Nodes))
-	var depthOf func(id topology.NodeID) int
-	seen := make([]bool, len(g.Nodes))
-	depthOf = func(id topology.NodeID) int {
-		if seen[id] {
-			return depth[id]
-		}
-		seen[id] = true
-		for _, p := range g.Nodes[id].Parents {
-			depth[id] = max(depth[id], depthOf(p)+1)
-		}
-		return depth[id]
-	}
-	rows := map[int][]topology.NodeID{}
-	maxDepth := 0
-	for i := range g.Nodes {
-		dep := depthOf(topology.NodeID(i))
-		rows[dep] = append(rows[dep], topology.NodeID(i))
-		maxDepth = max(maxDepth, dep)
-	}
+	label := labeller(g)
+	depth, rows, maxDepth := depths(g)
 	id := func(i topology.NodeID) string { return fmt.Sprintf("t%d", i) }
 	width := 0
 	for dep := 0; dep <= maxDepth; dep++ {

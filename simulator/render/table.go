@@ -73,17 +73,7 @@ func (t *Table) Write(w io.Writer, opts TableOptions) error {
 	if !opts.Wide {
 		t.narrow(widths, rows)
 	}
-	wrapped := make([][][]string, len(rows))
-	for j, r := range rows {
-		wrapped[j] = make([][]string, len(r))
-		for i, c := range r {
-			limit := 0
-			if slices.Contains(t.Long, i) {
-				limit = maxCellLines
-			}
-			wrapped[j][i] = wrapCell(c, widths[i], limit, opts.Wide)
-		}
-	}
+	wrapped := t.wrap(rows, widths, opts.Wide)
 	// A column is as wide as its widest line once wrapped.
 	clear(widths)
 	for _, r := range wrapped {
@@ -94,32 +84,56 @@ func (t *Table) Write(w io.Writer, opts TableOptions) error {
 		}
 	}
 	for _, cells := range wrapped {
-		height := 1
-		for _, c := range cells {
-			height = max(height, len(c))
-		}
-		for l := range height {
-			var line strings.Builder
-			for i := range cells {
-				s := ""
-				if l < len(cells[i]) {
-					s = cells[i][l]
-				}
-				line.WriteString(s)
-				if i < len(cells)-1 {
-					line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)+2))
-				}
-			}
-			out := line.String()
-			if l > 0 {
-				// A continuation line ends where its text ends.
-				out = strings.TrimRight(out, " ")
-			}
-			b.WriteString(out + "\n")
-		}
+		writeRow(&b, cells, widths)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrap wraps every cell to its column's width, a long column's on at most
+// maxCellLines lines.
+func (t *Table) wrap(rows [][]string, widths []int, wide bool) [][][]string {
+	wrapped := make([][][]string, len(rows))
+	for j, r := range rows {
+		wrapped[j] = make([][]string, len(r))
+		for i, c := range r {
+			limit := 0
+			if slices.Contains(t.Long, i) {
+				limit = maxCellLines
+			}
+			wrapped[j][i] = wrapCell(c, widths[i], limit, wide)
+		}
+	}
+	return wrapped
+}
+
+// writeRow writes a row of wrapped cells, as many lines as its tallest
+// cell, each cell but the last padded to its column's width and two
+// spaces.
+func writeRow(b *strings.Builder, cells [][]string, widths []int) {
+	height := 1
+	for _, c := range cells {
+		height = max(height, len(c))
+	}
+	for l := range height {
+		var line strings.Builder
+		for i := range cells {
+			s := ""
+			if l < len(cells[i]) {
+				s = cells[i][l]
+			}
+			line.WriteString(s)
+			if i < len(cells)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)+2))
+			}
+		}
+		out := line.String()
+		if l > 0 {
+			// A continuation line ends where its text ends.
+			out = strings.TrimRight(out, " ")
+		}
+		b.WriteString(out + "\n")
+	}
 }
 
 // narrow lowers the widest column, one column at a time, until the
@@ -129,15 +143,7 @@ func (t *Table) Write(w io.Writer, opts TableOptions) error {
 // commas and colons, and in Names at slashes and hyphens) and at least
 // 24, then 12; then any but the first down to 12, cutting words.
 func (t *Table) narrow(widths []int, rows [][]string) {
-	words := make([]int, len(widths))
-	for _, r := range rows {
-		for i, c := range r {
-			name := slices.Contains(t.Names, i)
-			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || (name && (r == '/' || r == '-')) }) {
-				words[i] = max(words[i], utf8.RuneCountInString(w)+1)
-			}
-		}
-	}
+	words := t.longestWords(len(widths), rows)
 	total := func() int {
 		s := 0
 		for _, w := range widths {
@@ -172,6 +178,21 @@ func (t *Table) narrow(widths []int, rows [][]string) {
 			widths[widest]--
 		}
 	}
+}
+
+// longestWords is each column's longest word, and a space: words split at
+// spaces, commas and colons, and in Names at slashes and hyphens.
+func (t *Table) longestWords(n int, rows [][]string) []int {
+	words := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r {
+			name := slices.Contains(t.Names, i)
+			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || (name && (r == '/' || r == '-')) }) {
+				words[i] = max(words[i], utf8.RuneCountInString(w)+1)
+			}
+		}
+	}
+	return words
 }
 
 // wrapCell splits s into lines of at most width runes, breaking after the

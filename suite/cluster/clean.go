@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -88,16 +89,7 @@ func deleteLabelledLog(ctx context.Context, c *Cluster, selector string, wait bo
 	if err != nil {
 		return fmt.Errorf("list namespaces: %w", err)
 	}
-	var errs []string
-	for _, ns := range nss.Items {
-		if ns.GetDeletionTimestamp() == nil {
-			if err := dyn.Resource(namespaceGVR).Delete(ctx, ns.GetName(), del); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, err.Error())
-				continue
-			}
-			log("namespace " + ns.GetName())
-		}
-	}
+	errs := deleteItems(ctx, dyn.Resource(namespaceGVR), "namespace", nss.Items, del, log)
 	for _, gvr := range kinds {
 		l, err := dyn.Resource(gvr).List(ctx, opts)
 		if err != nil {
@@ -107,39 +99,54 @@ func deleteLabelledLog(ctx context.Context, c *Cluster, selector string, wait bo
 			errs = append(errs, fmt.Sprintf("list %s: %v", gvr.Resource, err))
 			continue
 		}
-		for _, o := range l.Items {
-			if o.GetDeletionTimestamp() != nil {
-				continue
-			}
-			if err := dyn.Resource(gvr).Delete(ctx, o.GetName(), del); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, err.Error())
-				continue
-			}
-			log(gvr.Resource + " " + o.GetName())
-		}
+		errs = append(errs, deleteItems(ctx, dyn.Resource(gvr), gvr.Resource, l.Items, del, log)...)
 	}
 	if wait {
-		deadline := time.Now().Add(Timeouts.Gone)
-		for {
-			l, err := dyn.Resource(namespaceGVR).List(ctx, opts)
-			if err == nil && len(l.Items) == 0 {
-				break
-			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				var names []string
-				if l != nil {
-					for _, ns := range l.Items {
-						names = append(names, ns.GetName())
-					}
-				}
-				errs = append(errs, fmt.Sprintf("namespaces still terminating: %s", strings.Join(names, ", ")))
-				break
-			}
-			time.Sleep(250 * time.Millisecond)
+		if msg := namespacesGone(ctx, dyn, opts); msg != "" {
+			errs = append(errs, msg)
 		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("cleanup: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// deleteItems deletes the items not already being deleted, logging each
+// as "what name"; it returns the errors other than NotFound.
+func deleteItems(ctx context.Context, res dynamic.NamespaceableResourceInterface, what string, items []unstructured.Unstructured, del metav1.DeleteOptions, log func(string)) []string {
+	var errs []string
+	for _, o := range items {
+		if o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if err := res.Delete(ctx, o.GetName(), del); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err.Error())
+			continue
+		}
+		log(what + " " + o.GetName())
+	}
+	return errs
+}
+
+// namespacesGone waits up to Timeouts.Gone for the selected namespaces to
+// be gone; it names those still terminating, or is empty.
+func namespacesGone(ctx context.Context, dyn *dynamic.DynamicClient, opts metav1.ListOptions) string {
+	deadline := time.Now().Add(Timeouts.Gone)
+	for {
+		l, err := dyn.Resource(namespaceGVR).List(ctx, opts)
+		if err == nil && len(l.Items) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			var names []string
+			if l != nil {
+				for _, ns := range l.Items {
+					names = append(names, ns.GetName())
+				}
+			}
+			return fmt.Sprintf("namespaces still terminating: %s", strings.Join(names, ", "))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }

@@ -344,6 +344,23 @@ func (r *Runner) judgeForeign(ctx context.Context, p *Plan, set func(string, Out
 	}
 }
 
+// ancestorsComplete: policy has controller ctl's status for its
+// generation, and its list of ancestors is full, or has an entry for each
+// of the gateways, or names no Gateway.
+func ancestorsComplete(policy *unstructured.Unstructured, ctl string, gateways int) bool {
+	if !ownCurrent(policy, ctl) {
+		return false
+	}
+	as, _, _ := unstructured.NestedSlice(policy.Object, "status", "ancestors")
+	gwEntries := 0
+	for _, a := range as {
+		if m, _ := a.(map[string]any); m["controllerName"] == ctl && statusrules.AncestorGateway(m, policy.GetNamespace()) != "" {
+			gwEntries++
+		}
+	}
+	return len(as) >= statusrules.MaxAncestors || gwEntries == 0 || gwEntries == gateways
+}
+
 // judgeAncestorsLimit: once the implementation has decided on every
 // Gateway and route, and the policy's status has held still (or the step
 // timeout passed), judge statusrules.AncestorsFull.
@@ -389,20 +406,7 @@ func (r *Runner) judgeAncestorsLimit(ctx context.Context, p *Plan, set func(stri
 	// implementation that runs a process per Gateway (Contour) fills the
 	// list one entry at a time, and may never fill it (Contour v1.33.8
 	// does not retry a status write that conflicts with another's).
-	done := func(v any) bool {
-		s := v.(state)
-		if !ownCurrent(s.policy[0], ctl) {
-			return false
-		}
-		as, _, _ := unstructured.NestedSlice(s.policy[0].Object, "status", "ancestors")
-		gwEntries := 0
-		for _, a := range as {
-			if m, _ := a.(map[string]any); m["controllerName"] == ctl && statusrules.AncestorGateway(m, s.policy[0].GetNamespace()) != "" {
-				gwEntries++
-			}
-		}
-		return len(as) >= statusrules.MaxAncestors || gwEntries == 0 || gwEntries == len(gws)
-	}
+	done := func(v any) bool { return ancestorsComplete(v.(state).policy[0], ctl, len(gws)) }
 	v, _ := r.settled(ctx, r.timeout(), read, done)
 	if v == nil {
 		set("ancestors-limit", Error, "could not read the objects")

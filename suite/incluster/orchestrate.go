@@ -131,20 +131,9 @@ func Run(cfg Config) (*Summary, error) {
 	if logf == nil {
 		logf = func(string) {}
 	}
-	paths, err := scenarios.PolicyFiles(cfg.Files)
+	paths, randomDir, err := scenarioPaths(&cfg, logf)
 	if err != nil {
 		return nil, err
-	}
-	var randomDir string
-	if cfg.Random > 0 {
-		if randomDir, err = randomCases(&cfg, logf); err != nil {
-			return nil, err
-		}
-		more, _ := scenarios.PolicyFiles([]string{randomDir})
-		paths = append(paths, more...)
-	}
-	if len(paths) == 0 && !cfg.Musts {
-		return nil, errors.New("no scenarios: pass files or directories, --random N or --musts")
 	}
 	// Until the Ginkgo suite runs (it handles signals itself), an
 	// interrupt cancels the setup and the deferred cleanup runs.
@@ -153,6 +142,91 @@ func Run(cfg Config) (*Summary, error) {
 
 	im := cfg.Impl
 	run := randomID()
+	plans, err := plansOf(paths, im, run)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cfg.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Stop != nil {
+		defer stopControlPlane(c, logf)
+	}
+	if err := InstallCRDs(ctx, c, im); err != nil {
+		return nil, err
+	}
+	ok := false // keeps the controller's log and random cases when the run did not pass
+	if randomDir != "" {
+		defer keepUnlessOK(&ok, randomDir, "the random cases are kept in "+randomDir+" (gepcheck run --cluster … FILE replays one)", logf)
+	}
+	if cfg.StartController {
+		stop, err := startController(ctx, c, im, &ok, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
+	k, err := cluster.NewKube(c)
+	if err != nil {
+		return nil, err
+	}
+	runner := &Runner{Kube: k, Impl: im, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep}}
+	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
+	cleanup := cleanupOf(c, sel, cfg.Keep, logf)
+	defer cleanup()
+	logf(fmt.Sprintf("run %s: %d scenarios against %s on cluster %s (objects labelled %s)", run, len(plans), im.Name(), c.Name, sel))
+	stopSignals() // Ginkgo handles SIGINT/SIGTERM from here: it interrupts the spec and runs the cleanup.
+	s := &Suite{Runner: runner, Plans: plans, Parallel: cfg.Parallel, LabelFilter: cfg.LabelFilter, JUnitReport: cfg.JUnitReport, Verbose: cfg.Verbose, Cleanup: cleanup}
+	passed := true
+	if len(plans) > 0 {
+		if passed, err = s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name)); err != nil {
+			return nil, err
+		}
+	}
+	var musts []MustResult
+	if cfg.Musts {
+		musts = runMusts(runner, len(plans), logf)
+	}
+	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
+		Seed: cfg.Seed, Random: len(cfg.seeds), Musts: musts}
+	if cfg.ShrinkTime > 0 && randomDir != "" {
+		// Ginkgo no longer handles signals: an interrupt ends shrinking,
+		// and the deferred cleanup runs.
+		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		sum.Shrunk = shrinkRandom(sctx, runner, &cfg, s.Results, randomDir, logf)
+		stop()
+	}
+	if cfg.Offline != nil {
+		replayFailures(cfg.Offline, sum)
+	}
+	ok = sum.OK() && len(sum.MustsBroken()) == 0
+	return sum, nil
+}
+
+// scenarioPaths lists the scenario files of cfg, with the random cases it
+// asks for written to randomDir.
+func scenarioPaths(cfg *Config, logf func(string)) (paths []string, randomDir string, err error) {
+	paths, err = scenarios.PolicyFiles(cfg.Files)
+	if err != nil {
+		return nil, "", err
+	}
+	if cfg.Random > 0 {
+		if randomDir, err = randomCases(cfg, logf); err != nil {
+			return nil, "", err
+		}
+		more, _ := scenarios.PolicyFiles([]string{randomDir})
+		paths = append(paths, more...)
+	}
+	if len(paths) == 0 && !cfg.Musts {
+		return nil, "", errors.New("no scenarios: pass files or directories, --random N or --musts")
+	}
+	return paths, randomDir, nil
+}
+
+// plansOf plans every scenario file for the run; an error names every
+// file that cannot be planned.
+func plansOf(paths []string, im Implementation, run string) ([]*Plan, error) {
 	var plans []*Plan
 	var bad []error
 	for i, p := range paths {
@@ -168,56 +242,49 @@ func Run(cfg Config) (*Summary, error) {
 		// error, which the command reports as bad input (exit 2).
 		return nil, errors.Join(bad...)
 	}
-	c, err := cfg.Connect(ctx)
+	return plans, nil
+}
+
+func stopControlPlane(c *cluster.Cluster, logf func(string)) {
+	if err := c.Stop(); err != nil {
+		logf("stopping the control plane: " + err.Error())
+	}
+}
+
+// keepUnlessOK removes dir when the run passed, and says it is kept
+// otherwise.
+func keepUnlessOK(ok *bool, dir, kept string, logf func(string)) {
+	if *ok {
+		os.RemoveAll(dir)
+	} else {
+		logf(kept)
+	}
+}
+
+// startController starts the implementation's controller with its log in
+// a directory of its own; stop stops it and removes the log unless the run
+// did not pass.
+func startController(ctx context.Context, c *cluster.Cluster, im Implementation, ok *bool, logf func(string)) (stop func(), err error) {
+	logDir, err := os.MkdirTemp("", "gepcheck-controller-")
 	if err != nil {
 		return nil, err
 	}
-	if c.Stop != nil {
-		defer func() {
-			if err := c.Stop(); err != nil {
-				logf("stopping the control plane: " + err.Error())
-			}
-		}()
-	}
-	if err := InstallCRDs(ctx, c, im); err != nil {
-		return nil, err
-	}
-	ok := false // keeps the controller's log and random cases when the run did not pass
-	if randomDir != "" {
-		defer func() {
-			if ok {
-				os.RemoveAll(randomDir)
-			} else {
-				logf("the random cases are kept in " + randomDir + " (gepcheck run --cluster … FILE replays one)")
-			}
-		}()
-	}
-	if cfg.StartController {
-		logDir, err := os.MkdirTemp("", "gepcheck-controller-")
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			if ok {
-				os.RemoveAll(logDir)
-			} else {
-				logf("the controller's log is kept in " + logDir)
-			}
-		}()
-		stop, err := im.Start(ctx, c, logDir, logf)
-		if err != nil {
-			return nil, err
-		}
-		defer stop()
-	}
-	k, err := cluster.NewKube(c)
+	kept := "the controller's log is kept in " + logDir
+	stopIm, err := im.Start(ctx, c, logDir, logf)
 	if err != nil {
+		keepUnlessOK(ok, logDir, kept, logf)
 		return nil, err
 	}
-	runner := &Runner{Kube: k, Impl: im, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep}}
-	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
-	cleanup := func() {
-		if cfg.Keep {
+	return func() {
+		stopIm()
+		keepUnlessOK(ok, logDir, kept, logf)
+	}, nil
+}
+
+// cleanupOf removes the run's objects, selected by label, unless --keep.
+func cleanupOf(c *cluster.Cluster, sel string, keep bool, logf func(string)) func() {
+	return func() {
+		if keep {
 			logf("--keep: leaving the run's objects (gepcheck clean removes them; selector " + sel + ")")
 			return
 		}
@@ -227,55 +294,38 @@ func Run(cfg Config) (*Summary, error) {
 			logf(err.Error())
 		}
 	}
-	defer cleanup()
-	logf(fmt.Sprintf("run %s: %d scenarios against %s on cluster %s (objects labelled %s)", run, len(plans), im.Name(), c.Name, sel))
-	stopSignals() // Ginkgo handles SIGINT/SIGTERM from here: it interrupts the spec and runs the cleanup.
-	s := &Suite{Runner: runner, Plans: plans, Parallel: cfg.Parallel, LabelFilter: cfg.LabelFilter, JUnitReport: cfg.JUnitReport, Verbose: cfg.Verbose, Cleanup: cleanup}
-	passed := true
-	if len(plans) > 0 {
-		if passed, err = s.Run(fmt.Sprintf("gepcheck conformance: %s on %s", im.Name(), c.Name)); err != nil {
-			return nil, err
+}
+
+// runMusts checks the MUST statements. Ginkgo no longer handles signals:
+// an interrupt ends the checks, and the deferred cleanup runs.
+func runMusts(runner *Runner, plans int, logf func(string)) []MustResult {
+	mctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	musts := runner.Musts(mctx, plans)
+	logf(fmt.Sprintf("MUST checks: %s", time.Since(start).Round(100*time.Millisecond)))
+	return musts
+}
+
+// replayFailures replays each failed case, shrunk or not, on the offline
+// translator, and notes what it did.
+func replayFailures(offline observe.Observer, sum *Summary) {
+	replay := func(r *Result) {
+		if r.Outcome != Fail {
+			return
 		}
-	}
-	var musts []MustResult
-	if cfg.Musts {
-		// Ginkgo no longer handles signals: an interrupt ends the checks,
-		// and the deferred cleanup runs.
-		mctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		start := time.Now()
-		musts = runner.Musts(mctx, len(plans))
-		stop()
-		logf(fmt.Sprintf("MUST checks: %s", time.Since(start).Round(100*time.Millisecond)))
-	}
-	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
-		Seed: cfg.Seed, Random: len(cfg.seeds), Musts: musts}
-	if cfg.ShrinkTime > 0 && randomDir != "" {
-		// Ginkgo no longer handles signals: an interrupt ends shrinking,
-		// and the deferred cleanup runs.
-		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		sum.Shrunk = shrinkRandom(sctx, runner, &cfg, s.Results, randomDir, logf)
-		stop()
-	}
-	if cfg.Offline != nil {
-		replay := func(r *Result) {
-			if r.Outcome != Fail {
-				return
-			}
-			note, err := Replay(context.Background(), cfg.Offline, *r)
-			if err != nil {
-				note = "offline replay failed: " + err.Error()
-			}
-			r.Offline = note
+		note, err := Replay(context.Background(), offline, *r)
+		if err != nil {
+			note = "offline replay failed: " + err.Error()
 		}
-		for i := range sum.Results {
-			replay(&sum.Results[i])
-		}
-		for i := range sum.Shrunk {
-			replay(&sum.Shrunk[i].Result)
-		}
+		r.Offline = note
 	}
-	ok = sum.OK() && len(sum.MustsBroken()) == 0
-	return sum, nil
+	for i := range sum.Results {
+		replay(&sum.Results[i])
+	}
+	for i := range sum.Shrunk {
+		replay(&sum.Shrunk[i].Result)
+	}
 }
 
 // shrinkRandom shrinks the failed random cases in the cluster, the first

@@ -192,22 +192,8 @@ func NewPlan(file string, t Target) (*Plan, error) {
 			return p, nil
 		}
 	}
-	for _, k := range m.Kinds {
-		if want, name := t.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
-			p.Skip = "uses profile " + name + "; the implementation claims " + want
-			return p, nil
-		}
-		for _, f := range observe.FieldFeatures(k) {
-			if !t.Features.Has(f) {
-				p.Skip = "needs feature " + string(f) + ", which the implementation does not declare"
-				return p, nil
-			}
-		}
-		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
-			if strings.HasPrefix(k.Profile.Source, "builtin:") {
-				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)
-			}
-		}
+	if p.Skip = p.claimKinds(m.Kinds, t); p.Skip != "" {
+		return p, nil
 	}
 	p.Labels = append(p.Labels, specLabel(file))
 	if p.fill(docs, t); p.Skip != "" {
@@ -228,6 +214,28 @@ func NewPlan(file string, t Target) (*Plan, error) {
 		prev = step.State
 	}
 	return p, nil
+}
+
+// claimKinds says why the implementation cannot run a case of these policy
+// kinds (a profile other than the one it claims, a feature it does not
+// declare), and adds their built-in profiles to p.Profiles.
+func (p *Plan) claimKinds(kinds []*simulator.Kind, t Target) (skip string) {
+	for _, k := range kinds {
+		if want, name := t.Profiles[k.Profile.Spec.Policy.Kind], k.Profile.Metadata.Name; want != "" && name != want {
+			return "uses profile " + name + "; the implementation claims " + want
+		}
+		for _, f := range observe.FieldFeatures(k) {
+			if !t.Features.Has(f) {
+				return "needs feature " + string(f) + ", which the implementation does not declare"
+			}
+		}
+		if !slices.Contains(p.Profiles, k.Profile.Metadata.Name) && k.Profile.Source != "" {
+			if strings.HasPrefix(k.Profile.Source, "builtin:") {
+				p.Profiles = append(p.Profiles, k.Profile.Metadata.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // step is the plan of state st, made from prev's.
@@ -276,137 +284,208 @@ func (p *Plan) key(d *load.Doc) string {
 // fill makes the cluster's objects of docs, in creation order, or sets
 // p.Skip.
 func (p *Plan) fill(docs []*load.Doc, t Target) {
-	prefix := fmt.Sprintf("gc-%s-%d-", t.Run, t.Index)
-	mapNS := func(ns string) string {
-		if ns == "" {
-			ns = "default"
-		}
-		if got, ok := p.Namespaces[ns]; ok {
-			return got
-		}
-		p.Namespaces[ns] = dnsLabel(prefix + ns)
-		return p.Namespaces[ns]
-	}
-	var policies []*unstructured.Unstructured
-	var others, namespaces []*unstructured.Unstructured
-	intended := map[*unstructured.Unstructured]time.Time{}
+	f := &filling{p: p, t: t, prefix: fmt.Sprintf("gc-%s-%d-", t.Run, t.Index), intended: map[*unstructured.Unstructured]time.Time{}}
 	for _, d := range docs {
-		switch {
-		case d.Group == simulator.GepcheckGroup && (d.Kind == "Scenario" || d.Kind == "Finding"):
+		ignore, skip := gepcheckDoc(d, t)
+		if ignore {
 			continue
-		case d.Group == simulator.GepcheckGroup && d.Kind == "PolicyProfile":
-			p.Skip = "defines its own PolicyProfile; implementations in a cluster serve built-in profiles"
-		case d.Group == simulator.GepcheckGroup && d.Kind == "Topology":
-			p.Skip = "a generic Topology has no cluster objects"
-		case d.Group == simulator.GepcheckGroup && d.Kind == "ObjectFields" && !t.Features.Has(features.ObjectFields):
-			p.Skip = "uses ObjectFields, which the implementation does not read"
+		}
+		if skip != "" {
+			p.Skip = skip
 		}
 		if p.Skip != "" {
 			return
 		}
-		u := &unstructured.Unstructured{Object: jsonmap.Clone(d.Raw)}
-		isPolicy := policyKinds()[d.Group+"/"+d.Kind]
-		if isPolicy {
-			if !t.Features.Has(features.PolicyKind(d.Kind)) {
-				p.Skip = "uses " + d.Kind + ", which the implementation does not serve"
-				return
-			}
-			if !slices.Contains(p.Labels, d.Kind) {
-				p.Labels = append(p.Labels, d.Kind)
-			}
-			if ts := u.GetCreationTimestamp(); !ts.IsZero() {
-				intended[u] = ts.Time
-			}
-			if prunedNulls()[d.Group+"/"+d.Kind] {
-				profile.PruneNulls(u.Object["spec"])
-			}
-		}
-		strip(u)
-		if !clusterScoped[d.Kind] {
-			u.SetNamespace(mapNS(d.Namespace))
-		}
-		switch d.Kind {
-		case "Namespace":
-			u.SetName(mapNS(d.Name))
-			namespaces = append(namespaces, u)
-			continue
-		case "GatewayClass", "ObjectFields":
-			p.Names[d.Kind+"/"+d.Name] = dnsLabel(prefix + d.Name)
-		}
-		if isPolicy {
-			policies = append(policies, u)
-		} else {
-			others = append(others, u)
+		if !f.add(d) {
+			return
 		}
 	}
-	// Namespaces the scenario uses without declaring them.
+	namespaces := append(f.namespaces, p.undeclaredNamespaces(f.namespaces)...)
+	for _, u := range slices.Concat(namespaces, f.others, f.policies) {
+		p.forCluster(u, t)
+	}
+	objs := make([]map[string]any, len(f.others))
+	for i, u := range f.others {
+		objs[i] = u.Object
+	}
+	p.Others = topology.OtherGateways(objs, t.ControllerName)
+	p.NamespaceObjects, p.Objects = namespaces, f.others
+	p.PolicyWaves = append(p.PolicyWaves, waves(f.policies, f.intended)...)
+}
+
+// gepcheckDoc says whether d is a gepcheck.dev document with no cluster
+// object (Scenario, Finding), or why a case with it cannot run in a
+// cluster.
+func gepcheckDoc(d *load.Doc, t Target) (ignore bool, skip string) {
+	if d.Group != simulator.GepcheckGroup {
+		return false, ""
+	}
+	switch {
+	case d.Kind == "Scenario" || d.Kind == "Finding":
+		return true, ""
+	case d.Kind == "PolicyProfile":
+		return false, "defines its own PolicyProfile; implementations in a cluster serve built-in profiles"
+	case d.Kind == "Topology":
+		return false, "a generic Topology has no cluster objects"
+	case d.Kind == "ObjectFields" && !t.Features.Has(features.ObjectFields):
+		return false, "uses ObjectFields, which the implementation does not read"
+	}
+	return false, ""
+}
+
+// filling is the objects fill makes, by the order they are created in.
+type filling struct {
+	p                            *Plan
+	t                            Target
+	prefix                       string // of the names of the run's cluster-scoped objects
+	policies, others, namespaces []*unstructured.Unstructured
+	// intended holds the creationTimestamp a policy was written with.
+	intended map[*unstructured.Unstructured]time.Time
+}
+
+// mapNS names the cluster's namespace of a scenario's namespace.
+func (f *filling) mapNS(ns string) string {
+	if ns == "" {
+		ns = "default"
+	}
+	if got, ok := f.p.Namespaces[ns]; ok {
+		return got
+	}
+	f.p.Namespaces[ns] = dnsLabel(f.prefix + ns)
+	return f.p.Namespaces[ns]
+}
+
+// add makes the cluster's object of d, or sets p.Skip and returns false.
+func (f *filling) add(d *load.Doc) bool {
+	p := f.p
+	u := &unstructured.Unstructured{Object: jsonmap.Clone(d.Raw)}
+	isPolicy := policyKinds()[d.Group+"/"+d.Kind]
+	if isPolicy && !f.policy(d, u) {
+		return false
+	}
+	strip(u)
+	if !clusterScoped[d.Kind] {
+		u.SetNamespace(f.mapNS(d.Namespace))
+	}
+	switch d.Kind {
+	case "Namespace":
+		u.SetName(f.mapNS(d.Name))
+		f.namespaces = append(f.namespaces, u)
+		return true
+	case "GatewayClass", "ObjectFields":
+		p.Names[d.Kind+"/"+d.Name] = dnsLabel(f.prefix + d.Name)
+	}
+	if isPolicy {
+		f.policies = append(f.policies, u)
+	} else {
+		f.others = append(f.others, u)
+	}
+	return true
+}
+
+// policy prepares policy u of document d: its kind must be served, its
+// intended creationTimestamp is kept, and the nulls the kind's CRD prunes
+// are pruned.
+func (f *filling) policy(d *load.Doc, u *unstructured.Unstructured) bool {
+	p := f.p
+	if !f.t.Features.Has(features.PolicyKind(d.Kind)) {
+		p.Skip = "uses " + d.Kind + ", which the implementation does not serve"
+		return false
+	}
+	if !slices.Contains(p.Labels, d.Kind) {
+		p.Labels = append(p.Labels, d.Kind)
+	}
+	if ts := u.GetCreationTimestamp(); !ts.IsZero() {
+		f.intended[u] = ts.Time
+	}
+	if prunedNulls()[d.Group+"/"+d.Kind] {
+		profile.PruneNulls(u.Object["spec"])
+	}
+	return true
+}
+
+// undeclaredNamespaces makes the Namespaces the scenario uses without
+// declaring them.
+func (p *Plan) undeclaredNamespaces(namespaces []*unstructured.Unstructured) []*unstructured.Unstructured {
 	declared := map[string]bool{}
 	for _, n := range namespaces {
 		declared[n.GetName()] = true
 	}
+	var out []*unstructured.Unstructured
 	for _, orig := range sortedKeys(p.Namespaces) {
 		if mapped := p.Namespaces[orig]; !declared[mapped] {
 			n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": mapped}}}
-			namespaces = append(namespaces, n)
+			out = append(out, n)
 		}
 	}
-	all := slices.Concat(namespaces, others, policies)
-	for _, u := range all {
-		p.rewrite(u.Object, "")
-		labels := u.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[cluster.LabelManagedBy] = cluster.ManagedBy
-		labels[cluster.LabelRun] = t.Run
-		labels[cluster.LabelScenario] = fmt.Sprint(t.Index)
+	return out
+}
+
+// forCluster renames u's references to the cluster's names, labels it as
+// the run's, and adapts the kinds the cluster treats apart.
+func (p *Plan) forCluster(u *unstructured.Unstructured, t Target) {
+	p.rewrite(u.Object, "")
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[cluster.LabelManagedBy] = cluster.ManagedBy
+	labels[cluster.LabelRun] = t.Run
+	labels[cluster.LabelScenario] = fmt.Sprint(t.Index)
+	u.SetLabels(labels)
+	switch u.GetKind() {
+	case "Namespace":
+		p.annotate(u, t)
+		// Namespace selectors in the scenario match the declared
+		// name; keep the label they read.
+		labels["kubernetes.io/metadata.name"] = u.GetName()
 		u.SetLabels(labels)
-		switch u.GetKind() {
-		case "Namespace":
-			if t.Annotations != nil {
-				if extra := t.Annotations(p.Profiles, t.Run+"-"+fmt.Sprint(t.Index)); len(extra) > 0 {
-					ann := u.GetAnnotations()
-					if ann == nil {
-						ann = map[string]string{}
-					}
-					maps.Copy(ann, extra)
-					u.SetAnnotations(ann)
-				}
-			}
-			// Namespace selectors in the scenario match the declared
-			// name; keep the label they read.
-			labels["kubernetes.io/metadata.name"] = u.GetName()
-			u.SetLabels(labels)
-		case "GatewayClass":
-			if _, other := u.GetAnnotations()[simulator.AnnotationOtherImplementation]; !other {
-				_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
-			}
-		case "Service":
-			unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
-			unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
-			if t.Endpoints {
-				p.Endpoints = append(p.Endpoints, endpointSlice(u, len(p.Endpoints)))
-			}
+	case "GatewayClass":
+		if _, other := u.GetAnnotations()[simulator.AnnotationOtherImplementation]; !other {
+			_ = unstructured.SetNestedField(u.Object, t.ControllerName, "spec", "controllerName")
+		}
+	case "Service":
+		unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
+		unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+		if t.Endpoints {
+			p.Endpoints = append(p.Endpoints, endpointSlice(u, len(p.Endpoints)))
 		}
 	}
-	objs := make([]map[string]any, len(others))
-	for i, u := range others {
-		objs[i] = u.Object
+}
+
+// annotate adds the annotations the implementation asks for on Namespace u
+// (Target.Annotations).
+func (p *Plan) annotate(u *unstructured.Unstructured, t Target) {
+	if t.Annotations == nil {
+		return
 	}
-	p.Others = topology.OtherGateways(objs, t.ControllerName)
-	// Group policies by intended creationTimestamp; a policy without one
-	// is created with the first group.
+	extra := t.Annotations(p.Profiles, t.Run+"-"+fmt.Sprint(t.Index))
+	if len(extra) == 0 {
+		return
+	}
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	maps.Copy(ann, extra)
+	u.SetAnnotations(ann)
+}
+
+// waves groups policies by intended creationTimestamp, earliest first; a
+// policy without one is created with the first group.
+func waves(policies []*unstructured.Unstructured, intended map[*unstructured.Unstructured]time.Time) [][]*unstructured.Unstructured {
 	sort.SliceStable(policies, func(a, b int) bool { return intended[policies[a]].Before(intended[policies[b]]) })
-	p.NamespaceObjects, p.Objects = namespaces, others
+	var out [][]*unstructured.Unstructured
 	var last time.Time
 	for i, u := range policies {
 		ts := intended[u]
 		if i == 0 || !ts.Equal(last) {
-			p.PolicyWaves = append(p.PolicyWaves, nil)
+			out = append(out, nil)
 		}
-		p.PolicyWaves[len(p.PolicyWaves)-1] = append(p.PolicyWaves[len(p.PolicyWaves)-1], u)
+		out[len(out)-1] = append(out[len(out)-1], u)
 		last = ts
 	}
+	return out
 }
 
 // endpointSlice gives Service u one ready endpoint on each of its ports,
@@ -470,14 +549,8 @@ func (p *Plan) rewrite(v any, key string) {
 					x[k] = m
 				}
 			case k == "metadata":
-				// metadata.name of a cluster-scoped object
 				if md, ok := val.(map[string]any); ok {
-					if n, ok := md["name"].(string); ok {
-						if m, ok := p.Names[kind+"/"+n]; ok {
-							md["name"] = m
-						}
-					}
-					p.rewrite(md, k)
+					p.rewriteMetadata(md, kind)
 				}
 			default:
 				p.rewrite(val, k)
@@ -488,6 +561,17 @@ func (p *Plan) rewrite(v any, key string) {
 			p.rewrite(e, key)
 		}
 	}
+}
+
+// rewriteMetadata maps the metadata of an object of kind: the name of a
+// cluster-scoped object, and the namespace and selectors within.
+func (p *Plan) rewriteMetadata(md map[string]any, kind string) {
+	if n, ok := md["name"].(string); ok {
+		if m, ok := p.Names[kind+"/"+n]; ok {
+			md["name"] = m
+		}
+	}
+	p.rewrite(md, "metadata")
 }
 
 // PolicyObjects are the plan's policies, as applied.

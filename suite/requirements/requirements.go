@@ -338,40 +338,8 @@ func Parse(spec string, data []byte) ([]Requirement, error) {
 		if n > last {
 			last = n
 		}
-		if !validLevel(e.Level) {
-			bad("level %q: one of MUST, MUST NOT, SHOULD, SHOULD NOT", e.Level)
-		} else if msg := levelMatchesQuote(e.Level, e.Quote); msg != "" {
-			bad("%s", msg)
-		}
-		if strings.TrimSpace(e.Section) == "" {
-			bad("no section")
-		}
-		if strings.TrimSpace(e.Quote) == "" {
-			bad("no quote")
-		} else if e.Quote != Normalize(e.Quote) {
-			bad("quote has leading, trailing or repeated whitespace")
-		}
-		for j, c := range e.CoveredBy {
-			set := 0
-			for _, v := range []string{c.Scenario, c.Property, c.Test} {
-				if v != "" {
-					set++
-				}
-			}
-			if set != 1 {
-				bad("coveredBy[%d]: name exactly one of scenario, property, test", j)
-			}
-		}
-		untestable, pending := strings.TrimSpace(e.Untestable), strings.TrimSpace(e.Pending)
-		switch {
-		case e.SameAs != "" && (untestable != "" || pending != "" || len(e.CoveredBy) > 0):
-			bad("sameAs takes the coverage of the entry it names: no coveredBy, untestable or pending")
-		case e.SameAs != "":
-		case untestable != "" && (len(e.CoveredBy) > 0 || pending != ""):
-			bad("untestable excludes coveredBy and pending")
-		case untestable == "" && pending == "" && len(e.CoveredBy) == 0:
-			bad("needs coveredBy, untestable (why gepcheck cannot test it) or pending (which issue will cover it)")
-		}
+		checkText(e, bad)
+		untestable, pending := checkCoverage(e, bad)
 		reqs = append(reqs, Requirement{
 			ID: e.ID, Spec: spec, Level: e.Level, Section: e.Section, Quote: e.Quote,
 			CoveredBy: e.CoveredBy, Untestable: untestable, Pending: pending, SameAs: e.SameAs,
@@ -381,6 +349,52 @@ func Parse(spec string, data []byte) ([]Requirement, error) {
 		errs = append(errs, errors.New("no requirements"))
 	}
 	return reqs, errors.Join(errs...)
+}
+
+// checkText checks an entry's level against its quote, its section and
+// its quote's whitespace.
+func checkText(e entry, bad func(format string, a ...any)) {
+	if !validLevel(e.Level) {
+		bad("level %q: one of MUST, MUST NOT, SHOULD, SHOULD NOT", e.Level)
+	} else if msg := levelMatchesQuote(e.Level, e.Quote); msg != "" {
+		bad("%s", msg)
+	}
+	if strings.TrimSpace(e.Section) == "" {
+		bad("no section")
+	}
+	if strings.TrimSpace(e.Quote) == "" {
+		bad("no quote")
+	} else if e.Quote != Normalize(e.Quote) {
+		bad("quote has leading, trailing or repeated whitespace")
+	}
+}
+
+// checkCoverage checks how an entry is covered: coveredBy items that name
+// one thing each, and one of coveredBy, untestable, pending or sameAs. It
+// returns untestable and pending trimmed.
+func checkCoverage(e entry, bad func(format string, a ...any)) (untestable, pending string) {
+	for j, c := range e.CoveredBy {
+		set := 0
+		for _, v := range []string{c.Scenario, c.Property, c.Test} {
+			if v != "" {
+				set++
+			}
+		}
+		if set != 1 {
+			bad("coveredBy[%d]: name exactly one of scenario, property, test", j)
+		}
+	}
+	untestable, pending = strings.TrimSpace(e.Untestable), strings.TrimSpace(e.Pending)
+	switch {
+	case e.SameAs != "" && (untestable != "" || pending != "" || len(e.CoveredBy) > 0):
+		bad("sameAs takes the coverage of the entry it names: no coveredBy, untestable or pending")
+	case e.SameAs != "":
+	case untestable != "" && (len(e.CoveredBy) > 0 || pending != ""):
+		bad("untestable excludes coveredBy and pending")
+	case untestable == "" && pending == "" && len(e.CoveredBy) == 0:
+		bad("needs coveredBy, untestable (why gepcheck cannot test it) or pending (which issue will cover it)")
+	}
+	return untestable, pending
 }
 
 func idNumber(prefix, id string) (int, error) {

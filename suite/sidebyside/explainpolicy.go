@@ -123,29 +123,41 @@ func (r *Result) ExplainPolicy(policy ref.Ref) (*PolicyExplanation, error) {
 				f.Implementation, f.Reason = CannotTell, "the implementation configures the path more than once, with different values"
 			default:
 				f.Observed = values[0]
-				var others []string
-				for _, o := range p.Policies {
-					if v, ok := leaf(specs[o], l.Path); ok && o != name && jsonEqual(v, values[0]) {
-						others = append(others, o)
-					}
-				}
-				switch {
-				case !jsonEqual(values[0], f.Value) && len(others) == 1:
-					f.Implementation, f.Reason = NotApplied, "the value of "+others[0]
-				case !jsonEqual(values[0], f.Value) && len(others) == 0:
-					f.Implementation, f.Reason = NotApplied, "a value no policy on the path sets (the implementation's default, or a value it computed)"
-				case !jsonEqual(values[0], f.Value):
-					f.Implementation, f.Reason = NotApplied, "the value of "+strings.Join(others, ", ")
-				case len(others) > 0:
-					f.Implementation, f.Reason = CannotTell, strings.Join(others, ", ")+" set the same value"
-				default:
-					f.Implementation = Applied
-				}
+				f.Implementation, f.Reason = applied(f.Value, values[0], othersSetting(p.Policies, specs, name, l.Path, values[0]))
 			}
 			e.Fields = append(e.Fields, f)
 		}
 	}
 	return e, nil
+}
+
+// othersSetting is the policies of a path other than name whose spec sets
+// the leaf at path to value.
+func othersSetting(policies []string, specs map[string]map[string]any, name string, path []string, value any) []string {
+	var others []string
+	for _, o := range policies {
+		if v, ok := leaf(specs[o], path); ok && o != name && jsonEqual(v, value) {
+			others = append(others, o)
+		}
+	}
+	return others
+}
+
+// applied judges a field whose value the implementation shows: the policy's
+// own value, set by no other policy of the path, is Applied.
+func applied(own, observed any, others []string) (verdict, reason string) {
+	switch {
+	case !jsonEqual(observed, own) && len(others) == 1:
+		return NotApplied, "the value of " + others[0]
+	case !jsonEqual(observed, own) && len(others) == 0:
+		return NotApplied, "a value no policy on the path sets (the implementation's default, or a value it computed)"
+	case !jsonEqual(observed, own):
+		return NotApplied, "the value of " + strings.Join(others, ", ")
+	case len(others) > 0:
+		return CannotTell, strings.Join(others, ", ") + " set the same value"
+	default:
+		return Applied, ""
+	}
 }
 
 // observedValues is the distinct values the implementation shows for the

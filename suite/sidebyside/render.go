@@ -50,6 +50,27 @@ func (r *Result) Table(w io.Writer, opts render.TableOptions) error {
 	if r.Observed.Error != "" {
 		fmt.Fprintf(w, "%s failed on the input: %s\n", ref.Printable(r.Implementation), ref.Printable(r.Observed.Error))
 	}
+	if err := r.pathsTable().Write(w, opts); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := r.conditionsTable().Write(w, opts); err != nil {
+		return err
+	}
+	r.writeNotCompared(w)
+	n := 0
+	for _, d := range r.Differences {
+		if d.Finding == New {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "\n%d difference(s), %d with no kept finding (new)\n", len(r.Differences), n)
+	return nil
+}
+
+// pathsTable has a row for every path either side has an effective
+// setting on.
+func (r *Result) pathsTable() *render.Table {
 	paths := &render.Table{
 		Title:  fmt.Sprintf("%s BESIDE THE REFERENCE (%s)", strings.ToUpper(ref.Printable(r.Implementation)), r.ReadingLine()),
 		Header: []string{"PATH", "REFERENCE", strings.ToUpper(ref.Printable(r.Implementation)), "DIFFERENCE"},
@@ -69,50 +90,60 @@ func (r *Result) Table(w io.Writer, opts render.TableOptions) error {
 			return (d.Kind == compare.Effective || d.Kind == compare.ExtraEffective) && strings.Join(d.Path, " > ") == k
 		})})
 	}
-	if err := paths.Write(w, opts); err != nil {
-		return err
+	return paths
+}
+
+// conditionRow is an object (a policy, a target, or a policy's entry for
+// an ancestor, "policy@ancestor") and a condition type.
+type conditionRow struct{ obj, typ string }
+
+// conditionRows holds each row's status/reason on the reference's side (0)
+// and the implementation's (1).
+type conditionRows map[conditionRow][2]string
+
+// add sets side's status/reason of every condition of ss that the result
+// compares.
+func (rows conditionRows) add(r *Result, ss []observe.Status, side int) {
+	set := func(obj string, c observe.Condition) {
+		if r.Conditions != nil && !slices.Contains(r.Conditions, c.Type) {
+			return
+		}
+		v := rows[conditionRow{obj, c.Type}]
+		v[side] = c.Status + "/" + c.Reason
+		rows[conditionRow{obj, c.Type}] = v
 	}
-	fmt.Fprintln(w)
+	for _, s := range ss {
+		for _, c := range s.Conditions {
+			set(s.Ref, c)
+		}
+		for _, a := range s.Ancestors {
+			for _, c := range a.Conditions {
+				set(s.Ref+"@"+a.Ref, c)
+			}
+		}
+	}
+}
+
+// conditionsTable has a row for every policy condition compared, and the
+// targets' where the implementation reports them.
+func (r *Result) conditionsTable() *render.Table {
 	conds := &render.Table{
 		Header: []string{"OBJECT", "CONDITION", "REFERENCE", strings.ToUpper(ref.Printable(r.Implementation)), "DIFFERENCE"},
 		Long:   []int{4},
 		Names:  []int{0, 1},
 	}
-	type row struct{ obj, typ string }
-	rows := map[row][2]string{}
-	add := func(ss []observe.Status, side int) {
-		for _, s := range ss {
-			for _, c := range s.Conditions {
-				if r.Conditions != nil && !slices.Contains(r.Conditions, c.Type) {
-					continue
-				}
-				v := rows[row{s.Ref, c.Type}]
-				v[side] = c.Status + "/" + c.Reason
-				rows[row{s.Ref, c.Type}] = v
-			}
-			for _, a := range s.Ancestors {
-				for _, c := range a.Conditions {
-					if r.Conditions != nil && !slices.Contains(r.Conditions, c.Type) {
-						continue
-					}
-					v := rows[row{s.Ref + "@" + a.Ref, c.Type}]
-					v[side] = c.Status + "/" + c.Reason
-					rows[row{s.Ref + "@" + a.Ref, c.Type}] = v
-				}
-			}
-		}
-	}
-	add(r.Reference.Policies, 0)
-	add(r.Observed.Policies, 1)
-	add(r.Observed.Targets, 1)
+	rows := conditionRows{}
+	rows.add(r, r.Reference.Policies, 0)
+	rows.add(r, r.Observed.Policies, 1)
+	rows.add(r, r.Observed.Targets, 1)
 	if r.Observed.Targets != nil {
-		add(r.Reference.Targets, 0)
+		rows.add(r, r.Reference.Targets, 0)
 	}
-	ks := make([]row, 0, len(rows))
+	ks := make([]conditionRow, 0, len(rows))
 	for k := range rows {
 		ks = append(ks, k)
 	}
-	slices.SortFunc(ks, func(a, b row) int { return strings.Compare(a.obj+" "+a.typ, b.obj+" "+b.typ) })
+	slices.SortFunc(ks, func(a, b conditionRow) int { return strings.Compare(a.obj+" "+a.typ, b.obj+" "+b.typ) })
 	for _, k := range ks {
 		v := rows[k]
 		mark := r.mark(func(d Difference) bool {
@@ -125,9 +156,12 @@ func (r *Result) Table(w io.Writer, opts render.TableOptions) error {
 		}
 		conds.Rows = append(conds.Rows, []string{ref.Printable(k.obj), ref.Printable(k.typ), orNone(v[0]), orNone(ref.Printable(v[1])), mark})
 	}
-	if err := conds.Write(w, opts); err != nil {
-		return err
-	}
+	return conds
+}
+
+// writeNotCompared writes the differences of no table (status rules,
+// errors) and the reference's paths the implementation cannot show.
+func (r *Result) writeNotCompared(w io.Writer) {
 	for _, d := range r.Differences {
 		if d.Kind == compare.StatusRule || d.Kind == compare.Error {
 			fmt.Fprintf(w, "%s: %s\n", d.String(), name(d))
@@ -139,14 +173,6 @@ func (r *Result) Table(w io.Writer, opts render.TableOptions) error {
 			fmt.Fprintf(w, "  %s\n", ref.Printable(strings.Join(p, " > ")))
 		}
 	}
-	n := 0
-	for _, d := range r.Differences {
-		if d.Finding == New {
-			n++
-		}
-	}
-	fmt.Fprintf(w, "\n%d difference(s), %d with no kept finding (new)\n", len(r.Differences), n)
-	return nil
 }
 
 // mark is "=" or the differences of a row, each with its finding; nothing

@@ -123,26 +123,8 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 	// No client-side rate limit: the control plane is gepcheck's own.
 	cfg := &rest.Config{Host: host, BearerToken: token, QPS: -1}
 	c := &cluster.Cluster{Name: "local", Config: cfg, Stop: cp.stop}
-	// The API server writes its self-signed serving certificate on start.
-	deadline := time.Now().Add(cluster.Timeouts.Ready)
-	for {
-		if err := cp.exited(); err != nil {
-			return nil, err
-		}
-		if ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt")); err == nil {
-			cfg.TLSClientConfig.CAData = ca
-			if c.Reachable(ctx, 2*time.Second) == nil {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("local control plane: kube-apiserver not ready after %s (logs in %s)", cluster.Timeouts.Ready, dir)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := cp.ready(ctx, c, certDir); err != nil {
+		return nil, err
 	}
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
 	if err := writeKubeconfig(c.Kubeconfig, cfg); err != nil {
@@ -228,4 +210,29 @@ func writeKubeconfig(path string, cfg *rest.Config) error {
 	kc.Contexts["gepcheck-local"] = &clientcmdapi.Context{Cluster: "gepcheck-local", AuthInfo: "gepcheck-admin"}
 	kc.CurrentContext = "gepcheck-local"
 	return clientcmd.WriteToFile(*kc, path)
+}
+
+// ready waits up to cluster.Timeouts.Ready for kube-apiserver to write its
+// self-signed serving certificate (on start) and answer with it.
+func (cp *controlPlane) ready(ctx context.Context, c *cluster.Cluster, certDir string) error {
+	deadline := time.Now().Add(cluster.Timeouts.Ready)
+	for {
+		if err := cp.exited(); err != nil {
+			return err
+		}
+		if ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt")); err == nil {
+			c.Config.TLSClientConfig.CAData = ca
+			if c.Reachable(ctx, 2*time.Second) == nil {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("local control plane: kube-apiserver not ready after %s (logs in %s)", cluster.Timeouts.Ready, cp.dir)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -1,0 +1,216 @@
+package incluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// Verify waits for the implementation's status and compares it with the
+// expectation computed from the stored objects. It observes every
+// cluster.Timeouts.Poll until the step's timeout, as gateway-api's
+// conformance suite polls (wait.PollUntilContextTimeout).
+func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
+	p := a.Plan
+	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Step: a.Step}}
+	if p.Skip != "" {
+		v.res.Outcome, v.res.Reason = Skip, p.Skip
+		return v.res
+	}
+	if a.Err != nil {
+		v.res.Outcome, v.res.Reason = Error, p.Unmap(a.Err.Error())
+		return v.res
+	}
+	out, err := a.Expect(p.Profiles)
+	if err != nil {
+		v.res.Outcome, v.res.Reason = Error, p.Unmap(err.Error())
+		return v.res
+	}
+	v.caps = r.Impl.Capabilities()
+	v.want = r.Impl.Expectation(p.Name, out)
+	if !v.caps.Effective {
+		v.want.Effective = nil
+	}
+	v.res.Want = v.want
+	v.settle = r.Opts.Settle
+	if v.settle == 0 {
+		v.settle = cluster.Timeouts.Settle
+	}
+	v.stableSince = time.Now()
+	if wait.PollUntilContextTimeout(ctx, cluster.Timeouts.Poll, r.timeout(), true, v.observe) != nil {
+		return v.timedOut()
+	}
+	return v.res
+}
+
+// verifying is one Verify's state: what its observations saw so far.
+type verifying struct {
+	r      *Runner
+	a      *Applied
+	p      *Plan
+	caps   Capabilities
+	want   observe.Observation
+	settle time.Duration
+	res    Result
+
+	// The latest observation's differences and error, and the previous.
+	diff, last   []compare.Difference
+	err, lastErr error
+	statusErr    error
+	// lastOK: the differences of the latest observation that disagreed.
+	lastOK []compare.Difference
+	haveOK bool
+	// agreed: some observation agreed with the expectation; changes: how
+	// often the differences observed changed; seen: whether a set of
+	// differences came back after another.
+	agreed      bool
+	changes     int
+	seen        diffHistory
+	stableSince time.Time
+	agreeSince  time.Time
+}
+
+// observe observes the implementation once; it is done when it has set
+// the verdict (Pass, or Fail on a disagreement that held still).
+func (v *verifying) observe(ctx context.Context) (bool, error) {
+	r, p := v.r, v.p
+	got, err := r.Impl.Observe(ctx, r.Kube, p)
+	v.diff, v.err = nil, err
+	if err == nil {
+		if done := v.judge(ctx, got); done {
+			return true, nil
+		}
+	}
+	v.track()
+	// A disagreement that held still for settle is final once every
+	// policy has status for its generation (read only then: it costs
+	// a read of each policy).
+	if err == nil && len(v.diff) > 0 && time.Since(v.stableSince) >= v.settle {
+		current, stored, serr := r.statusCurrent(ctx, p)
+		v.statusErr = serr
+		if current {
+			v.res.Outcome, v.res.Diff = Fail, append(p.UnmapAll(v.diff), r.statusRuleDiffs(ctx, p, stored)...)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// judge compares an observation with the expectation; it is done when they
+// agree for good.
+func (v *verifying) judge(ctx context.Context, got observe.Observation) bool {
+	r, p := v.r, v.p
+	if !v.caps.Effective {
+		got.Effective = nil
+	}
+	v.diff = compare.Diff(v.want, got, v.caps.Capabilities)
+	v.res.Got = got
+	if len(v.diff) > 0 {
+		v.agreeSince = time.Time{}
+		v.lastOK, v.haveOK = v.diff, true
+		return false
+	}
+	v.agreed = true
+	if v.agreeSince.IsZero() {
+		v.agreeSince = time.Now()
+	}
+	if !v.stepDone(ctx) {
+		return false
+	}
+	if len(v.want.Policies) > 0 {
+		r.sawStatus.Store(true) // it wrote the conditions expected
+	}
+	if broken := r.statusRuleDiffs(ctx, p, nil); len(broken) > 0 {
+		// The conditions agree; the status they are written in breaks
+		// a rule of the specs.
+		v.res.Outcome, v.res.Diff = Fail, broken
+		return true
+	}
+	v.res.Outcome = Pass
+	return true
+}
+
+// stepDone says whether an agreement is final. After a step the previous
+// state's status may still agree: the agreement must hold for settle, with
+// status written for every policy's current generation.
+func (v *verifying) stepDone(ctx context.Context) bool {
+	if v.a.Step == "" {
+		return true
+	}
+	if time.Since(v.agreeSince) < v.settle {
+		return false
+	}
+	current, _, serr := v.r.statusCurrent(ctx, v.p)
+	v.statusErr = serr
+	if !current {
+		v.lastOK, v.haveOK = nil, true
+	}
+	return current
+}
+
+// track notes when what was observed last changed, and how.
+func (v *verifying) track() {
+	diff, err := v.diff, v.err
+	if !reflect.DeepEqual(diff, v.last) || (err == nil) != (v.lastErr == nil) {
+		v.stableSince = time.Now()
+		if err == nil && v.lastErr == nil && len(v.last) > 0 {
+			v.changes++
+		}
+		if err == nil && len(diff) > 0 {
+			v.seen.observe(diff)
+		}
+	}
+	v.last, v.lastErr = diff, err
+}
+
+// timedOut is the verdict when the step's time ran out without one.
+func (v *verifying) timedOut() Result {
+	r, p, res := v.r, v.p, v.res
+	res.Outcome = Error
+	if (v.err == nil && v.statusErr == nil) || v.haveOK {
+		// Say which policies lack status, if any.
+		sctx, cancel := context.WithTimeout(context.Background(), cluster.Timeouts.StatusRead)
+		_, _, v.statusErr = r.statusCurrent(sctx, p)
+		cancel()
+	}
+	var none *noStatusError
+	if v.haveOK && errors.As(v.statusErr, &none) && (r.sawStatus.Load() || r.serving(p)) {
+		// A policy a running implementation never gave status to within
+		// the step's time is a difference of its own (GEP-713, Policy
+		// status), not a run that failed.
+		res.Outcome, res.Reason, res.Diff = Fail, p.Unmap(v.statusErr.Error()), p.UnmapAll(v.lastOK)
+		return res
+	}
+	if v.haveOK && !v.agreed && v.statusErr == nil && v.seen.recurred {
+		// Every policy has status for its generation, every observation
+		// disagreed with the expectation, and what disagreed flipped: a
+		// set of differences came back after another (a status that
+		// flips between two writes, as Traefik's per-listener entry when
+		// a policy wins on one port and loses on another behind it): a
+		// disagreement, not a run that failed. A controller still
+		// converging, whose differences changed but never came back, is
+		// not judged by it. The last differences observed are the
+		// verdict's.
+		res.Outcome, res.Diff = Fail, p.UnmapAll(v.lastOK)
+		res.Reason = fmt.Sprintf("%s's status did not settle within %s: it changed %d times, never agreeing with the reference; the last differences", r.Impl.Name(), r.timeout(), v.changes)
+		return res
+	}
+	switch {
+	case v.err != nil:
+		res.Reason = p.Unmap(v.err.Error())
+	case v.statusErr != nil:
+		res.Reason = p.Unmap(v.statusErr.Error())
+	default:
+		res.Reason = fmt.Sprintf("%s did not settle within %s", r.Impl.Name(), r.timeout())
+	}
+	res.Diff = p.UnmapAll(v.diff)
+	return res
+}
