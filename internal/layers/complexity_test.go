@@ -30,23 +30,16 @@ const (
 // now. The list may only shrink: an entry fails the test when its function
 // is gone, no longer above complexLimit, or more complex than listed.
 var knownComplex = map[string]int{
-	// The admission wing (simulator/admission, suite/admissioncheck,
-	// generators/admission.go, the admission command).
-	"simulator/admission ParseRequest":         44,
-	"simulator/admission RequestFile":          36,
-	"simulator/admission Match":                29,
-	"simulator/admission (*Prediction).mutate": 27,
-	"cmd/gepcheck (*admissionOpts).run":        31,
-	// The implementations' move (suite/impl/...).
-	"suite/impl/envoygateway readRoutes":                36,
-	"suite/impl/envoygateway readInput":                 33,
-	"suite/impl/envoygateway buildEgctl":                25,
-	"suite/impl/reference (*Controller).apply":          32,
-	"suite/impl/reference (*Controller).reconcile":      28,
-	"suite/impl/reference (*Controller).writeEffective": 24,
-	"suite/impl/internal/gatewayapi Index":              30,
-	"suite/impl/internal/gatewayapi (*Case).SameCA":     22,
-	"suite/impl/internal/xds (*Client).Fetch":           25,
+	// The admission command.
+	"cmd/gepcheck (*admissionOpts).run": 31,
+	// The implementations (impl/...).
+	"impl/envoygateway buildEgctl":                25,
+	"impl/reference (*Controller).apply":          32,
+	"impl/reference (*Controller).reconcile":      28,
+	"impl/reference (*Controller).writeEffective": 24,
+	"impl/internal/gatewayapi Index":              27,
+	"impl/internal/gatewayapi (*Case).SameCA":     22,
+	"impl/internal/xds (*Client).Fetch":           25,
 	// One Case value (steps, findings, reports, the fuzz and run commands).
 	"cmd/gepcheck newFuzz":            47,
 	"cmd/gepcheck newRun":             21,
