@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -362,12 +361,7 @@ func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName st
 		}
 	}
 	for _, sh := range sum.Shrunk {
-		f := reports.CampaignFinding{Kind: sh.Kind, Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
-		// The case's file is random-PROFILE-SEED.yaml.
-		base := strings.TrimSuffix(filepath.Base(sh.From), ".yaml")
-		if seed, err := strconv.ParseInt(base[strings.LastIndex(base, "-")+1:], 10, 64); err == nil {
-			f.Case = int(seed - sum.Seed)
-		}
+		f := reports.CampaignFinding{Kind: sh.Kind, Case: int(sh.Seed - sum.Seed), Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
 		if sh.Scenario != nil {
 			f.Scenario = string(sh.Scenario.YAML())
 		}

@@ -111,7 +111,7 @@ func (s *Summary) RandomKinds() []string {
 			continue
 		}
 		after := ""
-		if stepNumber(r.Step) > 0 {
+		if r.State > 0 {
 			after = "-after-step"
 		}
 		for _, k := range compare.Kinds(r.Diff) {
@@ -292,7 +292,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		// A difference first seen after a change is a finding of its own
 		// (a step finding), apart from the same kind seen at creation.
 		after := ""
-		if stepNumber(res.Step) > 0 {
+		if res.State > 0 {
 			after = "-after-step"
 		}
 		kinds := compare.Kinds(res.Diff)
@@ -305,6 +305,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		if cfg.RandomSteps > 0 {
 			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], after != "", dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 			sh.Kind += after
+			sh.Seed = seed
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
 			out = append(out, sh)
 			continue
@@ -315,6 +316,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 			continue
 		}
 		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+		sh.Seed = seed
 		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
 		out = append(out, sh)
 	}
