@@ -41,10 +41,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []CaseResult {
 	var out []CaseResult
 	for _, c := range results {
-		file, step, _ := strings.Cut(c.Name, " step ")
-		if step != "" {
-			step = "step " + step
-		}
+		file, step := c.Case.File, c.Case.Step
 		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
 		switch {
 		case c.Skipped != "":
