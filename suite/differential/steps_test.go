@@ -89,7 +89,7 @@ func TestFuzzStepsAfterAChange(t *testing.T) {
 		t.Fatal("no finding")
 	}
 	for _, f := range sum.Findings {
-		if !strings.HasSuffix(f.Kind, "-after-step") {
+		if !f.Kind.AfterStep || !strings.HasSuffix(f.Kind.String(), "-after-step") {
 			t.Errorf("finding %s: a difference seen after a change is an after-step finding", f.Kind)
 		}
 		small := f.Small.Case

@@ -171,10 +171,10 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 // there, are not tried), and keeps the one that still fails with target
 // with the fewest steps, then objects.
 //
-// afterStep keeps the difference after a change: a candidate that fails
-// at creation does not count.
-func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget Budget) Shrunk {
-	out := Shrunk{From: file, Kind: target, Result: first, File: file}
+// A target after a step keeps the difference after a change: a candidate
+// that fails at creation does not count.
+func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
+	out := Shrunk{From: file, Kind: target.String(), Result: first, File: file}
 	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
 		out.Stopped = err.Error()
@@ -205,7 +205,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
 		best := -1
 		for i, res := range results {
-			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target) || afterStep && res.State == 0 {
+			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target.Kind) || target.AfterStep && res.State == 0 {
 				continue
 			}
 			if c, b := cands[i], best; b < 0 || generators.FewerSteps(c, cands[b]) {

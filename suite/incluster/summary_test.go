@@ -22,7 +22,7 @@ func TestRandomKinds(t *testing.T) {
 		{Plan: &Plan{File: "/tmp/gepcheck-random-1/random-color-inherited-4.yaml"}, Outcome: Error, Diff: []compare.Difference{{Kind: compare.Error}}},
 		{Plan: &Plan{File: "scenarios/gep-713/example-1-direct.yaml"}, Outcome: Fail, Diff: []compare.Difference{{Kind: compare.TargetCondition}}},
 	}}
-	want := []string{"condition", "conflicted-after-step", "extra-setting-color"}
+	want := []compare.Found{{Kind: "condition"}, {Kind: "conflicted", AfterStep: true}, {Kind: "extra-setting-color"}}
 	if got := sum.RandomKinds(); !slices.Equal(got, want) {
 		t.Errorf("RandomKinds = %v, want %v", got, want)
 	}
