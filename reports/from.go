@@ -2,7 +2,6 @@ package reports
 
 import (
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
@@ -77,7 +76,7 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 		// directory it was drawn into (its first line is the gepcheck gen
 		// command that prints it): the same run gives the same report.
 		file := r.Plan.File
-		if strings.HasPrefix(filepath.Base(filepath.Dir(file)), incluster.RandomDirPrefix) {
+		if r.Plan.Random {
 			file = filepath.Base(file)
 		}
 		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Step, Reason: r.Reason, Offline: r.Offline,

@@ -356,7 +356,7 @@ func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName st
 		Replay: strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", clusterName, "--impl", implName}, flags,
 			[]string{"--random", fmt.Sprint(total), "--seed", fmt.Sprint(sum.Seed), "--random-profile", sum.RandomProfile}), " ")}
 	for _, r := range sum.Results {
-		if strings.HasPrefix(filepath.Base(r.Plan.File), "random-") && r.Outcome == incluster.Fail {
+		if r.Plan.Random && r.Outcome == incluster.Fail {
 			c.Disagreed++
 		}
 	}

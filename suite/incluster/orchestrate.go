@@ -107,7 +107,7 @@ func (s *Summary) OK() bool { return s.Passed && s.Count(Fail)+s.Count(Error) ==
 func (s *Summary) RandomKinds() []compare.Found {
 	seen := map[compare.Found]bool{}
 	for _, r := range s.Results {
-		if r.Outcome != Fail || !strings.HasPrefix(filepath.Base(r.Plan.File), "random-") {
+		if r.Outcome != Fail || !r.Plan.Random {
 			continue
 		}
 		for _, k := range compare.Kinds(r.Diff) {
@@ -156,6 +156,10 @@ func Run(cfg Config) (*Summary, error) {
 		if err != nil {
 			bad = append(bad, err)
 			continue
+		}
+		_, plan.Random = cfg.seeds[p]
+		for _, st := range plan.Steps {
+			st.State.Random = plan.Random
 		}
 		plans = append(plans, plan)
 	}

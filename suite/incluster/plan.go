@@ -33,6 +33,8 @@ import (
 // Plan is one scenario made ready for a cluster.
 type Plan struct {
 	File string
+	// Random says the file is a random case this run drew (Config.Random).
+	Random bool
 	// Name is the Scenario document's name, or the file's.
 	Name string
 	// Labels are Ginkgo labels: the spec (gep-713, gep-2649, kuadrant,
