@@ -29,9 +29,10 @@ import (
 type StepRun struct {
 	Observer observe.Observer
 	// Profile the reference reads the cases with; Generate draws case i,
-	// a scenario file with steps, in a namespace of its own.
+	// a scenario with steps (generators.SteppedCase), in a namespace of
+	// its own.
 	Profile  string
-	Generate func(i int) []byte
+	Generate func(i int) generators.StepCase
 	Checks   int
 	// Batch cases go to the implementation at once, state by state (50
 	// when zero).
@@ -104,11 +105,7 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 	for first := 0; first < len(all); first += batch {
 		var cases []generators.StepCase
 		for _, i := range all[first:min(len(all), first+batch)] {
-			c, err := generators.ParseStepCase(r.Generate(i))
-			if err != nil {
-				return sum, fmt.Errorf("case %d: %w", i, err)
-			}
-			cases = append(cases, c)
+			cases = append(cases, r.Generate(i))
 		}
 		res, err := judgeSteps(ctx, r.Observer, r.Profile, cases, caps)
 		if err != nil {
