@@ -84,3 +84,19 @@ func TestStepCase(t *testing.T) {
 		t.Error("InNamespace changed nothing")
 	}
 }
+
+// SteppedCase is the case Stepped writes, as a value: for the same seeds
+// its file is the one Stepped's reads back as.
+func TestSteppedCaseIsStepped(t *testing.T) {
+	g := Scenarios(Config{Profile: "color-inherited"})
+	for seed := range 5 {
+		read, err := ParseStepCase(Stepped(g, 4).Example(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := SteppedCase(g, 4).Example(seed)
+		if got, want := string(c.YAML()), string(read.YAML()); got != want || len(c.Steps) != len(read.Steps) {
+			t.Errorf("seed %d: SteppedCase writes\n%s\nStepped's file reads back as\n%s", seed, got, want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
@@ -41,10 +40,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []CaseResult {
 	var out []CaseResult
 	for _, c := range results {
-		file, step, _ := strings.Cut(c.Name, " step ")
-		if step != "" {
-			step = "step " + step
-		}
+		file, step := c.Case.File, c.Case.Step
 		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
 		switch {
 		case c.Skipped != "":
@@ -80,7 +76,7 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 		// directory it was drawn into (its first line is the gepcheck gen
 		// command that prints it): the same run gives the same report.
 		file := r.Plan.File
-		if strings.HasPrefix(filepath.Base(filepath.Dir(file)), incluster.RandomDirPrefix) {
+		if r.Plan.Random {
 			file = filepath.Base(file)
 		}
 		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Step, Reason: r.Reason, Offline: r.Offline,

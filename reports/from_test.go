@@ -9,9 +9,10 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// A random case drawn in a cluster run is named by its file alone: the
-// temporary directory it was drawn into differs from run to run, and the
-// same run must give the same report (cluster-test merges shards).
+// A random case drawn in a cluster run (Plan.Random) is named by its file
+// alone: the temporary directory it was drawn into differs from run to
+// run, and the same run must give the same report (cluster-test merges
+// shards).
 func TestClusterCasesRandomFileName(t *testing.T) {
 	dir, err := os.MkdirTemp(t.TempDir(), incluster.RandomDirPrefix)
 	if err != nil {
@@ -25,7 +26,7 @@ func TestClusterCasesRandomFileName(t *testing.T) {
 		}
 	}
 	got := ClusterCases([]incluster.Result{
-		{Plan: &incluster.Plan{File: random, Name: "r"}, Outcome: incluster.Pass},
+		{Plan: &incluster.Plan{File: random, Random: true, Name: "r"}, Outcome: incluster.Pass},
 		{Plan: &incluster.Plan{File: scenario, Name: "s"}, Outcome: incluster.Pass},
 	}, func(f string) string { return "replay " + f }, observe.Capabilities{})
 	if got[0].File != "random-color-inherited-7.yaml" || got[0].Replay != "replay random-color-inherited-7.yaml" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
 // keptFindings lists the findings files of the repository.
@@ -177,12 +179,12 @@ func mustRead(t *testing.T, p string) string {
 // its implementation only.
 func TestPrintKnownClusterFinding(t *testing.T) {
 	var b bytes.Buffer
-	printKnown(&b, "../../scenarios/findings", "contour", "backendtlspolicy-gateway-api", []string{"conflicted"})
+	printKnown(&b, "../../scenarios/findings", "contour", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
 	if !strings.Contains(b.String(), "contradicts-must GEP-713-027 (contour/") {
 		t.Errorf("Contour's kept finding not matched:\n%s", b.String())
 	}
 	b.Reset()
-	printKnown(&b, "../../scenarios/findings", "envoy-gateway", "backendtlspolicy-gateway-api", []string{"conflicted"})
+	printKnown(&b, "../../scenarios/findings", "envoy-gateway", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
 	if strings.Contains(b.String(), "contour/") {
 		t.Errorf("another implementation's finding matched:\n%s", b.String())
 	}
@@ -198,13 +200,13 @@ func TestFailOnNew(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
 		compared, implFailed int
-		kinds                []string
+		kinds                []compare.Found
 		fails                string // "": passes
 	}{
-		{"known kinds", 100, 0, []string{"conflicted", "conflicted-after-step"}, ""},
+		{"known kinds", 100, 0, []compare.Found{{Kind: "conflicted"}, {Kind: "conflicted", AfterStep: true}}, ""},
 		{"no difference", 100, 0, nil, ""},
-		{"a new kind", 100, 0, []string{"conflicted", "no-such-kind"}, "1 new kind(s) of difference, not kept in ../../scenarios/findings/envoy-gateway: no-such-kind (written to out/new.yaml)"},
-		{"nothing compared", 0, 0, []string{"conflicted"}, "no case was compared"},
+		{"a new kind", 100, 0, []compare.Found{{Kind: "conflicted"}, {Kind: "no-such-kind"}}, "1 new kind(s) of difference, not kept in ../../scenarios/findings/envoy-gateway: no-such-kind (written to out/new.yaml)"},
+		{"nothing compared", 0, 0, []compare.Found{{Kind: "conflicted"}}, "no case was compared"},
 		{"the implementation failed", 99, 1, nil, "the implementation failed on 1 case(s)"},
 	} {
 		var b bytes.Buffer

@@ -263,11 +263,13 @@ func fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Implementation, 
 	}
 	reports.Fuzz(stdout, im.Name(), sum)
 	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Disagreed: len(sum.Disagree), Replay: r.Replay}
+	var found []compare.Found
 	for _, fd := range sum.Findings {
 		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
 			Scenario: string(fd.Small.Scenario.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
+		found = append(found, compare.Found{Kind: fd.Kind})
 	}
-	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
+	if err := finishCampaign(stdout, f, im, cfg, d, c, found); err != nil {
 		return err
 	}
 	var failed []string
@@ -278,7 +280,7 @@ func fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Implementation, 
 		}
 	}
 	failedOn := implFailed(sum.Disagree, func(d differential.Disagreement) string { return d.Got.Error })
-	if err := checkNew(stdout, f, im, c, sum.Checks-failedOn, failedOn); err != nil {
+	if err := checkNew(stdout, f, im, c, found, sum.Checks-failedOn, failedOn); err != nil {
 		if _, ok := err.(failedError); !ok {
 			return err
 		}
@@ -303,8 +305,8 @@ func fuzzSteps(ctx context.Context, stdout io.Writer, im impl.Implementation, cf
 	if r.Shard, err = f.rep.parseShard(); err != nil {
 		return err
 	}
-	r.Write = func(kind string, dis differential.StepDisagreement) (string, error) {
-		return reports.WriteStepsFinding(f.outDir, r.Profile, replay, kind, dis.Case.YAML(), dis.Step, compare.Strings(dis.Diff))
+	r.Write = func(kind compare.Found, dis differential.StepDisagreement) (string, error) {
+		return reports.WriteStepsFinding(f.outDir, r.Profile, replay, kind.String(), dis.Case.YAML(), dis.Step, compare.Strings(dis.Diff))
 	}
 	fmt.Fprintf(stdout, "seed: %d\nimplementation: %s, profile %s, up to %d steps\n", seed, fz.Describe(), r.Profile, steps)
 	sum, err := differential.FuzzSteps(ctx, r, stdout)
@@ -313,15 +315,17 @@ func fuzzSteps(ctx context.Context, stdout io.Writer, im impl.Implementation, cf
 	}
 	fmt.Fprintf(stdout, "%d agree, %d disagree (findings are evidence, not failures)\n", sum.Checks-len(sum.Disagree), len(sum.Disagree))
 	c := reports.Campaign{Kind: kindOf(fz, f.kind), Profile: r.Profile, Seed: seed, Checks: sum.Checks, Steps: steps, Disagreed: len(sum.Disagree), Replay: replay}
+	var found []compare.Found
 	for _, fd := range sum.Findings {
-		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
+		c.Findings = append(c.Findings, reports.CampaignFinding{Kind: fd.Kind.String(), Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
 			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
+		found = append(found, fd.Kind)
 	}
-	if err := finishCampaign(stdout, f, im, cfg, d, c); err != nil {
+	if err := finishCampaign(stdout, f, im, cfg, d, c, found); err != nil {
 		return err
 	}
 	failedOn := implFailed(sum.Disagree, func(d differential.StepDisagreement) string { return d.Got.Error })
-	return checkNew(stdout, f, im, c, sum.Checks-failedOn, failedOn)
+	return checkNew(stdout, f, im, c, found, sum.Checks-failedOn, failedOn)
 }
 
 // implFailed counts the cases of ds on which the implementation failed
@@ -336,29 +340,25 @@ func implFailed[D any](ds []D, errOf func(D) string) int {
 	return n
 }
 
-// checkNew is --fail-on-new on campaign c, which compared cases and on
-// which the implementation failed implFailed times (nil without the flag).
-func checkNew(stdout io.Writer, f batchedFlags, im impl.Implementation, c reports.Campaign, compared, implFailed int) error {
+// checkNew is --fail-on-new on campaign c, whose findings are of the
+// kinds found, which compared cases and on which the implementation
+// failed implFailed times (nil without the flag).
+func checkNew(stdout io.Writer, f batchedFlags, im impl.Implementation, c reports.Campaign, found []compare.Found, compared, implFailed int) error {
 	if !f.failOnNew {
 		return nil
 	}
-	var kinds []string
 	files := map[string]string{}
 	for _, fd := range c.Findings {
-		kinds = append(kinds, fd.Kind)
 		files[fd.Kind] = filepath.Join(f.outDir, fd.File)
 	}
-	return failOnNew(stdout, f.known, im.Name(), c.Profile, compared, implFailed, kinds, files)
+	return failOnNew(stdout, f.known, im.Name(), c.Profile, compared, implFailed, found, files)
 }
 
-// finishCampaign prints how the kept findings triage each kind c found,
-// and writes c's report when --report-dir is set.
-func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cfg impl.Config, d observe.Observer, c reports.Campaign) error {
-	var kinds []string
-	for _, fd := range c.Findings {
-		kinds = append(kinds, fd.Kind)
-	}
-	printKnown(stdout, f.known, im.Name(), c.Profile, kinds)
+// finishCampaign prints how the kept findings triage each kind c found
+// (found, its findings' kinds), and writes c's report when --report-dir
+// is set.
+func finishCampaign(stdout io.Writer, f batchedFlags, im impl.Implementation, cfg impl.Config, d observe.Observer, c reports.Campaign, found []compare.Found) error {
+	printKnown(stdout, f.known, im.Name(), c.Profile, found)
 	if f.rep.dir == "" {
 		return nil
 	}

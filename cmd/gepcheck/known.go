@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
@@ -21,21 +22,21 @@ type triaged struct {
 // implementation's profile, whether a kept finding in dir (gepcheck
 // findings) has the same kind and how it is triaged: the requirement the
 // behaviour contradicts, or that it is new and untriaged. A kind seen
-// after a change (KIND-after-step) is matched with the same kind at
-// creation too.
+// after a change (compare.Found.AfterStep) is matched with the same kind
+// at creation too.
 //
 // Findings are matched by profile (a finding's implementation field) and,
 // as several implementations share a profile (Gateway API's
 // BackendTLSPolicy), kept in dir/IMPL/ for implementation impl.
-func triageKinds(dir, impl, profile string, kinds []string) ([]triaged, error) {
+func triageKinds(dir, impl, profile string, kinds []compare.Found) ([]triaged, error) {
 	known, err := sidebyside.ReadKnown(dir, impl)
 	if err != nil {
 		return nil, err
 	}
 	var out []triaged
 	for _, kind := range kinds {
-		t := triaged{Kind: kind, Line: "new: no kept finding of this kind (verdict untriaged)", New: true}
-		if f, ok := known.Name(profile, []string{kind, strings.TrimSuffix(kind, "-after-step")}); ok {
+		t := triaged{Kind: kind.String(), Line: "new: no kept finding of this kind (verdict untriaged)", New: true}
+		if f, ok := known.Name(profile, []string{kind.String(), kind.Kind}); ok {
 			req := f.Triage.Requirement
 			if req == "" {
 				req = "-"
@@ -45,7 +46,7 @@ func triageKinds(dir, impl, profile string, kinds []string) ([]triaged, error) {
 				file = filepath.ToSlash(rel)
 			}
 			t.Line, t.New = fmt.Sprintf("%s %s (%s)", f.Triage.Verdict, req, file), false
-			if f.Kind != kind {
+			if f.Kind != t.Kind {
 				t.Line += ", as at creation"
 			}
 		}
@@ -56,7 +57,7 @@ func triageKinds(dir, impl, profile string, kinds []string) ([]triaged, error) {
 
 // printKnown prints triageKinds' answer for kinds, nothing when there are
 // none or dir does not exist.
-func printKnown(w io.Writer, dir, impl, profile string, kinds []string) {
+func printKnown(w io.Writer, dir, impl, profile string, kinds []compare.Found) {
 	if len(kinds) == 0 {
 		return
 	}
@@ -78,7 +79,7 @@ func printKnown(w io.Writer, dir, impl, profile string, kinds []string) {
 // the implementation failed on, or a kind of difference no kept finding
 // in dir has (written to files[kind]) is a failure (exit 1). It prints
 // what it checked.
-func failOnNew(w io.Writer, dir, impl, profile string, compared, implFailed int, kinds []string, files map[string]string) error {
+func failOnNew(w io.Writer, dir, impl, profile string, compared, implFailed int, kinds []compare.Found, files map[string]string) error {
 	if compared == 0 {
 		return failedError{"--fail-on-new: no case was compared with the reference"}
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -357,17 +356,12 @@ func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName st
 		Replay: strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", clusterName, "--impl", implName}, flags,
 			[]string{"--random", fmt.Sprint(total), "--seed", fmt.Sprint(sum.Seed), "--random-profile", sum.RandomProfile}), " ")}
 	for _, r := range sum.Results {
-		if strings.HasPrefix(filepath.Base(r.Plan.File), "random-") && r.Outcome == incluster.Fail {
+		if r.Plan.Random && r.Outcome == incluster.Fail {
 			c.Disagreed++
 		}
 	}
 	for _, sh := range sum.Shrunk {
-		f := reports.CampaignFinding{Kind: sh.Kind, Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
-		// The case's file is random-PROFILE-SEED.yaml.
-		base := strings.TrimSuffix(filepath.Base(sh.From), ".yaml")
-		if seed, err := strconv.ParseInt(base[strings.LastIndex(base, "-")+1:], 10, 64); err == nil {
-			f.Case = int(seed - sum.Seed)
-		}
+		f := reports.CampaignFinding{Kind: sh.Kind, Case: int(sh.Seed - sum.Seed), Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
 		if sh.Scenario != nil {
 			f.Scenario = string(sh.Scenario.YAML())
 		}

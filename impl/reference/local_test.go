@@ -553,7 +553,7 @@ func TestLocalReference(t *testing.T) {
 		// difference (each round removes a step or an object; 30 is
 		// never reached): the result does not depend on the machine's
 		// speed.
-		sh := r.ShrinkSteps(ctx, f, first, kind, true, t.TempDir(), 4, incluster.Budget{Rounds: 30})
+		sh := r.ShrinkSteps(ctx, f, first, compare.Found{Kind: kind, AfterStep: true}, t.TempDir(), 4, incluster.Budget{Rounds: 30})
 		if sh.Stopped != "no smaller case keeps the difference" {
 			t.Errorf("stopped: %s, want no smaller case keeps the difference", sh.Stopped)
 		}

@@ -44,7 +44,7 @@ var knownComplex = map[string]int{
 	"cmd/gepcheck newFuzz":            47,
 	"cmd/gepcheck newRun":             21,
 	"cmd/gepcheck markKnown":          25,
-	"generators Stepped":              32,
+	"generators drawSteps":            32,
 	"simulator States":                24,
 	"scenarios CheckStepDiff":         35,
 	"scenarios checkFlips":            26,

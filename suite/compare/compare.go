@@ -482,3 +482,21 @@ func Kinds(ds []Difference) []string {
 	}
 	return slices.Sorted(maps.Keys(kinds))
 }
+
+// Found is a kind of difference a run found (Kinds) and whether it was
+// first seen after a change (scenarios/README.md, Steps): a difference
+// that appears only after a step is a finding of its own, apart from the
+// same kind seen at creation.
+type Found struct {
+	Kind      string
+	AfterStep bool
+}
+
+// String is the kind as findings and reports write it: KIND, or
+// KIND-after-step.
+func (f Found) String() string {
+	if f.AfterStep {
+		return f.Kind + "-after-step"
+	}
+	return f.Kind
+}

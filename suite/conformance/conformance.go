@@ -281,8 +281,8 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 	var found []finding
 	if r.Steps > 0 {
 		sum, err := differential.FuzzSteps(context.Background(), differential.StepRun{Observer: d, Profile: prof, Checks: r.Count, Batch: batch,
-			Generate: func(i int) []byte {
-				return generators.Stepped(draw(i), r.Steps).Example(int(r.Seed) + i)
+			Generate: func(i int) generators.StepCase {
+				return generators.SteppedCase(draw(i), r.Steps).Example(int(r.Seed) + i)
 			}}, &log)
 		if err != nil {
 			t.Errorf("random cases: %v", err)
@@ -290,7 +290,7 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 		}
 		c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
 		for _, f := range sum.Findings {
-			found = append(found, finding{f.Kind, string(f.Small.Case.YAML()), f.Small.Diff})
+			found = append(found, finding{f.Kind.String(), string(f.Small.Case.YAML()), f.Small.Diff})
 		}
 	} else {
 		sum, err := differential.Fuzz(context.Background(), differential.Run{Observer: d, Profile: prof, Checks: r.Count, Batch: batch, Replay: replay,

@@ -65,9 +65,9 @@ func FuzzStepsRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed 
 	if err != nil {
 		return StepRun{}, "", err
 	}
-	gen := func(i int) []byte {
+	gen := func(i int) generators.StepCase {
 		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
-		return generators.Stepped(g, steps).Example(int(seed) + i)
+		return generators.SteppedCase(g, steps).Example(int(seed) + i)
 	}
 	return StepRun{Observer: d, Profile: k.Profile, Generate: gen, Checks: checks}, replay(impl, fz, d, k, seed, checks, steps), nil
 }

@@ -29,16 +29,17 @@ import (
 type StepRun struct {
 	Observer observe.Observer
 	// Profile the reference reads the cases with; Generate draws case i,
-	// a scenario file with steps, in a namespace of its own.
+	// a scenario with steps (generators.SteppedCase), in a namespace of
+	// its own.
 	Profile  string
-	Generate func(i int) []byte
+	Generate func(i int) generators.StepCase
 	Checks   int
 	// Batch cases go to the implementation at once, state by state (50
 	// when zero).
 	Batch int
 	// Write writes a finding, shrunk for one kind of difference, and
 	// returns where; nil: findings are not written.
-	Write func(kind string, d StepDisagreement) (string, error)
+	Write func(kind compare.Found, d StepDisagreement) (string, error)
 	// Shard, when set, runs only its part of the Checks cases.
 	Shard suite.Shard
 }
@@ -57,21 +58,19 @@ type StepDisagreement struct {
 	Got   observe.Observation
 }
 
-// Kinds are the kinds of difference d shows, "-after-step" added when it
-// shows after a change.
-func (d StepDisagreement) Kinds() []string {
-	ks := compare.Kinds(d.Diff)
-	if d.State > 0 {
-		for i := range ks {
-			ks[i] += "-after-step"
-		}
+// Kinds are the kinds of difference d shows, after a step when its state
+// is one after a change.
+func (d StepDisagreement) Kinds() []compare.Found {
+	var fs []compare.Found
+	for _, k := range compare.Kinds(d.Diff) {
+		fs = append(fs, compare.Found{Kind: k, AfterStep: d.State > 0})
 	}
-	return ks
+	return fs
 }
 
 // StepFinding is a disagreement shrunk for one kind of difference.
 type StepFinding struct {
-	Kind                   string
+	Kind                   compare.Found
 	Case                   int
 	File                   string
 	Small                  StepDisagreement
@@ -106,11 +105,7 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 	for first := 0; first < len(all); first += batch {
 		var cases []generators.StepCase
 		for _, i := range all[first:min(len(all), first+batch)] {
-			c, err := generators.ParseStepCase(r.Generate(i))
-			if err != nil {
-				return sum, fmt.Errorf("case %d: %w", i, err)
-			}
-			cases = append(cases, c)
+			cases = append(cases, r.Generate(i))
 		}
 		res, err := judgeSteps(ctx, r.Observer, r.Profile, cases, caps)
 		if err != nil {
@@ -126,7 +121,7 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 	}
 	sum.Elapsed = time.Since(start)
 	fmt.Fprintf(log, "%d cases with steps in %s, %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), len(sum.Disagree))
-	covered := map[string]bool{}
+	covered := map[compare.Found]bool{}
 	for _, dis := range sum.Disagree {
 		if dis.Got.Error != "" {
 			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, ref.Printable(dis.Got.Error))
@@ -159,7 +154,7 @@ func FuzzSteps(ctx context.Context, r StepRun, log io.Writer) (*StepSummary, err
 // in namespaces of their own, the cases one step or one object smaller
 // (generators.StepCase.Smaller) and keeps the one with the fewest steps,
 // then objects.
-func shrinkSteps(ctx context.Context, r StepRun, dis StepDisagreement, caps observe.Capabilities, kind string) StepFinding {
+func shrinkSteps(ctx context.Context, r StepRun, dis StepDisagreement, caps observe.Capabilities, kind compare.Found) StepFinding {
 	f := StepFinding{Kind: kind, Case: dis.Seed, Small: dis, StepsFrom: len(dis.Case.Steps), ObjectsFrom: dis.Case.Objects()}
 	ns := namespaceOf(dis.Case)
 	cur := dis

@@ -74,8 +74,12 @@ spec:
 // and drops the unrelated Service and policy. The reference itself, as
 // the implementation, agrees on every state.
 func TestFuzzStepsAfterAChange(t *testing.T) {
-	gen := func(i int) []byte {
-		return []byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i)))
+	gen := func(i int) generators.StepCase {
+		c, err := generators.ParseStepCase([]byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
 	run := StepRun{Observer: mutated{engine.MutantNewerWins}, Profile: "color-direct", Generate: gen, Checks: 2}
 	sum, err := FuzzSteps(context.Background(), run, io.Discard)
@@ -89,7 +93,7 @@ func TestFuzzStepsAfterAChange(t *testing.T) {
 		t.Fatal("no finding")
 	}
 	for _, f := range sum.Findings {
-		if !strings.HasSuffix(f.Kind, "-after-step") {
+		if !f.Kind.AfterStep || !strings.HasSuffix(f.Kind.String(), "-after-step") {
 			t.Errorf("finding %s: a difference seen after a change is an after-step finding", f.Kind)
 		}
 		small := f.Small.Case
@@ -129,7 +133,9 @@ func directCases(ns string) *rapid.Generator[*generators.Scenario] {
 // lets newer policies win is caught, its findings shrunk to cases that
 // still show them.
 func TestFuzzStepsDrawn(t *testing.T) {
-	gen := func(i int) []byte { return generators.Stepped(directCases(fmt.Sprintf("case-%d", i)), 3).Example(i) }
+	gen := func(i int) generators.StepCase {
+		return generators.SteppedCase(directCases(fmt.Sprintf("case-%d", i)), 3).Example(i)
+	}
 	run := StepRun{Observer: mutated{}, Profile: "color-direct", Generate: gen, Checks: 40}
 	sum, err := FuzzSteps(context.Background(), run, io.Discard)
 	if err != nil || len(sum.Disagree) > 0 {

@@ -102,23 +102,19 @@ func (s *Summary) Count(o Outcome) int {
 func (s *Summary) OK() bool { return s.Passed && s.Count(Fail)+s.Count(Error) == 0 }
 
 // RandomKinds are the kinds of difference (compare.Kinds) of every failed
-// random case, KIND-after-step when first seen after a change, sorted:
-// what the kept findings must triage, shrunk or not.
-func (s *Summary) RandomKinds() []string {
-	seen := map[string]bool{}
+// random case, after a step when first seen after a change, sorted as
+// printed: what the kept findings must triage, shrunk or not.
+func (s *Summary) RandomKinds() []compare.Found {
+	seen := map[compare.Found]bool{}
 	for _, r := range s.Results {
-		if r.Outcome != Fail || !strings.HasPrefix(filepath.Base(r.Plan.File), "random-") {
+		if r.Outcome != Fail || !r.Plan.Random {
 			continue
 		}
-		after := ""
-		if stepNumber(r.Step) > 0 {
-			after = "-after-step"
-		}
 		for _, k := range compare.Kinds(r.Diff) {
-			seen[k+after] = true
+			seen[compare.Found{Kind: k, AfterStep: r.State > 0}] = true
 		}
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return slices.SortedFunc(maps.Keys(seen), func(a, b compare.Found) int { return strings.Compare(a.String(), b.String()) })
 }
 
 // Run reads the scenarios, connects, installs the CRDs the implementation
@@ -142,7 +138,7 @@ func Run(cfg Config) (*Summary, error) {
 
 	im := cfg.Impl
 	run := randomID()
-	plans, err := plansOf(paths, im, run)
+	plans, err := plansOf(paths, im, run, cfg.seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +221,9 @@ func scenarioPaths(cfg *Config, logf func(string)) (paths []string, randomDir st
 }
 
 // plansOf plans every scenario file for the run; an error names every
-// file that cannot be planned.
-func plansOf(paths []string, im Implementation, run string) ([]*Plan, error) {
+// file that cannot be planned. seeds holds the run's random cases (a
+// file's seed), which the plans mark Random.
+func plansOf(paths []string, im Implementation, run string, seeds map[string]int64) ([]*Plan, error) {
 	var plans []*Plan
 	var bad []error
 	for i, p := range paths {
@@ -234,6 +231,10 @@ func plansOf(paths []string, im Implementation, run string) ([]*Plan, error) {
 		if err != nil {
 			bad = append(bad, err)
 			continue
+		}
+		_, plan.Random = seeds[p]
+		for _, st := range plan.Steps {
+			st.State.Random = plan.Random
 		}
 		plans = append(plans, plan)
 	}
@@ -333,7 +334,7 @@ func replayFailures(offline observe.Observer, sum *Summary) {
 // cfg.ShrinkTime each.
 func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result, dir string, logf func(string)) []Shrunk {
 	var out []Shrunk
-	done := map[string]bool{}
+	done := map[compare.Found]bool{}
 	for _, res := range results {
 		seed, ok := cfg.seeds[res.Plan.File]
 		if !ok || res.Outcome != Fail || ctx.Err() != nil {
@@ -341,20 +342,19 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		}
 		// A difference first seen after a change is a finding of its own
 		// (a step finding), apart from the same kind seen at creation.
-		after := ""
-		if stepNumber(res.Step) > 0 {
-			after = "-after-step"
+		var found []compare.Found
+		for _, k := range compare.Kinds(res.Diff) {
+			found = append(found, compare.Found{Kind: k, AfterStep: res.State > 0})
 		}
-		kinds := compare.Kinds(res.Diff)
-		k := slices.IndexFunc(kinds, func(k string) bool { return !done[k+after] })
+		k := slices.IndexFunc(found, func(f compare.Found) bool { return !done[f] })
 		if k < 0 {
 			continue
 		}
-		done[kinds[k]+after] = true
-		logf(fmt.Sprintf("shrinking %s in the cluster for %s%s (at most %s)", filepath.Base(res.Plan.File), kinds[k], after, cfg.ShrinkTime))
+		done[found[k]] = true
+		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), found[k], cfg.ShrinkTime))
 		if cfg.RandomSteps > 0 {
-			sh := r.ShrinkSteps(ctx, res.Plan.File, res, kinds[k], after != "", dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
-			sh.Kind += after
+			sh := r.ShrinkSteps(ctx, res.Plan.File, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+			sh.Seed = seed
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
 			out = append(out, sh)
 			continue
@@ -364,7 +364,8 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 			logf("shrinking " + res.Plan.File + ": " + err.Error())
 			continue
 		}
-		sh := r.Shrink(ctx, s, res, kinds[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+		sh := r.Shrink(ctx, s, res, found[k].Kind, dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+		sh.Seed = seed
 		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
 		out = append(out, sh)
 	}

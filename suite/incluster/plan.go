@@ -35,6 +35,8 @@ import (
 // Plan is one scenario made ready for a cluster.
 type Plan struct {
 	File string
+	// Random says the file is a random case this run drew (Config.Random).
+	Random bool
 	// Name is the Scenario document's name, or the file's.
 	Name string
 	// Labels are Ginkgo labels: the spec (gep-713, gep-2649, kuadrant,
@@ -87,8 +89,10 @@ type Plan struct {
 
 // Step is one change of a plan's objects over time.
 type Step struct {
-	// Label is "step N (name)".
+	// Label is "step N (name)", for printing; Index is N, the index of
+	// the state after the step (simulator.State.Step).
 	Label string
+	Index int
 	// Delete are the objects the step deletes, as applied before; Apply
 	// the objects it creates or replaces, as in State.
 	Delete, Apply []*unstructured.Unstructured
@@ -242,7 +246,7 @@ func (p *Plan) claimKinds(kinds []*simulator.Kind, t Target) (skip string) {
 func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
 	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, AncestorEntries: p.AncestorEntries, Namespaces: p.Namespaces, Names: p.Names}
 	sp.fill(st.Docs, t)
-	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), State: sp}
+	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), Index: st.Step, State: sp}
 	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {
 		key := p.key(d)
 		for _, u := range objs {

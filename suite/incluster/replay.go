@@ -23,15 +23,12 @@ func Replay(ctx context.Context, d observe.Observer, r Result) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := r.Plan.File
-	if r.Step != "" {
-		name += " " + r.Step
+	// One case per state (observe.ScenarioCases), the first the objects
+	// as created.
+	if r.State >= len(cases) {
+		return "", fmt.Errorf("no state %d in %s", r.State, r.Plan.File)
 	}
-	i := slices.IndexFunc(cases, func(c observe.Case) bool { return c.Name == name })
-	if i < 0 {
-		return "", fmt.Errorf("no case %s in %s", name, r.Plan.File)
-	}
-	c := cases[i]
+	c := cases[r.State]
 	caps := d.Capabilities()
 	got, err := d.Observe(ctx, []observe.Case{c})
 	if err != nil {

@@ -117,8 +117,11 @@ type Result struct {
 	// the intended one).
 	Notes []string
 	// Step is the step the outcome is of, for a scenario with steps: the
-	// first that did not pass, or the last.
-	Step string
+	// first that did not pass, or the last. State is its index among the
+	// scenario's states (simulator.States; 0: the objects as created),
+	// Step its label for printing.
+	Step  string
+	State int
 	// Offline says, for a failure, what the implementation's offline form
 	// does with the same case (Replay): whose the difference is.
 	Offline  string
@@ -132,8 +135,9 @@ type Applied struct {
 	Notes  []string
 	Err    error
 	// Step labels a state after a step (ApplyStep); "" for the objects
-	// as first created.
-	Step string
+	// as first created. State is the state's index (0 for those).
+	Step  string
+	State int
 }
 
 // Apply creates the plan's objects with server-side apply, group by group,
@@ -564,7 +568,7 @@ func (r *Runner) VerifySteps(ctx context.Context, a *Applied) Result {
 // the new state are read back as stored.
 func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
 	next := st.State
-	a := &Applied{Plan: next, Step: st.Label}
+	a := &Applied{Plan: next, Step: st.Label, State: st.Index}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	gone := slices.Clone(st.Delete)

@@ -17,9 +17,10 @@ import (
 // Shrunk is a random case that failed in a cluster, made smaller there
 // while it still fails with the same kind of difference.
 type Shrunk struct {
-	// From is the random case's file; Kind the kind of difference kept
-	// (compare.Kinds).
+	// From is the random case's file, Seed the seed it was drawn with;
+	// Kind the kind of difference kept (compare.Kinds).
 	From, Kind string
+	Seed       int64
 	// Scenario is the smallest case found (nil for a case with steps,
 	// shrunk as YAML), File where it is written, and Result its outcome in
 	// the cluster.
@@ -170,10 +171,10 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 // there, are not tried), and keeps the one that still fails with target
 // with the fewest steps, then objects.
 //
-// afterStep keeps the difference after a change: a candidate that fails
-// at creation does not count.
-func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target string, afterStep bool, dir string, parallel int, budget Budget) Shrunk {
-	out := Shrunk{From: file, Kind: target, Result: first, File: file}
+// A target after a step keeps the difference after a change: a candidate
+// that fails at creation does not count.
+func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
+	out := Shrunk{From: file, Kind: target.String(), Result: first, File: file}
 	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
 		out.Stopped = err.Error()
@@ -191,7 +192,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
 			return out
 		}
-		cands := cur.Smaller(stepNumber(out.Result.Step))
+		cands := cur.Smaller(out.Result.State)
 		if len(cands) == 0 {
 			out.Stopped = "nothing left to remove"
 			return out
@@ -204,7 +205,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
 		best := -1
 		for i, res := range results {
-			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target) || afterStep && stepNumber(res.Step) == 0 {
+			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target.Kind) || target.AfterStep && res.State == 0 {
 				continue
 			}
 			if c, b := cands[i], best; b < 0 || generators.FewerSteps(c, cands[b]) {
@@ -218,11 +219,4 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		cur, out.Result, out.File = cands[best], results[best], files[best]
 		out.Steps, out.Objects = len(cur.Steps), cur.Objects()
 	}
-}
-
-// stepNumber reads N of "step N (name)"; 0 for "".
-func stepNumber(label string) int {
-	var n int
-	_, _ = fmt.Sscanf(label, "step %d", &n)
-	return n
 }

@@ -6,15 +6,6 @@ import (
 	"time"
 )
 
-// TestStepNumber: a result's step is read back from its label.
-func TestStepNumber(t *testing.T) {
-	for label, want := range map[string]int{"step 3 (delete-established)": 3, "": 0} {
-		if got := stepNumber(label); got != want {
-			t.Errorf("stepNumber(%q) = %d, want %d", label, got, want)
-		}
-	}
-}
-
 // A budget of rounds is spent after that many rounds, whatever the time;
 // one of time once its deadline is past; a zero budget never.
 func TestBudget(t *testing.T) {

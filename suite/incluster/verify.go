@@ -20,7 +20,7 @@ import (
 // conformance suite polls (wait.PollUntilContextTimeout).
 func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	p := a.Plan
-	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Step: a.Step}}
+	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Step: a.Step, State: a.State}}
 	if p.Skip != "" {
 		v.res.Outcome, v.res.Reason = Skip, p.Skip
 		return v.res

@@ -38,7 +38,7 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := Case{Name: p, YAML: string(data), Profiles: profiles}
+		c := Case{Name: p, File: p, YAML: string(data), Profiles: profiles}
 		if sc := models[0].Scenario; sc != nil {
 			if len(c.Profiles) == 0 {
 				c.Profiles = sc.Spec.Profiles
@@ -55,7 +55,8 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 		}
 		for _, st := range states {
 			sc := c
-			sc.Name = p + " " + st.Label(len(states)-1)
+			sc.Step, sc.State = st.Label(len(states)-1), st.Step
+			sc.Name = p + " " + sc.Step
 			if sc.YAML, err = load.Marshal(st.Docs); err != nil {
 				return nil, err
 			}

@@ -32,6 +32,13 @@ type Case struct {
 	// only against an implementation that claims one of them. Not sent to
 	// the implementation.
 	Semantics []engine.Semantics `json:"-"`
+	// File is the scenario file the case is read from (ScenarioCases);
+	// in a scenario with steps, State is the index of the case's state
+	// (simulator.State.Step) and Step its label for printing ("step N
+	// (name)"), "" in one without. Not sent to the implementation.
+	File  string `json:"-"`
+	Step  string `json:"-"`
+	State int    `json:"-"`
 }
 
 // Unclaimed says why expectations that hold under holds (any semantics
