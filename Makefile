@@ -81,7 +81,7 @@ ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^(TestReal(KubectlKustomize|HelmTemplate)|TestLocalFromCluster)$$' ./simulator/kustomize/ ./cmd/gepcheck/
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/... ./admission/...
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/... ./impl/... ./admission/...
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/together.sh './hack/cluster-test.sh $(BIN)' './hack/reports.sh --check $(BIN)'
