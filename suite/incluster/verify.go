@@ -83,6 +83,11 @@ type verifying struct {
 func (v *verifying) observe(ctx context.Context) (bool, error) {
 	r, p := v.r, v.p
 	got, err := r.Impl.Observe(ctx, r.Kube, p)
+	if err != nil && ctx.Err() != nil {
+		// The step's time ran out during this observation: it saw
+		// nothing, and the verdict is the previous observations'.
+		return false, nil
+	}
 	v.diff, v.err = nil, err
 	if err == nil {
 		if done := v.judge(ctx, got); done {
