@@ -1,19 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/gepcheck/gepcheck/admission"
 	admissioncheck "github.com/gepcheck/gepcheck/admission/check"
+	"github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -119,54 +117,27 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 		// escaped (ref.Printable is idempotent, so a load.Error's
 		// message, escaped already, is unchanged).
 		var ie inputError
+		var se simulate.InputError
 		if errors.As(err, &ie) {
 			err = inputError{printableError{ie.err}}
+		} else if errors.As(err, &se) {
+			err = inputError{printableError{se.Err}}
 		}
 	}()
-	if len(o.files) == 0 && !o.fromCluster {
-		return admission.Report{}, inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
+	if err := o.check(); err != nil {
+		return admission.Report{}, err
 	}
-	if (o.request == "") == (o.requestFile == "") {
-		return admission.Report{}, inputError{errors.New("pass exactly one of --request and --request-file")}
-	}
-	if o.output != "" {
-		if err := checkOutput(o.output, admissionFormats...); err != nil {
-			return admission.Report{}, err
-		}
-	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
-		return admission.Report{}, inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
-	}
-	lim := load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth}
-	docs, err := load.ReadLimited(o.files, stdin, lim)
+	in, err := simulate.Read(o.options(), stdin)
 	if err != nil {
-		return admission.Report{}, inputError{err}
-	}
-	var rdocs []*load.Doc
-	if o.requestFile != "" {
-		if rdocs, err = load.ReadLimited([]string{o.requestFile}, stdin, lim); err != nil {
-			return admission.Report{}, inputError{err}
-		}
+		return admission.Report{}, err
 	}
 	// Read, the input is no longer waited on: from here, a signal ends
 	// the run's work (the cluster's answers, the prediction between hooks
 	// and, within a condition, by CEL's interrupt), exit 2.
 	ctx, cancel := signalContext()
 	defer cancel()
-	mutating, validating, err := admission.Configurations(docs)
-	if err != nil {
-		return admission.Report{}, inputError{err}
-	}
-	crds, err := admission.CRDs(docs)
-	if err != nil {
-		return admission.Report{}, inputError{err}
-	}
-	res := admission.Builtin()
 	var live *admissioncheck.Live
 	if o.fromCluster {
-		// The cluster's configurations, before those of the files, which
-		// replace the cluster's of the same name (what if this one were
-		// changed?); its resources in place of the built-in snapshot.
 		cl, err := cluster.FromKubeconfig(o.cluster.kubeconfig, o.cluster.context)
 		if err != nil {
 			return admission.Report{}, err
@@ -174,53 +145,36 @@ func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
 		if live, err = admissioncheck.ReadLive(ctx, cl.Config, o.maxDocuments); err != nil {
 			return admission.Report{}, fmt.Errorf("%s: %w", cl.Name, err)
 		}
-		mutating = replaced(live.Mutating, mutating, func(c admissionv1.MutatingWebhookConfiguration) string { return c.Name })
-		validating = replaced(live.Validating, validating, func(c admissionv1.ValidatingWebhookConfiguration) string { return c.Name })
-		res = live.Resources
 	}
-	// Files without a configuration are a mistake; a cluster without
-	// one is an answer: the request meets no webhook.
-	if len(mutating)+len(validating) == 0 && !o.fromCluster {
-		return admission.Report{}, inputError{fmt.Errorf("no webhook configurations in %s (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration): nothing to predict", strings.Join(o.files, ", "))}
+	return in.Predict(ctx, live)
+}
+
+// check checks the flags before anything is read.
+func (o *admissionOpts) check() error {
+	if len(o.files) == 0 && !o.fromCluster {
+		return inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
-	res = res.WithCRDs(crds)
-	var req admission.Request
-	if o.request != "" {
-		if req, err = admission.ParseRequest(o.request, res); err != nil {
-			return admission.Report{}, inputError{fmt.Errorf("--request: %w", err)}
-		}
-		if live != nil {
-			if req, err = live.WithNamespace(ctx, req, o.request); err != nil {
-				return admission.Report{}, err
-			}
-		}
-	} else {
-		if req, err = admission.RequestFile(o.requestFile, rdocs, res); err != nil {
-			return admission.Report{}, inputError{fmt.Errorf("--request-file: %w", err)}
+	if (o.request == "") == (o.requestFile == "") {
+		return inputError{errors.New("pass exactly one of --request and --request-file")}
+	}
+	if o.output != "" {
+		if err := checkOutput(o.output, admissionFormats...); err != nil {
+			return err
 		}
 	}
-	chain := admission.Chain(mutating, validating)
-	keys := map[string]admission.Behaviour{}
-	for _, f := range []struct {
-		b     admission.Behaviour
-		names []string
-	}{{admission.Down, o.down}, {admission.Slow, o.slow}, {admission.Error, o.failing}, {admission.Deny, o.deny}, {admission.Patch, o.patch}} {
-		for _, n := range f.names {
-			if b, twice := keys[n]; twice {
-				return admission.Report{}, inputError{fmt.Errorf("--%s %s: the webhook is also given --%s", flagOf(f.b), n, flagOf(b))}
-			}
-			keys[n] = f.b
-		}
+	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
+		return inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
 	}
-	behave, key, err := admission.ResolveBehaviours(chain, keys)
-	if err != nil {
-		return admission.Report{}, inputError{fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
+	return nil
+}
+
+func (o *admissionOpts) options() simulate.Options {
+	return simulate.Options{
+		Files: o.files, Request: o.request, RequestFile: o.requestFile,
+		Down: o.down, Slow: o.slow, Failing: o.failing, Deny: o.deny, Patch: o.patch,
+		Limits:     load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth},
+		MaxCELCost: o.maxCELCost, FromCluster: o.fromCluster,
 	}
-	p, err := admission.PredictBounded(ctx, admission.Bounds{MaxCELCost: o.maxCELCost}, chain, req, res, behave)
-	if err != nil {
-		return admission.Report{}, inputError{predictionError(ctx, err)}
-	}
-	return admission.NewReport(req, p), nil
 }
 
 // printableError is err with each line of its message escaped
@@ -235,28 +189,3 @@ func (e printableError) Error() string {
 	return strings.Join(lines, "\n")
 }
 func (e printableError) Unwrap() error { return e.err }
-
-// replaced is the configurations of cluster but those of file's names,
-// then file's.
-func replaced[C any](cluster, file []C, name func(C) string) []C {
-	out := slices.DeleteFunc(slices.Clone(cluster), func(c C) bool {
-		return slices.ContainsFunc(file, func(f C) bool { return name(f) == name(c) })
-	})
-	return append(out, file...)
-}
-
-// predictionError says what stopped a prediction, and the flag that
-// raises the limit.
-func predictionError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return err
-	}
-	return fmt.Errorf("%w (--max-request-cel-cost raises it; docs/limits.md)", err)
-}
-
-func flagOf(b admission.Behaviour) string {
-	if b == admission.Error {
-		return "failing"
-	}
-	return string(b)
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
@@ -73,7 +74,7 @@ when a scenario fails.`,
 				diffs, err := scenarios.CheckBounded(ctx, f, opts, admission.Bounds{MaxCELCost: maxCELCost})
 				if err != nil {
 					if errors.As(err, new(*admission.LimitError)) {
-						return inputError{fmt.Errorf("%s: %w", f, predictionError(ctx, err))}
+						return inputError{fmt.Errorf("%s: %w", f, simulate.PredictionError(ctx, err))}
 					}
 					return inputError{err}
 				}

@@ -29,7 +29,7 @@ var layers = [][]string{
 	{"simulator/topology", "simulator/profile", "admission"},
 	{"simulator/engine", "admission/scenario", "admission/gen"},
 	{"simulator", "simulator/render", "admission/check"},
-	{"generators", "suite/requirements"},
+	{"generators", "suite/requirements", "admission/simulate"},
 	{"suite", "scenarios"},
 	{"suite/observe"},
 	{"suite/compare"},
