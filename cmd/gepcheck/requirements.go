@@ -5,8 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -57,35 +55,9 @@ partial.`,
 			if err != nil {
 				return err
 			}
-			if len(ids) > 0 {
-				byID := map[string]requirements.Requirement{}
-				for _, r := range all {
-					byID[r.ID] = r
-				}
-				var picked []requirements.Requirement
-				var unknown []string
-				for _, id := range ids {
-					r, ok := byID[strings.ToUpper(id)]
-					if !ok {
-						unknown = append(unknown, id)
-						continue
-					}
-					picked = append(picked, r)
-				}
-				if len(unknown) > 0 {
-					return inputError{fmt.Errorf("no requirement %s in the catalogue (gepcheck requirements -o name lists the IDs)", strings.Join(unknown, ", "))}
-				}
-				all = picked
-			}
-			var inSpec, shown []requirements.Requirement
-			for _, r := range all {
-				if spec != "" && r.Spec != spec {
-					continue
-				}
-				inSpec = append(inSpec, r)
-				if !uncovered || r.Open() {
-					shown = append(shown, r)
-				}
+			inSpec, shown, err := requirements.Pick(all, ids, spec, uncovered)
+			if err != nil {
+				return inputError{err}
 			}
 			switch output {
 			case formatJSON, formatYAML:
@@ -100,7 +72,7 @@ partial.`,
 				}
 				return nil
 			}
-			return writeRequirements(stdout, requirements.Coverage(inSpec), shown, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
+			return requirements.WriteTable(stdout, requirements.Coverage(inSpec), shown, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
 		},
 	}
 	addOutputFlag(cmd, &output, formats...)
@@ -108,53 +80,4 @@ partial.`,
 	cmd.Flags().StringVar(&spec, "spec", "", "only this spec: "+strings.Join(requirements.Specs, ", "))
 	cmd.Flags().BoolVar(&uncovered, "uncovered", false, "only the requirements that are pending or partial")
 	return cmd
-}
-
-// writeRequirements prints the summary, then one line per requirement,
-// its quote cut to fit 120 columns unless opts.Wide; --no-headers: the
-// requirements' lines alone.
-func writeRequirements(w io.Writer, sum requirements.Summary, reqs []requirements.Requirement, opts render.TableOptions) error {
-	if !opts.NoHeaders {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SPEC\tLEVEL\tTOTAL\tCOVERED\tPARTIAL\tPENDING\tUNTESTABLE")
-		row := func(spec, level string, c requirements.Counts) {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d", spec, level, c.Total, c.Covered, c.Partial, c.Pending, c.Untestable)
-			if c.Missing > 0 {
-				fmt.Fprintf(tw, "\t(%d with nothing)", c.Missing)
-			}
-			fmt.Fprintln(tw)
-		}
-		for _, r := range sum.Rows {
-			row(r.Spec, string(r.Level), r.Counts)
-		}
-		row("all", "", sum.Total)
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	t := render.Table{Header: []string{"ID", "LEVEL", "STATUS", "QUOTE"}}
-	// One line each: the quote cut where the row reaches 120 columns
-	// (the three columns before it, two spaces after each, an ellipsis).
-	id, level, status := len("ID"), len("LEVEL"), len("STATUS")
-	for _, r := range reqs {
-		id, level, status = max(id, len(r.ID)), max(level, len(r.Level)), max(status, len(r.Status()))
-	}
-	room := max(render.Width-id-level-status-6-1, 20)
-	for _, r := range reqs {
-		quote := r.Quote
-		if !opts.Wide {
-			quote = truncate(quote, room)
-		}
-		t.Rows = append(t.Rows, []string{r.ID, string(r.Level), string(r.Status()), quote})
-	}
-	return t.Write(w, opts)
-}
-
-// truncate keeps the first n runes of s, marking a cut with an ellipsis.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
