@@ -82,7 +82,7 @@ func completeRefs(policies bool) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []string
-		for _, r := range objectRefs(m, policies) {
+		for _, r := range m.Refs(policies) {
 			if s := r.String(); strings.HasPrefix(strings.ToLower(s), strings.ToLower(prefix)) {
 				out = append(out, s)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
@@ -50,7 +51,7 @@ of the policy's targets.`,
 				return err
 			}
 			if target != "" {
-				r, err := objectRef(target, c.src.refNamespace(), objectRefs(m, false))
+				r, err := ref.Kubectl(target, c.src.refNamespace(), m.Refs(false))
 				if err != nil {
 					return inputError{fmt.Errorf("--target: %w", err)}
 				}
@@ -76,7 +77,7 @@ of the policy's targets.`,
 				}
 				return render.Data(stdout, c.output, x)
 			}
-			r, err := objectRef(policy, c.src.refNamespace(), objectRefs(m, true))
+			r, err := ref.Kubectl(policy, c.src.refNamespace(), m.Refs(true))
 			if err != nil {
 				return inputError{fmt.Errorf("--policy: %w", err)}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/sidebyside"
@@ -183,7 +184,7 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 	if target != "" {
 		// A reference as explain --target takes it (KIND/NS/NAME, or
 		// KIND/NAME with -n; kinds by plural or short name too).
-		r, err := objectRef(target, c.src.refNamespace(), objectRefs(res.Model(), false))
+		r, err := ref.Kubectl(target, c.src.refNamespace(), res.Model().Refs(false))
 		if err != nil {
 			return inputError{fmt.Errorf("--target: %w", err)}
 		}
@@ -193,7 +194,7 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 		}
 		x = t
 	} else {
-		r, err := objectRef(policy, c.src.refNamespace(), objectRefs(res.Model(), true))
+		r, err := ref.Kubectl(policy, c.src.refNamespace(), res.Model().Refs(true))
 		if err != nil {
 			return inputError{fmt.Errorf("--policy: %w", err)}
 		}

@@ -12,8 +12,6 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // The tests of issue 31's rough edges a kubectl user hits at once (Deliver
@@ -366,42 +364,6 @@ func TestRequirementsIDs(t *testing.T) {
 	code, _, stderr := gepcheck([]string{"requirements", "GEP-713-019", "GEP-713-999"}, "")
 	if code != exitBadInput || !strings.Contains(stderr, "GEP-713-999") || strings.Contains(stderr, "GEP-713-019") {
 		t.Errorf("an unknown ID: exit %d: %s", code, stderr)
-	}
-}
-
-// objectRef resolves kubectl's forms against the objects of the input.
-func TestObjectRef(t *testing.T) {
-	known := []ref.Ref{
-		{Kind: "GatewayClass", Name: "example"},
-		{Kind: "Gateway", Namespace: "infra", Name: "g1"},
-		{Kind: "HTTPRoute", Namespace: "default", Name: "r1", Section: "rule-1"},
-		{Kind: "BackendTrafficPolicy", Namespace: "default", Name: "p"},
-	}
-	for _, tc := range []struct{ in, ns, want string }{
-		{"gatewayclass/example", "", "GatewayClass/example"}, // cluster-scoped: no namespace
-		{"gc/example", "", "GatewayClass/example"},
-		{"gatewayclasses/example", "", "GatewayClass/example"},
-		{"gtw/g1", "infra", "Gateway/infra/g1"},
-		{"gateways/g1", "", "Gateway/default/g1"}, // kubectl's default namespace
-		{"httproute/r1#rule-1", "", "HTTPRoute/default/r1#rule-1"},
-		{"HTTPRoutes/default/r1", "default", "HTTPRoute/default/r1"},
-		{"backendtrafficpolicies/p", "", "BackendTrafficPolicy/default/p"},
-		{"Unknown/x", "", "Unknown/default/x"}, // left as written: the explanation names it
-	} {
-		r, err := objectRef(tc.in, tc.ns, known)
-		if err != nil || r.String() != tc.want {
-			t.Errorf("objectRef(%q, -n %q) = %s, %v; want %s", tc.in, tc.ns, r, err, tc.want)
-		}
-	}
-	for _, tc := range []struct{ in, ns string }{{"a/b/c/d", ""}, {"gateway/", ""}, {"Gateway/infra/g1", "other"}} {
-		if _, err := objectRef(tc.in, tc.ns, known); err == nil {
-			t.Errorf("objectRef(%q, -n %q): no error", tc.in, tc.ns)
-		}
-	}
-	for kind, want := range map[string]string{"Gateway": "gateways", "GatewayClass": "gatewayclasses", "BackendTrafficPolicy": "backendtrafficpolicies", "Gateway API": "gateway apis", "Proxy": "proxies", "Key": "keys"} {
-		if got := plural(kind); got != want {
-			t.Errorf("plural(%s) = %s, want %s", kind, got, want)
-		}
 	}
 }
 

@@ -1,12 +1,8 @@
-package main
+package ref
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-
-	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // shortNames are kubectl's short names of the kinds a hierarchy holds
@@ -19,9 +15,9 @@ var shortNames = map[string]string{
 	"cm":  "ConfigMap",
 }
 
-// plural is the resource name of kind, as the API server derives it
+// Plural is the resource name of kind, as the API server derives it
 // (lower case; -y after a consonant to -ies; -s, -x, -ch, -sh to -es).
-func plural(kind string) string {
+func Plural(kind string) string {
 	k := strings.ToLower(kind)
 	switch {
 	case strings.HasSuffix(k, "y") && len(k) > 1 && !strings.ContainsRune("aeiou", rune(k[len(k)-2])):
@@ -32,34 +28,15 @@ func plural(kind string) string {
 	return k + "s"
 }
 
-// objectRefs are the objects and policies of m a reference may name,
-// sorted: every node of the hierarchy and every policy.
-func objectRefs(m *simulator.Model, policies bool) []ref.Ref {
-	var out []ref.Ref
-	if policies {
-		for _, k := range m.Kinds {
-			for _, p := range k.Policies {
-				out = append(out, p.Ref)
-			}
-		}
-	} else {
-		for _, n := range m.Graph.Nodes {
-			out = append(out, n.Ref)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
-// objectRef reads a reference as explain's --target and --policy take
+// Kubectl reads a reference as explain's --target and --policy take
 // it: KIND/NAMESPACE/NAME, or kubectl's KIND/NAME with -n NAMESPACE, each
 // optionally #SECTION. KIND is matched without regard to case, and may be
 // the kind's plural or short name (kubectl's: httproutes, gtw, svc),
 // among the kinds of known. KIND/NAME without -n names a cluster-scoped
 // object when known has one, else the object in namespace default, as
 // kubectl reads it.
-func objectRef(s, namespace string, known []ref.Ref) (ref.Ref, error) {
-	r, err := ref.Parse(s)
+func Kubectl(s, namespace string, known []Ref) (Ref, error) {
+	r, err := Parse(s)
 	if err != nil {
 		return r, fmt.Errorf("want KIND/NAMESPACE/NAME, or KIND/NAME with -n NAMESPACE: %w", err)
 	}
@@ -80,13 +57,13 @@ func objectRef(s, namespace string, known []ref.Ref) (ref.Ref, error) {
 
 // canonicalKind is the kind of known that kind names: itself, in another
 // case, its plural or its short name; kind itself when none is.
-func canonicalKind(kind string, known []ref.Ref) string {
+func canonicalKind(kind string, known []Ref) string {
 	k := strings.ToLower(kind)
 	if s, ok := shortNames[k]; ok {
 		k = strings.ToLower(s)
 	}
 	for _, r := range known {
-		if strings.ToLower(r.Kind) == k || plural(r.Kind) == k {
+		if strings.ToLower(r.Kind) == k || Plural(r.Kind) == k {
 			return r.Kind
 		}
 	}
@@ -95,7 +72,7 @@ func canonicalKind(kind string, known []ref.Ref) string {
 
 // clusterScoped reports whether known has r's kind and name without a
 // namespace.
-func clusterScoped(r ref.Ref, known []ref.Ref) bool {
+func clusterScoped(r Ref, known []Ref) bool {
 	for _, o := range known {
 		if o.Kind == r.Kind && o.Name == r.Name && o.Namespace == "" {
 			return true
