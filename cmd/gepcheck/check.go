@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -66,7 +65,7 @@ when a scenario fails.`,
 			if len(files) == 0 {
 				return inputError{fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
 			}
-			res := checkResults{Files: []checkFile{}}
+			res := scenarios.CheckResults{Files: []scenarios.CheckFile{}}
 			for _, f := range files {
 				if err := interrupted(ctx, nil); err != nil {
 					return err
@@ -78,7 +77,7 @@ when a scenario fails.`,
 					}
 					return inputError{err}
 				}
-				res.add(f, diffs)
+				res.Add(f, diffs)
 				if output != formatTable {
 					continue
 				}
@@ -97,7 +96,7 @@ when a scenario fails.`,
 			case formatTable:
 				fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
 			case formatJUnit:
-				if err := res.junit(stdout); err != nil {
+				if err := res.JUnit(stdout); err != nil {
 					return err
 				}
 			default:
@@ -121,63 +120,3 @@ when a scenario fails.`,
 
 // checkFormats are check's outputs.
 var checkFormats = []string{formatTable, formatJSON, formatYAML, formatJUnit}
-
-// checkResults is what check found, as -o json and -o yaml print it.
-type checkResults struct {
-	Passed int         `json:"passed"`
-	Failed int         `json:"failed"`
-	Files  []checkFile `json:"files"`
-}
-
-// checkFile is one scenario file: its differences from the outcome it
-// expects (none: passed).
-type checkFile struct {
-	File        string   `json:"file"`
-	Passed      bool     `json:"passed"`
-	Differences []string `json:"differences,omitempty"`
-}
-
-func (r *checkResults) add(file string, diffs []string) {
-	r.Files = append(r.Files, checkFile{File: file, Passed: len(diffs) == 0, Differences: diffs})
-	if len(diffs) == 0 {
-		r.Passed++
-	} else {
-		r.Failed++
-	}
-}
-
-// junit writes r as JUnit XML: one suite, a test case per scenario file,
-// failed with its differences. No times: the same files give the same
-// bytes.
-func (r *checkResults) junit(w io.Writer) error {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-	}
-	type testsuite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := testsuite{Name: "gepcheck check", Tests: len(r.Files), Failures: r.Failed}
-	for _, f := range r.Files {
-		c := testcase{Name: f.File, Classname: "gepcheck.check"}
-		if !f.Passed {
-			c.Failure = &failure{Message: fmt.Sprintf("%d difference(s) from the expected outcome", len(f.Differences)), Text: strings.Join(f.Differences, "\n")}
-		}
-		s.Cases = append(s.Cases, c)
-	}
-	b, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
-	return err
-}

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/scenarios"
 )
 
 // The tests of issue 31's rough edges a kubectl user hits at once (Deliver
@@ -221,7 +223,7 @@ func TestCheckOutputs(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("exit %d, want %d: %s", code, exitFailed, stderr)
 	}
-	var res checkResults
+	var res scenarios.CheckResults
 	dec := json.NewDecoder(strings.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
@@ -231,7 +233,7 @@ func TestCheckOutputs(t *testing.T) {
 		t.Errorf("-o json: %+v", res)
 	}
 	_, ym, _ := gepcheck([]string{"check", good, bad, "-o", "yaml"}, "")
-	var fromYAML checkResults
+	var fromYAML scenarios.CheckResults
 	if err := yaml.UnmarshalStrict([]byte(ym), &fromYAML); err != nil || !jsonEq(fromYAML, res) {
 		t.Errorf("-o yaml %+v (%v), want %+v", fromYAML, err, res)
 	}
