@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -120,34 +119,11 @@ conditions flip.`,
 	return cmd
 }
 
-// simulateState simulates m as simulate does, within its limits. A state
-// may have no policy (a change deletes the last one; the state before the
-// first): diff refuses only two such states (bothEmpty).
-func simulateState(m *simulator.Model, sem engine.Semantics) (*simulator.Output, error) {
-	out := m.Run(sem, nil)
-	if err := m.Limits(out); err != nil {
-		return nil, inputError{err}
-	}
-	return out, nil
-}
-
 // fileStates loads and simulates OLD and NEW, what they share decoded
 // once (simulator.BuildPair; docs/performance.md, gepcheck diff).
 func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulator.Options, sem engine.Semantics) (before, after *simulator.Output, err error) {
-	var docs [2][]*load.Doc
-	var warns [2][]string
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, p := range []string{old, new} {
-		wg.Go(func() {
-			docs[i], warns[i], errs[i] = simulator.ReadInput(simulator.Input{Files: []string{p}, Stdin: stdin}, opts.Limits)
-			if errs[i] != nil {
-				errs[i] = inputError{errs[i]}
-			}
-		})
-	}
-	wg.Wait()
-	printWarnings(stderr, append(warns[0], warns[1]...))
+	docs, warns, errs := simulator.ReadPair(old, new, stdin, opts.Limits)
+	printWarnings(stderr, warns)
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		for i, p := range []string{old, new} {
 			if errs[i] == nil {
@@ -161,40 +137,20 @@ func fileStates(old, new string, stdin io.Reader, stderr io.Writer, opts simulat
 				return nil, nil, inputError{errors.New(h)}
 			}
 		}
-		return nil, nil, err
+		return nil, nil, inputError{err}
 	}
 	return simulatePair(docs[0], docs[1], opts, sem, stderr)
 }
 
-// simulatePair builds and simulates two states. The warnings of the two
-// models (kinds ignored, duplicates ignored, selectors that select
-// nothing: docs/input.md, Warnings) go to stderr as simulate's do, each
-// once: before's, then those only after has.
+// simulatePair builds and simulates two states, their warnings on
+// stderr as simulate's.
 func simulatePair(a, b []*load.Doc, opts simulator.Options, sem engine.Semantics, stderr io.Writer) (before, after *simulator.Output, err error) {
-	ma, mb, err := simulator.BuildPair(a, b, opts)
+	before, after, warns, err := simulator.SimulatePair(a, b, opts, sem)
+	printWarnings(stderr, warns)
 	if err != nil {
 		return nil, nil, inputError{err}
 	}
-	warned := map[string]bool{}
-	var warns []string
-	for _, w := range append(slices.Clone(ma.Warnings), mb.Warnings...) {
-		if !warned[w] {
-			warned[w] = true
-			warns = append(warns, w)
-		}
-	}
-	printWarnings(stderr, warns)
-	var outs [2]*simulator.Output
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, m := range []*simulator.Model{ma, mb} {
-		wg.Go(func() { outs[i], errs[i] = simulateState(m, sem) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
-		return nil, nil, err
-	}
-	return outs[0], outs[1], nil
+	return before, after, nil
 }
 
 // clusterStates reads the cluster once and simulates it as it is and with
