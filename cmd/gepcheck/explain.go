@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
@@ -64,18 +61,7 @@ of the policy's targets.`,
 				if err != nil {
 					return inputError{err}
 				}
-				switch c.output {
-				case "table", "wide":
-					return render.TargetTable(stdout, x, c.tableOptions())
-				case "name":
-					return render.Names(stdout, x.AffectedBy)
-				}
-				if slices.Contains(render.Pictures, c.output) {
-					var text bytes.Buffer
-					_ = render.Target(&text, x)
-					return picture(stdout, c.output, "gepcheck explain --target "+target, m, out, text.String())
-				}
-				return render.Data(stdout, c.output, x)
+				return render.TargetAs(stdout, c.output, "gepcheck explain --target "+target, c.tableOptions(), m, out, x)
 			}
 			r, err := ref.Kubectl(policy, c.src.refNamespace(), m.Refs(true))
 			if err != nil {
@@ -88,22 +74,7 @@ of the policy's targets.`,
 			if err != nil {
 				return inputError{err}
 			}
-			switch c.output {
-			case "table", "wide":
-				return render.PolicyTable(stdout, x, c.tableOptions())
-			case "name":
-				targets := make([]string, len(x.Status.Targets))
-				for i, t := range x.Status.Targets {
-					targets[i] = t.Ref
-				}
-				return render.Names(stdout, targets)
-			}
-			if slices.Contains(render.Pictures, c.output) {
-				var text bytes.Buffer
-				_ = render.Policy(&text, x)
-				return picture(stdout, c.output, "gepcheck explain --policy "+policy, m, m.Run(sem, nil), text.String())
-			}
-			return render.Data(stdout, c.output, x)
+			return render.PolicyAs(stdout, c.output, "gepcheck explain --policy "+policy, c.tableOptions(), m, sem, x)
 		},
 	}
 	c.flags(cmd, exit)
@@ -112,19 +83,4 @@ of the policy's targets.`,
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE), optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE)")
 	return cmd
-}
-
-// picture writes the hierarchy in a picture format; an HTML page also
-// holds the explanation, as text.
-func picture(w io.Writer, format, title string, m *simulator.Model, out *simulator.Output, text string) error {
-	d := render.NewDiagram(m)
-	switch format {
-	case "dot":
-		_, err := io.WriteString(w, d.DOT())
-		return err
-	case "mermaid":
-		_, err := io.WriteString(w, d.Mermaid())
-		return err
-	}
-	return render.Page(w, title, render.TextHTML(text)+render.ScenarioHTML(m, out))
 }

@@ -40,7 +40,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 				return inputError{err}
 			}
 			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
-			if err := printSimulation(stdout, c.output, c.tableOptions(), m, out); err != nil {
+			if err := render.SimulationAs(stdout, c.output, c.tableOptions(), m, out); err != nil {
 				return err
 			}
 			return tripped(fail, false, out)
@@ -50,23 +50,4 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 	failOnFlag(cmd, &failOn, false)
 	b.add(cmd)
 	return cmd
-}
-
-// printSimulation writes out in format.
-func printSimulation(stdout io.Writer, format string, opts render.TableOptions, m *simulator.Model, out *simulator.Output) error {
-	switch format {
-	case "table", "wide":
-		return render.SimulationTable(stdout, out, opts)
-	case "name":
-		return render.Names(stdout, render.PolicyNames(out))
-	case "html":
-		return render.SimulationHTML(stdout, "gepcheck simulate", m, out)
-	case "dot":
-		_, err := io.WriteString(stdout, render.NewDiagram(m).DOT())
-		return err
-	case "mermaid":
-		_, err := io.WriteString(stdout, render.NewDiagram(m).Mermaid())
-		return err
-	}
-	return render.Data(stdout, format, out)
 }
