@@ -79,7 +79,7 @@ func (f *fromCluster) applyNamespace() string {
 
 // refNamespace is the namespace of a KIND/NAME reference: -n; with
 // --from-cluster and no -n, the namespace read (ns), as kubectl reads it;
-// empty otherwise (objectRef then defaults).
+// empty otherwise (ref.Kubectl then defaults).
 func (f *fromCluster) refNamespace() string {
 	if f.namespace == "" && f.on && !f.allNamespaces {
 		return f.ns()
