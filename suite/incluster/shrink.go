@@ -154,7 +154,7 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(r.timeout()))
 		defer cancel()
 	}
-	res := r.VerifySteps(ctx, r.Apply(ctx, p))
+	res := r.Verify(ctx, r.Apply(ctx, p, 0))
 	dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer dcancel()
 	if err := r.Delete(dctx, p, index); err != nil && res.Outcome == Pass {
