@@ -525,7 +525,7 @@ func TestLocalReference(t *testing.T) {
 		kind := compare.Kinds(first.Diff)[0]
 		// Two rounds, not a time: the verdict does not depend on the
 		// machine's speed.
-		sh := r.Shrink(ctx, s, first, kind, dir, 4, incluster.Budget{Rounds: 2})
+		sh := r.Shrink(ctx, s, first, compare.Found{Kind: kind}, dir, 4, incluster.Budget{Rounds: 2})
 		if sh.Result.Outcome != incluster.Fail || !slices.Contains(compare.Kinds(sh.Result.Diff), kind) {
 			t.Errorf("shrunk case: %s %v, want a failure of kind %s", sh.Result.Outcome, sh.Result.Diff, kind)
 		}
@@ -553,7 +553,7 @@ func TestLocalReference(t *testing.T) {
 		// difference (each round removes a step or an object; 30 is
 		// never reached): the result does not depend on the machine's
 		// speed.
-		sh := r.ShrinkSteps(ctx, f, first, compare.Found{Kind: kind, AfterStep: true}, t.TempDir(), 4, incluster.Budget{Rounds: 30})
+		sh := r.Shrink(ctx, nil, first, compare.Found{Kind: kind, AfterStep: true}, t.TempDir(), 4, incluster.Budget{Rounds: 30})
 		if sh.Stopped != "no smaller case keeps the difference" {
 			t.Errorf("stopped: %s, want no smaller case keeps the difference", sh.Stopped)
 		}
