@@ -79,7 +79,7 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 		if r.Plan.Random {
 			file = filepath.Base(file)
 		}
-		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Step, Reason: r.Reason, Offline: r.Offline,
+		cr := CaseResult{Name: r.Plan.Name, File: file, Step: r.Label(), Reason: r.Reason, Offline: r.Offline,
 			Differences: compare.Strings(r.Diff), Diff: r.Diff, Scenario: c.YAML, Profiles: c.Profiles, Replay: replay(file)}
 		switch r.Outcome {
 		case incluster.Pass:

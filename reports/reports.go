@@ -51,8 +51,8 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 		if r.Reason != "" {
 			lines = append([]string{r.Reason}, lines...)
 		}
-		if r.Step != "" {
-			lines = append([]string{"at " + r.Step}, lines...)
+		if step := r.Label(); step != "" {
+			lines = append([]string{"at " + step}, lines...)
 		}
 		if r.Offline != "" {
 			lines = append(lines, r.Offline)

@@ -29,36 +29,48 @@ import (
 //
 // It returns every disagreement; none means d is what the scenario says.
 func CheckStepDiff(before, after *simulator.Expect, d *simulator.StateDiff) []string {
-	var problems []string
-	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
-	type leaf struct {
-		value string
-		from  string
-		prov  bool // the expectation gives the path's provenance
-	}
-	flatten := func(exp *simulator.Expect) map[string]leaf {
-		m := map[string]leaf{}
-		for _, p := range exp.EffectivePolicies {
-			var walk func(prefix string, v any)
-			walk = func(prefix string, v any) {
-				if o, ok := v.(map[string]any); ok && len(o) > 0 {
-					for k, c := range o {
-						f := k
-						if prefix != "" {
-							f = prefix + "." + k
-						}
-						walk(f, c)
-					}
-					return
-				}
-				b, _ := json.Marshal(v)
-				m[strings.Join(p.Path, " > ")+"\x00"+prefix] = leaf{string(b), nearest(p.Provenance, prefix), p.Provenance != nil}
-			}
-			walk("", p.Spec)
-		}
-		return m
-	}
 	bl, al := flatten(before), flatten(after)
+	want := changedLeaves(bl, al)
+	problems := checkFields(bl, al, want, d)
+	problems = append(problems, checkMissing(want, d)...)
+	return append(problems, checkFlips(before, after, d)...)
+}
+
+// leaf is one leaf of an expected effective policy's spec.
+type leaf struct {
+	value string
+	from  string
+	prov  bool // the expectation gives the path's provenance
+}
+
+// flatten indexes the leaves of exp's expected effective specs by path
+// and field.
+func flatten(exp *simulator.Expect) map[string]leaf {
+	m := map[string]leaf{}
+	for _, p := range exp.EffectivePolicies {
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			if o, ok := v.(map[string]any); ok && len(o) > 0 {
+				for k, c := range o {
+					f := k
+					if prefix != "" {
+						f = prefix + "." + k
+					}
+					walk(f, c)
+				}
+				return
+			}
+			b, _ := json.Marshal(v)
+			m[strings.Join(p.Path, " > ")+"\x00"+prefix] = leaf{string(b), nearest(p.Provenance, prefix), p.Provenance != nil}
+		}
+		walk("", p.Spec)
+	}
+	return m
+}
+
+// changedLeaves is the leaves whose value differs (or that one state
+// lacks), and those whose provenance differs where both states give one.
+func changedLeaves(bl, al map[string]leaf) map[string]bool {
 	want := map[string]bool{}
 	for k, b := range bl {
 		a, ok := al[k]
@@ -71,36 +83,60 @@ func CheckStepDiff(before, after *simulator.Expect, d *simulator.StateDiff) []st
 			want[k] = true
 		}
 	}
-	got := map[string]bool{}
+	return want
+}
+
+// checkFields judges each field change d reports: one the expectations
+// have (want), with their values and provenance.
+func checkFields(bl, al map[string]leaf, want map[string]bool, d *simulator.StateDiff) []string {
+	var problems []string
 	for _, f := range d.Fields {
 		k := strings.Join(f.Path, " > ") + "\x00" + f.Field
-		got[k] = true
 		b, bok := bl[k]
 		a, aok := al[k]
-		valueChanged := bok != aok || a.value != b.value
 		if !want[k] {
 			// A change of provenance alone, where an expectation gives
 			// none, is not stated by the scenario either way.
-			if valueChanged || (a.prov && b.prov) {
-				add("%s %s: the diff reports a change the scenario's expectations do not have", printable(f.Path), f.Field)
+			if bok != aok || a.value != b.value || (a.prov && b.prov) {
+				problems = append(problems, fmt.Sprintf("%s %s: the diff reports a change the scenario's expectations do not have", printable(f.Path), f.Field))
 			}
 			continue
 		}
-		if f.BeforeSet != bok || f.AfterSet != aok {
-			add("%s %s: set before/after %v/%v, want %v/%v", printable(f.Path), f.Field, f.BeforeSet, f.AfterSet, bok, aok)
-		}
-		if bok && jsonOf(f.Before) != b.value {
-			add("%s %s: before %s, want %s", printable(f.Path), f.Field, jsonOf(f.Before), b.value)
-		}
-		if aok && jsonOf(f.After) != a.value {
-			add("%s %s: after %s, want %s", printable(f.Path), f.Field, jsonOf(f.After), a.value)
-		}
-		if aok && a.prov && f.AfterFrom != a.from {
-			add("%s %s: after set by %q, want %q", printable(f.Path), f.Field, f.AfterFrom, a.from)
-		}
-		if bok && b.prov && f.BeforeFrom != b.from {
-			add("%s %s: before set by %q, want %q", printable(f.Path), f.Field, f.BeforeFrom, b.from)
-		}
+		problems = append(problems, checkField(f, b, bok, a, aok)...)
+	}
+	return problems
+}
+
+// checkField judges one expected field change f against the leaf before
+// (b, set when bok) and after (a, set when aok).
+func checkField(f simulator.FieldChange, b leaf, bok bool, a leaf, aok bool) []string {
+	var problems []string
+	add := func(format string, args ...any) {
+		problems = append(problems, fmt.Sprintf("%s %s: "+format, append([]any{printable(f.Path), f.Field}, args...)...))
+	}
+	if f.BeforeSet != bok || f.AfterSet != aok {
+		add("set before/after %v/%v, want %v/%v", f.BeforeSet, f.AfterSet, bok, aok)
+	}
+	if bok && jsonOf(f.Before) != b.value {
+		add("before %s, want %s", jsonOf(f.Before), b.value)
+	}
+	if aok && jsonOf(f.After) != a.value {
+		add("after %s, want %s", jsonOf(f.After), a.value)
+	}
+	if aok && a.prov && f.AfterFrom != a.from {
+		add("after set by %q, want %q", f.AfterFrom, a.from)
+	}
+	if bok && b.prov && f.BeforeFrom != b.from {
+		add("before set by %q, want %q", f.BeforeFrom, b.from)
+	}
+	return problems
+}
+
+// checkMissing is the expected changes (want) d does not report.
+func checkMissing(want map[string]bool, d *simulator.StateDiff) []string {
+	got := map[string]bool{}
+	for _, f := range d.Fields {
+		got[strings.Join(f.Path, " > ")+"\x00"+f.Field] = true
 	}
 	var missing []string
 	for k := range want {
@@ -109,10 +145,10 @@ func CheckStepDiff(before, after *simulator.Expect, d *simulator.StateDiff) []st
 		}
 	}
 	sort.Strings(missing)
+	var problems []string
 	for _, k := range missing {
-		add("%s: the scenario's expectations change it, the diff does not report it", k)
+		problems = append(problems, k+": the scenario's expectations change it, the diff does not report it")
 	}
-	problems = append(problems, checkFlips(before, after, d)...)
 	return problems
 }
 
@@ -146,23 +182,39 @@ func checkFlips(before, after *simulator.Expect, d *simulator.StateDiff) []strin
 	}
 	sort.Slice(keys, func(i, j int) bool { return strings.Join(keys[i][:], "/") < strings.Join(keys[j][:], "/") })
 	for _, k := range keys {
-		a := ac[k]
 		f, flipped := flips[k]
 		b, stated := bc[k]
-		differs := stated && (a.Status != b.Status || (a.Reason != "" && b.Reason != "" && a.Reason != b.Reason))
-		switch {
-		case stated && differs && !flipped:
-			problems = append(problems, fmt.Sprintf("%s %s %s: the scenario flips it %s/%s → %s/%s, the diff does not", k[0], k[1], k[2], b.Status, b.Reason, a.Status, a.Reason))
-		case stated && !differs && flipped:
-			problems = append(problems, fmt.Sprintf("%s %s %s: the diff flips it, the scenario keeps it %s/%s", k[0], k[1], k[2], a.Status, a.Reason))
-		case flipped && (f.After == nil || f.After.Status != a.Status || (a.Reason != "" && f.After.Reason != a.Reason)):
-			problems = append(problems, fmt.Sprintf("%s %s %s: the diff flips it to %s, the scenario says %s/%s", k[0], k[1], k[2], condString(f.After), a.Status, a.Reason))
-		}
-		if flipped && stated && differs && (f.Before == nil || f.Before.Status != b.Status || (b.Reason != "" && f.Before.Reason != b.Reason)) {
-			problems = append(problems, fmt.Sprintf("%s %s %s: the diff flips it from %s, the scenario says %s/%s", k[0], k[1], k[2], condString(f.Before), b.Status, b.Reason))
-		}
+		problems = append(problems, checkFlip(k, b, stated, ac[k], f, flipped)...)
 	}
 	return problems
+}
+
+// checkFlip judges condition k, stated after (a) and before (b, when
+// stated), against its flip f in the diff (when flipped).
+func checkFlip(k [3]string, b simulator.ExpectedCondition, stated bool, a simulator.ExpectedCondition, f simulator.ConditionFlip, flipped bool) []string {
+	var problems []string
+	add := func(format string, args ...any) {
+		problems = append(problems, fmt.Sprintf("%s %s %s: "+format, append([]any{k[0], k[1], k[2]}, args...)...))
+	}
+	differs := stated && (a.Status != b.Status || (a.Reason != "" && b.Reason != "" && a.Reason != b.Reason))
+	switch {
+	case stated && differs && !flipped:
+		add("the scenario flips it %s/%s → %s/%s, the diff does not", b.Status, b.Reason, a.Status, a.Reason)
+	case stated && !differs && flipped:
+		add("the diff flips it, the scenario keeps it %s/%s", a.Status, a.Reason)
+	case flipped && !sameCondition(f.After, a):
+		add("the diff flips it to %s, the scenario says %s/%s", condString(f.After), a.Status, a.Reason)
+	}
+	if flipped && stated && differs && !sameCondition(f.Before, b) {
+		add("the diff flips it from %s, the scenario says %s/%s", condString(f.Before), b.Status, b.Reason)
+	}
+	return problems
+}
+
+// sameCondition reports whether c is e's status, and its reason where e
+// gives one.
+func sameCondition(c *engine.Condition, e simulator.ExpectedCondition) bool {
+	return c != nil && c.Status == e.Status && (e.Reason == "" || c.Reason == e.Reason)
 }
 
 func condString(c *engine.Condition) string {

@@ -266,7 +266,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 			// A case with steps, shrunk as it is written.
 			var data []byte
 			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
-				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Step, compare.Strings(sh.Result.Diff))
+				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Label(), compare.Strings(sh.Result.Diff))
 			}
 		} else {
 			file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,

@@ -138,11 +138,11 @@ func plan(t *testing.T, file, run string, i int, im incluster.Implementation) *i
 func runOne(t *testing.T, r *incluster.Runner, p *incluster.Plan, i int) incluster.Result {
 	t.Helper()
 	ctx := context.Background()
-	a := &incluster.Applied{Plan: p}
+	a := &incluster.Applied{Plan: p, Case: p}
 	if p.Skip == "" {
-		a = r.Apply(ctx, p)
+		a = r.Apply(ctx, p, 0)
 	}
-	res := r.VerifySteps(ctx, a)
+	res := r.Verify(ctx, a)
 	if err := r.Delete(ctx, p, i); err != nil {
 		t.Error(err)
 	}
@@ -271,7 +271,7 @@ func TestLocalReference(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-		a := r.Apply(ctx, p)
+		a := r.Apply(ctx, p, 0)
 		if res := r.Verify(ctx, a); res.Outcome != incluster.Pass {
 			t.Fatalf("%s: %v", res.Outcome, res.Diff)
 		}
@@ -292,7 +292,7 @@ func TestLocalReference(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-		if res := r.Verify(ctx, r.Apply(ctx, p)); res.Outcome != incluster.Pass {
+		if res := r.Verify(ctx, r.Apply(ctx, p, 0)); res.Outcome != incluster.Pass {
 			t.Fatalf("%s: %v", res.Outcome, res.Diff)
 		}
 		err := settled(ctx, ctl, apiList(k), apiProbe(t, k), 2*time.Minute)
@@ -407,8 +407,8 @@ func TestLocalReference(t *testing.T) {
 		r := &incluster.Runner{Kube: k, Impl: InCluster{}, Run: "sta", Opts: incluster.Options{StepTimeout: stepTimeout, Settle: 2 * time.Second}}
 		f := "../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
 		res := runOne(t, r, plan(t, f, "sta", 0, InCluster{}), 0)
-		if res.Outcome != incluster.Fail || res.Step != "step 3 (delete-established)" {
-			t.Errorf("%s against a controller that keeps rejections: %s at %q %v, want a failure at step 3 (delete-established)", f, res.Outcome, res.Step, res.Diff)
+		if res.Outcome != incluster.Fail || res.Label() != "step 3 (delete-established)" {
+			t.Errorf("%s against a controller that keeps rejections: %s at %q %v, want a failure at step 3 (delete-established)", f, res.Outcome, res.Label(), res.Diff)
 		}
 		p := plan(t, "../../scenarios/gep-713/example-1-direct.yaml", "sta", 1, InCluster{})
 		if res := runOne(t, r, p, 1); res.Outcome != incluster.Pass {
@@ -525,7 +525,7 @@ func TestLocalReference(t *testing.T) {
 		kind := compare.Kinds(first.Diff)[0]
 		// Two rounds, not a time: the verdict does not depend on the
 		// machine's speed.
-		sh := r.Shrink(ctx, s, first, kind, dir, 4, incluster.Budget{Rounds: 2})
+		sh := r.Shrink(ctx, s, first, compare.Found{Kind: kind}, dir, 4, incluster.Budget{Rounds: 2})
 		if sh.Result.Outcome != incluster.Fail || !slices.Contains(compare.Kinds(sh.Result.Diff), kind) {
 			t.Errorf("shrunk case: %s %v, want a failure of kind %s", sh.Result.Outcome, sh.Result.Diff, kind)
 		}
@@ -553,12 +553,12 @@ func TestLocalReference(t *testing.T) {
 		// difference (each round removes a step or an object; 30 is
 		// never reached): the result does not depend on the machine's
 		// speed.
-		sh := r.ShrinkSteps(ctx, f, first, compare.Found{Kind: kind, AfterStep: true}, t.TempDir(), 4, incluster.Budget{Rounds: 30})
+		sh := r.Shrink(ctx, nil, first, compare.Found{Kind: kind, AfterStep: true}, t.TempDir(), 4, incluster.Budget{Rounds: 30})
 		if sh.Stopped != "no smaller case keeps the difference" {
 			t.Errorf("stopped: %s, want no smaller case keeps the difference", sh.Stopped)
 		}
 		if sh.Result.Outcome != incluster.Fail || sh.StepsFrom != 6 || sh.Steps != 2 {
-			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Step)
+			t.Errorf("steps %d → %d (%s; %s at %q), want 6 → 2 (add-challenger, delete-established)", sh.StepsFrom, sh.Steps, sh.Stopped, sh.Result.Outcome, sh.Result.Label())
 		}
 		// Then fewest objects: only Service b1 and p1 matter.
 		if sh.Objects != 2 {
@@ -655,7 +655,7 @@ func TestLocalAPIServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []*incluster.Plan{p0, p1} {
-		res := r.Verify(context.Background(), r.Apply(context.Background(), p))
+		res := r.Verify(context.Background(), r.Apply(context.Background(), p, 0))
 		if res.Outcome != incluster.Error || !strings.Contains(res.Reason, "connection refused") {
 			t.Errorf("%s: %s %v, want an error saying the API server refused", p.Name, res.Outcome, res.Diff)
 		}

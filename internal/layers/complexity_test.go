@@ -42,8 +42,6 @@ var knownComplex = map[string]int{
 	"cmd/gepcheck markKnown":          25,
 	"generators drawSteps":            32,
 	"simulator States":                24,
-	"scenarios CheckStepDiff":         35,
-	"scenarios checkFlips":            26,
 	"suite/differential Combinations": 22,
 	"reports FeaturesOf":              35,
 	"reports (*Results).Validate":     31,

@@ -403,11 +403,11 @@ func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
 		}
 		var res incluster.Result
 		t.Run(p.Name, func(t *testing.T) {
-			a := &incluster.Applied{Plan: p}
+			a := &incluster.Applied{Plan: p, Case: p}
 			if p.Skip == "" {
-				a = r.Apply(ctx, p)
+				a = r.Apply(ctx, p, 0)
 			}
-			res = r.VerifySteps(ctx, a)
+			res = r.Verify(ctx, a)
 			if err := r.Delete(ctx, p, i); err != nil {
 				t.Errorf("deleting what the scenario created: %v", err)
 			}
@@ -415,7 +415,7 @@ func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
 			case incluster.Skip:
 				t.Skip(res.Reason)
 			case incluster.Fail, incluster.Error:
-				t.Errorf("%s%s disagrees with the reference:\n  %s", at(res.Step), o.Implementation.Name, strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
+				t.Errorf("%s%s disagrees with the reference:\n  %s", at(res.Label()), o.Implementation.Name, strings.Join(append([]string{res.Reason}, compare.Strings(res.Diff)...), "\n  "))
 			}
 		})
 		results = append(results, res)

@@ -162,7 +162,7 @@ func (r *Runner) Musts(ctx context.Context, index int) []MustResult {
 			// Status writes the API server refuses as invalid are
 			// counted from here (ancestors-limit).
 			refusedBefore, refusedErr := r.RefusedWrites(ctx)
-			if a := r.Apply(ctx, p); a.Err != nil {
+			if a := r.Apply(ctx, p, 0); a.Err != nil {
 				setAll(c.names, Error, "apply: "+a.Err.Error())
 				return
 			}

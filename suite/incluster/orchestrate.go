@@ -49,8 +49,7 @@ type Config struct {
 	// failure is replayed through it (Replay).
 	Offline observe.Observer
 	// ShrinkTime, when set, bounds shrinking the failed random cases in
-	// the cluster, one per kind of difference (Runner.Shrink; cases with
-	// steps: Runner.ShrinkSteps).
+	// the cluster, one per kind of difference (Runner.Shrink).
 	ShrinkTime time.Duration
 
 	seeds map[string]int64 // random case file → seed
@@ -353,7 +352,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		done[found[k]] = true
 		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), found[k], cfg.ShrinkTime))
 		if cfg.RandomSteps > 0 {
-			sh := r.ShrinkSteps(ctx, res.Plan.File, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+			sh := r.Shrink(ctx, nil, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 			sh.Seed = seed
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
 			out = append(out, sh)
@@ -364,7 +363,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 			logf("shrinking " + res.Plan.File + ": " + err.Error())
 			continue
 		}
-		sh := r.Shrink(ctx, s, res, found[k].Kind, dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
+		sh := r.Shrink(ctx, s, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 		sh.Seed = seed
 		logf(fmt.Sprintf("  %d rounds, %d candidates applied; size %d → %d; %s", sh.Rounds, sh.Tried, generators.Size(s), generators.Size(sh.Scenario), sh.Stopped))
 		out = append(out, sh)

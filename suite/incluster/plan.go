@@ -89,9 +89,9 @@ type Plan struct {
 
 // Step is one change of a plan's objects over time.
 type Step struct {
-	// Label is "step N (name)", for printing; Index is N, the index of
-	// the state after the step (simulator.State.Step).
-	Label string
+	// Name is the step's name; Index is N, the index of the state after
+	// the step (simulator.State.Step).
+	Name  string
 	Index int
 	// Delete are the objects the step deletes, as applied before; Apply
 	// the objects it creates or replaces, as in State.
@@ -220,6 +220,26 @@ func NewPlan(file string, t Target) (*Plan, error) {
 	return p, nil
 }
 
+// State is the plan of the case's state i (simulator.States): p itself
+// for 0, the objects after step i otherwise.
+func (p *Plan) State(i int) *Plan {
+	if i == 0 {
+		return p
+	}
+	return p.Steps[i-1].State
+}
+
+// StateLabel names state i of the case for printing: "" for a case
+// without steps, else "step N (name)" (simulator.State.Label; the first
+// state is named "create", as simulator.States names it).
+func (p *Plan) StateLabel(i int) string {
+	st := simulator.State{Step: i, Name: "create"}
+	if i > 0 {
+		st.Name = p.Steps[i-1].Name
+	}
+	return st.Label(len(p.Steps))
+}
+
 // claimKinds says why the implementation cannot run a case of these policy
 // kinds (a profile other than the one it claims, a feature it does not
 // declare), and adds their built-in profiles to p.Profiles.
@@ -246,7 +266,7 @@ func (p *Plan) claimKinds(kinds []*simulator.Kind, t Target) (skip string) {
 func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
 	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, AncestorEntries: p.AncestorEntries, Namespaces: p.Namespaces, Names: p.Names}
 	sp.fill(st.Docs, t)
-	step := &Step{Label: fmt.Sprintf("step %d (%s)", st.Step, st.Name), Index: st.Step, State: sp}
+	step := &Step{Name: st.Name, Index: st.Step, State: sp}
 	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {
 		key := p.key(d)
 		for _, u := range objs {

@@ -286,8 +286,8 @@ func TestPlanSteps(t *testing.T) {
 		{"step 6 (recreate-target)", "", "Service/" + ns + "/b2"},
 	} {
 		st := p.Steps[[]int{0, 2, 4, 5}[i]]
-		if st.Label != want.label || st.Index != []int{1, 3, 5, 6}[i] || names(st.Delete) != want.del || names(st.Apply) != want.apply {
-			t.Errorf("%s (state %d): delete [%s] apply [%s], want %s: delete [%s] apply [%s]", st.Label, st.Index, names(st.Delete), names(st.Apply), want.label, want.del, want.apply)
+		if label := p.StateLabel(st.Index); label != want.label || st.Index != []int{1, 3, 5, 6}[i] || names(st.Delete) != want.del || names(st.Apply) != want.apply {
+			t.Errorf("%s (state %d): delete [%s] apply [%s], want %s: delete [%s] apply [%s]", label, st.Index, names(st.Delete), names(st.Apply), want.label, want.del, want.apply)
 		}
 	}
 	// The state after delete-target has no b2; its policies carry the
@@ -347,7 +347,7 @@ func TestPlanFollowsTheVocabularyClaim(t *testing.T) {
 		}
 		for _, st := range p.Steps {
 			if st.State.Vocabulary != tc.want {
-				t.Errorf("claim %q: %s planned in %q", tc.claim, st.Label, st.State.Vocabulary)
+				t.Errorf("claim %q: %s planned in %q", tc.claim, p.StateLabel(st.Index), st.State.Vocabulary)
 			}
 		}
 	}

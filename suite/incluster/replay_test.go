@@ -33,7 +33,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	// In the cluster, p2 stayed Conflicted after p1 was deleted.
-	r := Result{Plan: p, Outcome: Fail, Step: "step 3 (delete-established)", State: 3, Diff: []compare.Difference{
+	r := Result{Plan: p, Case: p, Outcome: Fail, State: 3, Diff: []compare.Difference{
 		{Kind: compare.PolicyCondition, Ref: "ColorPolicy/default/p2", Condition: "Accepted", Want: "True/Accepted", Got: "False/Conflicted"},
 	}}
 	keepsRejection := func(o *observe.Observation) {

@@ -116,11 +116,11 @@ type Result struct {
 	// Notes say what else was seen (stored creation order differing from
 	// the intended one).
 	Notes []string
-	// Step is the step the outcome is of, for a scenario with steps: the
-	// first that did not pass, or the last. State is its index among the
-	// scenario's states (simulator.States; 0: the objects as created),
-	// Step its label for printing.
-	Step  string
+	// Case is the case's plan (Plan is that of the state judged); State
+	// is the state the outcome is of, for a scenario with steps the first
+	// that did not pass, or the last: its index among the scenario's
+	// states (simulator.States; 0: the objects as created).
+	Case  *Plan
 	State int
 	// Offline says, for a failure, what the implementation's offline form
 	// does with the same case (Replay): whose the difference is.
@@ -134,17 +134,38 @@ type Applied struct {
 	Stored []*unstructured.Unstructured
 	Notes  []string
 	Err    error
-	// Step labels a state after a step (ApplyStep); "" for the objects
-	// as first created. State is the state's index (0 for those).
-	Step  string
+	// Case is the case's plan, Plan that of its state State (0: the
+	// objects as first created).
+	Case  *Plan
 	State int
 }
 
-// Apply creates the plan's objects with server-side apply, group by group,
+// Label names the state the result is of, for a case with steps: "step N
+// (name)" (Plan.StateLabel); "" otherwise.
+func (r Result) Label() string {
+	if r.Case == nil {
+		return ""
+	}
+	return r.Case.StateLabel(r.State)
+}
+
+// Apply applies state i of case p: for 0, its objects as created (create);
+// after, step i on the objects of state i-1, which must be applied
+// (applyStep). The objects of the state are read back as stored.
+func (r *Runner) Apply(ctx context.Context, p *Plan, i int) *Applied {
+	if i == 0 {
+		return r.create(ctx, p)
+	}
+	a := r.applyStep(ctx, p.State(i-1), p.Steps[i-1], p.StateLabel(i))
+	a.Case, a.State = p, i
+	return a
+}
+
+// create creates the plan's objects with server-side apply, group by group,
 // waiting for the next second between groups of policies, and reads them
 // back as stored.
-func (r *Runner) Apply(ctx context.Context, p *Plan) *Applied {
-	a := &Applied{Plan: p}
+func (r *Runner) create(ctx context.Context, p *Plan) *Applied {
+	a := &Applied{Plan: p, Case: p}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	var lastCreated time.Time
@@ -527,48 +548,30 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 		p := pl.Plans[j]
 		go func() {
 			if p.Skip != "" {
-				ch <- &Applied{Plan: p}
+				ch <- &Applied{Plan: p, Case: p}
 				return
 			}
-			ch <- pl.Runner.Apply(ctx, p)
+			ch <- pl.Runner.Apply(ctx, p, 0)
 		}()
 	}
 	ch := pl.started[i]
 	pl.mu.Unlock()
 	if ch == nil {
-		return &Applied{Plan: pl.Plans[i], Err: errors.New("not started")}
+		return &Applied{Plan: pl.Plans[i], Case: pl.Plans[i], Err: errors.New("not started")}
 	}
 	return <-ch
 }
 
-// VerifySteps verifies a plan applied, then each of its steps, applied one
-// after the other while the one before passes (Verify, ApplyStep): the
-// result is that of the first step that did not pass, or of the last.
-func (r *Runner) VerifySteps(ctx context.Context, a *Applied) Result {
-	res := r.Verify(ctx, a)
-	if len(a.Plan.Steps) > 0 && res.Step == "" {
-		res.Step = "step 0 (create)" // as simulator.State.Label names it
-	}
-	prev := a.Plan
-	for _, st := range a.Plan.Steps {
-		if res.Outcome != Pass {
-			break
-		}
-		res = r.Verify(ctx, r.ApplyStep(ctx, prev, st))
-		prev = st.State
-	}
-	return res
-}
-
-// ApplyStep applies step st to the objects of prev, its previous state:
+// applyStep applies step st (labelled label) to the objects of prev, its
+// previous state:
 // the objects it deletes are deleted (and their deletion awaited), then
 // the namespaces and EndpointSlices the new state adds, then the objects
 // it applies; a policy it creates is created in a later second than every
 // object before it (GEP-713, Conflict resolution rule 2). The objects of
 // the new state are read back as stored.
-func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
+func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label string) *Applied {
 	next := st.State
-	a := &Applied{Plan: next, Step: st.Label, State: st.Index}
+	a := &Applied{Plan: next}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	gone := slices.Clone(st.Delete)
@@ -579,7 +582,7 @@ func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
 	}
 	for _, u := range gone {
 		if err := r.deleteAndWait(ctx, u); err != nil {
-			a.Err = fmt.Errorf("%s: delete %s %s: %w", st.Label, u.GetKind(), objName(u), err)
+			a.Err = fmt.Errorf("%s: delete %s %s: %w", label, u.GetKind(), objName(u), err)
 			return a
 		}
 	}
@@ -607,19 +610,19 @@ func (r *Runner) ApplyStep(ctx context.Context, prev *Plan, st *Step) *Applied {
 		}
 		for _, u := range wave {
 			if _, err := r.apply(ctx, u); err != nil {
-				a.Err = fmt.Errorf("%s: %w", st.Label, err)
+				a.Err = fmt.Errorf("%s: %w", label, err)
 				return a
 			}
 			if policyKinds()[u.GroupVersionKind().Group+"/"+u.GetKind()] {
 				if err := r.writeOthers(ctx, next, u); err != nil {
-					a.Err = fmt.Errorf("%s: %w", st.Label, err)
+					a.Err = fmt.Errorf("%s: %w", label, err)
 					return a
 				}
 			}
 		}
 	}
 	if a.Stored, a.Err = r.readBack(ctx, next); a.Err != nil {
-		a.Err = fmt.Errorf("%s: %w", st.Label, a.Err)
+		a.Err = fmt.Errorf("%s: %w", label, a.Err)
 	}
 	return a
 }

@@ -69,50 +69,145 @@ func (b Budget) spent(rounds int, deadline time.Time) string {
 // (the gepcheck.dev/scenario label).
 const shrinkBase = 100_000
 
-// Shrink makes s, a case that failed in the cluster with a difference of
-// kind target, smaller in the cluster: each round applies every candidate
-// one step smaller (differential.Candidates: a policy, a spec field, an
-// object, section or reference removed) in its own namespaces, parallel at
-// a time, and keeps, of those still failing with target, the one with the
-// fewest kinds of difference, then the smallest (differential.Size), as
-// offline shrinking does. It stops when no candidate keeps target or
-// budget is spent; each candidate's objects are deleted once judged.
-// Candidate files are written in dir.
-func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target, dir string, parallel int, budget Budget) Shrunk {
-	out := Shrunk{From: first.Plan.File, Kind: target, Scenario: s, Result: first, File: first.Plan.File}
+// Shrink makes a random case that failed in the cluster (first) with a
+// difference of kind target smaller there: each round applies every
+// candidate one step smaller in its own namespaces, parallel at a time,
+// and keeps the best of those still failing with target. It stops when no
+// candidate keeps target or budget is spent; each candidate's objects are
+// deleted once judged. Candidate files are written in dir.
+//
+// s is the case as drawn, for a case of one state (oneState); nil reads a
+// case with steps from first's file (withSteps). A target after a step
+// keeps the difference after a change: a candidate that fails at creation
+// does not count.
+func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
+	out := Shrunk{From: first.Plan.File, Kind: target.String(), Scenario: s, Result: first, File: first.Plan.File}
+	var sh shrinking = &oneState{cur: s}
+	if s == nil {
+		ws, err := readWithSteps(first.Plan.File)
+		if err != nil {
+			out.Stopped = err.Error()
+			return out
+		}
+		sh = ws
+		out.StepsFrom, out.Steps = len(ws.cur.Steps), len(ws.cur.Steps)
+		out.ObjectsFrom, out.Objects = ws.cur.Objects(), ws.cur.Objects()
+	}
+	keeps := func(res Result) bool {
+		return res.Outcome == Fail && slices.Contains(compare.Kinds(res.Diff), target.Kind) && (!target.AfterStep || res.State > 0)
+	}
 	deadline := budget.start()
 	for round := 0; ; round++ {
 		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
 			return out
 		}
-		cands := generators.Smaller(out.Scenario)
-		if len(cands) == 0 {
+		data := sh.candidates(out.Result.State)
+		if len(data) == 0 {
 			out.Stopped = "nothing left to remove"
 			return out
 		}
-		data := make([][]byte, len(cands))
-		for i, c := range cands {
-			data[i] = c.YAML()
-		}
 		files, results := r.tryAll(ctx, data, dir, parallel, deadline)
-		out.Rounds, out.Tried = round+1, out.Tried+len(cands)
-		best, bestKinds := -1, 0
-		for i, res := range results {
-			if res.Outcome != Fail {
-				continue
-			}
-			ks := compare.Kinds(res.Diff)
-			if slices.Contains(ks, target) && (best < 0 || len(ks) < bestKinds ||
-				len(ks) == bestKinds && generators.Size(cands[i]) < generators.Size(cands[best])) {
-				best, bestKinds = i, len(ks)
-			}
-		}
+		out.Rounds, out.Tried = round+1, out.Tried+len(data)
+		best := sh.best(results, keeps)
 		if best < 0 {
 			out.Stopped = "no smaller case keeps the difference"
 			return out
 		}
-		out.Scenario, out.Result, out.File = cands[best], results[best], files[best]
+		out.Result, out.File = results[best], files[best]
+		sh.keep(best, &out)
 	}
+}
+
+// shrinking is the candidates of one kind of case: candidates are the
+// cases one step smaller than the current one, failing at state failing,
+// as YAML; best picks the best of those whose result keeps the target,
+// keep makes it the current one.
+type shrinking interface {
+	candidates(failing int) [][]byte
+	best(results []Result, keeps func(Result) bool) int
+	keep(best int, out *Shrunk)
+}
+
+// oneState shrinks a case without steps as offline shrinking does
+// (generators.Smaller: a policy, a spec field, an object, section or
+// reference removed), keeping the candidate with the fewest kinds of
+// difference, then the smallest (generators.Size).
+type oneState struct {
+	cur   *generators.Scenario
+	cands []*generators.Scenario
+}
+
+func (o *oneState) candidates(int) [][]byte {
+	o.cands = generators.Smaller(o.cur)
+	data := make([][]byte, len(o.cands))
+	for i, c := range o.cands {
+		data[i] = c.YAML()
+	}
+	return data
+}
+
+func (o *oneState) best(results []Result, keeps func(Result) bool) int {
+	best, bestKinds := -1, 0
+	for i, res := range results {
+		if !keeps(res) {
+			continue
+		}
+		ks := compare.Kinds(res.Diff)
+		if best < 0 || len(ks) < bestKinds || len(ks) == bestKinds && generators.Size(o.cands[i]) < generators.Size(o.cands[best]) {
+			best, bestKinds = i, len(ks)
+		}
+	}
+	return best
+}
+
+func (o *oneState) keep(best int, out *Shrunk) {
+	o.cur = o.cands[best]
+	out.Scenario = o.cur
+}
+
+// withSteps shrinks a case with steps, fewest steps first, then fewest
+// objects (generators.StepCase.Smaller: the steps after the failing one
+// gone, each earlier step gone, each object gone with the steps that name
+// it; candidates whose steps no longer apply are not tried).
+type withSteps struct {
+	cur   generators.StepCase
+	cands []generators.StepCase
+}
+
+func readWithSteps(file string) (*withSteps, error) {
+	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := generators.ParseStepCase(data)
+	if err != nil {
+		return nil, err
+	}
+	return &withSteps{cur: cur}, nil
+}
+
+func (w *withSteps) candidates(failing int) [][]byte {
+	w.cands = w.cur.Smaller(failing)
+	data := make([][]byte, len(w.cands))
+	for i, c := range w.cands {
+		data[i] = c.YAML()
+	}
+	return data
+}
+
+func (w *withSteps) best(results []Result, keeps func(Result) bool) int {
+	best := -1
+	for i, res := range results {
+		if keeps(res) && (best < 0 || generators.FewerSteps(w.cands[i], w.cands[best])) {
+			best = i
+		}
+	}
+	return best
+}
+
+func (w *withSteps) keep(best int, out *Shrunk) {
+	w.cur = w.cands[best]
+	out.Steps, out.Objects = len(w.cur.Steps), w.cur.Objects()
 }
 
 // tryAll judges candidates, parallel at a time (tryCandidate).
@@ -154,69 +249,11 @@ func (r *Runner) tryCandidate(ctx context.Context, c []byte, dir string, deadlin
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(r.timeout()))
 		defer cancel()
 	}
-	res := r.VerifySteps(ctx, r.Apply(ctx, p))
+	res := r.Verify(ctx, r.Apply(ctx, p, 0))
 	dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer dcancel()
 	if err := r.Delete(dctx, p, index); err != nil && res.Outcome == Pass {
 		res.Outcome, res.Reason = Error, err.Error()
 	}
 	return file, res
-}
-
-// ShrinkSteps makes a case with steps that failed in the cluster at a step
-// with a difference of kind target smaller there, fewest steps first, then
-// fewest objects: each round tries the steps after the failing one gone,
-// each earlier step gone, and each object gone with the steps that name it
-// (candidates whose steps no longer apply, a deletion of what is not
-// there, are not tried), and keeps the one that still fails with target
-// with the fewest steps, then objects.
-//
-// A target after a step keeps the difference after a change: a candidate
-// that fails at creation does not count.
-func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
-	out := Shrunk{From: file, Kind: target.String(), Result: first, File: file}
-	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
-	if err != nil {
-		out.Stopped = err.Error()
-		return out
-	}
-	cur, err := generators.ParseStepCase(data)
-	if err != nil {
-		out.Stopped = err.Error()
-		return out
-	}
-	out.StepsFrom, out.Steps = len(cur.Steps), len(cur.Steps)
-	out.ObjectsFrom, out.Objects = cur.Objects(), cur.Objects()
-	deadline := budget.start()
-	for round := 0; ; round++ {
-		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
-			return out
-		}
-		cands := cur.Smaller(out.Result.State)
-		if len(cands) == 0 {
-			out.Stopped = "nothing left to remove"
-			return out
-		}
-		valid := make([][]byte, len(cands))
-		for i, c := range cands {
-			valid[i] = c.YAML()
-		}
-		files, results := r.tryAll(ctx, valid, dir, parallel, deadline)
-		out.Rounds, out.Tried = round+1, out.Tried+len(valid)
-		best := -1
-		for i, res := range results {
-			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target.Kind) || target.AfterStep && res.State == 0 {
-				continue
-			}
-			if c, b := cands[i], best; b < 0 || generators.FewerSteps(c, cands[b]) {
-				best = i
-			}
-		}
-		if best < 0 {
-			out.Stopped = "no smaller case keeps the difference"
-			return out
-		}
-		cur, out.Result, out.File = cands[best], results[best], files[best]
-		out.Steps, out.Objects = len(cur.Steps), cur.Objects()
-	}
 }

@@ -69,7 +69,7 @@ func (s *Suite) Run(description string) (bool, error) {
 						}
 					}, ginkgo.NodeTimeout(time.Minute))
 				}
-				res := s.Runner.VerifySteps(ctx, a)
+				res := s.Runner.Verify(ctx, a)
 				res.Duration = time.Since(start)
 				s.mu.Lock()
 				s.Results = append(s.Results, res)
@@ -102,8 +102,8 @@ func (s *Suite) Run(description string) (bool, error) {
 
 // at names the step of a result, if any: "step 2 (name): ".
 func at(r Result) string {
-	if r.Step == "" {
+	if r.Label() == "" {
 		return ""
 	}
-	return r.Step + ": "
+	return r.Label() + ": "
 }

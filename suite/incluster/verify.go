@@ -14,13 +14,25 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// Verify waits for the implementation's status and compares it with the
-// expectation computed from the stored objects. It observes every
+// Verify verifies state a.State of a case, applied, then, while it
+// passes, each later state, applied one after the other (Apply): the
+// result is that of the first state that did not pass, or of the last. A
+// case without steps has one state.
+func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
+	res := r.verifyState(ctx, a)
+	for i := a.State + 1; i <= len(a.Case.Steps) && res.Outcome == Pass; i++ {
+		res = r.verifyState(ctx, r.Apply(ctx, a.Case, i))
+	}
+	return res
+}
+
+// verifyState waits for the implementation's status and compares it with
+// the expectation computed from the stored objects. It observes every
 // cluster.Timeouts.Poll until the step's timeout, as gateway-api's
 // conformance suite polls (wait.PollUntilContextTimeout).
-func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
+func (r *Runner) verifyState(ctx context.Context, a *Applied) Result {
 	p := a.Plan
-	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Step: a.Step, State: a.State}}
+	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Case: a.Case, State: a.State}}
 	if p.Skip != "" {
 		v.res.Outcome, v.res.Reason = Skip, p.Skip
 		return v.res
@@ -147,7 +159,7 @@ func (v *verifying) judge(ctx context.Context, got observe.Observation) bool {
 // state's status may still agree: the agreement must hold for settle, with
 // status written for every policy's current generation.
 func (v *verifying) stepDone(ctx context.Context) bool {
-	if v.a.Step == "" {
+	if v.a.State == 0 {
 		return true
 	}
 	if time.Since(v.agreeSince) < v.settle {
