@@ -180,7 +180,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 		out.Stopped = err.Error()
 		return out
 	}
-	cur, err := generators.ParseStepCase(data)
+	cur, err := generators.ParseCase(data)
 	if err != nil {
 		out.Stopped = err.Error()
 		return out
@@ -208,7 +208,7 @@ func (r *Runner) ShrinkSteps(ctx context.Context, file string, first Result, tar
 			if res.Outcome != Fail || !slices.Contains(compare.Kinds(res.Diff), target.Kind) || target.AfterStep && res.State == 0 {
 				continue
 			}
-			if c, b := cands[i], best; b < 0 || generators.FewerSteps(c, cands[b]) {
+			if c, b := cands[i], best; b < 0 || c.Less(cands[b]) {
 				best = i
 			}
 		}
