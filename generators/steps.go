@@ -3,10 +3,13 @@ package generators
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // MaxDrawnSteps is the most steps Stepped draws.
@@ -31,118 +34,50 @@ const (
 // (rapid shrinks the list), then objects (base shrinks).
 func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]byte] {
 	return rapid.Custom(func(t *rapid.T) []byte {
-		_, file := drawSteps(t, base, maxSteps)
-		return file
+		c := drawCase(t, base, maxSteps)
+		if !c.Changes() || c.Scenario.Generic != nil {
+			return c.Scenario.YAML()
+		}
+		return renderDocs(c.Docs)
 	})
 }
 
-// SteppedCase draws what Stepped draws, for the same seed the same case,
-// as a StepCase value: its documents and steps, not a file to read back.
-func SteppedCase(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[StepCase] {
-	return rapid.Custom(func(t *rapid.T) StepCase {
-		c, _ := drawSteps(t, base, maxSteps)
-		return c
+// Cases draws what Stepped draws, for the same seed the same case, as a
+// Case value: its documents and steps, not a file to read back.
+func Cases(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[Case] {
+	return rapid.Custom(func(t *rapid.T) Case {
+		return drawCase(t, base, maxSteps)
 	})
 }
 
-// drawSteps is the draw of Stepped: the case and its file.
-func drawSteps(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) (StepCase, []byte) {
+// drawCase is the draw of Stepped.
+func drawCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) Case {
 	if maxSteps < 1 || maxSteps > MaxDrawnSteps {
 		maxSteps = MaxDrawnSteps
 	}
 	s := base.Draw(t, "scenario")
-	docs, err := parseDocs(s.YAML())
-	if err != nil || s.Generic != nil || len(docs) == 0 {
-		return StepCase{Docs: docs}, s.YAML()
+	read, err := load.Read([]string{"-"}, bytes.NewReader(s.YAML()))
+	if err != nil {
+		return Case{Scenario: s}
 	}
-	// A spec-level merge option (the profile's strategyField, of a
-	// kind without stanzas) goes with the targets: a kind's CRD may
-	// allow it on route targets only (x-kubernetes-validations; the
-	// test of impl names one), and a step the API server
-	// refuses is no step.
-	withTargets := map[string]bool{"targetRefs": true}
-	if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
-		withTargets[p.Spec.Selection.StrategyField] = true
+	c := caseOf(read)
+	c.Scenario, c.Steps = s, nil
+	docs := c.Docs
+	if s.Generic != nil || len(docs) == 0 {
+		return c
 	}
-	var policies, targets []int // indexes into docs
-	isPolicy := map[string]bool{}
-	for _, p := range s.Policies {
-		isPolicy[p.Kind+"/"+p.Namespace+"/"+p.Name] = true
-	}
-	targeted := map[string]bool{}
-	for _, p := range s.Policies {
-		for _, tr := range p.Targets {
-			ns := tr.Namespace
-			if ns == "" {
-				ns = p.Namespace
-			}
-			targeted[tr.Kind+"/"+ns+"/"+tr.Name] = true
-		}
-	}
-	for i, d := range docs {
-		switch k := docKey(d); {
-		case isPolicy[k]:
-			policies = append(policies, i)
-		case targeted[k]:
-			targets = append(targets, i)
-		}
-	}
-	present := map[int]bool{}
-	for i := range docs {
-		present[i] = true
-	}
-	// The objects as they are now: a step applies a copy.
-	current := make([]map[string]any, len(docs))
-	copy(current, docs)
+	st := newStepper(s, docs)
 	n := rapid.IntRange(1, maxSteps).Draw(t, "steps")
 	var steps []any
 	for i := 0; i < n; i++ {
-		var ops []string
-		live, gone := split(policies, present)
-		liveT, goneT := split(targets, present)
-		if len(live) > 0 {
-			ops = append(ops, opDeletePolicy)
-		}
-		if len(gone) > 0 {
-			ops = append(ops, opRecreatePolicy)
-		}
-		if len(live) > 0 && len(policies) > 1 {
-			ops = append(ops, opUpdateSpec, opRetarget)
-		}
-		if len(liveT) > 0 {
-			ops = append(ops, opDeleteTarget)
-		}
-		if len(goneT) > 0 {
-			ops = append(ops, opRecreateTarget)
-		}
-		if len(ops) == 0 {
+		step, ok := st.draw(t, i)
+		if !ok {
 			break
 		}
-		op := rapid.SampledFrom(ops).Draw(t, "op")
-		step := map[string]any{"expect": map[string]any{"effectivePolicies": []any{}}}
-		var obj int
-		switch op {
-		case opDeletePolicy, opDeleteTarget, opRecreatePolicy, opRecreateTarget:
-			from := map[string][]int{opDeletePolicy: live, opDeleteTarget: liveT, opRecreatePolicy: gone, opRecreateTarget: goneT}[op]
-			obj = rapid.SampledFrom(from).Draw(t, "object")
-			deleting := op == opDeletePolicy || op == opDeleteTarget
-			if deleting {
-				step["delete"] = []any{docKey(docs[obj])}
-			} else {
-				step["apply"] = []any{applied(current[obj])}
-			}
-			present[obj] = !deleting
-		case opUpdateSpec, opRetarget:
-			obj = rapid.SampledFrom(live).Draw(t, "policy")
-			other := rapid.SampledFrom(policies).Draw(t, "from")
-			current[obj] = withSpecOf(current[obj], docs[other], op == opRetarget, withTargets)
-			step["apply"] = []any{applied(current[obj])}
-		}
-		step["name"] = fmt.Sprintf("%d-%s-%s", i+1, op, name(docs[obj]))
 		steps = append(steps, step)
 	}
 	if len(steps) == 0 {
-		return StepCase{Docs: docs}, renderDocs(docs)
+		return c
 	}
 	if docs[0]["kind"] != "Scenario" {
 		// A drawn profile (a PolicyProfile document) has no header;
@@ -154,7 +89,108 @@ func drawSteps(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) (Step
 		}}, docs...)
 	}
 	docs[0]["spec"].(map[string]any)["steps"] = steps
-	return StepCase{Docs: docs, Steps: steps}, renderDocs(docs)
+	return Case{Scenario: s, Docs: docs, Steps: steps}
+}
+
+// stepper draws the steps of one case: which documents are policies and
+// targets, which are present, and the objects as they are now.
+type stepper struct {
+	docs              []map[string]any
+	policies, targets []int // indexes into docs
+	present           map[int]bool
+	// current are the objects as they are now: a step applies a copy.
+	current []map[string]any
+	// withTargets are the spec fields that go with targetRefs.
+	withTargets map[string]bool
+}
+
+func newStepper(s *Scenario, docs []map[string]any) *stepper {
+	st := &stepper{docs: docs, present: map[int]bool{}, current: slices.Clone(docs), withTargets: map[string]bool{"targetRefs": true}}
+	// A spec-level merge option (the profile's strategyField, of a
+	// kind without stanzas) goes with the targets: a kind's CRD may
+	// allow it on route targets only (x-kubernetes-validations; the
+	// test of impl names one), and a step the API server
+	// refuses is no step.
+	if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
+		st.withTargets[p.Spec.Selection.StrategyField] = true
+	}
+	isPolicy := map[string]bool{}
+	targeted := map[string]bool{}
+	for _, p := range s.Policies {
+		isPolicy[p.Kind+"/"+p.Namespace+"/"+p.Name] = true
+		for _, tr := range p.Targets {
+			ns := tr.Namespace
+			if ns == "" {
+				ns = p.Namespace
+			}
+			targeted[tr.Kind+"/"+ns+"/"+tr.Name] = true
+		}
+	}
+	for i, d := range docs {
+		switch k := docKey(d); {
+		case isPolicy[k]:
+			st.policies = append(st.policies, i)
+		case targeted[k]:
+			st.targets = append(st.targets, i)
+		}
+		st.present[i] = true
+	}
+	return st
+}
+
+// ops are the operations that apply now.
+func (st *stepper) ops() []string {
+	var ops []string
+	live, gone := split(st.policies, st.present)
+	liveT, goneT := split(st.targets, st.present)
+	if len(live) > 0 {
+		ops = append(ops, opDeletePolicy)
+	}
+	if len(gone) > 0 {
+		ops = append(ops, opRecreatePolicy)
+	}
+	if len(live) > 0 && len(st.policies) > 1 {
+		ops = append(ops, opUpdateSpec, opRetarget)
+	}
+	if len(liveT) > 0 {
+		ops = append(ops, opDeleteTarget)
+	}
+	if len(goneT) > 0 {
+		ops = append(ops, opRecreateTarget)
+	}
+	return ops
+}
+
+// draw draws step i; false when no operation applies.
+func (st *stepper) draw(t *rapid.T, i int) (map[string]any, bool) {
+	ops := st.ops()
+	if len(ops) == 0 {
+		return nil, false
+	}
+	op := rapid.SampledFrom(ops).Draw(t, "op")
+	live, gone := split(st.policies, st.present)
+	liveT, goneT := split(st.targets, st.present)
+	step := map[string]any{"expect": map[string]any{"effectivePolicies": []any{}}}
+	var obj int
+	switch op {
+	case opDeletePolicy, opDeleteTarget, opRecreatePolicy, opRecreateTarget:
+		from := map[string][]int{opDeletePolicy: live, opDeleteTarget: liveT, opRecreatePolicy: gone, opRecreateTarget: goneT}[op]
+		obj = rapid.SampledFrom(from).Draw(t, "object")
+		deleting := op == opDeletePolicy || op == opDeleteTarget
+		if deleting {
+			step["delete"] = []any{docKey(st.docs[obj])}
+		} else {
+			step["apply"] = []any{applied(st.current[obj])}
+		}
+		st.present[obj] = !deleting
+	case opUpdateSpec, opRetarget:
+		obj = rapid.SampledFrom(live).Draw(t, "policy")
+		other := rapid.SampledFrom(st.policies).Draw(t, "from")
+		st.current[obj] = withSpecOf(st.current[obj], st.docs[other], op == opRetarget, st.withTargets)
+		step["apply"] = []any{applied(st.current[obj])}
+	}
+	step["name"] = fmt.Sprintf("%d-%s-%s", i+1, op, name(st.docs[obj]))
+	return step, true
 }
 
 // split divides indexes into those present and those not.
@@ -226,22 +262,6 @@ func docKey(d map[string]any) string {
 	}
 	k, _ := d["kind"].(string)
 	return k + "/" + ns + "/" + name(d)
-}
-
-func parseDocs(data []byte) ([]map[string]any, error) {
-	var out []map[string]any
-	for _, part := range bytes.Split(data, []byte("\n---\n")) {
-		part = bytes.TrimPrefix(part, []byte("---\n"))
-		if len(bytes.TrimSpace(part)) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := yaml.Unmarshal(part, &m); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }
 
 func renderDocs(docs []map[string]any) []byte {

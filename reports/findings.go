@@ -15,17 +15,43 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
-// WriteFinding writes a shrunk disagreement as a findings file: a
-// Finding document with the expected and observed outcomes side by side and
-// the replay command, then the scenario's objects, in a file named after
-// the kind of difference it was shrunk for (compare.Kinds), untriaged.
-// profileSource says whose description of the policy kind the expectation
-// follows.
+// WriteFinding writes a shrunk disagreement as a findings file named
+// after the kind of difference it was shrunk for (compare.Kinds),
+// untriaged. A case without steps is written as a Finding document with
+// the expected and observed outcomes side by side and the replay command,
+// then the scenario's objects; profileSource says whose description of
+// the policy kind the expectation follows. A case with steps, shrunk
+// offline or in a cluster, is written as its scenario file, the Scenario
+// document keeping its steps so that the file replays as it is, after
+// comments saying the step that fails, the differences and the replay
+// command (IMPL-KIND-steps.yaml).
 func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.Disagreement) (string, error) {
+	data, suffix := stepsFindingFile(impl, replay, d), "-steps"
+	var err error
+	if !d.Case.Changes() {
+		data, suffix = nil, ""
+		data, err = findingFile(impl, replay, profileSource, d)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file, err := findingPath(dir, impl, kind, suffix)
+	if err != nil {
+		return "", err
+	}
+	return file, os.WriteFile(file, data, 0o644)
+}
+
+// findingFile is the findings file of a case without steps.
+func findingFile(impl, replay, profileSource string, d differential.Disagreement) ([]byte, error) {
 	head := findings.Implementation{
 		APIVersion: "gepcheck.dev/v1alpha1",
 		Kind:       "Finding",
@@ -45,45 +71,27 @@ func WriteFinding(dir, impl, replay, kind, profileSource string, d differential.
 	}
 	b, err := yaml.Marshal(head)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(replay))
 	out.Write(b)
 	out.WriteString("---\n")
-	out.Write(bytes.TrimPrefix(d.Scenario.YAML(), []byte("---\n")))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	file, err := findingPath(dir, impl, kind, "")
-	if err != nil {
-		return "", err
-	}
-	return file, os.WriteFile(file, out.Bytes(), 0o644)
+	out.Write(bytes.TrimPrefix(d.Case.YAML(), []byte("---\n")))
+	return out.Bytes(), nil
 }
 
-// WriteStepsFinding writes a case with steps (the scenario file data),
-// shrunk offline or in a cluster, as a findings file named after the kind
-// of difference, with comments saying the step that fails, the
-// differences and the replay command: the Scenario document keeps its
-// steps, so that the file replays as it is.
-func WriteStepsFinding(dir, impl, replay, kind string, data []byte, step string, diffs []string) (string, error) {
+// stepsFindingFile is the findings file of a case with steps.
+func stepsFindingFile(impl, replay string, d differential.Disagreement) []byte {
 	var out bytes.Buffer
 	// Comment lines: escaped (ref.Printable), so that none ends early
 	// and adds YAML to the file.
-	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(step), ref.Printable(replay))
-	for _, d := range diffs {
-		fmt.Fprintf(&out, "#   %s\n", ref.Printable(strings.ReplaceAll(d, "\n", " ")))
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(d.Step), ref.Printable(replay))
+	for _, diff := range compare.Strings(d.Diff) {
+		fmt.Fprintf(&out, "#   %s\n", ref.Printable(strings.ReplaceAll(diff, "\n", " ")))
 	}
-	out.Write(data)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	file, err := findingPath(dir, impl, kind, "-steps")
-	if err != nil {
-		return "", err
-	}
-	return file, os.WriteFile(file, out.Bytes(), 0o644)
+	out.Write(d.Case.YAML())
+	return out.Bytes()
 }
 
 // findingPath is dir/IMPL-KIND[suffix].yaml, the name checked as one

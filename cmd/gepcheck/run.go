@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports"
@@ -265,12 +266,15 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		if sh.Scenario == nil {
 			// A case with steps, shrunk as it is written.
 			var data []byte
+			var c generators.Case
 			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
-				file, err = reports.WriteStepsFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, data, sh.Result.Label(), compare.Strings(sh.Result.Diff))
+				if c, err = generators.ParseCase(data); err == nil {
+					file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, Step: sh.Result.Label(), Diff: sh.Result.Diff})
+				}
 			}
 		} else {
 			file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
-				differential.Disagreement{Scenario: sh.Scenario, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
+				differential.Disagreement{Case: generators.Case{Scenario: sh.Scenario}, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
 		}
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ var layers = [][]string{
 	{"impl", "suite/cluster/local/localtest"},
 	{"impl/…"},
 	{"reports"},
-	{"suite/conformance"},
+	{"suite/conformance", "suite/campaign"},
 	{"cmd/gepcheck"},
 }
 

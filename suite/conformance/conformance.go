@@ -279,32 +279,20 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 		diff           []compare.Difference
 	}
 	var found []finding
-	if r.Steps > 0 {
-		sum, err := differential.FuzzSteps(context.Background(), differential.StepRun{Observer: d, Profile: prof, Checks: r.Count, Batch: batch,
-			Generate: func(i int) generators.StepCase {
-				return generators.SteppedCase(draw(i), r.Steps).Example(int(r.Seed) + i)
-			}}, &log)
-		if err != nil {
-			t.Errorf("random cases: %v", err)
-			return nil
-		}
-		c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
-		for _, f := range sum.Findings {
-			found = append(found, finding{f.Kind.String(), string(f.Small.Case.YAML()), f.Small.Diff})
-		}
-	} else {
-		sum, err := differential.Fuzz(context.Background(), differential.Run{Observer: d, Profile: prof, Checks: r.Count, Batch: batch, Replay: replay,
-			Generate: func(i int) *generators.Scenario {
-				return draw(i).Example(int(r.Seed) + i)
-			}}, &log)
-		if err != nil {
-			t.Errorf("random cases: %v", err)
-			return nil
-		}
-		c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
-		for _, f := range sum.Findings {
-			found = append(found, finding{f.Kind, string(f.Small.Scenario.YAML()), f.Small.Diff})
-		}
+	sum, err := differential.Fuzz(context.Background(), differential.Run{Observer: d, Profile: prof, Checks: r.Count, Steps: r.Steps, Batch: batch, Replay: replay,
+		Generate: func(i int) generators.Case {
+			if r.Steps > 0 {
+				return generators.Cases(draw(i), r.Steps).Example(int(r.Seed) + i)
+			}
+			return generators.Case{Scenario: draw(i).Example(int(r.Seed) + i)}
+		}}, &log)
+	if err != nil {
+		t.Errorf("random cases: %v", err)
+		return nil
+	}
+	c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
+	for _, f := range sum.Findings {
+		found = append(found, finding{f.Kind.String(), string(f.Small.Case.YAML()), f.Small.Diff})
 	}
 	t.Run("random", func(t *testing.T) {
 		t.Logf("%d random cases, %d disagree with the reference", c.Checks, c.Disagreed)

@@ -10,111 +10,161 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// A batched differential run: many independent scenarios, one namespace
-// each, observed by the implementation in few calls (one translator process per
-// batch costs about a second before it does any work), compared with the
-// reference; each disagreement is shrunk, also in batches, to a minimal
-// scenario.
+// A batched differential run: many independent cases, one namespace
+// each, observed by the implementation in few calls (one translator
+// process per batch costs about a second before it does any work),
+// compared with the reference; each disagreement is shrunk, also in
+// batches, to a minimal case.
+//
+// A case's states are a list (generators.Case.States): one for a
+// scenario, the objects as created and after each step for a case that
+// changes over time (scenarios/README.md, Steps), each state translated
+// whole, as a translator would read the objects at that step. A case
+// disagrees at its first state that differs; a difference first seen
+// after a change is a finding of its own (KIND-after-step), as in a
+// cluster.
 
-// Disagreement is one scenario on which an implementation and the
-// reference differ.
+// Disagreement is a case on which an implementation and the reference
+// differ, at a state.
 type Disagreement struct {
-	Seed     int
-	Scenario *generators.Scenario
-	Diff     []compare.Difference
-	Want     observe.Observation
-	Got      observe.Observation
+	Seed int
+	Case generators.Case
+	// Step is the label of the state that differs ("" for a case
+	// without steps), State its index (0: as created).
+	Step  string
+	State int
+	Diff  []compare.Difference
+	Want  observe.Observation
+	Got   observe.Observation
 }
 
-// BatchRun draws n scenarios (gen(i) for i in [0, n)) and compares
-// implementation d with the reference, batch scenarios per call, on what
-// caps says d reports. observed, when set, gets every scenario's
-// comparison, agreeing or not (coverage, conditions counted).
-func BatchRun(ctx context.Context, d observe.Observer, profile string, gen func(i int) *generators.Scenario, n, batch int, caps observe.Capabilities, progress func(done, disagree int), observed func(Disagreement)) ([]Disagreement, error) {
-	var out []Disagreement
-	for start := 0; start < n; start += batch {
-		end := min(n, start+batch)
-		var scenarios []*generators.Scenario
-		for i := start; i < end; i++ {
-			scenarios = append(scenarios, gen(i))
-		}
-		res, err := run(ctx, d, profile, scenarios, caps)
-		if err != nil {
-			return out, err
-		}
-		for k, r := range res {
-			if observed != nil {
-				observed(r) // every scenario, agreeing or not
-			}
-			if len(r.Diff) > 0 {
-				r.Seed = start + k
-				out = append(out, r)
-			}
-		}
-		if progress != nil {
-			progress(end, len(out))
-		}
+// Kinds are the kinds of difference d shows, after a step when its state
+// is one after a change.
+func (d Disagreement) Kinds() []compare.Found {
+	var fs []compare.Found
+	for _, k := range compare.Kinds(d.Diff) {
+		fs = append(fs, compare.Found{Kind: k, AfterStep: d.State > 0})
 	}
-	return out, nil
+	return fs
 }
 
-// run asks the reference and the implementation, and compares.
-func run(ctx context.Context, d observe.Observer, profile string, scenarios []*generators.Scenario, caps observe.Capabilities) ([]Disagreement, error) {
-	cases := make([]observe.Case, len(scenarios))
-	for i, s := range scenarios {
-		cases[i] = observe.Case{Name: s.Namespaces[0], YAML: string(s.YAML()), Profiles: []string{profile}}
-	}
-	want := observe.Reference(cases, caps)
-	got, err := d.Observe(ctx, cases)
-	if err != nil {
-		return nil, err
-	}
+// disagrees says whether d is a disagreement: a difference, or a case
+// the implementation failed on or that could not be read.
+func (d Disagreement) disagrees() bool { return len(d.Diff) > 0 || d.Got.Error != "" }
+
+// judge compares, for every case, each state with the reference's
+// outcome for it, until the first that differs: one call to the
+// implementation per state index, with that state of every case still
+// agreeing (each case has namespaces of its own). A case that cannot be
+// read is a disagreement with Got.Error set.
+func judge(ctx context.Context, d observe.Observer, profile string, cases []generators.Case, caps observe.Capabilities) ([]Disagreement, error) {
 	out := make([]Disagreement, len(cases))
-	for i := range cases {
-		out[i] = Disagreement{Scenario: scenarios[i], Want: want[i], Got: got[i], Diff: compare.Diff(want[i], got[i], caps)}
+	states := make([][]generators.State, len(cases))
+	for i, c := range cases {
+		out[i].Case = c
+		sts, err := c.States(profile)
+		if err != nil {
+			out[i].Got.Error = err.Error()
+		}
+		states[i] = sts
 	}
-	return out, nil
+	for k := 0; ; k++ {
+		var batch []observe.Case
+		var idx []int
+		for i, c := range cases {
+			if out[i].Got.Error == "" && len(out[i].Diff) == 0 && k < len(states[i]) {
+				batch = append(batch, observe.Case{Name: stateName(c, i, states[i][k]), YAML: states[i][k].YAML, Profiles: []string{profile}})
+				idx = append(idx, i)
+			}
+		}
+		if len(batch) == 0 {
+			return out, nil
+		}
+		want := observe.Reference(batch, caps)
+		got, err := d.Observe(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i].Step, out[i].State = states[i][k].Label, k
+			out[i].Want, out[i].Got = want[j], got[j]
+			out[i].Diff = compare.Diff(want[j], got[j], caps)
+		}
+	}
 }
 
-// Shrink makes a disagreeing scenario smaller while it still shows the
-// kind of difference target (one of Kinds): each round tries, in one batch,
-// every scenario with one policy removed, one spec field removed, or one
-// object, section or reference removed (generators.Smaller), and keeps, of
-// those still showing target, the one with the fewest kinds of difference,
-// so that other behaviours fall away, then the smallest.
-func Shrink(ctx context.Context, d observe.Observer, profile string, dis Disagreement, caps observe.Capabilities, target string) Disagreement {
+// stateName names state st of case i of a batch for the implementation:
+// the namespace of a case without steps, else its index and the label.
+func stateName(c generators.Case, i int, st generators.State) string {
+	if !c.Changes() {
+		return c.Namespace()
+	}
+	return fmt.Sprintf("%d %s", i, st.Label)
+}
+
+// maxShrinkRounds bounds each shrink (each round removes a policy, a
+// field, a step or an object).
+const maxShrinkRounds = 40
+
+// Shrink makes a disagreement smaller while it still shows kind (a
+// difference after a change stays after a change): each round judges, in
+// one batch, side by side in namespaces of their own, the cases one step
+// smaller (generators.Case.Smaller: for a scenario, one policy, spec
+// field, object, section or reference removed; for a case with steps,
+// one step, then one object, the frame of Namespaces and GatewayClasses
+// kept), and keeps, of those still showing kind, the smallest
+// (generators.Case.Less): for a scenario, the one with the fewest kinds
+// of difference first, so that other behaviours fall away. The smallest
+// case is judged again in its own namespace.
+func Shrink(ctx context.Context, r Run, dis Disagreement, kind compare.Found) Finding {
+	caps := r.Observer.Capabilities()
+	f := Finding{Kind: kind, Case: dis.Seed, Small: dis, StepsFrom: len(dis.Case.Steps), ObjectsFrom: dis.Case.Objects()}
+	ns := dis.Case.Namespace()
 	cur := dis
-	for round := 0; round < 40; round++ {
-		cands := generators.Smaller(cur.Scenario)
-		for i := range cands {
-			cands[i] = cands[i].InNamespace(fmt.Sprintf("shrink-%d", i))
+	for f.Rounds < maxShrinkRounds {
+		cands := cur.Case.Smaller(cur.State, "Namespace", "GatewayClass")
+		if len(cands) == 0 {
+			break
 		}
-		res, err := run(ctx, d, profile, cands, caps)
+		moved := make([]generators.Case, len(cands))
+		for i, c := range cands {
+			moved[i] = c.InNamespace(ns, fmt.Sprintf("shrink-%d", i))
+		}
+		res, err := judge(ctx, r.Observer, r.Profile, moved, caps)
 		if err != nil {
-			return cur
+			break
 		}
-		best, bestKinds := -1, 0
-		for i, r := range res {
-			if r.Got.Error != "" {
+		f.Rounds, f.Tried = f.Rounds+1, f.Tried+len(cands)
+		best := -1
+		for i, d := range res {
+			if d.Got.Error != "" || !slices.Contains(d.Kinds(), kind) {
 				continue
 			}
-			// Fewest kinds of difference, then the smallest scenario.
-			if ks := compare.Kinds(r.Diff); slices.Contains(ks, target) &&
-				(best < 0 || len(ks) < bestKinds || (len(ks) == bestKinds && generators.Size(r.Scenario) < generators.Size(res[best].Scenario))) {
-				best, bestKinds = i, len(ks)
+			if best < 0 || smaller(d, res[best]) {
+				best = i
 			}
 		}
 		if best < 0 {
 			break
 		}
 		cur = res[best]
-		cur.Seed = dis.Seed
-		cur.Scenario = cur.Scenario.InNamespace(dis.Scenario.Namespaces[0])
+		cur.Case = cands[best]
 	}
-	// Observe the minimal scenario in its original namespace.
-	if res, err := run(ctx, d, profile, []*generators.Scenario{cur.Scenario}, caps); err == nil && len(res[0].Diff) > 0 {
-		res[0].Seed = cur.Seed
-		return res[0]
+	if res, err := judge(ctx, r.Observer, r.Profile, []generators.Case{cur.Case}, caps); err == nil && slices.Contains(res[0].Kinds(), kind) {
+		cur = res[0]
 	}
-	return cur
+	cur.Seed = dis.Seed
+	f.Small = cur
+	return f
+}
+
+// smaller orders shrink candidates that show the kind: a scenario with
+// fewer kinds of difference, then the smaller case (generators.Case.Less).
+func smaller(a, b Disagreement) bool {
+	if !a.Case.Changes() {
+		if ka, kb := len(compare.Kinds(a.Diff)), len(compare.Kinds(b.Diff)); ka != kb {
+			return ka < kb
+		}
+	}
+	return a.Case.Less(b.Case)
 }

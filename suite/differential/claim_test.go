@@ -85,15 +85,24 @@ func TestPropertyAndBatchFollowTheClaim(t *testing.T) {
 	if out := suite.Run(Property(context.Background(), literal{engine.StickyOverrides}, "color-inherited", gen), "", 3, 200, suite.Options{ShrinkTime: time.Second}); out.Passed {
 		t.Error("claiming sticky-overrides, a literal implementation passes 200 cases (seed 3): the claim is not followed")
 	}
-	draw := func(i int) *generators.Scenario { return gen.Example(i) }
+	var cases []generators.Case
+	for i := range 200 {
+		cases = append(cases, generators.Case{Scenario: gen.Example(i)})
+	}
 	for _, tc := range []struct {
 		claim    engine.Semantics
 		disagree bool
 	}{{engine.GEP713, false}, {engine.StickyOverrides, true}} {
 		im := literal{tc.claim}
-		found, err := BatchRun(context.Background(), im, "color-inherited", draw, 200, 50, im.Capabilities(), nil, nil)
+		res, err := judge(context.Background(), im, "color-inherited", cases, im.Capabilities())
 		if err != nil {
 			t.Fatal(err)
+		}
+		var found []Disagreement
+		for _, d := range res {
+			if d.disagrees() {
+				found = append(found, d)
+			}
 		}
 		if (len(found) > 0) != tc.disagree {
 			t.Errorf("batched, claiming %s: %d disagreements in 200 scenarios", tc.claim, len(found))

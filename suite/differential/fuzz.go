@@ -19,12 +19,15 @@ import (
 // Run is a batched differential run.
 type Run struct {
 	Observer observe.Observer
-	// Profile the reference reads the scenarios with; Generate draws
-	// scenario i in a namespace of its own.
+	// Profile the reference reads the cases with; Generate draws case i
+	// in a namespace of its own: a scenario, or one with up to Steps
+	// changes over time (generators.Cases).
 	Profile  string
-	Generate func(i int) *generators.Scenario
+	Generate func(i int) generators.Case
 	Checks   int
-	// Batch scenarios go to the implementation at once (100 when zero).
+	Steps    int
+	// Batch cases go to the implementation at once, state by state (100
+	// when zero, 50 with steps).
 	Batch int
 	// Replay is the command that repeats the run; ProfileSource says whose
 	// description of the policy kind the profile follows. Both go into
@@ -32,7 +35,7 @@ type Run struct {
 	Replay, ProfileSource string
 	// Write writes a finding, shrunk for one kind of difference, and
 	// returns where (reports.WriteFinding); nil: findings are not written.
-	Write func(r Run, kind string, d Disagreement) (string, error)
+	Write func(r Run, kind compare.Found, d Disagreement) (string, error)
 	// Declared are the combinations the coverage report expects drawn
 	// (FuzzKind.Combinations).
 	Declared []string
@@ -58,68 +61,118 @@ type Summary struct {
 	Coverage *Coverage
 }
 
-// Finding is a disagreement shrunk for one kind of difference and written.
+// Finding is a disagreement shrunk for one kind of difference and written:
+// from how many steps and objects, in how many rounds of how many
+// candidates.
 type Finding struct {
-	Kind  string
-	Case  int
-	File  string
-	Small Disagreement
+	Kind                   compare.Found
+	Case                   int
+	File                   string
+	Small                  Disagreement
+	StepsFrom, ObjectsFrom int
+	Rounds, Tried          int
 }
 
-// Fuzz runs r: scenarios in batches; for each kind of difference, the
-// first scenario that shows it is shrunk for it and written as a finding
+// ImplFailed counts the disagreements on which the implementation failed.
+func (s *Summary) ImplFailed() int {
+	n := 0
+	for _, d := range s.Disagree {
+		if d.Got.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Fuzz runs r: cases in batches; for each kind of difference, the first
+// case that shows it is shrunk for it (Shrink) and written as a finding
 // (so that the findings of shards, merged, are the unsharded run's).
 // Progress lines go to log.
 func Fuzz(ctx context.Context, r Run, log io.Writer) (*Summary, error) {
 	start := time.Now()
-	caps := r.Observer.Capabilities()
-	sum := &Summary{Checks: r.Checks, Extra: map[string]int{}, ExtraVsReference: map[string]map[string]int{}, Coverage: newCoverage(r.Declared)}
-	progress := func(done, disagree int) {
-		fmt.Fprintf(log, "  %d/%d scenarios, %d disagree (%s)\n", done, r.Checks, disagree, time.Since(start).Round(time.Second))
-	}
-	observed := func(r Disagreement) {
-		sum.Coverage.add(r.Scenario, len(r.Diff) > 0)
-		sum.countExtra(r)
-	}
-	batch := r.Batch
-	if batch == 0 {
-		batch = 100
-	}
-	cases := r.Shard.Indices(r.Checks)
-	sum.Checks = len(cases)
-	gen := func(k int) *generators.Scenario { return r.Generate(cases[k]) }
-	found, err := BatchRun(ctx, r.Observer, r.Profile, gen, len(cases), batch, caps, progress, observed)
+	sum, err := judgeAll(ctx, r, log, start)
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
-	for i := range found {
-		found[i].Seed = cases[found[i].Seed]
+	sum.Elapsed = time.Since(start)
+	if r.Steps > 0 {
+		fmt.Fprintf(log, "%d cases with steps in %s, %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), len(sum.Disagree))
+	} else {
+		fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), float64(sum.Checks)/sum.Elapsed.Seconds(), len(sum.Disagree))
 	}
-	sum.Disagree, sum.Elapsed = found, time.Since(start)
-	fmt.Fprintf(log, "%d scenarios in %s (%.1f scenarios/s), %d disagree with the reference\n", sum.Checks, sum.Elapsed.Round(time.Millisecond), float64(sum.Checks)/sum.Elapsed.Seconds(), len(found))
-	covered := map[string]bool{}
-	for _, dis := range found {
+	covered := map[compare.Found]bool{}
+	for _, dis := range sum.Disagree {
 		if dis.Got.Error != "" {
 			fmt.Fprintf(log, "  case %d: the implementation failed: %s\n", dis.Seed, ref.Printable(dis.Got.Error))
 			continue
 		}
-		for _, kind := range compare.Kinds(dis.Diff) {
+		for _, kind := range dis.Kinds() {
 			if covered[kind] {
 				continue
 			}
-			small := Shrink(ctx, r.Observer, r.Profile, dis, caps, kind)
+			f := Shrink(ctx, r, dis, kind)
 			covered[kind] = true
-			var file string
 			if r.Write != nil {
-				if file, err = r.Write(r, kind, small); err != nil {
+				if f.File, err = r.Write(r, kind, f.Small); err != nil {
 					return sum, err
 				}
 			}
-			sum.Findings = append(sum.Findings, Finding{Kind: kind, Case: dis.Seed, File: file, Small: small})
-			fmt.Fprintf(log, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", kind, dis.Seed, len(small.Scenario.Policies), file, strings.Join(compare.Strings(small.Diff), "\n    "))
+			sum.Findings = append(sum.Findings, f)
+			logFinding(log, r, dis, f)
 		}
 	}
 	return sum, nil
+}
+
+// judgeAll judges r's cases in batches, counting what they drew and the
+// conditions the implementation wrote, and lists those that disagree.
+func judgeAll(ctx context.Context, r Run, log io.Writer, start time.Time) (*Summary, error) {
+	caps := r.Observer.Capabilities()
+	batch, noun := r.Batch, "scenarios"
+	if batch == 0 {
+		batch = 100
+		if r.Steps > 0 {
+			batch = 50
+		}
+	}
+	if r.Steps > 0 {
+		noun = "cases"
+	}
+	all := r.Shard.Indices(r.Checks)
+	sum := &Summary{Checks: len(all), Extra: map[string]int{}, ExtraVsReference: map[string]map[string]int{}, Coverage: newCoverage(r.Declared)}
+	for first := 0; first < len(all); first += batch {
+		var cases []generators.Case
+		for _, i := range all[first:min(len(all), first+batch)] {
+			cases = append(cases, r.Generate(i))
+		}
+		res, err := judge(ctx, r.Observer, r.Profile, cases, caps)
+		if err != nil {
+			return sum, err
+		}
+		for k, d := range res {
+			if d.Case.Scenario != nil {
+				sum.Coverage.add(d.Case.Scenario, d.disagrees())
+			}
+			sum.countExtra(d)
+			if d.disagrees() {
+				d.Seed = all[first+k]
+				sum.Disagree = append(sum.Disagree, d)
+			}
+		}
+		fmt.Fprintf(log, "  %d/%d %s, %d disagree (%s)\n", min(len(all), first+batch), len(all), noun, len(sum.Disagree), time.Since(start).Round(time.Second))
+	}
+	return sum, nil
+}
+
+// logFinding prints finding f of dis, found by r.
+func logFinding(log io.Writer, r Run, dis Disagreement, f Finding) {
+	diffs := strings.Join(compare.Strings(f.Small.Diff), "\n    ")
+	if r.Steps > 0 {
+		fmt.Fprintf(log, "  finding %s (case %d, at %s; shrunk in %d rounds of %d candidates from %d steps and %d objects to %d and %d): %s\n    %s\n",
+			f.Kind, dis.Seed, f.Small.Step, f.Rounds, f.Tried, f.StepsFrom, f.ObjectsFrom, len(f.Small.Case.Steps), f.Small.Case.Objects(), f.File, diffs)
+		return
+	}
+	fmt.Fprintf(log, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", f.Kind, dis.Seed, f.Small.Case.Policies(), f.File, diffs)
 }
 
 // countExtra counts the conditions r's implementation wrote that GEP-713

@@ -36,40 +36,28 @@ type FuzzKind struct {
 }
 
 // FuzzRun is the batched differential run of policy kind kind ("" for
-// the first the implementation names) against d, from seed: scenario i is
-// drawn with seed+i in namespace case-i; its findings carry the command that
-// replays the run.
-func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks int) (Run, error) {
+// the first the implementation names) against d, from seed: case i is
+// drawn with seed+i in namespace case-i, a scenario of the kind's
+// generator followed, when steps > 0, by up to steps changes
+// (generators.Cases); its findings carry the command that replays the
+// run.
+func FuzzRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks, steps int) (Run, error) {
 	k, err := fuzzKind(fz, kind)
 	if err != nil {
 		return Run{}, err
 	}
-	gen := func(i int) *generators.Scenario {
+	gen := func(i int) generators.Case {
 		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
-		return g.Example(int(seed) + i)
+		if steps > 0 {
+			return generators.Cases(g, steps).Example(int(seed) + i)
+		}
+		return generators.Case{Scenario: g.Example(int(seed) + i)}
 	}
 	return Run{
-		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks,
-		Replay: replay(impl, fz, d, k, seed, checks, 0), ProfileSource: fz.ProfileSource(),
+		Observer: d, Profile: k.Profile, Generate: gen, Checks: checks, Steps: steps,
+		Replay: replay(impl, fz, d, k, seed, checks, steps), ProfileSource: fz.ProfileSource(),
 		Declared: k.Combinations,
 	}, nil
-}
-
-// FuzzStepsRun is the differential run of policy kind kind against d with
-// cases that change over time: case i is a scenario of the kind's
-// generator in namespace case-i followed by up to steps changes
-// (generators.Stepped), drawn with seed+i. It returns the command that
-// replays the run.
-func FuzzStepsRun(impl string, fz Fuzzer, d observe.Observer, kind string, seed uint64, checks, steps int) (StepRun, string, error) {
-	k, err := fuzzKind(fz, kind)
-	if err != nil {
-		return StepRun{}, "", err
-	}
-	gen := func(i int) generators.StepCase {
-		g, _ := generators.For(k.Profile, fmt.Sprintf("case-%d", i), 4)
-		return generators.SteppedCase(g, steps).Example(int(seed) + i)
-	}
-	return StepRun{Observer: d, Profile: k.Profile, Generate: gen, Checks: checks}, replay(impl, fz, d, k, seed, checks, steps), nil
 }
 
 // fuzzKind is the kind to fuzz ("": the first fz names), with a

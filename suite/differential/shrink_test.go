@@ -78,7 +78,7 @@ func TestShrinkKeepsItsKind(t *testing.T) {
 	ctx := context.Background()
 	const profile = "color-inherited"
 	caps := twoBugs{}.Capabilities()
-	res, err := run(ctx, twoBugs{}, profile, []*generators.Scenario{s}, caps)
+	res, err := judge(ctx, twoBugs{}, profile, []generators.Case{{Scenario: s}}, caps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,22 +90,22 @@ func TestShrinkKeepsItsKind(t *testing.T) {
 		{"effective-setting-retry", "p-retry"},
 		{"conflicted", "p-both"},
 	} {
-		small := Shrink(ctx, twoBugs{}, profile, dis, caps, tc.target)
+		small := Shrink(ctx, Run{Observer: twoBugs{}, Profile: profile}, dis, compare.Found{Kind: tc.target}).Small
 		var names []string
-		for _, p := range small.Scenario.Policies {
+		for _, p := range small.Case.Scenario.Policies {
 			names = append(names, p.Name)
 		}
 		if got := compare.Kinds(small.Diff); !slices.Equal(got, []string{tc.target}) || !slices.Equal(names, []string{tc.policy}) {
 			t.Errorf("Shrink for %s: policies %q, Kinds %q; want [%s], [%s]", tc.target, names, got, tc.policy, tc.target)
 		}
-		if small.Scenario.Namespaces[0] != "shrink" {
-			t.Errorf("Shrink for %s: namespace %q, want the original one", tc.target, small.Scenario.Namespaces[0])
+		if small.Case.Scenario.Namespaces[0] != "shrink" {
+			t.Errorf("Shrink for %s: namespace %q, want the original one", tc.target, small.Case.Scenario.Namespaces[0])
 		}
 		// Objects, sections and references the difference does not need
 		// are gone: for the effective setting one route with one rule
 		// and one listener; the conflict (which twoBugs reports from the
 		// targetRef alone) needs no route at all.
-		sc := small.Scenario
+		sc := small.Case.Scenario
 		needs := 1
 		if tc.target == "conflicted" {
 			needs = 0

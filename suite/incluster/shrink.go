@@ -166,12 +166,12 @@ func (o *oneState) keep(best int, out *Shrunk) {
 }
 
 // withSteps shrinks a case with steps, fewest steps first, then fewest
-// objects (generators.StepCase.Smaller: the steps after the failing one
+// objects (generators.Case.Smaller: the steps after the failing one
 // gone, each earlier step gone, each object gone with the steps that name
 // it; candidates whose steps no longer apply are not tried).
 type withSteps struct {
-	cur   generators.StepCase
-	cands []generators.StepCase
+	cur   generators.Case
+	cands []generators.Case
 }
 
 func readWithSteps(file string) (*withSteps, error) {
@@ -179,7 +179,7 @@ func readWithSteps(file string) (*withSteps, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := generators.ParseStepCase(data)
+	cur, err := generators.ParseCase(data)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (w *withSteps) candidates(failing int) [][]byte {
 func (w *withSteps) best(results []Result, keeps func(Result) bool) int {
 	best := -1
 	for i, res := range results {
-		if keeps(res) && (best < 0 || generators.FewerSteps(w.cands[i], w.cands[best])) {
+		if keeps(res) && (best < 0 || w.cands[i].Less(w.cands[best])) {
 			best = i
 		}
 	}

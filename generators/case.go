@@ -13,32 +13,116 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
-// StepCase is a scenario file with steps (scenarios/README.md, Steps),
-// split into its documents and the steps of its Scenario document: what
-// shrinking a case with steps edits, offline and in a cluster.
-type StepCase struct {
-	Docs  []map[string]any
-	Steps []any
+// Case is a drawn case, one value whatever its shape; its states are a
+// list (States). A case drawn without steps is its Scenario, one state. A
+// case with steps (scenarios/README.md, Steps) is a scenario file split
+// into its documents and the steps of its Scenario document (Docs,
+// Steps): its states are the objects as created and after each step.
+// Shrinking edits the scenario (policies, fields, objects; Smaller) or the
+// documents and steps (steps, then objects), offline and in a cluster.
+type Case struct {
+	// Scenario is the drawn scenario: the whole case without steps, the
+	// objects as created with them (nil once shrinking edits Docs).
+	Scenario *Scenario
+	Docs     []map[string]any
+	Steps    []any
+	// File is the scenario file c was read from (ParseCase), which YAML
+	// writes back as it is, comments and all; a case shrinking makes is
+	// written from Docs and Steps.
+	File []byte
 }
 
-// ParseStepCase splits a scenario file with steps.
-func ParseStepCase(data []byte) (StepCase, error) {
+// Changes says whether c is read from its documents and steps (a case
+// that changes over time), not from Scenario alone.
+func (c Case) Changes() bool { return c.Docs != nil }
+
+// ParseCase reads a scenario file with steps (simulator/load).
+func ParseCase(data []byte) (Case, error) {
 	docs, err := load.Read([]string{"-"}, bytes.NewReader(data))
 	if err != nil {
-		return StepCase{}, err
+		return Case{}, err
 	}
-	var s StepCase
+	c := caseOf(docs)
+	c.File = data
+	return c, nil
+}
+
+// caseOf is the case of read documents.
+func caseOf(docs []*load.Doc) Case {
+	s := Case{Docs: []map[string]any{}}
 	for _, d := range docs {
 		s.Docs = append(s.Docs, d.Raw)
 		if d.Group == simulator.GepcheckGroup && d.Kind == "Scenario" {
 			s.Steps, _, _ = unstructured.NestedSlice(d.Raw, "spec", "steps")
 		}
 	}
-	return s, nil
+	return s
+}
+
+// A State is one state of a case: its label in reports ("" for a case
+// without steps; simulator.State.Label) and its objects as a file.
+type State struct {
+	Label, YAML string
+}
+
+// States lists c's states under profile: the scenario for a case without
+// steps; else the objects as created and after each step, labelled
+// "creation" when every step is shrunk away. An error says c cannot be
+// read or its steps do not apply.
+func (c Case) States(profile string) ([]State, error) {
+	if !c.Changes() {
+		return []State{{YAML: string(c.Scenario.YAML())}}, nil
+	}
+	docs, err := load.Read([]string{"-"}, bytes.NewReader(c.YAML()))
+	if err != nil {
+		return nil, err
+	}
+	sts, _, err := simulator.StateModels(docs, simulator.Options{Profiles: []string{profile}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]State, len(sts))
+	for i, st := range sts {
+		y, err := load.Marshal(st.Docs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = State{Label: st.Label(len(sts) - 1), YAML: y}
+		if out[i].Label == "" {
+			out[i].Label = "creation" // a case whose steps are all shrunk away
+		}
+	}
+	return out, nil
+}
+
+// Namespace is the namespace of a drawn case: its scenario's first, or
+// its first Namespace document's.
+func (c Case) Namespace() string {
+	if !c.Changes() {
+		return c.Scenario.Namespaces[0]
+	}
+	for _, d := range c.Docs {
+		if d["kind"] == "Namespace" {
+			if md, ok := d["metadata"].(map[string]any); ok {
+				if n, ok := md["name"].(string); ok {
+					return n
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// Policies counts c's policies, for a case without steps.
+func (c Case) Policies() int {
+	if c.Scenario == nil {
+		return 0
+	}
+	return len(c.Scenario.Policies)
 }
 
 // Objects counts the documents other than the Scenario's.
-func (s StepCase) Objects() int {
+func (s Case) Objects() int {
 	n := 0
 	for _, d := range s.Docs {
 		if d["kind"] != "Scenario" {
@@ -48,7 +132,9 @@ func (s StepCase) Objects() int {
 	return n
 }
 
-// Smaller lists the cases one step smaller than s that fails at step
+// Smaller lists the cases one step smaller than s: for a case without
+// steps, the scenarios one policy, spec field, object, section or
+// reference smaller (Smaller); else, for a case that fails at step
 // failing (1-based; 0 at creation), fewest steps first: the steps after
 // the failing one gone, or one step before it; then each object gone with
 // the steps that name it, but objects of the kinds keep. Candidates whose
@@ -57,18 +143,24 @@ func (s StepCase) Objects() int {
 // Candidates observed side by side in one translator call keep Namespaces
 // and GatewayClasses: the frame every drawn case has, which candidates
 // would otherwise borrow from each other (a GatewayClass is cluster-scoped).
-func (s StepCase) Smaller(failing int, keep ...string) []StepCase {
-	var out []StepCase
-	add := func(c StepCase) {
+func (s Case) Smaller(failing int, keep ...string) []Case {
+	var out []Case
+	if !s.Changes() {
+		for _, c := range Smaller(s.Scenario) {
+			out = append(out, Case{Scenario: c})
+		}
+		return out
+	}
+	add := func(c Case) {
 		if data := c.YAML(); data != nil && stepsApply(data) {
 			out = append(out, c)
 		}
 	}
 	if failing < len(s.Steps) {
-		add(StepCase{Docs: s.Docs, Steps: s.Steps[:failing]})
+		add(Case{Docs: s.Docs, Steps: s.Steps[:failing]})
 	}
 	for i := 0; i < failing-1; i++ {
-		add(StepCase{Docs: s.Docs, Steps: slices.Concat(s.Steps[:i], s.Steps[i+1:failing])})
+		add(Case{Docs: s.Docs, Steps: slices.Concat(s.Steps[:i], s.Steps[i+1:failing])})
 	}
 	for i, d := range s.Docs {
 		if k, _ := d["kind"].(string); slices.Contains(keep, k) {
@@ -83,10 +175,10 @@ func (s StepCase) Smaller(failing int, keep ...string) []StepCase {
 
 // without is s without document i and the steps that delete or apply
 // the object it holds; false for the Scenario document.
-func (s StepCase) without(i int) (StepCase, bool) {
+func (s Case) without(i int) (Case, bool) {
 	d := s.Docs[i]
 	if d["kind"] == "Scenario" {
-		return StepCase{}, false
+		return Case{}, false
 	}
 	u := &unstructured.Unstructured{Object: d}
 	names := func(st map[string]any) bool {
@@ -105,7 +197,7 @@ func (s StepCase) without(i int) (StepCase, bool) {
 		}
 		return false
 	}
-	out := StepCase{Docs: slices.Concat(s.Docs[:i:i], s.Docs[i+1:])}
+	out := Case{Docs: slices.Concat(s.Docs[:i:i], s.Docs[i+1:])}
 	for _, st := range s.Steps {
 		if m, ok := st.(map[string]any); ok && !names(m) {
 			out.Steps = append(out.Steps, st)
@@ -115,7 +207,13 @@ func (s StepCase) without(i int) (StepCase, bool) {
 }
 
 // YAML is the scenario file of s; nil if it cannot be written.
-func (s StepCase) YAML() []byte {
+func (s Case) YAML() []byte {
+	if s.File != nil {
+		return s.File
+	}
+	if !s.Changes() {
+		return s.Scenario.YAML()
+	}
 	var b bytes.Buffer
 	for _, d := range s.Docs {
 		if d["kind"] == "Scenario" {
@@ -141,8 +239,11 @@ func (s StepCase) YAML() []byte {
 // references (Kind/namespace/name), so that candidates of one case can be
 // observed side by side. It is meant for drawn cases, whose objects name
 // their namespace and whose Scenario has no expected outcome.
-func (s StepCase) InNamespace(from, to string) StepCase {
-	out := StepCase{Docs: make([]map[string]any, len(s.Docs))}
+func (s Case) InNamespace(from, to string) Case {
+	if !s.Changes() {
+		return Case{Scenario: s.Scenario.InNamespace(to)}
+	}
+	out := Case{Docs: make([]map[string]any, len(s.Docs))}
 	for i, d := range s.Docs {
 		out.Docs[i] = renameNamespace(jsonmap.Clone(d), from, to).(map[string]any)
 	}
@@ -201,7 +302,11 @@ func stepsApply(c []byte) bool {
 	return err == nil
 }
 
-// FewerSteps orders shrink candidates: fewer steps, then fewer objects.
-func FewerSteps(a, b StepCase) bool {
+// Less orders shrink candidates: for cases without steps the smaller
+// scenario (Size); else fewer steps, then fewer objects.
+func (a Case) Less(b Case) bool {
+	if !a.Changes() {
+		return Size(a.Scenario) < Size(b.Scenario)
+	}
 	return len(a.Steps) < len(b.Steps) || len(a.Steps) == len(b.Steps) && a.Objects() < b.Objects()
 }

@@ -6,28 +6,28 @@ import (
 	"testing"
 )
 
-// TestStepCase: the pieces shrinking a case with steps uses: a file's
+// TestCase: the pieces shrinking a case with steps uses: a file's
 // steps are split off and put back, a candidate whose steps no longer
 // apply is recognised and left out, and a drawn case moves to other
 // namespaces whole.
-func TestStepCase(t *testing.T) {
+func TestCase(t *testing.T) {
 	data, err := os.ReadFile("../scenarios/gep-713/steps-direct-conflict-over-time.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseStepCase(data)
+	s, err := ParseCase(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Steps) != 6 {
 		t.Fatalf("%d steps, want 6", len(s.Steps))
 	}
-	if c := (StepCase{Docs: s.Docs, Steps: s.Steps[:3]}).YAML(); !stepsApply(c) {
+	if c := (Case{Docs: s.Docs, Steps: s.Steps[:3]}).YAML(); !stepsApply(c) {
 		t.Errorf("the first three steps do not apply")
-	} else if back, _ := ParseStepCase(c); len(back.Steps) != 3 {
+	} else if back, _ := ParseCase(c); len(back.Steps) != 3 {
 		t.Errorf("%d steps put back, want 3", len(back.Steps))
 	}
-	if c := (StepCase{Docs: s.Docs}).YAML(); !stepsApply(c) {
+	if c := (Case{Docs: s.Docs}).YAML(); !stepsApply(c) {
 		t.Errorf("the scenario without steps does not apply")
 	}
 	// delete-established twice: the second deletes what is not there.
@@ -36,7 +36,7 @@ func TestStepCase(t *testing.T) {
 		again[k] = v
 	}
 	again["name"] = "again"
-	if stepsApply((StepCase{Docs: s.Docs, Steps: []any{s.Steps[2], again}}).YAML()) {
+	if stepsApply((Case{Docs: s.Docs, Steps: []any{s.Steps[2], again}}).YAML()) {
 		t.Errorf("a step deleting what is gone applies")
 	}
 	// Failing at step 4: the steps after it gone first, then one before
@@ -49,13 +49,13 @@ func TestStepCase(t *testing.T) {
 		if !stepsApply(c.YAML()) {
 			t.Errorf("candidate with %d steps and %d objects does not apply", len(c.Steps), c.Objects())
 		}
-		if !FewerSteps(c, s) {
+		if !c.Less(s) {
 			t.Errorf("candidate with %d steps and %d objects is not smaller than %d and %d", len(c.Steps), c.Objects(), len(s.Steps), s.Objects())
 		}
 	}
 	// A drawn case (namespaces written out, no expected outcome) moves
 	// to other namespaces whole.
-	drawn, err := ParseStepCase(Stepped(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3))
+	drawn, err := ParseCase(Stepped(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,23 +80,23 @@ func TestStepCase(t *testing.T) {
 	if !stepsApply(moved.YAML()) {
 		t.Errorf("the moved case does not apply:\n%s", out)
 	}
-	if string(drawn.YAML()) == out {
+	if string((Case{Docs: drawn.Docs, Steps: drawn.Steps}).YAML()) == out {
 		t.Error("InNamespace changed nothing")
 	}
 }
 
-// SteppedCase is the case Stepped writes, as a value: for the same seeds
+// Cases draws the case Stepped writes, as a value: for the same seeds
 // its file is the one Stepped's reads back as.
-func TestSteppedCaseIsStepped(t *testing.T) {
+func TestCasesIsStepped(t *testing.T) {
 	g := Scenarios(Config{Profile: "color-inherited"})
 	for seed := range 5 {
-		read, err := ParseStepCase(Stepped(g, 4).Example(seed))
+		read, err := ParseCase(Stepped(g, 4).Example(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := SteppedCase(g, 4).Example(seed)
-		if got, want := string(c.YAML()), string(read.YAML()); got != want || len(c.Steps) != len(read.Steps) {
-			t.Errorf("seed %d: SteppedCase writes\n%s\nStepped's file reads back as\n%s", seed, got, want)
+		c := Cases(g, 4).Example(seed)
+		if got, want := string(c.YAML()), string(Case{Docs: read.Docs, Steps: read.Steps}.YAML()); got != want || len(c.Steps) != len(read.Steps) {
+			t.Errorf("seed %d: Cases writes\n%s\nStepped's file reads back as\n%s", seed, got, want)
 		}
 	}
 }

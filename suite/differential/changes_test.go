@@ -68,21 +68,21 @@ spec:
   color: green
 `
 
-// TestFuzzStepsAfterAChange: an implementation that lets the newer policy
+// TestFuzzAfterAChange: an implementation that lets the newer policy
 // win agrees with the reference at creation and differs after the step
 // (a finding of its own kind, KIND-after-step); shrinking keeps the step
 // and drops the unrelated Service and policy. The reference itself, as
 // the implementation, agrees on every state.
-func TestFuzzStepsAfterAChange(t *testing.T) {
-	gen := func(i int) generators.StepCase {
-		c, err := generators.ParseStepCase([]byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i))))
+func TestFuzzAfterAChange(t *testing.T) {
+	gen := func(i int) generators.Case {
+		c, err := generators.ParseCase([]byte(strings.ReplaceAll(challengerLater, "NS", fmt.Sprintf("case-%d", i))))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	run := StepRun{Observer: mutated{engine.MutantNewerWins}, Profile: "color-direct", Generate: gen, Checks: 2}
-	sum, err := FuzzSteps(context.Background(), run, io.Discard)
+	run := Run{Observer: mutated{engine.MutantNewerWins}, Profile: "color-direct", Generate: gen, Checks: 2, Steps: 1}
+	sum, err := Fuzz(context.Background(), run, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestFuzzStepsAfterAChange(t *testing.T) {
 		}
 	}
 	run.Observer = mutated{}
-	if sum, err := FuzzSteps(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) > 0 {
+	if sum, err := Fuzz(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) > 0 {
 		t.Fatalf("the reference disagrees with itself: %v %v", err, sum.Disagree)
 	}
 }
@@ -128,21 +128,21 @@ func directCases(ns string) *rapid.Generator[*generators.Scenario] {
 	})
 }
 
-// TestFuzzStepsDrawn: drawn cases with steps, judged state by state; the
+// TestFuzzDrawnWithChanges: drawn cases with steps, judged state by state; the
 // reference agrees with itself on every one, and an implementation that
 // lets newer policies win is caught, its findings shrunk to cases that
 // still show them.
-func TestFuzzStepsDrawn(t *testing.T) {
-	gen := func(i int) generators.StepCase {
-		return generators.SteppedCase(directCases(fmt.Sprintf("case-%d", i)), 3).Example(i)
+func TestFuzzDrawnWithChanges(t *testing.T) {
+	gen := func(i int) generators.Case {
+		return generators.Cases(directCases(fmt.Sprintf("case-%d", i)), 3).Example(i)
 	}
-	run := StepRun{Observer: mutated{}, Profile: "color-direct", Generate: gen, Checks: 40}
-	sum, err := FuzzSteps(context.Background(), run, io.Discard)
+	run := Run{Observer: mutated{}, Profile: "color-direct", Generate: gen, Checks: 40, Steps: 3}
+	sum, err := Fuzz(context.Background(), run, io.Discard)
 	if err != nil || len(sum.Disagree) > 0 {
 		t.Fatalf("the reference disagrees with itself on drawn cases: %v, %d disagreements", err, len(sum.Disagree))
 	}
 	run.Observer = mutated{engine.MutantNewerWins}
-	if sum, err = FuzzSteps(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) == 0 || len(sum.Findings) == 0 {
+	if sum, err = Fuzz(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) == 0 || len(sum.Findings) == 0 {
 		t.Fatalf("newer-wins passes 40 drawn cases with steps: %v", err)
 	}
 	for _, f := range sum.Findings {
