@@ -125,6 +125,10 @@ type CaseResult struct {
 	// Profiles (empty: the scenario's own).
 	Scenario string   `json:"scenario"`
 	Profiles []string `json:"profiles,omitempty"`
+	// docs are Scenario's documents as the run loaded them
+	// (observe.Case.Docs), nil in results read back: the picture is
+	// drawn from them instead of parsing Scenario again.
+	docs []*load.Doc
 	// Replay is the command that runs the case again.
 	Replay string `json:"replay"`
 	// Offline says, for a failure in a cluster, what the implementation's

@@ -47,7 +47,6 @@ var knownComplex = map[string]int{
 	"scenarios CheckStepDiff":         35,
 	"scenarios checkFlips":            26,
 	"suite/differential Combinations": 22,
-	"reports FeaturesOf":              35,
 	"reports (*Results).Validate":     31,
 	"reports Matrix":                  25,
 	"reports markdownMode":            21,

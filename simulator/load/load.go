@@ -551,10 +551,26 @@ const (
 	kustomization                // kustomize's own kinds (group kustomize.config.k8s.io): its input
 )
 
+// parseHook, when set (OnParse), is called with the name of every file
+// parseFile decodes.
+var parseHook atomic.Pointer[func(file string)]
+
+// OnParse calls f with the name of every file decoded from then on
+// ("<stdin>" for standard input), until the function it returns is
+// called: a test counts with it that a run parses each scenario file once
+// (issue 32). f may be called from several goroutines at once.
+func OnParse(f func(file string)) (stop func()) {
+	parseHook.Store(&f)
+	return func() { parseHook.Store(nil) }
+}
+
 // parseFile decodes the documents of one file, and says what the file
 // holds: plainYAML or kustomization when every document does, else
 // objects (also for a file with no document).
 func parseFile(file string, data []byte, maxDepth int, errs *Errors) ([]*Doc, content) {
+	if h := parseHook.Load(); h != nil {
+		(*h)(file)
+	}
 	chunks := split(data)
 	docs := make([][]*Doc, len(chunks))
 	chunkErrs := make([]Errors, len(chunks))
