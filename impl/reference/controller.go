@@ -621,7 +621,8 @@ type rejection struct {
 	msg    string
 }
 
-// load reads g's objects as the CLI reads files, within the same limits.
+// load reads g's objects as the CLI reads files, within the same limits
+// but --max-bytes (simulator.FromObjects).
 // An object the loader refuses (over a limit, or invalid) is left out and,
 // when it is a policy, rejected with the loader's message; the rest is
 // loaded again, so one bad object never stops the others from being
@@ -632,11 +633,11 @@ type rejection struct {
 func (c *Controller) load(g *group) (m *simulator.Model, rejected []rejection, err error) {
 	objs := g.objects
 	for {
-		data, err := cluster.SimulatorYAML(objs)
-		if err != nil {
-			return nil, nil, err
+		raw := make([]map[string]any, len(objs))
+		for i, o := range objs {
+			raw[i] = cluster.SimulatorObject(o)
 		}
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
+		m, err := simulator.FromObjects(raw, simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
 		if err == nil {
 			return m, rejected, nil
 		}

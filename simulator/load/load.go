@@ -238,6 +238,56 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 	return docs, err
 }
 
+// Objects reads objs, objects a caller holds decoded (read from a
+// cluster, as unstructured.Unstructured holds them), as ReadLimited reads
+// the same objects written as the documents of one file named file: object
+// i is document i+1, its numbers float64 as the YAML decoder gives them,
+// and every check of a document's type, metadata and nesting (lim.MaxDepth)
+// and lim.MaxDocuments hold. The limit: there is no text, so no error names
+// a line, and lim.MaxBytes is not applied (the objects are in memory
+// already). The objects are copied, not kept.
+func Objects(file string, objs []map[string]any, lim Limits) ([]*Doc, error) {
+	lim = lim.OrDefault()
+	var (
+		docs []*Doc
+		errs Errors
+	)
+	for i, o := range objs {
+		d, _ := decoded(Source{File: file, Doc: i + 1}, chunk{}, plain(o), lim.MaxDepth+1, lim.MaxDepth, &errs)
+		docs = append(docs, d...)
+		if len(docs) > lim.MaxDocuments {
+			return nil, &Error{Source: docs[lim.MaxDocuments].Source, Msg: fmt.Sprintf("more than %d documents in all (the limit; --max-documents raises it)", lim.MaxDocuments)}
+		}
+	}
+	return docs, errs.Err()
+}
+
+// plain is a copy of v, a value of an unstructured object, with the types
+// the YAML decoder gives: integers as float64.
+func plain(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = plain(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = plain(e)
+		}
+		return out
+	case int64:
+		return float64(v)
+	case int:
+		return float64(v)
+	case int32:
+		return float64(v)
+	}
+	return v
+}
+
 // ReadBytes reads data, the text of one input that is not a file (an
 // object read from a cluster, named "cluster:CONTEXT/KIND/NAMESPACE/NAME"),
 // as ReadLimited reads a file named name: at most lim.MaxBytes, nesting at
@@ -623,6 +673,12 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) ([]*Doc, conten
 		}
 		depth = maxDepth + 1 // unknown: walked below
 	}
+	return decoded(src, c, v, depth, maxDepth, errs)
+}
+
+// decoded is parseChunk past decoding: v, of nesting depth (maxDepth+1:
+// unknown), checked and read as a document, a List expanded.
+func decoded(src Source, c chunk, v any, depth, maxDepth int, errs *Errors) ([]*Doc, content) {
 	if depth > maxDepth {
 		if path, over := overDepth(v, maxDepth); over {
 			errs.Add(depthError(src, v, path, maxDepth))
