@@ -32,7 +32,6 @@ var knownComplex = map[string]int{
 	"cmd/gepcheck (*admissionOpts).run": 31,
 	// The implementations (impl/...).
 	"impl/envoygateway buildEgctl":                25,
-	"impl/reference (*Controller).apply":          32,
 	"impl/reference (*Controller).reconcile":      28,
 	"impl/reference (*Controller).writeEffective": 24,
 	"impl/internal/gatewayapi Index":              27,
