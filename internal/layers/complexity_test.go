@@ -46,7 +46,6 @@ var knownComplex = map[string]int{
 	"scenarios CheckStepDiff":         35,
 	"scenarios checkFlips":            26,
 	"suite/differential Combinations": 22,
-	"reports (*Results).Validate":     31,
 	"reports Matrix":                  25,
 	"reports markdownMode":            21,
 	"reports Compare":                 21,
