@@ -12,30 +12,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// unstructuredOf is v as a client reads it from the API server: JSON
-// decoded by apimachinery, integers int64.
-func unstructuredOf(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range v {
-			out[k] = unstructuredOf(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = unstructuredOf(e)
-		}
-		return out
-	case float64:
-		if v == float64(int64(v)) {
-			return int64(v)
-		}
-	}
-	return v
-}
-
 // TestFromObjectsAsLoadFiles: the objects of every policy scenario of
 // GEP-713 and GEP-2649, held as a cluster client holds them, give through
 // FromObjects the model LoadFiles gives from the same objects written as
@@ -52,7 +28,7 @@ func TestFromObjectsAsLoadFiles(t *testing.T) {
 		}
 		objs := make([]map[string]any, len(docs))
 		for i, d := range docs {
-			objs[i] = unstructuredOf(d.Raw).(map[string]any)
+			objs[i] = load.ToAPI(d.Raw).(map[string]any)
 		}
 		data, err := load.Marshal(docs)
 		if err != nil {
@@ -92,7 +68,7 @@ func TestFromObjectsErrors(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(y), &m); err != nil {
 			t.Fatal(err)
 		}
-		objs = append(objs, unstructuredOf(m).(map[string]any))
+		objs = append(objs, load.ToAPI(m).(map[string]any))
 	}
 	_, err := FromObjects(objs, Options{})
 	data, merr := load.Marshal([]*load.Doc{{Raw: objs[0]}, {Raw: objs[1]}})

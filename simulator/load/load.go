@@ -253,7 +253,7 @@ func Objects(file string, objs []map[string]any, lim Limits) ([]*Doc, error) {
 		errs Errors
 	)
 	for i, o := range objs {
-		d, _ := decoded(Source{File: file, Doc: i + 1}, chunk{}, plain(o), lim.MaxDepth+1, lim.MaxDepth, &errs)
+		d, _ := decoded(Source{File: file, Doc: i + 1}, chunk{}, FromAPI(o), lim.MaxDepth+1, lim.MaxDepth, &errs)
 		docs = append(docs, d...)
 		if len(docs) > lim.MaxDocuments {
 			return nil, &Error{Source: docs[lim.MaxDocuments].Source, Msg: fmt.Sprintf("more than %d documents in all (the limit; --max-documents raises it)", lim.MaxDocuments)}
@@ -262,28 +262,57 @@ func Objects(file string, objs []map[string]any, lim Limits) ([]*Doc, error) {
 	return docs, errs.Err()
 }
 
-// plain is a copy of v, a value of an unstructured object, with the types
-// the YAML decoder gives: integers as float64.
-func plain(v any) any {
+// FromAPI copies v, a JSON value as the API server decodes it
+// (unstructured JSON: integers int64), with every number a float64, as
+// gepcheck reads YAML.
+func FromAPI(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = plain(e)
+		for k, x := range v {
+			out[k] = FromAPI(x)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = plain(e)
+		for i, x := range v {
+			out[i] = FromAPI(x)
 		}
 		return out
 	case int64:
 		return float64(v)
-	case int:
-		return float64(v)
 	case int32:
 		return float64(v)
+	case int:
+		return float64(v)
+	}
+	return v
+}
+
+// ToAPI copies v, a JSON value as gepcheck reads it, as the API server
+// decodes it: an integral number is an int64 (unstructured JSON), other
+// numbers float64.
+func ToAPI(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = ToAPI(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = ToAPI(x)
+		}
+		return out
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			return int64(v)
+		}
+		return v
+	case int:
+		return int64(v)
 	}
 	return v
 }
