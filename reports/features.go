@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -63,47 +65,69 @@ func FeaturesOf(c observe.Case, want *observe.Observation, compared []string, ta
 	if step {
 		set[FeatureChangesOverTime] = true
 	}
-	if m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles}); err == nil {
+	if m, err := c.Model(simulator.Options{Profiles: c.Profiles}); err == nil {
 		for _, k := range m.Kinds {
-			if len(k.Policies) > 1 {
-				set[FeatureConflictResolution] = true
+			kindFeatures(k, set)
+		}
+	}
+	if want != nil {
+		expectedFeatures(want, compared, targets, set)
+	}
+	out := slices.Collect(maps.Keys(set))
+	slices.Sort(out)
+	return out
+}
+
+// kindFeatures adds to set the features the policies of k exercise.
+func kindFeatures(k *simulator.Kind, set map[string]bool) {
+	if len(k.Policies) > 1 {
+		set[FeatureConflictResolution] = true
+	}
+	switch {
+	case k.Profile.Spec.FieldLevel != nil:
+		set[FeatureFieldLevel] = true
+	case k.Profile.Spec.Kuadrant != nil:
+		for i := range k.Policies {
+			kuadrantFeatures(&k.Policies[i], set)
+		}
+	}
+	for _, p := range k.Policies {
+		if f, ok := strategyFeatures[p.Intent.Strategy]; ok && p.Intent.Invalid == "" && k.Profile.Spec.FieldLevel == nil && k.Profile.Spec.Kuadrant == nil {
+			set[f] = true
+		}
+		for _, t := range p.TargetRefs {
+			if t.SectionName != "" {
+				set[FeatureSectionName] = true
 			}
-			switch {
-			case k.Profile.Spec.FieldLevel != nil:
-				set[FeatureFieldLevel] = true
-			case k.Profile.Spec.Kuadrant != nil:
-				for _, p := range k.Policies {
-					for _, b := range p.Intent.Blocks {
-						if b.Merge {
-							set[FeatureKuadrantMerge] = true
-						}
-						if b.When != "" {
-							set[FeatureKuadrantWhen] = true
-						}
-					}
-					if len(p.Intent.Unset) > 0 {
-						set[FeatureKuadrantUnset] = true
-					}
-				}
-			}
-			for _, p := range k.Policies {
-				if f, ok := strategyFeatures[p.Intent.Strategy]; ok && p.Intent.Invalid == "" && k.Profile.Spec.FieldLevel == nil && k.Profile.Spec.Kuadrant == nil {
-					set[f] = true
-				}
-				for _, t := range p.TargetRefs {
-					if t.SectionName != "" {
-						set[FeatureSectionName] = true
-					}
-					if t.Namespace != "" && t.Namespace != p.Ref.Namespace {
-						set[FeatureCrossNamespace] = true
-					}
-				}
+			if t.Namespace != "" && t.Namespace != p.Ref.Namespace {
+				set[FeatureCrossNamespace] = true
 			}
 		}
 	}
+}
+
+// kuadrantFeatures adds to set the features of Kuadrant's merge a policy
+// uses.
+func kuadrantFeatures(p *engine.Policy, set map[string]bool) {
+	for _, b := range p.Intent.Blocks {
+		if b.Merge {
+			set[FeatureKuadrantMerge] = true
+		}
+		if b.When != "" {
+			set[FeatureKuadrantWhen] = true
+		}
+	}
+	if len(p.Intent.Unset) > 0 {
+		set[FeatureKuadrantUnset] = true
+	}
+}
+
+// expectedFeatures adds to set the conditions of want the comparison
+// reads (compared, nil: all; target conditions only with targets).
+func expectedFeatures(want *observe.Observation, compared []string, targets bool, set map[string]bool) {
 	// The condition in either status vocabulary: merged GEP-713's
 	// Programmed or its draft's Enforced (docs/semantics.md).
-	if want != nil && (compared == nil || slices.Contains(compared, "Enforced") || slices.Contains(compared, "Programmed")) {
+	if compared == nil || slices.Contains(compared, "Enforced") || slices.Contains(compared, "Programmed") {
 		for _, p := range want.Policies {
 			for _, c := range p.Conditions {
 				if c.Type == "Enforced" || c.Type == "Programmed" {
@@ -112,7 +136,7 @@ func FeaturesOf(c observe.Case, want *observe.Observation, compared []string, ta
 			}
 		}
 	}
-	if want != nil && targets {
+	if targets {
 		for _, t := range want.Targets {
 			for _, c := range t.Conditions {
 				if strings.HasSuffix(c.Type, "Affected") {
@@ -121,12 +145,6 @@ func FeaturesOf(c observe.Case, want *observe.Observation, compared []string, ta
 			}
 		}
 	}
-	var out []string
-	for f := range set {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // IsCore says whether f is a core feature.

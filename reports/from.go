@@ -41,7 +41,7 @@ func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, 
 	var out []CaseResult
 	for _, c := range results {
 		file, step := c.Case.File, c.Case.Step
-		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, Replay: replay(file)}
+		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, docs: c.Case.Docs, Replay: replay(file)}
 		switch {
 		case c.Skipped != "":
 			cr.Outcome, cr.Reason = Skipped, c.Skipped

@@ -57,7 +57,7 @@ func HTML(r *Results) ([]byte, error) {
 		if c.Outcome == Failed {
 			v.Known = c.Known
 		}
-		v.Picture = picture(c.Scenario, c.Profiles, sem)
+		v.Picture = picture(observe.Case{YAML: c.Scenario, Docs: c.docs, Profiles: c.Profiles}, sem)
 		v.Conditions = conditionRows(c.Expected, c.Observed, r.Conditions)
 		cases = append(cases, v)
 	}
@@ -66,7 +66,7 @@ func HTML(r *Results) ([]byte, error) {
 		cv := campaignView{Campaign: c}
 		for _, f := range c.Findings {
 			cv.Findings = append(cv.Findings, findingView{Kind: f.Kind, Known: f.Known, Regression: r.KnownFrom != "" && len(f.Known) == 0, Case: f.Case, Differences: f.Differences,
-				Picture: picture(f.Scenario, f.Profiles, sem), Scenario: f.Scenario})
+				Picture: picture(observe.Case{YAML: f.Scenario, Profiles: f.Profiles}, sem), Scenario: f.Scenario})
 		}
 		campaigns = append(campaigns, cv)
 	}
@@ -89,11 +89,11 @@ func HTML(r *Results) ([]byte, error) {
 }
 
 // picture draws a scenario with the reference's outcome, or says why not.
-func picture(scenario string, profiles []string, sem engine.Semantics) template.HTML {
-	if scenario == "" {
+func picture(c observe.Case, sem engine.Semantics) template.HTML {
+	if c.YAML == "" {
 		return ""
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(scenario), simulator.Options{Profiles: profiles})
+	m, err := c.Model(simulator.Options{Profiles: c.Profiles})
 	if err != nil {
 		return template.HTML("<p>Not drawn: " + template.HTMLEscapeString(err.Error()) + "</p>")
 	}

@@ -125,6 +125,10 @@ type CaseResult struct {
 	// Profiles (empty: the scenario's own).
 	Scenario string   `json:"scenario"`
 	Profiles []string `json:"profiles,omitempty"`
+	// docs are Scenario's documents as the run loaded them
+	// (observe.Case.Docs), nil in results read back: the picture is
+	// drawn from them instead of parsing Scenario again.
+	docs []*load.Doc
 	// Replay is the command that runs the case again.
 	Replay string `json:"replay"`
 	// Offline says, for a failure in a cluster, what the implementation's
@@ -328,84 +332,105 @@ const ResultsAPIVersion = "gepcheck.dev/v1alpha1"
 // counts that are not negative (a campaign's disagreements at most its
 // checks).
 func (r *Results) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
-	}
 	if r.APIVersion != ResultsAPIVersion || r.Kind != ResultsKind {
 		return fmt.Errorf("apiVersion %q, kind %q: want %s, %s", r.APIVersion, r.Kind, ResultsAPIVersion, ResultsKind)
 	}
-	elem := func(field, v string) {
-		if err := outpath.Elem(v); err != nil {
-			bad(field, "%v", err)
-		}
+	var p problems
+	r.validateHead(&p)
+	for i := range r.Cases {
+		r.Cases[i].validate(&p, fmt.Sprintf("cases[%d]", i))
 	}
-	elem("implementation.name", r.Implementation.Name)
-	elem("implementation.version", r.Implementation.Version)
-	elem("mode", r.Mode)
-	if r.Mode != "offline" && r.Mode != "cluster" && !strings.HasPrefix(r.Mode, "cluster-") {
-		bad("mode", "%q: want offline, cluster or cluster-PROVIDER", r.Mode)
+	for i := range r.Campaigns {
+		r.Campaigns[i].validate(&p, fmt.Sprintf("campaigns[%d]", i))
 	}
-	if r.GatewayAPIChannel != "standard" && r.GatewayAPIChannel != "experimental" {
-		bad("gatewayAPIChannel", "%q: want standard or experimental", r.GatewayAPIChannel)
-	}
-	elem("gatewayAPIVersion", r.GatewayAPIVersion)
-	if _, err := engine.ParseSemantics(r.Semantics); err != nil {
-		bad("semantics", "%v", err)
-	}
-	if r.StatusVocabulary != "" {
-		if _, err := engine.ParseVocabulary(r.StatusVocabulary); err != nil {
-			bad("statusVocabulary", "%v", err)
-		}
-	}
-	if r.AncestorEntries != "" {
-		if _, err := simulator.ParseAncestorEntries(r.AncestorEntries); err != nil {
-			bad("ancestorEntries", "%v", err)
-		}
-	}
-	if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
-		bad("date", "%q is not an RFC 3339 time", r.Date)
-	}
-	for i, s := range r.Shards {
-		if _, err := suite.ParseShard(s); err != nil || s == "" {
-			bad(fmt.Sprintf("shards[%d]", i), "%q: want i/N with 1 ≤ i ≤ N ≤ %d", s, suite.MaxShards)
-		}
-	}
-	for i, c := range r.Cases {
-		switch c.Outcome {
-		case Passed, Failed, Skipped, Errored:
-		default:
-			bad(fmt.Sprintf("cases[%d].outcome", i), "%q: want one of %s, %s, %s, %s", c.Outcome, Passed, Failed, Skipped, Errored)
-		}
-		if c.Name == "" {
-			bad(fmt.Sprintf("cases[%d].name", i), "is empty")
-		}
-		// The typed differences are the printed ones as values.
-		if c.Diff != nil && len(c.Diff) != len(c.Differences) {
-			bad(fmt.Sprintf("cases[%d].diff", i), "%d differences, %d printed", len(c.Diff), len(c.Differences))
-		}
-	}
-	for i, c := range r.Campaigns {
-		f := fmt.Sprintf("campaigns[%d]", i)
-		switch {
-		case c.Checks < 0:
-			bad(f+".checks", "%d is negative", c.Checks)
-		case c.Disagreed < 0 || c.Disagreed > c.Checks:
-			bad(f+".disagreed", "%d: want 0 to checks (%d)", c.Disagreed, c.Checks)
-		}
-		if c.Steps < 0 {
-			bad(f+".steps", "%d is negative", c.Steps)
-		}
-		for j, fd := range c.Findings {
-			if fd.Case < 0 {
-				bad(fmt.Sprintf("%s.findings[%d].case", f, j), "%d is negative", fd.Case)
-			}
-		}
-	}
+	errs := []error(p)
 	if len(errs) > 10 {
 		errs = append(errs[:10], fmt.Errorf("and %d more", len(errs)-10))
 	}
 	return errors.Join(errs...)
+}
+
+// problems are what Validate finds, each naming its field.
+type problems []error
+
+func (p *problems) bad(field, format string, args ...any) {
+	*p = append(*p, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+}
+
+// elem checks v, a name that becomes a path (outpath.Elem).
+func (p *problems) elem(field, v string) {
+	if err := outpath.Elem(v); err != nil {
+		p.bad(field, "%v", err)
+	}
+}
+
+// validateHead is Validate of r's fields but its cases and campaigns.
+func (r *Results) validateHead(p *problems) {
+	p.elem("implementation.name", r.Implementation.Name)
+	p.elem("implementation.version", r.Implementation.Version)
+	p.elem("mode", r.Mode)
+	if r.Mode != "offline" && r.Mode != "cluster" && !strings.HasPrefix(r.Mode, "cluster-") {
+		p.bad("mode", "%q: want offline, cluster or cluster-PROVIDER", r.Mode)
+	}
+	if r.GatewayAPIChannel != "standard" && r.GatewayAPIChannel != "experimental" {
+		p.bad("gatewayAPIChannel", "%q: want standard or experimental", r.GatewayAPIChannel)
+	}
+	p.elem("gatewayAPIVersion", r.GatewayAPIVersion)
+	if _, err := engine.ParseSemantics(r.Semantics); err != nil {
+		p.bad("semantics", "%v", err)
+	}
+	if r.StatusVocabulary != "" {
+		if _, err := engine.ParseVocabulary(r.StatusVocabulary); err != nil {
+			p.bad("statusVocabulary", "%v", err)
+		}
+	}
+	if r.AncestorEntries != "" {
+		if _, err := simulator.ParseAncestorEntries(r.AncestorEntries); err != nil {
+			p.bad("ancestorEntries", "%v", err)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
+		p.bad("date", "%q is not an RFC 3339 time", r.Date)
+	}
+	for i, s := range r.Shards {
+		if _, err := suite.ParseShard(s); err != nil || s == "" {
+			p.bad(fmt.Sprintf("shards[%d]", i), "%q: want i/N with 1 ≤ i ≤ N ≤ %d", s, suite.MaxShards)
+		}
+	}
+}
+
+// validate is Validate of case c, at field f.
+func (c *CaseResult) validate(p *problems, f string) {
+	switch c.Outcome {
+	case Passed, Failed, Skipped, Errored:
+	default:
+		p.bad(f+".outcome", "%q: want one of %s, %s, %s, %s", c.Outcome, Passed, Failed, Skipped, Errored)
+	}
+	if c.Name == "" {
+		p.bad(f+".name", "is empty")
+	}
+	// The typed differences are the printed ones as values.
+	if c.Diff != nil && len(c.Diff) != len(c.Differences) {
+		p.bad(f+".diff", "%d differences, %d printed", len(c.Diff), len(c.Differences))
+	}
+}
+
+// validate is Validate of campaign c, at field f.
+func (c *Campaign) validate(p *problems, f string) {
+	switch {
+	case c.Checks < 0:
+		p.bad(f+".checks", "%d is negative", c.Checks)
+	case c.Disagreed < 0 || c.Disagreed > c.Checks:
+		p.bad(f+".disagreed", "%d: want 0 to checks (%d)", c.Disagreed, c.Checks)
+	}
+	if c.Steps < 0 {
+		p.bad(f+".steps", "%d is negative", c.Steps)
+	}
+	for j, fd := range c.Findings {
+		if fd.Case < 0 {
+			p.bad(fmt.Sprintf("%s.findings[%d].case", f, j), "%d is negative", fd.Case)
+		}
+	}
 }
 
 // Merge merges the results of shards of one run: the same implementation,

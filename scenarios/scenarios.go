@@ -131,20 +131,42 @@ func notScenario(file string) error {
 	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario, or AdmissionScenario for admission webhooks; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
-// PolicyFiles lists the policy scenario files of args (Files): an
-// admission scenario is not one (it is checked by Check and the admission
-// check, never run through a policy implementation). A file named in args
-// that is an admission scenario is an error.
+// PolicyFiles lists the policy scenario files of args (LoadPolicy).
 func PolicyFiles(args []string) ([]string, error) {
+	loaded, err := LoadPolicy(args)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(loaded))
+	for i, l := range loaded {
+		out[i] = l.File
+	}
+	return out, nil
+}
+
+// Loaded is a scenario file as a run reads it, once (issue 32): its
+// documents, or the error reading them gave, which is the policy
+// loader's to report.
+type Loaded struct {
+	File string
+	Docs []*load.Doc
+	Err  error
+}
+
+// LoadPolicy reads the policy scenario files of args (Files), each once:
+// an admission scenario is not one (it is checked by Check and the
+// admission check, never run through a policy implementation). A file
+// named in args that is an admission scenario is an error.
+func LoadPolicy(args []string) ([]Loaded, error) {
 	all, err := Files(args)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []Loaded
 	for _, f := range all {
 		docs, err := load.Read([]string{f}, nil)
 		if err != nil || !slices.ContainsFunc(docs, admission.IsScenario) {
-			out = append(out, f) // its errors are the policy loader's to report
+			out = append(out, Loaded{File: f, Docs: docs, Err: err})
 			continue
 		}
 		if slices.Contains(args, f) {

@@ -179,6 +179,19 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) (*Model, error) {
 	return LoadInput(Input{Files: paths, Stdin: stdin}, opts)
 }
 
+// FromObjects builds the model of objs, objects a caller holds decoded (a
+// controller's, read from a cluster), as LoadFiles builds it from the same
+// objects written as YAML on standard input: object i is document i+1 of
+// "<stdin>" (load.Objects). Its limit: no error names a line, and
+// opts.Limits.MaxBytes is not applied, the objects being in memory already.
+func FromObjects(objs []map[string]any, opts Options) (*Model, error) {
+	docs, err := load.Objects(load.StdinName, objs, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return build(docs, opts, true)
+}
+
 // LoadInput reads in (ReadInput) and builds the model; what the reading
 // skipped is among the model's Warnings, first.
 func LoadInput(in Input, opts Options) (*Model, error) {

@@ -524,10 +524,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 				errs = append(errs, err.Error())
 			}
 		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%s", strings.Join(errs, "; "))
-		}
-		return nil
+		return joined(errs)
 	}
 	var out *simulator.Output
 	if c.Simulate != nil {
@@ -535,13 +532,34 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 	} else {
 		out = m.Run(c.Semantics, nil)
 	}
-	var errs []string
 	for _, r := range rejected {
 		out.Policies = append(out.Policies, rejectedStatus(m, g.profiles, r))
 	}
-	// full: per Gateway a policy's full ancestor list has no room for
-	// (WrittenAncestors), per condition type, the policies left out.
-	full := map[string]map[string][]string{}
+	full, errs := c.writePolicies(ctx, g, out, byRef, now)
+	affected, terrs := c.writeTargets(ctx, g, out, byRef, ancestorsFull(full), now)
+	errs = append(errs, terrs...)
+	if err := c.clearAffected(ctx, byRef, affected, now, g.foreign); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := c.writeEffective(ctx, g, out, byRef); err != nil {
+		errs = append(errs, err.Error())
+	}
+	return joined(errs)
+}
+
+// joined is errs as one error, nil when there is none.
+func joined(errs []string) error {
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// writePolicies writes the status of out's policies (apply). full says,
+// per Gateway a policy's full ancestor list has no room for
+// (WrittenAncestors), per condition type, the policies left out.
+func (c *Controller) writePolicies(ctx context.Context, g *group, out *simulator.Output, byRef map[string]*unstructured.Unstructured, now metav1.Time) (full map[string]map[string][]string, errs []string) {
+	full = map[string]map[string][]string{}
 	for _, ps := range out.Policies {
 		o := byRef[ps.Ref]
 		if o == nil {
@@ -581,8 +599,14 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			errs = append(errs, err.Error())
 		}
 	}
-	signals := ancestorsFull(full)
-	affected := map[string]bool{}
+	return full, errs
+}
+
+// writeTargets writes the status of out's targets, with signals, the
+// conditions of Gateways whose ancestor lists are full (ancestorsFull),
+// on their objects too (apply); affected are the objects written.
+func (c *Controller) writeTargets(ctx context.Context, g *group, out *simulator.Output, byRef map[string]*unstructured.Unstructured, signals map[string][]engine.Condition, now metav1.Time) (affected map[string]bool, errs []string) {
+	affected = map[string]bool{}
 	for _, ts := range out.Targets {
 		o := byRef[ts.Ref]
 		if o == nil {
@@ -603,16 +627,7 @@ func (c *Controller) apply(ctx context.Context, g *group) error {
 			}
 		}
 	}
-	if err := c.clearAffected(ctx, byRef, affected, now, g.foreign); err != nil {
-		errs = append(errs, err.Error())
-	}
-	if err := c.writeEffective(ctx, g, out, byRef); err != nil {
-		errs = append(errs, err.Error())
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return affected, errs
 }
 
 // rejection is an object left out of the computation, and why.
@@ -621,7 +636,8 @@ type rejection struct {
 	msg    string
 }
 
-// load reads g's objects as the CLI reads files, within the same limits.
+// load reads g's objects as the CLI reads files, within the same limits
+// but --max-bytes (simulator.FromObjects).
 // An object the loader refuses (over a limit, or invalid) is left out and,
 // when it is a policy, rejected with the loader's message; the rest is
 // loaded again, so one bad object never stops the others from being
@@ -632,11 +648,11 @@ type rejection struct {
 func (c *Controller) load(g *group) (m *simulator.Model, rejected []rejection, err error) {
 	objs := g.objects
 	for {
-		data, err := cluster.SimulatorYAML(objs)
-		if err != nil {
-			return nil, nil, err
+		raw := make([]map[string]any, len(objs))
+		for i, o := range objs {
+			raw[i] = cluster.SimulatorObject(o)
 		}
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(data), simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
+		m, err := simulator.FromObjects(raw, simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
 		if err == nil {
 			return m, rejected, nil
 		}

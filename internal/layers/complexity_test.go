@@ -30,7 +30,6 @@ const (
 var knownComplex = map[string]int{
 	// The implementations (impl/...).
 	"impl/envoygateway buildEgctl":                25,
-	"impl/reference (*Controller).apply":          32,
 	"impl/reference (*Controller).reconcile":      28,
 	"impl/reference (*Controller).writeEffective": 24,
 	"impl/internal/gatewayapi Index":              27,
@@ -41,8 +40,6 @@ var knownComplex = map[string]int{
 	"cmd/gepcheck markKnown":          25,
 	"simulator States":                24,
 	"suite/differential Combinations": 22,
-	"reports FeaturesOf":              35,
-	"reports (*Results).Validate":     31,
 	"reports Matrix":                  25,
 	"reports markdownMode":            21,
 	"reports Compare":                 21,

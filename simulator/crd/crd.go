@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -27,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // The API server's CEL limits for a custom resource (k8s.io/apiserver,
@@ -172,18 +173,18 @@ type Result struct {
 // as a create resets it) as kube-apiserver does on create with
 // fieldValidation Warn, its default: obj is not changed.
 func (s *Schema) Store(ctx context.Context, obj map[string]any) Result {
-	u := toAPI(obj).(map[string]any)
+	u := load.ToAPI(obj).(map[string]any)
 	delete(u, "status")
 	var r Result
 	if !s.preserve && s.mutant != MutantSkipPruning {
 		r.Unknown = structuralpruning.PruneWithOptions(u, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-		r.Known = fromAPI(u).(map[string]any)
+		r.Known = load.FromAPI(u).(map[string]any)
 		before := runtime.DeepCopyJSON(u)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, s.structural)
 		gone(before, u, nil, &r.PrunedNulls)
 	}
 	if r.Known == nil {
-		r.Known = fromAPI(u).(map[string]any)
+		r.Known = load.FromAPI(u).(map[string]any)
 	}
 	if s.mutant != MutantSkipDefaulting {
 		before := runtime.DeepCopyJSON(u)
@@ -203,7 +204,7 @@ func (s *Schema) Store(ctx context.Context, obj map[string]any) Result {
 	byPath := func(a, b []string) int { return slices.Compare(a, b) }
 	slices.SortFunc(r.Defaulted, byPath)
 	slices.SortFunc(r.PrunedNulls, byPath)
-	r.Object = fromAPI(u).(map[string]any)
+	r.Object = load.FromAPI(u).(map[string]any)
 	return r
 }
 
@@ -256,59 +257,6 @@ func gone(before, after any, at []string, out *[][]string) {
 			gone(b[k], v, path, out)
 		}
 	}
-}
-
-// toAPI copies a JSON value as the API server decodes it: an integral
-// number is an int64 (unstructured JSON), other numbers float64.
-func toAPI(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = toAPI(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = toAPI(x)
-		}
-		return out
-	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-			return int64(v)
-		}
-		return v
-	case int:
-		return int64(v)
-	}
-	return v
-}
-
-// fromAPI copies a JSON value with every number a float64, as gepcheck
-// reads YAML.
-func fromAPI(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = fromAPI(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = fromAPI(x)
-		}
-		return out
-	case int64:
-		return float64(v)
-	case int32:
-		return float64(v)
-	case int:
-		return float64(v)
-	}
-	return v
 }
 
 // FieldPath is the dotted field of a field.Error, without a leading dot

@@ -238,6 +238,85 @@ func ReadLimited(paths []string, stdin io.Reader, lim Limits) ([]*Doc, error) {
 	return docs, err
 }
 
+// Objects reads objs, objects a caller holds decoded (read from a
+// cluster, as unstructured.Unstructured holds them), as ReadLimited reads
+// the same objects written as the documents of one file named file: object
+// i is document i+1, its numbers float64 as the YAML decoder gives them,
+// and every check of a document's type, metadata and nesting (lim.MaxDepth)
+// and lim.MaxDocuments hold. The limit: there is no text, so no error names
+// a line, and lim.MaxBytes is not applied (the objects are in memory
+// already). The objects are copied, not kept.
+func Objects(file string, objs []map[string]any, lim Limits) ([]*Doc, error) {
+	lim = lim.OrDefault()
+	var (
+		docs []*Doc
+		errs Errors
+	)
+	for i, o := range objs {
+		d, _ := decoded(Source{File: file, Doc: i + 1}, chunk{}, FromAPI(o), lim.MaxDepth+1, lim.MaxDepth, &errs)
+		docs = append(docs, d...)
+		if len(docs) > lim.MaxDocuments {
+			return nil, &Error{Source: docs[lim.MaxDocuments].Source, Msg: fmt.Sprintf("more than %d documents in all (the limit; --max-documents raises it)", lim.MaxDocuments)}
+		}
+	}
+	return docs, errs.Err()
+}
+
+// FromAPI copies v, a JSON value as the API server decodes it
+// (unstructured JSON: integers int64), with every number a float64, as
+// gepcheck reads YAML.
+func FromAPI(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = FromAPI(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = FromAPI(x)
+		}
+		return out
+	case int64:
+		return float64(v)
+	case int32:
+		return float64(v)
+	case int:
+		return float64(v)
+	}
+	return v
+}
+
+// ToAPI copies v, a JSON value as gepcheck reads it, as the API server
+// decodes it: an integral number is an int64 (unstructured JSON), other
+// numbers float64.
+func ToAPI(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = ToAPI(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = ToAPI(x)
+		}
+		return out
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			return int64(v)
+		}
+		return v
+	case int:
+		return int64(v)
+	}
+	return v
+}
+
 // ReadBytes reads data, the text of one input that is not a file (an
 // object read from a cluster, named "cluster:CONTEXT/KIND/NAMESPACE/NAME"),
 // as ReadLimited reads a file named name: at most lim.MaxBytes, nesting at
@@ -551,10 +630,26 @@ const (
 	kustomization                // kustomize's own kinds (group kustomize.config.k8s.io): its input
 )
 
+// parseHook, when set (OnParse), is called with the name of every file
+// parseFile decodes.
+var parseHook atomic.Pointer[func(file string)]
+
+// OnParse calls f with the name of every file decoded from then on
+// ("<stdin>" for standard input), until the function it returns is
+// called: a test counts with it that a run parses each scenario file once
+// (issue 32). f may be called from several goroutines at once.
+func OnParse(f func(file string)) (stop func()) {
+	parseHook.Store(&f)
+	return func() { parseHook.Store(nil) }
+}
+
 // parseFile decodes the documents of one file, and says what the file
 // holds: plainYAML or kustomization when every document does, else
 // objects (also for a file with no document).
 func parseFile(file string, data []byte, maxDepth int, errs *Errors) ([]*Doc, content) {
+	if h := parseHook.Load(); h != nil {
+		(*h)(file)
+	}
 	chunks := split(data)
 	docs := make([][]*Doc, len(chunks))
 	chunkErrs := make([]Errors, len(chunks))
@@ -607,6 +702,12 @@ func parseChunk(src Source, c chunk, maxDepth int, errs *Errors) ([]*Doc, conten
 		}
 		depth = maxDepth + 1 // unknown: walked below
 	}
+	return decoded(src, c, v, depth, maxDepth, errs)
+}
+
+// decoded is parseChunk past decoding: v, of nesting depth (maxDepth+1:
+// unknown), checked and read as a document, a List expanded.
+func decoded(src Source, c chunk, v any, depth, maxDepth int, errs *Errors) ([]*Doc, content) {
 	if depth > maxDepth {
 		if path, over := overDepth(v, maxDepth); over {
 			errs.Add(depthError(src, v, path, maxDepth))

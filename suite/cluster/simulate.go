@@ -13,16 +13,7 @@ import (
 func SimulatorYAML(objs []*unstructured.Unstructured) (string, error) {
 	var b strings.Builder
 	for _, u := range objs {
-		c := u.DeepCopy()
-		delete(c.Object, "status")
-		unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
-		switch {
-		case c.GetKind() == "Namespace":
-			delete(c.Object, "spec")
-		case c.GroupVersionKind().Group == "gepcheck.dev":
-			c.Object["metadata"] = map[string]any{"name": c.GetName()}
-		}
-		data, err := yaml.Marshal(c.Object)
+		data, err := yaml.Marshal(SimulatorObject(u))
 		if err != nil {
 			return "", err
 		}
@@ -30,4 +21,19 @@ func SimulatorYAML(objs []*unstructured.Unstructured) (string, error) {
 		b.Write(data)
 	}
 	return b.String(), nil
+}
+
+// SimulatorObject is a copy of u as SimulatorYAML writes it, for
+// simulator.FromObjects.
+func SimulatorObject(u *unstructured.Unstructured) map[string]any {
+	c := u.DeepCopy()
+	delete(c.Object, "status")
+	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
+	switch {
+	case c.GetKind() == "Namespace":
+		delete(c.Object, "spec")
+	case c.GroupVersionKind().Group == "gepcheck.dev":
+		c.Object["metadata"] = map[string]any{"name": c.GetName()}
+	}
+	return c.Object
 }

@@ -15,15 +15,15 @@ import (
 // holding the objects as they are at that step (simulator.States): a
 // translator is given the full state of each step.
 func ScenarioCases(files, profiles []string) ([]Case, error) {
-	paths, err := scenarios.PolicyFiles(files)
+	loaded, err := scenarios.LoadPolicy(files)
 	if err != nil {
 		return nil, err
 	}
 	var cases []Case
-	for _, p := range paths {
-		docs, err := load.Read([]string{p}, nil)
-		if err != nil {
-			return nil, err
+	for _, l := range loaded {
+		p, docs := l.File, l.Docs
+		if l.Err != nil {
+			return nil, l.Err
 		}
 		states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
 		if err != nil {
@@ -38,7 +38,7 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := Case{Name: p, File: p, YAML: string(data), Profiles: profiles}
+		c := Case{Name: p, File: p, YAML: string(data), Profiles: profiles, Docs: docs}
 		if sc := models[0].Scenario; sc != nil {
 			if len(c.Profiles) == 0 {
 				c.Profiles = sc.Spec.Profiles
@@ -57,6 +57,7 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 			sc := c
 			sc.Step, sc.State = st.Label(len(states)-1), st.Step
 			sc.Name = p + " " + sc.Step
+			sc.Docs = st.Docs
 			if sc.YAML, err = load.Marshal(st.Docs); err != nil {
 				return nil, err
 			}

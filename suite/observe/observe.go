@@ -15,6 +15,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/features"
 )
 
@@ -39,6 +40,21 @@ type Case struct {
 	File  string `json:"-"`
 	Step  string `json:"-"`
 	State int    `json:"-"`
+	// Docs are YAML's documents as ScenarioCases loaded them, nil when
+	// only YAML is known: the reference builds the case from them
+	// (Model) instead of parsing YAML again. Not sent to the
+	// implementation.
+	Docs []*load.Doc `json:"-"`
+}
+
+// Model builds c with opts: from the documents it was loaded as (Docs)
+// when it has them, else from its YAML. An error names the file the
+// documents came from, or "-" for YAML.
+func (c Case) Model(opts simulator.Options) (*simulator.Model, error) {
+	if c.Docs != nil {
+		return simulator.Build(c.Docs, opts)
+	}
+	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), opts)
 }
 
 // Unclaimed says why expectations that hold under holds (any semantics
@@ -205,7 +221,7 @@ func (c Capabilities) Unsupported(cs Case) string {
 	if c.Features == nil && c.Profiles == nil {
 		return ""
 	}
-	m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(cs.YAML), simulator.Options{Profiles: cs.Profiles})
+	m, err := cs.Model(simulator.Options{Profiles: cs.Profiles})
 	if err != nil {
 		return ""
 	}
@@ -373,5 +389,5 @@ func Reference(cases []Case, caps Capabilities) []Observation {
 // vocabulary the implementation claims, without creationTimestamps if it
 // reads none.
 func ReferenceModel(c Case, caps Capabilities) (*simulator.Model, error) {
-	return simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary(), AncestorEntries: caps.AncestorEntries})
+	return c.Model(simulator.Options{Profiles: c.Profiles, IgnoreCreationTimestamps: caps.IgnoresCreationTimestamps, Vocabulary: caps.StatusVocabulary(), AncestorEntries: caps.AncestorEntries})
 }

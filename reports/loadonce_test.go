@@ -1,0 +1,71 @@
+package reports_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/gepcheck/gepcheck/impl/reference"
+	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/observe"
+)
+
+// TestRunParsesEachScenarioOnce runs the catalogue offline as gepcheck run
+// --impl reference --report-dir does (classify and load the cases,
+// compare with the reference, list features, write the reports with their
+// pictures) and counts the files the loader decodes: each scenario file
+// once, and nothing else (a case's YAML read back would be "<stdin>"; issue 32).
+func TestRunParsesEachScenarioOnce(t *testing.T) {
+	args := []string{"../scenarios/gep-713", "../scenarios/gep-2649", "../scenarios/gateway-api", "../scenarios/kuadrant", "../scenarios/stored/gateway-api", "../scenarios/admission"}
+	files, err := scenarios.Files(args) // lists, parses nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	parsed := map[string]int{}
+	stop := load.OnParse(func(file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed[file]++
+	})
+	defer stop()
+
+	obs := reference.Offline{}
+	cases, err := observe.ScenarioCases(args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := differential.Cases(context.Background(), obs, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reports.NewResults(reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}, "offline", "", obs.Capabilities())
+	r.Cases = reports.OfflineCases(results, obs.Capabilities(), func(f string) string { return "gepcheck run --impl reference " + f })
+	if _, err := reports.Write(t.TempDir(), r); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+
+	steps := 0
+	for _, c := range cases {
+		if c.Step != "" {
+			steps++
+		}
+	}
+	if len(cases) < len(files)/2 || steps == 0 {
+		t.Fatalf("%d cases (%d of them steps) of %d files: the run should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
+	}
+	for _, f := range files {
+		if parsed[f] != 1 {
+			t.Errorf("%s parsed %d times, want once", f, parsed[f])
+		}
+		delete(parsed, f)
+	}
+	for f, n := range parsed {
+		t.Errorf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, n)
+	}
+}
