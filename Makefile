@@ -57,7 +57,7 @@ fuzz:
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzFastParse ./simulator/load/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzMergePatch ./simulator/tree/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzSimulate ./simulator/
-	$(GO) test $(FUZZFLAGS) -fuzz=FuzzReadResults ./reports/
+	$(GO) test $(FUZZFLAGS) -fuzz=FuzzReadResults ./reports/report/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzParseRequest ./admission/
 	$(GO) test $(FUZZFLAGS) -fuzz=FuzzRequestFile ./admission/
 
@@ -91,7 +91,7 @@ ci: build egctl tools
 	$(BIN) fuzz --checks 5000 --seed 1 --out $${TMPDIR:-/tmp}/gepcheck-counterexamples
 	$(BIN) requirements > /dev/null
 	$(MAKE) chromium
-	$(GO) test -race -count=1 -run 'Chromium' ./reports/
+	$(GO) test -race -count=1 -run 'Chromium' ./reports/report/
 
 ## race: go test -race on the code with goroutines, about 3 minutes warm
 ## (docs/performance.md): process groups, the exec driver's workers, the

@@ -37,7 +37,7 @@ const (
 	ContradictsShould Verdict = "contradicts-should" // a SHOULD or SHOULD NOT
 	UndefinedBySpecs  Verdict = "undefined"          // the specs do not say, or say it two ways
 	ProfileGap        Verdict = "profile-gap"        // gepcheck's profile misdescribes the kind
-	Untriaged         Verdict = "untriaged"          // not read yet (reports.WriteFinding)
+	Untriaged         Verdict = "untriaged"          // not read yet (report.WriteFinding)
 )
 
 // Verdicts lists the verdicts in the order they are reported.

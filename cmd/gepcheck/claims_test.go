@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
 
@@ -55,7 +55,7 @@ func TestRunStatusVocabulary(t *testing.T) {
 	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d:\n%s%s", code, stdout.String(), stderr.String())
 	}
-	r, err := reports.ReadResults(filepath.Join(dir, "reference", "main", "results-offline.json"))
+	r, err := report.ReadResults(filepath.Join(dir, "reference", "main", "results-offline.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

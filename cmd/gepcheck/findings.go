@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/findings"
@@ -71,7 +71,7 @@ cell in full, -o json and -o yaml every field.`,
 			for i, f := range found {
 				files[i] = f.Entry
 			}
-			return reports.Findings(stdout, files, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
+			return report.Findings(stdout, files, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
 		},
 	}
 	addOutputFlag(cmd, &output, formats...)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 )
 
 // newFindingsVerify: gepcheck findings verify, and with update=true
@@ -48,7 +48,7 @@ the change (git diff) as any other: a finding's differences are evidence.`
 			if len(args) == 0 {
 				return inputError{fmt.Errorf("name the findings: gepcheck findings %s --results FILE FILE|DIR...", cmd.Name())}
 			}
-			r, err := reports.ReadResults(results)
+			r, err := report.ReadResults(results)
 			if err != nil {
 				return inputError{err}
 			}
@@ -56,12 +56,12 @@ the change (git diff) as any other: a finding's differences are evidence.`
 			if err != nil {
 				return inputError{err}
 			}
-			kept := make([]reports.Kept, 0, len(files))
+			kept := make([]report.Kept, 0, len(files))
 			for _, f := range files {
-				kept = append(kept, reports.Kept{Path: f.Path, Implementation: f.Implementation})
+				kept = append(kept, report.Kept{Path: f.Path, Implementation: f.Implementation})
 			}
-			changed, err := reports.VerifyKept(stdout, kept, r, results, update)
-			var ke reports.KeptError
+			changed, err := report.VerifyKept(stdout, kept, r, results, update)
+			var ke report.KeptError
 			switch {
 			case errors.As(err, &ke):
 				return inputError{ke.Err}

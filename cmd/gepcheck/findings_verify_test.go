@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
@@ -19,7 +19,7 @@ import (
 // differences edit makes (nil: as recorded), its case as editCase leaves
 // it. It returns the finding's and
 // the results' paths.
-func verifyFixture(t *testing.T, edit func(*findings.Implementation), editCase ...func(*reports.CaseResult)) (string, string) {
+func verifyFixture(t *testing.T, edit func(*findings.Implementation), editCase ...func(*report.CaseResult)) (string, string) {
 	t.Helper()
 	data, err := os.ReadFile("../../scenarios/findings/envoy-gateway/envoy-gateway-securitypolicy-effective-setting-cors.yaml")
 	if err != nil {
@@ -38,19 +38,19 @@ func verifyFixture(t *testing.T, edit func(*findings.Implementation), editCase .
 	if edit != nil {
 		edit(&f)
 	}
-	c := reports.CaseResult{Name: "finding", File: file, Outcome: reports.Failed, Diff: f.Spec.Differences}
+	c := report.CaseResult{Name: "finding", File: file, Outcome: report.Failed, Diff: f.Spec.Differences}
 	for _, d := range f.Spec.Differences {
 		c.Differences = append(c.Differences, d.String())
 	}
 	for _, e := range editCase {
 		e(&c)
 	}
-	r := &reports.Results{APIVersion: reports.ResultsAPIVersion, Kind: reports.ResultsKind,
-		Implementation: reports.Implementation{Name: "envoy-gateway", Version: "v1.9.1"}, Mode: "offline",
+	r := &report.Results{APIVersion: report.ResultsAPIVersion, Kind: report.ResultsKind,
+		Implementation: report.Implementation{Name: "envoy-gateway", Version: "v1.9.1"}, Mode: "offline",
 		Semantics: "sticky-overrides", GatewayAPIChannel: "standard", GatewayAPIVersion: "v1.6.3",
-		Date: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).Format(time.RFC3339), Cases: []reports.CaseResult{c}}
+		Date: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).Format(time.RFC3339), Cases: []report.CaseResult{c}}
 	results := filepath.Join(dir, "results-offline.json")
-	if err := reports.WriteResults(results, r); err != nil {
+	if err := report.WriteResults(results, r); err != nil {
 		t.Fatal(err)
 	}
 	return file, results
@@ -133,16 +133,16 @@ func TestFindingsVerify(t *testing.T) {
 	// judge the finding or its results carry no typed differences.
 	for _, tc := range []struct {
 		name string
-		edit func(*reports.CaseResult)
+		edit func(*report.CaseResult)
 		want string
 	}{
-		{"an error", func(c *reports.CaseResult) {
-			c.Outcome, c.Reason, c.Diff, c.Differences = reports.Errored, "egctl timed out", nil, nil
+		{"an error", func(c *report.CaseResult) {
+			c.Outcome, c.Reason, c.Diff, c.Differences = report.Errored, "egctl timed out", nil, nil
 		}, "did not judge it (error: egctl timed out)"},
-		{"skipped", func(c *reports.CaseResult) {
-			c.Outcome, c.Reason, c.Diff, c.Differences = reports.Skipped, "a feature", nil, nil
+		{"skipped", func(c *report.CaseResult) {
+			c.Outcome, c.Reason, c.Diff, c.Differences = report.Skipped, "a feature", nil, nil
 		}, "did not judge it (skipped: a feature)"},
-		{"untyped", func(c *reports.CaseResult) { c.Diff = nil }, "no typed differences"},
+		{"untyped", func(c *report.CaseResult) { c.Diff = nil }, "no typed differences"},
 	} {
 		for _, cmd := range []string{"verify", "update"} {
 			t.Run(cmd+" "+tc.name, func(t *testing.T) {

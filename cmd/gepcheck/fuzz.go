@@ -17,7 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/shell"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
@@ -254,7 +254,7 @@ func (o *fuzzOpts) runProperties(stdout io.Writer, ps []suite.Property, opts sui
 	fmt.Fprintf(stdout, "seed: %d\n", seed)
 	failed := 0
 	report := func(out suite.Outcome) {
-		if !reports.Property(stdout, out, o.checks, o.outDir) {
+		if !report.Property(stdout, out, o.checks, o.outDir) {
 			failed++
 		}
 	}
@@ -282,11 +282,11 @@ func (o *fuzzOpts) fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Im
 	}
 	c := campaign.Config{Impl: im.Name(), Fuzzer: fz, Observer: d, Kind: o.kind, Seed: seed, Checks: o.checks, Steps: o.steps,
 		OutDir: o.outDir, Shard: shard, Coverage: o.coverage,
-		Known: func(c reports.Campaign, found []compare.Found) error {
+		Known: func(c report.Campaign, found []compare.Found) error {
 			return o.finishCampaign(stdout, im, cfg, d, c, found)
 		}}
 	if o.newFails {
-		c.New = func(c reports.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error) {
+		c.New = func(c report.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error) {
 			err := failOnNew(stdout, o.known, im.Name(), c.Profile, compared, implFailed, found, files)
 			if f, ok := err.(failedError); ok {
 				return f.Error(), nil
@@ -311,14 +311,14 @@ func (o *fuzzOpts) fuzzBatched(ctx context.Context, stdout io.Writer, im impl.Im
 // finishCampaign prints how the kept findings triage each kind c found
 // (found, its findings' kinds), and writes c's report when --report-dir
 // is set.
-func (o *fuzzOpts) finishCampaign(stdout io.Writer, im impl.Implementation, cfg impl.Config, d observe.Observer, c reports.Campaign, found []compare.Found) error {
+func (o *fuzzOpts) finishCampaign(stdout io.Writer, im impl.Implementation, cfg impl.Config, d observe.Observer, c report.Campaign, found []compare.Found) error {
 	printKnown(stdout, o.known, im.Name(), c.Profile, found)
 	if o.rep.dir == "" {
 		return nil
 	}
 	res := o.rep.results(im, cfg, "offline", "", d.Capabilities())
 	o.rep.known = o.known
-	res.Campaigns = []reports.Campaign{c}
+	res.Campaigns = []report.Campaign{c}
 	return o.rep.write(stdout, res)
 }
 

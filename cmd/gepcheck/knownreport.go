@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
@@ -28,7 +28,7 @@ import (
 //
 // A directory that does not exist leaves r unmatched (KnownFrom empty);
 // one that does not read is an error.
-func markKnown(r *reports.Results, dir string) error {
+func markKnown(r *report.Results, dir string) error {
 	if dir == "" {
 		return nil
 	}
@@ -41,8 +41,8 @@ func markKnown(r *reports.Results, dir string) error {
 	}
 	impl := r.Implementation.Name
 	r.KnownFrom = filepath.ToSlash(dir)
-	known := func(f findingOut) reports.Known {
-		return reports.Known{Finding: f.File, Verdict: string(f.Triage.Verdict), Requirement: f.Triage.Requirement, Upstream: f.Triage.Upstream}
+	known := func(f findingOut) report.Known {
+		return report.Known{Finding: f.File, Verdict: string(f.Triage.Verdict), Requirement: f.Triage.Requirement, Upstream: f.Triage.Upstream}
 	}
 	byPath := func(file string) (findingOut, bool) {
 		for _, f := range kept {
@@ -55,12 +55,12 @@ func markKnown(r *reports.Results, dir string) error {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		c.Known = nil
-		if c.Outcome != reports.Failed {
+		if c.Outcome != report.Failed {
 			continue
 		}
 		if f, ok := byPath(c.File); ok {
 			if _, err := findings.Verify(f.Path, c.Diff); err == nil {
-				c.Known = []reports.Known{known(f)}
+				c.Known = []report.Known{known(f)}
 			}
 			continue
 		}
@@ -68,7 +68,7 @@ func markKnown(r *reports.Results, dir string) error {
 		if len(kinds) == 0 {
 			continue
 		}
-		var ks []reports.Known
+		var ks []report.Known
 		for _, kind := range kinds {
 			i := slices.IndexFunc(kept, func(f findingOut) bool {
 				return strings.HasPrefix(f.File, impl+"/") && f.Kind == kind && f.Implementation != "" &&
@@ -78,7 +78,7 @@ func markKnown(r *reports.Results, dir string) error {
 				ks = nil
 				break
 			}
-			if k := known(kept[i]); !slices.ContainsFunc(ks, func(o reports.Known) bool { return o.Finding == k.Finding }) {
+			if k := known(kept[i]); !slices.ContainsFunc(ks, func(o report.Known) bool { return o.Finding == k.Finding }) {
 				ks = append(ks, k)
 			}
 		}
@@ -94,7 +94,7 @@ func markKnown(r *reports.Results, dir string) error {
 					return strings.HasPrefix(o.File, impl+"/") && o.Kind == base && strings.TrimPrefix(o.Implementation, "cluster-") == c.Profile
 				})
 				if k >= 0 {
-					f.Known = []reports.Known{known(kept[k])}
+					f.Known = []report.Known{known(kept[k])}
 					break
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
@@ -16,13 +16,13 @@ import (
 // finding has, are regressions in every format (issue 30, Deliver 5).
 func TestKnownApartFromRegressions(t *testing.T) {
 	t.Chdir("../..")
-	r, err := reports.ReadResults("reports/envoy-gateway/v1.9.1/results-offline.json")
+	r, err := report.ReadResults("reports/envoy-gateway/v1.9.1/results-offline.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	planted := -1
 	for i, c := range r.Cases {
-		if c.Outcome == reports.Failed && len(c.Diff) > 1 {
+		if c.Outcome == report.Failed && len(c.Diff) > 1 {
 			planted = i
 			r.Cases[i].Diff, r.Cases[i].Differences = c.Diff[:1], c.Differences[:1]
 			break
@@ -35,13 +35,13 @@ func TestKnownApartFromRegressions(t *testing.T) {
 	// before they were kept) is neither known nor a regression.
 	untyped := -1
 	for i, c := range r.Cases {
-		if i != planted && c.Outcome == reports.Failed {
+		if i != planted && c.Outcome == report.Failed {
 			untyped = i
 			r.Cases[i].Diff = nil
 			break
 		}
 	}
-	var camp *reports.Campaign
+	var camp *report.Campaign
 	for i := range r.Campaigns {
 		if r.Campaigns[i].Profile == "envoy-gateway-backendtrafficpolicy" && r.Campaigns[i].Steps == 0 {
 			camp = &r.Campaigns[i]
@@ -50,13 +50,13 @@ func TestKnownApartFromRegressions(t *testing.T) {
 	if camp == nil {
 		t.Fatal("no BackendTrafficPolicy campaign in the published results")
 	}
-	camp.Findings = append(camp.Findings, reports.CampaignFinding{Kind: "planted-kind", Case: 999, Differences: []string{"planted"}})
+	camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: "planted-kind", Case: 999, Differences: []string{"planted"}})
 	if err := markKnown(r, "scenarios/findings"); err != nil {
 		t.Fatal(err)
 	}
 	failed, stale := 0, 0
 	for i, c := range r.Cases {
-		if c.Outcome != reports.Failed {
+		if c.Outcome != report.Failed {
 			if len(c.Known) > 0 {
 				t.Errorf("%s %s: known %v", c.Name, c.Outcome, c.Known)
 			}
@@ -64,7 +64,7 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		}
 		failed++
 		if i == untyped {
-			if len(c.Known) != 0 || c.Regression(r.KnownFrom) || c.KnownVerdict(r.KnownFrom) != reports.Unmatched {
+			if len(c.Known) != 0 || c.Regression(r.KnownFrom) || c.KnownVerdict(r.KnownFrom) != report.Unmatched {
 				t.Errorf("%s without typed differences: known %v, regression %v", c.Name, c.Known, c.Regression(r.KnownFrom))
 			}
 			continue
@@ -112,12 +112,12 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		}
 	}
 	name := r.Cases[planted].Name
-	md := string(reports.Markdown([]*reports.Results{r}))
-	yml, err := reports.MarshalConformanceReport(reports.ConformanceReport(r))
+	md := string(report.Markdown([]*report.Results{r}))
+	yml, err := report.MarshalConformanceReport(report.ConformanceReport(r))
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := reports.DecodeConformanceReport(yml)
+	back, err := report.DecodeConformanceReport(yml)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +126,11 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		tests = append(tests, p.Core.FailedTests...)
 	}
 	failedTests := strings.Join(tests, "\n")
-	junit, err := reports.JUnit(r)
+	junit, err := report.JUnit(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	html, err := reports.HTML(r)
+	html, err := report.HTML(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		{"Markdown", md, "  - known: `envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml`, contradicts-must GEP-2649-023, https://github.com/envoyproxy/gateway/issues/8926"},
 		{"Markdown", md, "  - **regression**: no kept finding in scenarios/findings shows these differences"},
 		{"Markdown", md, "Third-party results"},
-		{"Markdown", md, "  - " + reports.Unmatched + "\n"},
+		{"Markdown", md, "  - " + report.Unmatched + "\n"},
 		{"Markdown", md, "Reading: semantics sticky-overrides"},
 		{"ConformanceReport", failedTests, "envoy-gateway-backendtrafficpolicy-condition.yaml (known: envoy-gateway/envoy-gateway-backendtrafficpolicy-condition.yaml, contradicts-must GEP-2649-023, https://github.com/envoyproxy/gateway/issues/8926"},
 		{"ConformanceReport", failedTests, name + " (regression: "},

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/ref"
@@ -73,7 +73,7 @@ func shardFiles(files []string, sh suite.Shard, random bool) ([]string, error) {
 }
 
 // results starts the results of a run of im in mode under sem.
-func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode string, sem engine.Semantics, caps observe.Capabilities) *reports.Results {
+func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode string, sem engine.Semantics, caps observe.Capabilities) *report.Results {
 	var who impl.Who
 	if r, ok := cfg.(impl.Reporter); ok {
 		who = r.Who()
@@ -90,7 +90,7 @@ func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode stri
 	if len(f.contact) > 0 {
 		who.Contact = f.contact
 	}
-	r := reports.NewResults(reports.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact}, mode, sem, caps)
+	r := report.NewResults(report.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact}, mode, sem, caps)
 	if f.shard != "" {
 		r.Shards = []string{f.shard}
 	}
@@ -99,21 +99,21 @@ func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode stri
 
 // write writes r's reports when --report-dir is set, and says where. A
 // report already there for the same implementation, version, mode and
-// semantics is added to (reports.Combine): a run of scenario files
+// semantics is added to (report.Combine): a run of scenario files
 // replaces its cases, a random campaign the campaign of its kind.
-func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
+func (f *reportFlags) write(w io.Writer, r *report.Results) error {
 	if f.dir == "" {
 		return nil
 	}
-	dir, err := reports.Dir(f.dir, r)
+	dir, err := report.Dir(f.dir, r)
 	if err != nil {
 		return inputError{fmt.Errorf("--report-dir: %w (--report-version sets the version)", err)}
 	}
-	_, _, _, _, name := reports.Files(r)
-	prev, err := reports.ReadResults(filepath.Join(dir, name))
+	_, _, _, _, name := report.Files(r)
+	prev, err := report.ReadResults(filepath.Join(dir, name))
 	switch {
 	case err == nil:
-		r = reports.Combine(prev, r)
+		r = report.Combine(prev, r)
 	case !errors.Is(err, fs.ErrNotExist):
 		// A results file that is there but cannot be read is not
 		// written over.
@@ -122,8 +122,8 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 	if err := markKnown(r, f.known); err != nil {
 		return inputError{fmt.Errorf("--known %s: %w", f.known, err)}
 	}
-	dir, err = reports.Write(f.dir, r)
-	var missing *reports.MissingError
+	dir, err = report.Write(f.dir, r)
+	var missing *report.MissingError
 	if errors.As(err, &missing) {
 		return inputError{fmt.Errorf("--report-dir: %w: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", err)}
 	}
@@ -136,12 +136,12 @@ func (f *reportFlags) write(w io.Writer, r *reports.Results) error {
 
 func newReport(stdout io.Writer) *cobra.Command {
 	var out, known string
-	write := func(r *reports.Results) error {
+	write := func(r *report.Results) error {
 		if err := markKnown(r, known); err != nil {
 			return inputError{fmt.Errorf("--known %s: %w", known, err)}
 		}
-		dir, err := reports.Write(out, r)
-		var missing *reports.MissingError
+		dir, err := report.Write(out, r)
+		var missing *report.MissingError
 		if errors.As(err, &missing) {
 			return inputError{fmt.Errorf("%w: the results file's implementation block must have them (a run sets them with its --report-* flags)", err)}
 		}
@@ -162,7 +162,7 @@ every scenario, into DIR/<implementation>/<version>/ (docs/reports.md). The
 same results give the same bytes but for the date.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := reports.ReadResults(args[0])
+			r, err := report.ReadResults(args[0])
 			if err != nil {
 				return inputError{err}
 			}
@@ -176,15 +176,15 @@ same results give the same bytes but for the date.`,
 		Short: "Merge the results of the shards of one run (--shard i/N) and write their reports",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var parts []*reports.Results
+			var parts []*report.Results
 			for _, a := range args {
-				r, err := reports.ReadResults(a)
+				r, err := report.ReadResults(a)
 				if err != nil {
 					return inputError{err}
 				}
 				parts = append(parts, r)
 			}
-			r, err := reports.Merge(parts)
+			r, err := report.Merge(parts)
 			if err != nil {
 				return inputError{err}
 			}
@@ -204,15 +204,15 @@ found per version, and what changed from one version to the next.`,
 			if err != nil || len(files) == 0 {
 				return inputError{fmt.Errorf("%s: no <version>/results-offline.json", args[0])}
 			}
-			var rs []*reports.Results
+			var rs []*report.Results
 			for _, f := range files {
-				r, err := reports.ReadResults(f)
+				r, err := report.ReadResults(f)
 				if err != nil {
 					return inputError{err}
 				}
 				rs = append(rs, r)
 			}
-			_, err = stdout.Write(reports.Matrix(rs))
+			_, err = stdout.Write(report.Matrix(rs))
 			return err
 		},
 	}
@@ -227,15 +227,15 @@ random campaign's disagreements and the kinds of difference it found
 (docs/comparison.md is written this way).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rs []*reports.Results
+			var rs []*report.Results
 			for _, a := range args {
-				r, err := reports.ReadResults(a)
+				r, err := report.ReadResults(a)
 				if err != nil {
 					return inputError{err}
 				}
 				rs = append(rs, r)
 			}
-			_, err := stdout.Write(reports.Compare(rs, under))
+			_, err := stdout.Write(report.Compare(rs, under))
 			return err
 		},
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 )
 
 // dateLine matches what differs between two runs of the same inputs: the
@@ -58,7 +58,7 @@ func TestReportShardsMerge(t *testing.T) {
 		dir := filepath.Join(tmp, "shard", string(rune('0'+i)))
 		runOK(t, "run", "--impl", "reference", "../../scenarios/gep-713/", "--shard", string(rune('0'+i))+"/4", "--report-dir", dir)
 		f := filepath.Join(dir, "reference", "main", "results-offline.json")
-		r, err := reports.ReadResults(f)
+		r, err := report.ReadResults(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestReportShardsMerge(t *testing.T) {
 	runOK(t, append([]string{"report", "merge", "--out", merged}, parts...)...)
 	want := reportFiles(t, filepath.Join(whole, "reference", "main"))
 	got := reportFiles(t, filepath.Join(merged, "reference", "main"))
-	wr, _ := reports.ReadResults(filepath.Join(whole, "reference", "main", "results-offline.json"))
+	wr, _ := report.ReadResults(filepath.Join(whole, "reference", "main", "results-offline.json"))
 	if total != len(wr.Cases) || len(wr.Cases) < 20 {
 		t.Fatalf("the shards hold %d cases, the whole run %d", total, len(wr.Cases))
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -42,9 +42,9 @@ func TestReproduceNamesVersion(t *testing.T) {
 			var rep reportFlags
 			res := rep.results(im, cfg, "offline", engine.GEP713, observe.Capabilities{})
 			file := "scenarios/gateway-api/backendtlspolicy-conflict-by-name.yaml"
-			res.Cases = []reports.CaseResult{{Name: file, File: file, Outcome: reports.Failed, Features: []string{"PolicyTargetRefs"},
+			res.Cases = []report.CaseResult{{Name: file, File: file, Outcome: report.Failed, Features: []string{"PolicyTargetRefs"},
 				Replay: replayRun(nil, im.Name(), cfg, []string{"backendtlspolicy-gateway-api"}, res, file)}}
-			md := string(reports.Markdown([]*reports.Results{res}))
+			md := string(report.Markdown([]*report.Results{res}))
 			_, repro, ok := strings.Cut(md, "### Reproduce")
 			if !ok {
 				t.Fatalf("no Reproduce section in:\n%s", md)

@@ -15,7 +15,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/shell"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
@@ -108,10 +108,10 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err := interrupted(ctx, err); err != nil {
 				return err
 			}
-			failed := reports.OfflineRun(stdout, results)
+			failed := report.OfflineRun(stdout, results)
 			if rep.dir != "" {
 				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
-				res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
+				res.Cases = report.OfflineCases(results, d.Capabilities(), func(file string) string {
 					return replayRun(nil, im.Name(), cfg, profiles, res, file)
 				})
 				if err := rep.write(stdout, res); err != nil {
@@ -151,7 +151,7 @@ func implFlags(cfg impl.Config) []string {
 // implementation's (its version: a replay must not run another version
 // gepcheck pins when it is read), the profiles given, the semantics and
 // status vocabulary compared under (docs/reports.md, Reproduce).
-func replayRun(mode []string, implName string, cfg impl.Config, profiles []string, res *reports.Results, file string) string {
+func replayRun(mode []string, implName string, cfg impl.Config, profiles []string, res *report.Results, file string) string {
 	cmd := slices.Concat([]string{"gepcheck", "run"}, mode, []string{"--impl", implName}, implFlags(cfg))
 	for _, p := range profiles {
 		cmd = append(cmd, "--profile", shell.Quote(p))
@@ -269,11 +269,11 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 			var c generators.Case
 			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
 				if c, err = generators.ParseCase(data); err == nil {
-					file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, Step: sh.Result.Label(), Diff: sh.Result.Diff})
+					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, Step: sh.Result.Label(), Diff: sh.Result.Diff})
 				}
 			}
 		} else {
-			file, err = reports.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
+			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
 				differential.Disagreement{Case: generators.Case{Scenario: sh.Scenario}, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
 		}
 		if err != nil {
@@ -281,17 +281,17 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 		}
 		sum.Shrunk[i].File = file
 	}
-	reports.ClusterRun(stdout, sum)
+	report.ClusterRun(stdout, sum)
 	// Every kind the failed random cases show, shrunk or not (a case is
 	// shrunk for one of its kinds).
 	printKnown(stdout, "scenarios/findings", im.Name(), sum.RandomProfile, sum.RandomKinds())
 	if rep.dir != "" {
 		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
-		res.Cases = reports.ClusterCases(sum.Results, func(file string) string {
+		res.Cases = report.ClusterCases(sum.Results, func(file string) string {
 			return replayRun([]string{"--cluster", cf.cluster}, im.Name(), cfg, nil, res, file)
 		}, ic.Capabilities().Capabilities)
 		if sum.Random > 0 {
-			res.Campaigns = []reports.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name(), slices.Concat(implFlags(cfg), semFlag(engine.Semantics(res.Semantics))))}
+			res.Campaigns = []report.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name(), slices.Concat(implFlags(cfg), semFlag(engine.Semantics(res.Semantics))))}
 		}
 		if err := rep.write(stdout, res); err != nil {
 			return err
@@ -351,12 +351,12 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 // the reports: how many disagreed, and the case shrunk in the cluster for
 // each kind of difference (its case numbered from the campaign's seed, so
 // that shards merge as fuzz campaigns do). total is --random.
-func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string, flags []string) reports.Campaign {
+func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string, flags []string) report.Campaign {
 	kind := sum.RandomProfile
 	if profs, err := profile.Builtins(); err == nil && profs[sum.RandomProfile] != nil {
 		kind = profs[sum.RandomProfile].Spec.Policy.Kind
 	}
-	c := reports.Campaign{Kind: kind, Profile: sum.RandomProfile, Seed: uint64(sum.Seed), Checks: sum.Random,
+	c := report.Campaign{Kind: kind, Profile: sum.RandomProfile, Seed: uint64(sum.Seed), Checks: sum.Random,
 		Replay: strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", clusterName, "--impl", implName}, flags,
 			[]string{"--random", fmt.Sprint(total), "--seed", fmt.Sprint(sum.Seed), "--random-profile", sum.RandomProfile}), " ")}
 	for _, r := range sum.Results {
@@ -365,7 +365,7 @@ func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName st
 		}
 	}
 	for _, sh := range sum.Shrunk {
-		f := reports.CampaignFinding{Kind: sh.Kind, Case: int(sh.Seed - sum.Seed), Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
+		f := report.CampaignFinding{Kind: sh.Kind, Case: int(sh.Seed - sum.Seed), Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
 		if sh.Scenario != nil {
 			f.Scenario = string(sh.Scenario.YAML())
 		}

@@ -37,7 +37,7 @@ var layers = [][]string{
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside"},
 	{"impl", "suite/cluster/local/localtest"},
 	{"impl/…"},
-	{"reports"},
+	{"reports/report"},
 	{"suite/conformance", "suite/campaign"},
 	{"cmd/gepcheck"},
 }

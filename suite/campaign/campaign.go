@@ -2,7 +2,7 @@
 // implementation offline, end to end (gepcheck fuzz --impl of an
 // implementation that fuzzes in batches, docs/implementations.md): the
 // batched run of cases with or without steps (differential.Fuzz), each
-// finding written (reports.WriteFinding), the run's summary printed, the
+// finding written (report.WriteFinding), the run's summary printed, the
 // campaign a report is written from, the --coverage check, and the
 // caller's triage and --fail-on-new verdict on the kinds found.
 package campaign
@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -43,12 +43,12 @@ type Config struct {
 	Coverage bool
 	// Known, when set, is told the campaign and the kinds its findings
 	// show, after the summary: the kept findings' triage, the reports.
-	Known func(c reports.Campaign, found []compare.Found) error
+	Known func(c report.Campaign, found []compare.Found) error
 	// New, when set, judges the kinds found against the kept findings
 	// (fuzz --fail-on-new): files are the findings files by kind,
 	// compared the cases compared, implFailed those the implementation
 	// failed on. It returns why the campaign fails ("" if it does not).
-	New func(c reports.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error)
+	New func(c report.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error)
 }
 
 // InputError is a Config that names what the implementation does not
@@ -59,14 +59,14 @@ func (e InputError) Error() string { return e.Err.Error() }
 
 // Run runs c, printing to w, and returns the campaign and why it fails
 // (none: it passes; findings are evidence, not failures).
-func Run(ctx context.Context, c Config, w io.Writer) (reports.Campaign, []string, error) {
+func Run(ctx context.Context, c Config, w io.Writer) (report.Campaign, []string, error) {
 	r, err := differential.FuzzRun(c.Impl, c.Fuzzer, c.Observer, c.Kind, c.Seed, c.Checks, c.Steps)
 	if err != nil {
-		return reports.Campaign{}, nil, InputError{err}
+		return report.Campaign{}, nil, InputError{err}
 	}
 	r.Shard = c.Shard
 	r.Write = func(r differential.Run, kind compare.Found, dis differential.Disagreement) (string, error) {
-		return reports.WriteFinding(c.OutDir, r.Profile, r.Replay, kind.String(), r.ProfileSource, dis)
+		return report.WriteFinding(c.OutDir, r.Profile, r.Replay, kind.String(), r.ProfileSource, dis)
 	}
 	upTo := ""
 	if c.Steps > 0 {
@@ -75,12 +75,12 @@ func Run(ctx context.Context, c Config, w io.Writer) (reports.Campaign, []string
 	fmt.Fprintf(w, "seed: %d\nimplementation: %s, profile %s%s\n", c.Seed, c.Fuzzer.Describe(), r.Profile, upTo)
 	sum, err := differential.Fuzz(ctx, r, w)
 	if err != nil {
-		return reports.Campaign{}, nil, err
+		return report.Campaign{}, nil, err
 	}
 	if c.Steps > 0 {
 		fmt.Fprintf(w, "%d agree, %d disagree (findings are evidence, not failures)\n", sum.Checks-len(sum.Disagree), len(sum.Disagree))
 	} else {
-		reports.Fuzz(w, c.Impl, sum)
+		report.Fuzz(w, c.Impl, sum)
 	}
 	camp, found := campaignOf(c, r, sum)
 	if c.Known != nil {
@@ -90,7 +90,7 @@ func Run(ctx context.Context, c Config, w io.Writer) (reports.Campaign, []string
 	}
 	var failed []string
 	if c.Coverage {
-		reports.Coverage(w, sum.Coverage)
+		report.Coverage(w, sum.Coverage)
 		if missing := sum.Coverage.Missing(); len(missing) > 0 {
 			failed = append(failed, fmt.Sprintf("%d declared combination(s) never drawn in %d scenarios: %s", len(missing), c.Checks, strings.Join(missing, "; ")))
 		}
@@ -114,15 +114,15 @@ func Run(ctx context.Context, c Config, w io.Writer) (reports.Campaign, []string
 
 // campaignOf is the campaign of run r of c, which found sum, and the kinds
 // of its findings.
-func campaignOf(c Config, r differential.Run, sum *differential.Summary) (reports.Campaign, []compare.Found) {
+func campaignOf(c Config, r differential.Run, sum *differential.Summary) (report.Campaign, []compare.Found) {
 	kind := c.Kind
 	if kind == "" {
 		kind = c.Fuzzer.FuzzKinds()[0].Kind
 	}
-	camp := reports.Campaign{Kind: kind, Profile: r.Profile, Seed: c.Seed, Checks: sum.Checks, Steps: c.Steps, Disagreed: len(sum.Disagree), Replay: r.Replay}
+	camp := report.Campaign{Kind: kind, Profile: r.Profile, Seed: c.Seed, Checks: sum.Checks, Steps: c.Steps, Disagreed: len(sum.Disagree), Replay: r.Replay}
 	var found []compare.Found
 	for _, fd := range sum.Findings {
-		camp.Findings = append(camp.Findings, reports.CampaignFinding{Kind: fd.Kind.String(), Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
+		camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: fd.Kind.String(), Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
 			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
 		found = append(found, fd.Kind)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -58,8 +58,8 @@ func TestRun(t *testing.T) {
 		var known, judged []compare.Found
 		var compared int
 		c := Config{Impl: "test", Fuzzer: colors{}, Observer: newerWins{engine.MutantNewerWins}, Seed: 1, Checks: 20, Steps: steps, OutDir: dir,
-			Known: func(_ reports.Campaign, found []compare.Found) error { known = found; return nil },
-			New: func(_ reports.Campaign, found []compare.Found, files map[string]string, n, _ int) (string, error) {
+			Known: func(_ report.Campaign, found []compare.Found) error { known = found; return nil },
+			New: func(_ report.Campaign, found []compare.Found, files map[string]string, n, _ int) (string, error) {
 				judged, compared = found, n
 				for k, f := range files {
 					if _, err := os.Stat(f); err != nil {

@@ -7,7 +7,7 @@
 //
 //	func TestPolicyAttachment(t *testing.T) {
 //		conformance.Run(t, conformance.Options{
-//			Implementation: reports.Implementation{Name: "mine", Organization: "me", Project: "mine", URL: "https://example.com/mine", Version: "v1.0.0", Contact: []string{"@me"}},
+//			Implementation: report.Implementation{Name: "mine", Organization: "me", Project: "mine", URL: "https://example.com/mine", Version: "v1.0.0", Contact: []string{"@me"}},
 //			InCluster:      myimpl.InCluster{}, Kubeconfig: os.Getenv("KUBECONFIG"),
 //			ReportDir:      "conformance-reports",
 //		})
@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
@@ -43,7 +43,7 @@ import (
 // Options say what to run and where.
 type Options struct {
 	// Implementation says who runs, for the reports; Name is required.
-	Implementation reports.Implementation
+	Implementation report.Implementation
 	// Offline, when set, is the implementation's offline form (a
 	// translator): the scenarios run through it.
 	Offline observe.Observer
@@ -145,7 +145,7 @@ func Run(t *testing.T, o Options) {
 			t.Run(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), func(t *testing.T) { t.Skipf("not readable in this test binary: %v", unreadable[p]) })
 		}
 	}
-	var res *reports.Results
+	var res *report.Results
 	switch {
 	case o.Offline != nil:
 		res = runOffline(t, o, paths)
@@ -155,7 +155,7 @@ func Run(t *testing.T, o Options) {
 		t.Fatal("conformance.Options: set Offline or InCluster")
 	}
 	if o.ReportDir != "" && res != nil {
-		dir, err := reports.Write(o.ReportDir, res)
+		dir, err := report.Write(o.ReportDir, res)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func (d declared) Capabilities() observe.Capabilities {
 	return caps
 }
 
-func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
+func runOffline(t *testing.T, o Options, paths []string) *report.Results {
 	d := declared{Observer: o.Offline, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
 	cases, err := observe.ScenarioCases(paths, nil)
 	if err != nil {
@@ -235,13 +235,13 @@ func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
 			}
 		})
 	}
-	res := reports.NewResults(o.Implementation, "offline", o.Semantics, d.Capabilities())
-	res.Cases = reports.OfflineCases(results, d.Capabilities(), func(file string) string {
+	res := report.NewResults(o.Implementation, "offline", o.Semantics, d.Capabilities())
+	res.Cases = report.OfflineCases(results, d.Capabilities(), func(file string) string {
 		return "go test -run '" + t.Name() + "' (" + file + ")"
 	})
 	if o.Random.Count > 0 {
 		if c := randomOffline(t, o, d); c != nil {
-			res.Campaigns = []reports.Campaign{*c}
+			res.Campaigns = []report.Campaign{*c}
 		}
 	}
 	return res
@@ -249,7 +249,7 @@ func runOffline(t *testing.T, o Options, paths []string) *reports.Results {
 
 // randomOffline runs o's random cases through d in batches, one subtest
 // per kind of difference, failing with the case shrunk for it.
-func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaign {
+func randomOffline(t *testing.T, o Options, d observe.Observer) *report.Campaign {
 	r := o.Random
 	r.seed(t)
 	prof := r.profile()
@@ -272,7 +272,7 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 		draw = func(int) *rapid.Generator[*generators.Scenario] { return g }
 	}
 	replay := fmt.Sprintf("go test -run '%s/random' (conformance.Random{Count: %d, Seed: %d, Profile: %q, Steps: %d})", t.Name(), r.Count, r.Seed, prof, r.Steps)
-	c := &reports.Campaign{Kind: prof, Profile: prof, Seed: r.Seed, Steps: r.Steps, Replay: replay}
+	c := &report.Campaign{Kind: prof, Profile: prof, Seed: r.Seed, Steps: r.Steps, Replay: replay}
 	var log strings.Builder
 	type finding struct {
 		kind, scenario string
@@ -297,7 +297,7 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *reports.Campaig
 	t.Run("random", func(t *testing.T) {
 		t.Logf("%d random cases, %d disagree with the reference", c.Checks, c.Disagreed)
 		for _, f := range found {
-			c.Findings = append(c.Findings, reports.CampaignFinding{Kind: f.kind, Differences: compare.Strings(f.diff), Scenario: f.scenario, Profiles: []string{prof}})
+			c.Findings = append(c.Findings, report.CampaignFinding{Kind: f.kind, Differences: compare.Strings(f.diff), Scenario: f.scenario, Profiles: []string{prof}})
 			t.Run(f.kind, func(t *testing.T) {
 				t.Errorf("%s disagrees with the reference:\n  %s\nshrunk case:\n%s", o.Implementation.Name, strings.Join(compare.Strings(f.diff), "\n  "), f.scenario)
 			})
@@ -329,7 +329,7 @@ func (d declaredInCluster) Capabilities() incluster.Capabilities {
 	return caps
 }
 
-func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
+func runInCluster(t *testing.T, o Options, paths []string) *report.Results {
 	ctx := context.Background()
 	im := declaredInCluster{Implementation: o.InCluster, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
 	c := o.Cluster
@@ -409,8 +409,8 @@ func runInCluster(t *testing.T, o Options, paths []string) *reports.Results {
 		results = append(results, res)
 	}
 	caps := im.Capabilities().Capabilities
-	out := reports.NewResults(o.Implementation, "cluster", o.Semantics, caps)
-	out.Cases = reports.ClusterCases(results, func(file string) string {
+	out := report.NewResults(o.Implementation, "cluster", o.Semantics, caps)
+	out.Cases = report.ClusterCases(results, func(file string) string {
 		return "go test -run '" + t.Name() + "' (" + file + ")"
 	}, caps)
 	return out

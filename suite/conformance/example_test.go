@@ -9,7 +9,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/internal/gotool"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/conformance"
@@ -55,7 +55,7 @@ func TestLocalConformanceReference(t *testing.T) {
 // cases, all passed.
 func expectResults(t *testing.T, dir string, random int) {
 	t.Helper()
-	res, err := reports.ReadResults(filepath.Join(dir, "reference", "main", "results-cluster.json"))
+	res, err := report.ReadResults(filepath.Join(dir, "reference", "main", "results-cluster.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func expectResults(t *testing.T, dir string, random int) {
 	passedRandom := 0
 	for _, c := range res.Cases {
 		if strings.HasPrefix(filepath.Base(c.File), "random-") {
-			if c.Outcome == reports.Passed {
+			if c.Outcome == report.Passed {
 				passedRandom++
 			}
 			continue
@@ -106,7 +106,7 @@ func expectResults(t *testing.T, dir string, random int) {
 }
 
 // outcomes are the results files' outcomes as a cluster run has them.
-var outcomes = map[string]incluster.Outcome{reports.Passed: incluster.Pass, reports.Failed: incluster.Fail, reports.Skipped: incluster.Skip, reports.Errored: incluster.Error}
+var outcomes = map[string]incluster.Outcome{report.Passed: incluster.Pass, report.Failed: incluster.Fail, report.Skipped: incluster.Skip, report.Errored: incluster.Error}
 
 // readReport decodes, with the upstream types in strict mode, the one
 // ConformanceReport Run wrote into dir for gepcheck-reference.
@@ -120,7 +120,7 @@ func readReport(t *testing.T, dir string) *confv1.ConformanceReport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := reports.DecodeConformanceReport(data)
+	rep, err := report.DecodeConformanceReport(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/impl/reference"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/conformance"
@@ -36,7 +36,7 @@ func (listsMerged) Observe(_ context.Context, cases []observe.Case) ([]observe.O
 	return out, nil
 }
 
-var who = reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+var who = report.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
 	URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"https://github.com/gepcheck/gepcheck/issues"}}
 
 // Random cases offline: against the reference they all agree, and the
@@ -67,7 +67,7 @@ func TestRandomOffline(t *testing.T) {
 func TestRandomOfflineCatchesMutant(t *testing.T) {
 	if os.Getenv("GEPCHECK_CONFORMANCE_CHILD") == "1" {
 		conformance.Run(t, conformance.Options{
-			Implementation: reports.Implementation{Name: "lists-merged"}, Offline: listsMerged{},
+			Implementation: report.Implementation{Name: "lists-merged"}, Offline: listsMerged{},
 			Scenarios: []string{"../../scenarios/gep-713/example-1-direct.yaml"},
 			Random:    conformance.Random{Count: 200, Seed: 7},
 		})

@@ -34,7 +34,7 @@ type Run struct {
 	// findings files.
 	Replay, ProfileSource string
 	// Write writes a finding, shrunk for one kind of difference, and
-	// returns where (reports.WriteFinding); nil: findings are not written.
+	// returns where (report.WriteFinding); nil: findings are not written.
 	Write func(r Run, kind compare.Found, d Disagreement) (string, error)
 	// Declared are the combinations the coverage report expects drawn
 	// (FuzzKind.Combinations).

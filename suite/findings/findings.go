@@ -18,7 +18,7 @@ import (
 )
 
 // Implementation is the header document of a findings file of a
-// differential run (reports.WriteFinding): a shrunk scenario on which an
+// differential run (report.WriteFinding): a shrunk scenario on which an
 // implementation and gepcheck's reference disagree.
 type Implementation struct {
 	APIVersion string                 `json:"apiVersion"`
@@ -51,7 +51,7 @@ type Entry struct {
 	Implementation string `json:"implementation,omitempty"`
 	Property       string `json:"property,omitempty"`
 	// Kind is the kind of difference the file was shrunk for (its name
-	// after the implementation's, reports.WriteFinding), or the property.
+	// after the implementation's, report.WriteFinding), or the property.
 	Kind string `json:"kind"`
 	// Run is the implementation, its version and the mode of the run
 	// that found it, read from the replay command it records (spec.replay:
@@ -74,7 +74,7 @@ type Run struct {
 
 // ReplayRun reads the run a replay command (gepcheck run|fuzz ... --impl
 // NAME [--NAME-version V] [--cluster C]) names: its flags only, each a
-// word as reports.WriteFinding writes it; the zero Run for a command
+// word as report.WriteFinding writes it; the zero Run for a command
 // without --impl (a property's).
 func ReplayRun(replay string) Run {
 	words := strings.Fields(replay)

@@ -60,7 +60,7 @@ type WriteError struct{ Err error }
 func (e *WriteError) Error() string { return e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// split is a findings file as reports.WriteFinding writes it: comment
+// split is a findings file as report.WriteFinding writes it: comment
 // lines, the Finding document, then "---" and the scenario.
 type split struct {
 	whole, comments, doc, rest []byte

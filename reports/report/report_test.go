@@ -1,4 +1,4 @@
-package reports
+package report
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 
 func sampleResults(t *testing.T) *Results {
 	t.Helper()
-	data, err := os.ReadFile("../scenarios/gep-713/steps-direct-conflict-over-time.yaml")
+	data, err := os.ReadFile("../../scenarios/gep-713/steps-direct-conflict-over-time.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

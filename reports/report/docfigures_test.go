@@ -1,4 +1,4 @@
-package reports
+package report
 
 import (
 	"fmt"
@@ -151,13 +151,13 @@ func TestDocFiguresMatchResults(t *testing.T) {
 		if !strings.HasPrefix(file, "reports/") {
 			return nil, fmt.Errorf("not a published results file (reports/...)")
 		}
-		r, err := ReadResults(filepath.Join("..", file))
+		r, err := ReadResults(filepath.Join("../..", file))
 		if err == nil {
 			cache[file] = r
 		}
 		return r, err
 	}
-	docs, err := filepath.Glob("../docs/*.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestDocFiguresMatchResults(t *testing.T) {
 	// many they mark at least.
 	least := map[string]int{"reports.md": 10, "envoy-gateway.md": 8, "contour-and-traefik.md": 5}
 	total := 0
-	for _, d := range append(docs, "../README.md") {
+	for _, d := range append(docs, "../../README.md") {
 		data, err := os.ReadFile(d)
 		if err != nil {
 			t.Fatal(err)
@@ -216,8 +216,8 @@ func TestDocFiguresCatchWrong(t *testing.T) {
 		}
 	}
 	// The published page with its first marked figure made wrong.
-	open = func(file string) (*Results, error) { return ReadResults(filepath.Join("..", file)) }
-	page, err := os.ReadFile("../docs/reports.md")
+	open = func(file string) (*Results, error) { return ReadResults(filepath.Join("../..", file)) }
+	page, err := os.ReadFile("../../docs/reports.md")
 	if err != nil {
 		t.Fatal(err)
 	}

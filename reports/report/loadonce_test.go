@@ -1,4 +1,4 @@
-package reports_test
+package report_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/impl/reference"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -19,7 +19,7 @@ import (
 // pictures) and counts the files the loader decodes: each scenario file
 // once, and nothing else (a case's YAML read back would be "<stdin>"; issue 32).
 func TestRunParsesEachScenarioOnce(t *testing.T) {
-	args := []string{"../scenarios/gep-713", "../scenarios/gep-2649", "../scenarios/gateway-api", "../scenarios/kuadrant", "../scenarios/stored/gateway-api", "../scenarios/admission"}
+	args := []string{"../../scenarios/gep-713", "../../scenarios/gep-2649", "../../scenarios/gateway-api", "../../scenarios/kuadrant", "../../scenarios/stored/gateway-api", "../../scenarios/admission"}
 	files, err := scenarios.Files(args) // lists, parses nothing
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +42,10 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := reports.NewResults(reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+	r := report.NewResults(report.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
 		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}, "offline", "", obs.Capabilities())
-	r.Cases = reports.OfflineCases(results, obs.Capabilities(), func(f string) string { return "gepcheck run --impl reference " + f })
-	if _, err := reports.Write(t.TempDir(), r); err != nil {
+	r.Cases = report.OfflineCases(results, obs.Capabilities(), func(f string) string { return "gepcheck run --impl reference " + f })
+	if _, err := report.Write(t.TempDir(), r); err != nil {
 		t.Fatal(err)
 	}
 	stop()

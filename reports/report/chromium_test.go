@@ -1,4 +1,4 @@
-package reports_test
+package report_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/gepcheck/gepcheck/impl/reference"
-	"github.com/gepcheck/gepcheck/reports"
+	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -35,7 +35,7 @@ func TestChromiumRendersReport(t *testing.T) {
 		t.Fatalf("chromium is not installed (make ci installs Debian's chromium package): %v", err)
 	}
 	obs := reference.Offline{}
-	cases, err := observe.ScenarioCases([]string{"../scenarios/gep-713/", "../scenarios/gep-2649/"}, nil)
+	cases, err := observe.ScenarioCases([]string{"../../scenarios/gep-713/", "../../scenarios/gep-2649/"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func TestChromiumRendersReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := reports.NewResults(reports.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+	r := report.NewResults(report.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
 		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}, "offline", "", obs.Capabilities())
-	r.Cases = reports.OfflineCases(results, obs.Capabilities(), func(f string) string { return "gepcheck run --impl reference " + f })
-	page, err := reports.HTML(r)
+	r.Cases = report.OfflineCases(results, obs.Capabilities(), func(f string) string { return "gepcheck run --impl reference " + f })
+	page, err := report.HTML(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestChromiumRendersReport(t *testing.T) {
 	// The boxes each case's diagram must have: its targets and policies.
 	want := map[string]int{}
 	for i, c := range r.Cases {
-		if c.Outcome == reports.Skipped {
+		if c.Outcome == report.Skipped {
 			continue
 		}
 		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.Scenario), simulator.Options{Profiles: c.Profiles})

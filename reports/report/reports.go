@@ -2,7 +2,7 @@
 // of an offline run, of a run in a cluster, and of a differential fuzz run.
 // Differences are values (package compare) until they are printed here.
 // Findings files are written by package differential; JUnit by Ginkgo.
-package reports
+package report
 
 import (
 	"fmt"

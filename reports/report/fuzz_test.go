@@ -1,4 +1,4 @@
-package reports
+package report
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // under the folder named, and whose Markdown, JUnit and ConformanceReport
 // are written without a panic (docs/fuzzing.md).
 func FuzzReadResults(f *testing.F) {
-	seeds, _ := filepath.Glob("../cmd/gepcheck/testdata/corpus/report-*.json")
+	seeds, _ := filepath.Glob("../../cmd/gepcheck/testdata/corpus/report-*.json")
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {
