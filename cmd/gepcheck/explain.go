@@ -9,6 +9,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
@@ -56,7 +57,7 @@ of the policy's targets.`,
 				if err := m.Limits(out); err != nil {
 					return inputError{err}
 				}
-				printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
+				printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return inputError{err}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -81,7 +80,7 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if cmd.Flags().Changed("ancestor-entries") {
 		anc = &opts.AncestorEntries
 	}
-	if len(c.files)+len(c.kdirs) == 0 && !c.src.on {
+	if c.source(stdin).Empty() {
 		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
 	}
 	ctx, stop := signalContext()
@@ -98,26 +97,15 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if anc != nil {
 		d = observe.ClaimingAncestors(d, *anc)
 	}
-	docs, err := c.inputDocs(stdin, opts)
+	cs, err := c.source(stdin).Case(opts)
 	if err != nil {
 		return nil, err
-	}
-	// Built once as simulate builds it, so that an error names the file,
-	// document and line read (the case below is read back from YAML).
-	m, err := simulator.Build(docs, opts)
-	if err != nil {
-		return nil, c.hintOr(err)
-	}
-	printWarnings(c.stderr(), m.Warnings) // what storing pruned, as simulate warns
-	yaml, err := load.Marshal(docs)
-	if err != nil {
-		return nil, inputError{err}
 	}
 	known, err := sidebyside.ReadKnown(b.known, im.Name())
 	if err != nil {
 		return nil, inputError{fmt.Errorf("--known: %w", err)}
 	}
-	res, err := sidebyside.Run(ctx, d, observe.Case{Name: "input", YAML: yaml, Profiles: c.profiles}, known)
+	res, err := sidebyside.Run(ctx, d, cs, known)
 	if err := interrupted(ctx, err); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
@@ -126,34 +114,6 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	}
 	res.Overridden = sidebyside.Overrides(claimed, s, v, anc)
 	return res, nil
-}
-
-// inputDocs reads c's input as simulate reads it: the cluster's objects
-// with the files of -f and -k applied over them (--from-cluster), else the
-// files and kustomizations; warnings on standard error.
-func (c *common) inputDocs(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
-	if c.src.on {
-		return c.clusterDocs(stdin, opts)
-	}
-	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
-	printWarnings(c.stderr(), warns)
-	if err != nil {
-		return nil, c.hintOr(err)
-	}
-	return docs, nil
-}
-
-// hintOr is the error for input that does not load: the hint where it is
-// a Helm chart's templates or scenario files (hints.go), as simulate
-// gives it, else err.
-func (c *common) hintOr(err error) error {
-	if h := helmHint(c.files, "gepcheck "+c.command+" -f -"); h != "" {
-		return inputError{errors.New(h)}
-	}
-	if h := scenariosHint(c.files, c.opts.Limits); h != "" {
-		return inputError{errors.New(h)}
-	}
-	return inputError{err}
 }
 
 // simulateBeside is simulate --impl.
