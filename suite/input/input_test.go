@@ -76,3 +76,21 @@ func TestPairArguments(t *testing.T) {
 		}
 	}
 }
+
+// --target and --policy read references as kubectl does; an error names
+// the flag, and a policy has no section.
+func TestTargetAndPolicy(t *testing.T) {
+	m, err := simulator.LoadFiles([]string{abstract}, nil, simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Policy("p/p1", "default", m); err != nil || r.String() != "P/default/p1" {
+		t.Errorf("Policy(p/p1 -n default) = %v, %v, want P/default/p1", r, err)
+	}
+	if _, err := Policy("P/default/p1#s", "", m); !errors.As(err, new(Error)) || !strings.Contains(err.Error(), "--policy: \"P/default/p1#s\": a policy has no section") {
+		t.Errorf("Policy with a section = %v, want the flag's error", err)
+	}
+	if _, err := Target("x", "", m); !errors.As(err, new(Error)) || !strings.HasPrefix(err.Error(), "--target: ") {
+		t.Errorf("Target(x) = %v, want an Error naming --target", err)
+	}
+}

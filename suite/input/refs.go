@@ -1,10 +1,12 @@
 package input
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
 // Refs completes --target (policies false: objects of the hierarchy) or
@@ -40,4 +42,28 @@ func Refs(files, profiles []string, policies bool, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// Target is the object --target names in m: KIND/NAMESPACE/NAME, or
+// KIND/NAME in namespace ns, kinds by plural or short name too, as
+// kubectl takes them (ref.Kubectl); optionally #SECTION.
+func Target(target, ns string, m *simulator.Model) (ref.Ref, error) {
+	r, err := ref.Kubectl(target, ns, m.Refs(false))
+	if err != nil {
+		return r, Error{fmt.Errorf("--target: %w", err)}
+	}
+	return r, nil
+}
+
+// Policy is the policy --policy names in m, as Target reads a reference;
+// a policy has no section.
+func Policy(policy, ns string, m *simulator.Model) (ref.Ref, error) {
+	r, err := ref.Kubectl(policy, ns, m.Refs(true))
+	if err != nil {
+		return r, Error{fmt.Errorf("--policy: %w", err)}
+	}
+	if r.Section != "" {
+		return r, Error{fmt.Errorf("--policy: %q: a policy has no section", policy)}
+	}
+	return r, nil
 }
