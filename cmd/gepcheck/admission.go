@@ -1,24 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/gepcheck/gepcheck/admission"
-	admissioncheck "github.com/gepcheck/gepcheck/admission/check"
-	"github.com/gepcheck/gepcheck/admission/simulate"
+	admissionsim "github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 )
-
-// admissionFormats are admission simulate's outputs.
-var admissionFormats = []string{formatTable, formatJSON, formatYAML}
 
 func newAdmission(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
 	cmd := &cobra.Command{
@@ -46,15 +38,7 @@ failing or denying (docs/admission.md).`,
 			if err != nil {
 				return err
 			}
-			switch o.output {
-			case formatJSON:
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(r)
-			case formatYAML:
-				return writeData(stdout, formatYAML, r)
-			}
-			return r.Table(stdout)
+			return admissionsim.Write(stdout, o.output, r)
 		},
 	}
 	explain := &cobra.Command{
@@ -94,7 +78,7 @@ failing or denying (docs/admission.md).`,
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
 		o.cluster.add(c, false)
 	}
-	addOutputFlag(simulate, &o.output, admissionFormats...)
+	addOutputFlag(simulate, &o.output, admissionsim.Formats...)
 	cmd.AddCommand(simulate, explain)
 	return cmd
 }
@@ -111,81 +95,23 @@ type admissionOpts struct {
 	cluster                          clusterFlags
 }
 
-func (o *admissionOpts) run(stdin io.Reader) (r admission.Report, err error) {
-	defer func() {
-		// Text from the input and the flags, printed to a terminal:
-		// escaped (ref.Printable is idempotent, so a load.Error's
-		// message, escaped already, is unchanged).
-		var ie inputError
-		var se simulate.InputError
-		if errors.As(err, &ie) {
-			err = inputError{printableError{ie.err}}
-		} else if errors.As(err, &se) {
-			err = inputError{printableError{se.Err}}
-		}
-	}()
-	if err := o.check(); err != nil {
-		return admission.Report{}, err
-	}
-	in, err := simulate.Read(o.options(), stdin)
-	if err != nil {
-		return admission.Report{}, err
-	}
-	// Read, the input is no longer waited on: from here, a signal ends
-	// the run's work (the cluster's answers, the prediction between hooks
-	// and, within a condition, by CEL's interrupt), exit 2.
-	ctx, cancel := signalContext()
-	defer cancel()
-	var live *admissioncheck.Live
-	if o.fromCluster {
+// run is admissionsim.Run of the flags, the cluster read from --kubeconfig
+// and --context.
+func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
+	return admissionsim.Run(o.options(), o.output, stdin, func() (*rest.Config, string, error) {
 		cl, err := cluster.FromKubeconfig(o.cluster.kubeconfig, o.cluster.context)
 		if err != nil {
-			return admission.Report{}, err
+			return nil, "", err
 		}
-		if live, err = admissioncheck.ReadLive(ctx, cl.Config, o.maxDocuments); err != nil {
-			return admission.Report{}, fmt.Errorf("%s: %w", cl.Name, err)
-		}
-	}
-	return in.Predict(ctx, live)
+		return cl.Config, cl.Name, nil
+	})
 }
 
-// check checks the flags before anything is read.
-func (o *admissionOpts) check() error {
-	if len(o.files) == 0 && !o.fromCluster {
-		return inputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
-	}
-	if (o.request == "") == (o.requestFile == "") {
-		return inputError{errors.New("pass exactly one of --request and --request-file")}
-	}
-	if o.output != "" {
-		if err := checkOutput(o.output, admissionFormats...); err != nil {
-			return err
-		}
-	}
-	if o.maxDocuments < 1 || o.maxBytes < 1 || o.maxDepth < 1 || o.maxCELCost < 1 {
-		return inputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
-	}
-	return nil
-}
-
-func (o *admissionOpts) options() simulate.Options {
-	return simulate.Options{
+func (o *admissionOpts) options() admissionsim.Options {
+	return admissionsim.Options{
 		Files: o.files, Request: o.request, RequestFile: o.requestFile,
 		Down: o.down, Slow: o.slow, Failing: o.failing, Deny: o.deny, Patch: o.patch,
 		Limits:     load.Limits{MaxDocuments: o.maxDocuments, MaxBytes: o.maxBytes, MaxDepth: o.maxDepth},
 		MaxCELCost: o.maxCELCost, FromCluster: o.fromCluster,
 	}
 }
-
-// printableError is err with each line of its message escaped
-// (ref.Printable): an Errors is one error a line.
-type printableError struct{ err error }
-
-func (e printableError) Error() string {
-	lines := strings.Split(e.err.Error(), "\n")
-	for i, l := range lines {
-		lines[i] = ref.Printable(l)
-	}
-	return strings.Join(lines, "\n")
-}
-func (e printableError) Unwrap() error { return e.err }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
+	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/requirements"
 )
 
@@ -55,39 +54,12 @@ func registerCompletions(cmd *cobra.Command, funcs map[string]cobra.CompletionFu
 
 // completeRefs completes --target (objects of the hierarchy) or --policy
 // (policies) from the files -f names, read with the command's --profile
-// flags, as KIND/NAMESPACE/NAME; nothing when they do not load.
+// flags, as KIND/NAMESPACE/NAME (input.Refs).
 func completeRefs(policies bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		files, _ := cmd.Flags().GetStringArray("filename")
 		profiles, _ := cmd.Flags().GetStringArray("profile")
-		// Each once: cobra's __complete parses the flags of a repeated
-		// (StringArray) flag again, appending.
-		var stdinless []string
-		for _, f := range files {
-			if f != "-" && !slices.Contains(stdinless, f) { // standard input is the shell's, not ours
-				stdinless = append(stdinless, f)
-			}
-		}
-		if len(stdinless) == 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var named []string
-		for _, p := range profiles {
-			if !slices.Contains(named, p) {
-				named = append(named, p)
-			}
-		}
-		m, err := simulator.LoadFiles(stdinless, nil, simulator.Options{Profiles: named})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for _, r := range m.Refs(policies) {
-			if s := r.String(); strings.HasPrefix(strings.ToLower(s), strings.ToLower(prefix)) {
-				out = append(out, s)
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		return input.Refs(files, profiles, policies, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

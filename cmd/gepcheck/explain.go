@@ -2,13 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
@@ -48,27 +47,24 @@ of the policy's targets.`,
 				return err
 			}
 			if target != "" {
-				r, err := ref.Kubectl(target, c.src.refNamespace(), m.Refs(false))
+				r, err := input.Target(target, c.src.refNamespace(), m)
 				if err != nil {
-					return inputError{fmt.Errorf("--target: %w", err)}
+					return err
 				}
 				out := m.RunDecisions(sem)
 				if err := m.Limits(out); err != nil {
 					return inputError{err}
 				}
-				printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
+				printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return inputError{err}
 				}
 				return render.TargetAs(stdout, c.output, "gepcheck explain --target "+target, c.tableOptions(), m, out, x)
 			}
-			r, err := ref.Kubectl(policy, c.src.refNamespace(), m.Refs(true))
+			r, err := input.Policy(policy, c.src.refNamespace(), m)
 			if err != nil {
-				return inputError{fmt.Errorf("--policy: %w", err)}
-			}
-			if r.Section != "" {
-				return inputError{fmt.Errorf("--policy: %q: a policy has no section", policy)}
+				return err
 			}
 			x, err := m.ExplainPolicy(sem, r)
 			if err != nil {

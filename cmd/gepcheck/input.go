@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 // addKustomizeFlag adds -k DIR (docs/input.md, Kustomize) to a command
@@ -16,11 +15,7 @@ func addKustomizeFlag(cmd *cobra.Command, into *[]string) {
 	_ = cmd.MarkFlagDirname("kustomize")
 }
 
-// printWarnings writes warnings to w (standard error), one a line, as
-// "gepcheck: warning: ...": besides the output's own WARNINGS, so that
-// they are seen when the output is piped or is JSON.
+// printWarnings writes warnings to w (standard error): input.PrintWarnings.
 func printWarnings(w io.Writer, warnings []string) {
-	for _, m := range warnings {
-		fmt.Fprintln(w, "gepcheck: warning: "+ref.Printable(m))
-	}
+	input.PrintWarnings(w, warnings)
 }

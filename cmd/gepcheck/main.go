@@ -6,22 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 // Exit codes.
@@ -75,23 +74,16 @@ func runExit(args []string, stdin io.Reader, stdout, stderr io.Writer, exit func
 	switch {
 	case errors.As(err, &fe):
 		return exitFailed
-	case errors.As(err, &ie), usageError(err):
+	case errors.As(err, &ie), errors.As(err, new(input.Error)), errors.As(err, new(simulate.InputError)), usageError(err):
 		return exitBadInput
 	}
 	return exitInternal
 }
 
 // environmentOr classifies an error of a command that reads both the user's
-// files and the environment (a cluster): a file that does not exist or does
-// not load is bad input, anything else (a cluster that does not answer) is
-// the environment's.
+// files and the environment (a cluster): input.EnvironmentOr.
 func environmentOr(err error) error {
-	var le load.Errors
-	var e1 *load.Error
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) || errors.As(err, &le) || errors.As(err, &e1) {
-		return inputError{err}
-	}
-	return err
+	return input.EnvironmentOr(err)
 }
 
 // usageError reports the errors cobra returns for a command line it cannot
@@ -135,7 +127,7 @@ type common struct {
 	bounds    runBounds
 	stderr    func() io.Writer // where load warnings are written too
 	src       fromCluster      // --from-cluster (fromcluster.go)
-	command   string           // the command's name, for hints (hints.go)
+	command   string           // the command's name, for hints (input.Source)
 }
 
 func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
@@ -165,46 +157,21 @@ func (c *common) tableOptions() render.TableOptions {
 }
 
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
-	if len(c.files) == 0 && len(c.kdirs) == 0 && !c.src.on {
+	src := c.source(stdin)
+	if src.Empty() {
 		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
 	opts, sem, err := c.options(render.Formats)
 	if err != nil {
 		return nil, "", err
 	}
-	var m *simulator.Model
-	if c.src.on {
-		if m, err = c.clusterModel(stdin, opts); err != nil {
-			return nil, "", err
-		}
-	} else {
-		m, err = simulator.LoadInput(c.input(stdin), opts)
-		if le := (*simulator.LoadError)(nil); errors.As(err, &le) {
-			printWarnings(c.stderr(), le.Warnings)
-		}
-		if err != nil {
-			// A Helm chart's templates do not parse; scenario files,
-			// each with its own objects, collide: the hint, not every
-			// error (hints.go).
-			return nil, "", c.hintOr(err)
-		}
-		if len(m.Kinds) == 0 {
-			// The input of another command: the hint alone, not a
-			// warning per kind it ignored (hints.go).
-			for _, h := range []string{scenariosHint(c.files, c.opts.Limits), admissionHint(c.files, c.opts.Limits)} {
-				if h != "" {
-					return nil, "", inputError{errors.New(h)}
-				}
-			}
-		}
-	}
-	printWarnings(c.stderr(), m.Warnings)
-	return m, sem, checkModel(m)
+	m, err := src.Model(opts)
+	return m, sem, err
 }
 
-// input is what -f and -k name.
-func (c *common) input(stdin io.Reader) simulator.Input {
-	return simulator.Input{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin}
+// source is what -f, -k and --from-cluster name.
+func (c *common) source(stdin io.Reader) input.Source {
+	return input.Source{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin, Cluster: c.src.live(), Command: c.command, Stderr: c.stderr()}
 }
 
 // options reads the flags of the simulation; formats are the command's
@@ -233,17 +200,6 @@ func (c *common) options(formats []string) (simulator.Options, engine.Semantics,
 		return simulator.Options{}, "", inputError{err}
 	}
 	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc, FieldValidation: fv}, sem, nil
-}
-
-// checkModel refuses a model with nothing to simulate.
-func checkModel(m *simulator.Model) error {
-	if len(m.Kinds) == 0 {
-		return inputError{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
-	}
-	if err := m.HasPolicies(); err != nil {
-		return inputError{err}
-	}
-	return nil
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, exit func(code int)) *cobra.Command {

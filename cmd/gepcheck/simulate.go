@@ -8,6 +8,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
@@ -39,7 +40,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return inputError{err}
 			}
-			printWarnings(cmd.ErrOrStderr(), runWarnings(m, out))
+			printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
 			if err := render.SimulationAs(stdout, c.output, c.tableOptions(), m, out); err != nil {
 				return err
 			}

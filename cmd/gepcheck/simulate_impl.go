@@ -13,10 +13,8 @@ import (
 
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/simulator"
-	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/simulator/render"
-	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
@@ -45,7 +43,7 @@ func (b *besideFlags) add(cmd *cobra.Command) {
 var besideFormats = []string{"table", "wide", "json", "yaml"}
 
 // beside runs c's input (-f, -k or --from-cluster, read as simulate reads
-// it: inputDocs) through the implementation --impl names and the
+// it: input.Source.Case) through the implementation --impl names and the
 // reference as that implementation claims to read the specs (its
 // semantics, status vocabulary and ancestor entries, or those
 // --semantics, --status-vocabulary and --ancestor-entries give, each
@@ -81,7 +79,7 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if cmd.Flags().Changed("ancestor-entries") {
 		anc = &opts.AncestorEntries
 	}
-	if len(c.files)+len(c.kdirs) == 0 && !c.src.on {
+	if c.source(stdin).Empty() {
 		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
 	}
 	ctx, stop := signalContext()
@@ -93,67 +91,22 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if err != nil {
 		return nil, environmentOr(err)
 	}
-	claimed := d.Capabilities()
-	d = observe.ClaimingVocabulary(observe.Claiming(d, s), v)
-	if anc != nil {
-		d = observe.ClaimingAncestors(d, *anc)
-	}
-	docs, err := c.inputDocs(stdin, opts)
+	cs, err := c.source(stdin).Case(opts)
 	if err != nil {
 		return nil, err
-	}
-	// Built once as simulate builds it, so that an error names the file,
-	// document and line read (the case below is read back from YAML).
-	m, err := simulator.Build(docs, opts)
-	if err != nil {
-		return nil, c.hintOr(err)
-	}
-	printWarnings(c.stderr(), m.Warnings) // what storing pruned, as simulate warns
-	yaml, err := load.Marshal(docs)
-	if err != nil {
-		return nil, inputError{err}
 	}
 	known, err := sidebyside.ReadKnown(b.known, im.Name())
 	if err != nil {
 		return nil, inputError{fmt.Errorf("--known: %w", err)}
 	}
-	res, err := sidebyside.Run(ctx, d, observe.Case{Name: "input", YAML: yaml, Profiles: c.profiles}, known)
+	res, err := sidebyside.RunClaiming(ctx, d, sidebyside.Claims{Semantics: s, Vocabulary: v, Ancestors: anc}, cs, known)
 	if err := interrupted(ctx, err); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
 		return nil, inputError{err}
 	}
-	res.Overridden = sidebyside.Overrides(claimed, s, v, anc)
 	return res, nil
-}
-
-// inputDocs reads c's input as simulate reads it: the cluster's objects
-// with the files of -f and -k applied over them (--from-cluster), else the
-// files and kustomizations; warnings on standard error.
-func (c *common) inputDocs(stdin io.Reader, opts simulator.Options) ([]*load.Doc, error) {
-	if c.src.on {
-		return c.clusterDocs(stdin, opts)
-	}
-	docs, warns, err := simulator.ReadInput(c.input(stdin), opts.Limits)
-	printWarnings(c.stderr(), warns)
-	if err != nil {
-		return nil, c.hintOr(err)
-	}
-	return docs, nil
-}
-
-// hintOr is the error for input that does not load: the hint where it is
-// a Helm chart's templates or scenario files (hints.go), as simulate
-// gives it, else err.
-func (c *common) hintOr(err error) error {
-	if h := helmHint(c.files, "gepcheck "+c.command+" -f -"); h != "" {
-		return inputError{errors.New(h)}
-	}
-	if h := scenariosHint(c.files, c.opts.Limits); h != "" {
-		return inputError{errors.New(h)}
-	}
-	return inputError{err}
 }
 
 // simulateBeside is simulate --impl.
@@ -162,13 +115,7 @@ func simulateBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Read
 	if err != nil {
 		return err
 	}
-	switch c.output {
-	case "json":
-		return res.JSON(stdout)
-	case "yaml":
-		return render.Data(stdout, "yaml", res)
-	}
-	return res.Table(stdout, c.tableOptions())
+	return res.Write(stdout, c.output, c.tableOptions())
 }
 
 // explainBeside is explain --impl: --target (where the implementation took
@@ -182,30 +129,21 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 		Table(io.Writer, render.TableOptions) error
 	}
 	if target != "" {
-		// A reference as explain --target takes it (KIND/NS/NAME, or
-		// KIND/NAME with -n; kinds by plural or short name too).
-		r, err := ref.Kubectl(target, c.src.refNamespace(), res.Model().Refs(false))
+		r, err := input.Target(target, c.src.refNamespace(), res.Model())
 		if err != nil {
-			return inputError{fmt.Errorf("--target: %w", err)}
+			return err
 		}
-		t, err := res.Explain(r)
-		if err != nil {
+		if x, err = res.Explain(r); err != nil {
 			return inputError{err}
 		}
-		x = t
 	} else {
-		r, err := ref.Kubectl(policy, c.src.refNamespace(), res.Model().Refs(true))
+		r, err := input.Policy(policy, c.src.refNamespace(), res.Model())
 		if err != nil {
+			return err
+		}
+		if x, err = res.ExplainPolicy(r); err != nil {
 			return inputError{fmt.Errorf("--policy: %w", err)}
 		}
-		if r.Section != "" {
-			return inputError{fmt.Errorf("--policy: %q: a policy has no section", policy)}
-		}
-		p, err := res.ExplainPolicy(r)
-		if err != nil {
-			return inputError{fmt.Errorf("--policy: %w", err)}
-		}
-		x = p
 	}
 	if c.output == "table" || c.output == "wide" {
 		return x.Table(stdout, c.tableOptions())

@@ -34,7 +34,7 @@ var layers = [][]string{
 	{"suite/observe"},
 	{"suite/compare"},
 	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/findings"},
-	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside"},
+	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/sidebyside", "suite/input"},
 	{"impl", "suite/cluster/local/localtest"},
 	{"impl/…"},
 	{"reports/report"},

@@ -37,7 +37,7 @@ var diffFiles = []string{
 }
 
 // readOptions are the options gepcheck diff --from-cluster -A reads with
-// for opts (cluster.ReadOptionsFor, as cmd/gepcheck/fromcluster.go), in
+// for opts (cluster.ReadOptionsFor, as suite/input/cluster.go), in
 // pages of 3.
 func readOptions(t *testing.T, opts simulator.Options) cluster.ReadOptions {
 	o, err := cluster.ReadOptionsFor(opts, "")

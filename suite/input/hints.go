@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
@@ -18,6 +17,9 @@ import (
 const (
 	scenarioKind          = "Scenario"
 	admissionScenarioKind = "AdmissionScenario"
+	// admissionGroup is the API group of webhook configurations
+	// (admission.Group; the admission wing stands apart, docs/architecture.md).
+	admissionGroup = "admissionregistration.k8s.io"
 )
 
 var webhookKinds = []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
@@ -47,7 +49,7 @@ func inputKinds(paths []string, limits load.Limits) (scenarioFiles, admissionFil
 			if !slices.Contains(scenarioFiles, f) {
 				scenarioFiles = append(scenarioFiles, f)
 			}
-		case d.Group == simulator.GepcheckGroup && d.Kind == admissionScenarioKind, d.Group == admission.Group && slices.Contains(webhookKinds, d.Kind):
+		case d.Group == simulator.GepcheckGroup && d.Kind == admissionScenarioKind, d.Group == admissionGroup && slices.Contains(webhookKinds, d.Kind):
 			if !slices.Contains(admissionFiles, f) {
 				admissionFiles = append(admissionFiles, f)
 			}
@@ -82,10 +84,10 @@ func admissionHint(paths []string, limits load.Limits) string {
 		ref.Printable(strings.Join(files, ", ")), ref.Printable(files[0]))
 }
 
-// runWarnings are the warnings of out its run added to the model's
+// RunWarnings are the warnings of out its run added to the model's
 // (policies partly accepted, fields storing changes: simulator.Model.Run);
-// common.load wrote the model's own to standard error already.
-func runWarnings(m *simulator.Model, out *simulator.Output) []string {
+// Source.Model wrote the model's own to standard error already.
+func RunWarnings(m *simulator.Model, out *simulator.Output) []string {
 	var added []string
 	for _, w := range out.Warnings {
 		if !slices.Contains(m.Warnings, w) {

@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"os"
@@ -31,16 +31,16 @@ current-context: team-a
 	}
 	for _, c := range []struct {
 		name string
-		f    fromCluster
+		c    Cluster
 		want string
 	}{
-		{"-n", fromCluster{namespace: "team-b", cluster: clusterFlags{kubeconfig: kubeconfig}}, "team-b"},
-		{"context", fromCluster{cluster: clusterFlags{kubeconfig: kubeconfig}}, "team-a"},
-		{"-A, context", fromCluster{allNamespaces: true, cluster: clusterFlags{kubeconfig: kubeconfig}}, "team-a"},
-		{"--context without a namespace", fromCluster{cluster: clusterFlags{kubeconfig: kubeconfig, context: "none"}}, "default"},
-		{"-A, --context without a namespace", fromCluster{allNamespaces: true, cluster: clusterFlags{kubeconfig: kubeconfig, context: "none"}}, "default"},
+		{"-n", Cluster{Namespace: "team-b", Kubeconfig: kubeconfig}, "team-b"},
+		{"context", Cluster{Kubeconfig: kubeconfig}, "team-a"},
+		{"-A, context", Cluster{AllNamespaces: true, Kubeconfig: kubeconfig}, "team-a"},
+		{"--context without a namespace", Cluster{Kubeconfig: kubeconfig, Context: "none"}, "default"},
+		{"-A, --context without a namespace", Cluster{AllNamespaces: true, Kubeconfig: kubeconfig, Context: "none"}, "default"},
 	} {
-		if got := c.f.applyNamespace(); got != c.want {
+		if got := c.c.ApplyNamespace(); got != c.want {
 			t.Errorf("%s: applied to %q, want %q", c.name, got, c.want)
 		}
 	}
