@@ -96,6 +96,9 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return runError(ctx, err)
 			}
+			if err := interrupted(ctx, nil); err != nil {
+				return err // cases run after a signal are no verdict
+			}
 			failed := report.OfflineRun(stdout, out.Cases)
 			if err := rep.write(stdout, out.Results); err != nil {
 				return err
