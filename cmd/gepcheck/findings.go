@@ -1,32 +1,17 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/reports/report"
-	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
 // defaultFindings is where gepcheck keeps its findings (README.md, Layout).
 const defaultFindings = "scenarios/findings"
-
-// findingOut is one finding as `gepcheck findings -o json` prints it: the
-// file as the table names it (relative to the directory argument), the
-// path it was read from, and the Finding document's summary and triage.
-type findingOut struct {
-	findings.Entry
-	Path string `json:"path"`
-}
 
 func newFindings(stdout io.Writer) *cobra.Command {
 	var output string
@@ -60,7 +45,7 @@ cell in full, -o json and -o yaml every field.`,
 			if len(args) == 0 {
 				args = []string{defaultFindings}
 			}
-			found, err := readFindings(args)
+			found, err := findings.List(args)
 			if err != nil {
 				return inputError{err}
 			}
@@ -80,43 +65,5 @@ cell in full, -o json and -o yaml every field.`,
 	return cmd
 }
 
-// readFindings reads every findings file of args, sorted by file; the
-// error lists every file that is not a valid finding.
-func readFindings(args []string) ([]findingOut, error) {
-	var out []findingOut
-	var errs []error
-	for _, a := range args {
-		files, err := scenarios.Files([]string{a})
-		if err != nil {
-			return nil, err
-		}
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			ff, err := findings.Read(f)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if rel, err := filepath.Rel(a, f); st.IsDir() && err == nil {
-				ff.File = filepath.ToSlash(rel)
-			}
-			out = append(out, findingOut{Entry: ff, Path: f})
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no findings files (.yaml, .yml) in %s", strings.Join(args, ", "))
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Path < out[j].Path
-	})
-	return out, nil
-}
+// readFindings is findings.List, for fuzz --fail-on-new's check of --known.
+func readFindings(args []string) ([]findings.Listed, error) { return findings.List(args) }

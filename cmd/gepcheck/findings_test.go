@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
 // keptFindings lists the findings files of the repository.
@@ -102,7 +103,7 @@ func TestFindingsJSON(t *testing.T) {
 	if code := run([]string{"findings", "-o", "json", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var got []findingOut
+	var got []findings.Listed
 	dec := json.NewDecoder(&stdout)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
@@ -172,22 +173,6 @@ func mustRead(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// A kept finding of a cluster run (spec.implementation
-// "cluster-PROFILE") triages the same kind found again in a cluster, for
-// its implementation only.
-func TestPrintKnownClusterFinding(t *testing.T) {
-	var b bytes.Buffer
-	printKnown(&b, "../../scenarios/findings", "contour", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
-	if !strings.Contains(b.String(), "contradicts-must GEP-713-027 (contour/") {
-		t.Errorf("Contour's kept finding not matched:\n%s", b.String())
-	}
-	b.Reset()
-	printKnown(&b, "../../scenarios/findings", "envoy-gateway", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
-	if strings.Contains(b.String(), "contour/") {
-		t.Errorf("another implementation's finding matched:\n%s", b.String())
-	}
 }
 
 // fuzz --fail-on-new (make ci's Envoy Gateway campaigns) passes only when

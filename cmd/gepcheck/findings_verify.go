@@ -48,19 +48,7 @@ the change (git diff) as any other: a finding's differences are evidence.`
 			if len(args) == 0 {
 				return inputError{fmt.Errorf("name the findings: gepcheck findings %s --results FILE FILE|DIR...", cmd.Name())}
 			}
-			r, err := report.ReadResults(results)
-			if err != nil {
-				return inputError{err}
-			}
-			files, err := readFindings(args)
-			if err != nil {
-				return inputError{err}
-			}
-			kept := make([]report.Kept, 0, len(files))
-			for _, f := range files {
-				kept = append(kept, report.Kept{Path: f.Path, Implementation: f.Implementation})
-			}
-			changed, err := report.VerifyKept(stdout, kept, r, results, update)
+			changed, err := report.VerifyFiles(stdout, args, results, update)
 			var ke report.KeptError
 			switch {
 			case errors.As(err, &ke):

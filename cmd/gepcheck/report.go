@@ -4,28 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/reports/report"
-	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/runner"
 )
 
 // reportFlags are run's and fuzz's flags for the reports people publish
 // (docs/reports.md).
 type reportFlags struct {
-	dir                                 string
-	organization, project, url, version string
-	contact                             []string
-	shard                               string
+	dir   string
+	who   impl.Who // --report-*, over the implementation's own
+	shard string
 	// known is the directory of kept findings the failures are matched
 	// with (markKnown): run's and report's --known, fuzz's own --known.
 	known string
@@ -33,11 +30,11 @@ type reportFlags struct {
 
 func (f *reportFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "report-dir", "", "write the run's reports (ConformanceReport YAML, JUnit, Markdown, HTML, and the results they come from) into DIR/<implementation>/<version>/")
-	fs.StringVar(&f.organization, "report-organization", "", "the implementation's organization in reports (default: the implementation's own)")
-	fs.StringVar(&f.project, "report-project", "", "the implementation's project in reports (default: the implementation's own)")
-	fs.StringVar(&f.url, "report-url", "", "the implementation's URL in reports (default: the implementation's own)")
-	fs.StringVar(&f.version, "report-version", "", "the implementation's version in reports (default: the implementation's own)")
-	fs.StringArrayVar(&f.contact, "report-contact", nil, "the implementation's contact in reports; repeatable (default: the implementation's own)")
+	fs.StringVar(&f.who.Organization, "report-organization", "", "the implementation's organization in reports (default: the implementation's own)")
+	fs.StringVar(&f.who.Project, "report-project", "", "the implementation's project in reports (default: the implementation's own)")
+	fs.StringVar(&f.who.URL, "report-url", "", "the implementation's URL in reports (default: the implementation's own)")
+	fs.StringVar(&f.who.Version, "report-version", "", "the implementation's version in reports (default: the implementation's own)")
+	fs.StringArrayVar(&f.who.Contact, "report-contact", nil, "the implementation's contact in reports; repeatable (default: the implementation's own)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of N (i/N): scenario files in path order, random cases by index, case k in shard k mod N + 1; gepcheck report merge puts the shards' results together (docs/reports.md)")
 }
 
@@ -50,84 +47,33 @@ func (f *reportFlags) parseShard() (suite.Shard, error) {
 	return sh, nil
 }
 
-// shardFiles expands files (directories to their scenario files, in path
-// order) and keeps the shard's.
-func shardFiles(files []string, sh suite.Shard, random bool) ([]string, error) {
-	if sh.N == 0 || random && len(files) == 0 {
-		return files, nil
-	}
-	all, err := scenarios.PolicyFiles(files)
-	if err != nil {
-		return nil, inputError{err}
-	}
-	var out []string
-	for k, f := range all {
-		if sh.Has(k) {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 && !random {
-		return nil, inputError{fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
-	}
-	return out, nil
-}
-
 // results starts the results of a run of im in mode under sem.
 func (f *reportFlags) results(im impl.Implementation, cfg impl.Config, mode string, sem engine.Semantics, caps observe.Capabilities) *report.Results {
-	var who impl.Who
-	if r, ok := cfg.(impl.Reporter); ok {
-		who = r.Who()
-	}
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&who.Organization, f.organization)
-	set(&who.Project, f.project)
-	set(&who.URL, f.url)
-	set(&who.Version, f.version)
-	if len(f.contact) > 0 {
-		who.Contact = f.contact
-	}
-	r := report.NewResults(report.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact}, mode, sem, caps)
+	r := report.NewResults(runner.Reported(im, cfg, f.who), mode, sem, caps)
 	if f.shard != "" {
 		r.Shards = []string{f.shard}
 	}
 	return r
 }
 
-// write writes r's reports when --report-dir is set, and says where. A
-// report already there for the same implementation, version, mode and
-// semantics is added to (report.Combine): a run of scenario files
-// replaces its cases, a random campaign the campaign of its kind.
+// write writes r's reports when --report-dir is set (report.Publish), and
+// says where.
 func (f *reportFlags) write(w io.Writer, r *report.Results) error {
-	if f.dir == "" {
+	if f.dir == "" || r == nil {
 		return nil
 	}
-	dir, err := report.Dir(f.dir, r)
-	if err != nil {
-		return inputError{fmt.Errorf("--report-dir: %w (--report-version sets the version)", err)}
-	}
-	_, _, _, _, name := report.Files(r)
-	prev, err := report.ReadResults(filepath.Join(dir, name))
-	switch {
-	case err == nil:
-		r = report.Combine(prev, r)
-	case !errors.Is(err, fs.ErrNotExist):
-		// A results file that is there but cannot be read is not
-		// written over.
-		return inputError{fmt.Errorf("--report-dir: %w", err)}
-	}
-	if err := markKnown(r, f.known); err != nil {
-		return inputError{fmt.Errorf("--known %s: %w", f.known, err)}
-	}
-	dir, err = report.Write(f.dir, r)
+	dir, err := report.Publish(f.dir, f.known, r)
+	var de report.DirError
+	var ke report.KnownError
 	var missing *report.MissingError
-	if errors.As(err, &missing) {
+	switch {
+	case errors.As(err, &de):
+		return inputError{fmt.Errorf("--report-dir: %w (--report-version sets the version)", de.Err)}
+	case errors.As(err, &ke):
+		return inputError{fmt.Errorf("--known %s: %w", f.known, ke.Err)}
+	case errors.As(err, &missing):
 		return inputError{fmt.Errorf("--report-dir: %w: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", err)}
-	}
-	if err != nil {
+	case err != nil:
 		return inputError{fmt.Errorf("--report-dir: %w", err)}
 	}
 	fmt.Fprintf(w, "reports written to %s\n", ref.Printable(dir))
@@ -137,7 +83,7 @@ func (f *reportFlags) write(w io.Writer, r *report.Results) error {
 func newReport(stdout io.Writer) *cobra.Command {
 	var out, known string
 	write := func(r *report.Results) error {
-		if err := markKnown(r, known); err != nil {
+		if err := report.MarkKnown(r, known); err != nil {
 			return inputError{fmt.Errorf("--known %s: %w", known, err)}
 		}
 		dir, err := report.Write(out, r)
@@ -176,13 +122,9 @@ same results give the same bytes but for the date.`,
 		Short: "Merge the results of the shards of one run (--shard i/N) and write their reports",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var parts []*report.Results
-			for _, a := range args {
-				r, err := report.ReadResults(a)
-				if err != nil {
-					return inputError{err}
-				}
-				parts = append(parts, r)
+			parts, err := report.ReadAll(args)
+			if err != nil {
+				return inputError{err}
 			}
 			r, err := report.Merge(parts)
 			if err != nil {
@@ -200,17 +142,9 @@ case's outcome per version, each kind of difference the random campaigns
 found per version, and what changed from one version to the next.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := filepath.Glob(filepath.Join(args[0], "*", "results-offline.json"))
-			if err != nil || len(files) == 0 {
-				return inputError{fmt.Errorf("%s: no <version>/results-offline.json", args[0])}
-			}
-			var rs []*report.Results
-			for _, f := range files {
-				r, err := report.ReadResults(f)
-				if err != nil {
-					return inputError{err}
-				}
-				rs = append(rs, r)
+			rs, err := report.ReadVersions(args[0])
+			if err != nil {
+				return inputError{err}
 			}
 			_, err = stdout.Write(report.Matrix(rs))
 			return err
@@ -227,15 +161,11 @@ random campaign's disagreements and the kinds of difference it found
 (docs/comparison.md is written this way).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rs []*report.Results
-			for _, a := range args {
-				r, err := report.ReadResults(a)
-				if err != nil {
-					return inputError{err}
-				}
-				rs = append(rs, r)
+			rs, err := report.ReadAll(args)
+			if err != nil {
+				return inputError{err}
 			}
-			_, err := stdout.Write(report.Compare(rs, under))
+			_, err = stdout.Write(report.Compare(rs, under))
 			return err
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/runner"
 )
 
 // TestReproduceNamesVersion: the Reproduce lines of a report of an
@@ -43,7 +44,7 @@ func TestReproduceNamesVersion(t *testing.T) {
 			res := rep.results(im, cfg, "offline", engine.GEP713, observe.Capabilities{})
 			file := "scenarios/gateway-api/backendtlspolicy-conflict-by-name.yaml"
 			res.Cases = []report.CaseResult{{Name: file, File: file, Outcome: report.Failed, Features: []string{"PolicyTargetRefs"},
-				Replay: replayRun(nil, im.Name(), cfg, []string{"backendtlspolicy-gateway-api"}, res, file)}}
+				Replay: runner.Replay{Impl: im.Name(), Config: cfg, Profiles: []string{"backendtlspolicy-gateway-api"}, Semantics: engine.Semantics(res.Semantics), Vocabulary: engine.Vocabulary(res.StatusVocabulary)}.File(file)}}
 			md := string(report.Markdown([]*report.Results{res}))
 			_, repro, ok := strings.Cut(md, "### Reproduce")
 			if !ok {

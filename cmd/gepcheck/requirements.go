@@ -12,13 +12,6 @@ import (
 	"github.com/gepcheck/gepcheck/suite/requirements"
 )
 
-// requirementOut is one requirement as `gepcheck requirements -o json`
-// prints it: the catalogue entry and its status.
-type requirementOut struct {
-	requirements.Requirement
-	Status requirements.Status `json:"status"`
-}
-
 func newRequirements(stdout io.Writer) *cobra.Command {
 	var output, spec string
 	var uncovered, noHeaders bool
@@ -61,11 +54,7 @@ partial.`,
 			}
 			switch output {
 			case formatJSON, formatYAML:
-				out := make([]requirementOut, 0, len(shown))
-				for _, r := range shown {
-					out = append(out, requirementOut{Requirement: r, Status: r.Status()})
-				}
-				return writeData(stdout, output, out)
+				return writeData(stdout, output, requirements.List(shown))
 			case formatName:
 				for _, r := range shown {
 					fmt.Fprintln(stdout, r.ID)

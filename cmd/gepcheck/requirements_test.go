@@ -24,9 +24,9 @@ func runRequirements(t *testing.T, args ...string) (string, error) {
 	return stdout.String(), err
 }
 
-func decodeRequirements(t *testing.T, out string) []requirementOut {
+func decodeRequirements(t *testing.T, out string) []requirements.Listed {
 	t.Helper()
-	var got []requirementOut
+	var got []requirements.Listed
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {

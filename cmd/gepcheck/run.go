@@ -5,27 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
-	"github.com/gepcheck/gepcheck/suite/compare"
-	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/runner"
 )
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
@@ -62,8 +54,9 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return err
 			}
 			// Files and random cases are sharded each by its index.
-			if files, err = shardFiles(files, sh, rf.random > 0); err != nil {
-				return err
+			scens, err := runner.Shard(files, sh, rf.random > 0)
+			if err != nil {
+				return runError(nil, err)
 			}
 			if sh.N > 0 && rf.random > 0 && rf.seed == 0 {
 				return inputError{fmt.Errorf("--shard %s with --random needs --seed: every shard draws from the same campaign", sh)}
@@ -81,45 +74,37 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
-			rf.vocabulary = voc
 			if rf.musts && cf.cluster == "" {
 				return inputError{errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
 			}
+			var results runner.NewResults
+			if rep.dir != "" {
+				results = func(mode string, sem engine.Semantics, caps observe.Capabilities) *report.Results {
+					return rep.results(im, cfg, mode, sem, caps)
+				}
+			}
 			if cf.cluster != "" {
-				return runCluster(stdout, stderr, &cf, im, cfg, files, rf, sem, &rep)
+				logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
+				return runCluster(stdout, runner.Cluster{Provider: cf.cluster, Options: cf.options(logf), Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc,
+					InCluster: rf.config(scens.Files, logf), Out: rf.out, Results: results}, &rep)
 			}
 			// A signal stops the implementation's processes (their
 			// groups are killed through the context) and the run, exit 2.
 			ctx, stop := signalContext()
 			defer stop()
-			d, err := cfg.Offline(ctx)
-			if errors.Is(err, impl.ErrUnsupported) {
-				return inputError{fmt.Errorf("--impl %s runs only in a cluster (--cluster)", im.Name())}
-			}
+			out, err := runner.Offline{Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc, Scenarios: scens, Profiles: profiles, Results: results}.Run(ctx)
 			if err != nil {
-				return environmentOr(err)
+				return runError(ctx, err)
 			}
-			d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
-			cases, err := observe.ScenarioCases(files, profiles)
-			if err != nil {
-				return inputError{err}
+			if err := interrupted(ctx, nil); err != nil {
+				return err // cases run after a signal are no verdict
 			}
-			results, err := differential.Cases(ctx, d, cases)
-			if err := interrupted(ctx, err); err != nil {
+			failed := report.OfflineRun(stdout, out.Cases)
+			if err := rep.write(stdout, out.Results); err != nil {
 				return err
 			}
-			failed := report.OfflineRun(stdout, results)
-			if rep.dir != "" {
-				res := rep.results(im, cfg, "offline", sem, d.Capabilities())
-				res.Cases = report.OfflineCases(results, d.Capabilities(), func(file string) string {
-					return replayRun(nil, im.Name(), cfg, profiles, res, file)
-				})
-				if err := rep.write(stdout, res); err != nil {
-					return err
-				}
-			}
 			if failed > 0 {
-				return failedError{fmt.Sprintf("%s disagrees with the reference on %d case(s)", d.Name(), failed)}
+				return failedError{fmt.Sprintf("%s disagrees with the reference on %d case(s)", out.Name, failed)}
 			}
 			return nil
 		},
@@ -136,168 +121,44 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	return cmd
 }
 
-// implFlags are the implementation's flags a replay needs: those of a
-// differential.Fuzzer, or of any configuration that names them (exec's
-// --exec-command).
-func implFlags(cfg impl.Config) []string {
-	if r, ok := cfg.(interface{ ReplayFlags() []string }); ok {
-		return r.ReplayFlags()
+// runError is the exit an error of a run gives: bad input (2), the
+// environment's (environmentOr), or a run stopped by a signal (2).
+func runError(ctx context.Context, err error) error {
+	var bad runner.BadInput
+	var setup runner.Setup
+	switch {
+	case errors.As(err, &bad):
+		return inputError{bad.Err}
+	case errors.As(err, &setup):
+		return environmentOr(setup.Err)
 	}
-	return nil
+	return interrupted(ctx, err)
 }
 
-// replayRun is the command that runs file again as the run whose results
-// res starts did: every flag that selects what was run, the
-// implementation's (its version: a replay must not run another version
-// gepcheck pins when it is read), the profiles given, the semantics and
-// status vocabulary compared under (docs/reports.md, Reproduce).
-func replayRun(mode []string, implName string, cfg impl.Config, profiles []string, res *report.Results, file string) string {
-	cmd := slices.Concat([]string{"gepcheck", "run"}, mode, []string{"--impl", implName}, implFlags(cfg))
-	for _, p := range profiles {
-		cmd = append(cmd, "--profile", shell.Quote(p))
-	}
-	cmd = append(cmd, semFlag(engine.Semantics(res.Semantics))...)
-	cmd = append(cmd, vocabularyFlag(engine.Vocabulary(res.StatusVocabulary))...)
-	return strings.Join(append(cmd, shell.Quote(file)), " ")
-}
+// claim is runner.Claim, for simulate --impl too.
+func claim(cfg impl.Config, flag string) (engine.Semantics, error) { return runner.Claim(cfg, flag) }
 
-// semFlag is --semantics for a replay, when the run was told one.
-func semFlag(sem engine.Semantics) []string {
-	if sem == "" {
-		return nil
-	}
-	return []string{"--semantics", string(sem)}
-}
-
-// vocabularyFlag is --status-vocabulary for a replay, when the run was
-// told one.
-func vocabularyFlag(v engine.Vocabulary) []string {
-	if v == "" {
-		return nil
-	}
-	return []string{"--status-vocabulary", string(v)}
-}
-
-// claimVocabulary parses --status-vocabulary, the status vocabulary an
-// implementation claims, and tells a configuration that writes either
-// (impl.VocabularyClaimer) to write it. An empty flag is the
-// implementation's own claim.
+// claimVocabulary is runner.ClaimVocabulary, for simulate --impl too.
 func claimVocabulary(cfg impl.Config, flag string) (engine.Vocabulary, error) {
-	if flag == "" {
-		return "", nil
-	}
-	v, err := engine.ParseVocabulary(flag)
-	if err != nil {
-		return "", fmt.Errorf("--status-vocabulary: %w", err)
-	}
-	if c, ok := cfg.(impl.VocabularyClaimer); ok {
-		c.ClaimVocabulary(v)
-	}
-	return v, nil
+	return runner.ClaimVocabulary(cfg, flag)
 }
 
-// claim parses --semantics, the semantics an implementation claims, and
-// tells a configuration that runs either (impl.Claimer) to run under it.
-// An empty flag is the implementation's own claim.
-func claim(cfg impl.Config, flag string) (engine.Semantics, error) {
-	if flag == "" {
-		return "", nil
-	}
-	sem, err := engine.ParseSemantics(flag)
+// runCluster is `gepcheck run --cluster`: c run, its summary printed with
+// the triage of the kinds its random cases found, its reports written.
+func runCluster(stdout io.Writer, c runner.Cluster, rep *reportFlags) error {
+	out, err := c.Run(context.Background())
 	if err != nil {
-		return "", fmt.Errorf("--semantics: %w", err)
+		return runError(nil, err)
 	}
-	if c, ok := cfg.(impl.Claimer); ok {
-		c.Claim(sem)
-	}
-	return sem, nil
-}
-
-// runCluster is `gepcheck run --cluster`.
-func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementation, cfg impl.Config, files []string, rf runClusterFlags, sem engine.Semantics, rep *reportFlags) error {
-	ic, err := cfg.InCluster(context.Background())
-	if errors.Is(err, impl.ErrUnsupported) {
-		return inputError{fmt.Errorf("--impl %s does not run in a cluster", im.Name())}
-	}
-	if err != nil {
-		return environmentOr(err)
-	}
-	ic = incluster.ClaimingVocabulary(incluster.Claiming(ic, sem), rf.vocabulary)
-	connect, err := providers.Lookup(cf.cluster)
-	if err != nil {
-		return inputError{err}
-	}
-	logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
-	// Failures are replayed offline, where the implementation has an
-	// offline form: the translator's or the controller's.
-	offline, err := cfg.Offline(context.Background())
-	if err != nil {
-		if !errors.Is(err, impl.ErrUnsupported) {
-			logf("failures are not replayed offline: " + err.Error())
-		}
-		offline = nil
-	} else {
-		offline = observe.ClaimingVocabulary(observe.Claiming(offline, sem), rf.vocabulary)
-	}
-	defaultRandom := ""
-	if fz, ok := cfg.(differential.Fuzzer); ok {
-		defaultRandom = fz.FuzzKinds()[0].Profile
-	}
-	sum, err := incluster.Run(incluster.Config{
-		Impl: ic,
-		Connect: func(ctx context.Context) (*cluster.Cluster, error) {
-			return connect(ctx, cf.options(logf))
-		},
-		Files: files, Random: rf.random, Seed: rf.seed, RandomProfile: rf.randomProfile, DefaultRandomProfile: defaultRandom, RandomSteps: rf.randomSteps, Shard: rf.shard, Offline: offline, ShrinkTime: rf.shrinkTime,
-		StartController: rf.startController, Parallel: rf.parallel, StepTimeout: rf.stepTimeout,
-		LabelFilter: rf.labelFilter, JUnitReport: rf.junit, Keep: rf.keep, Verbose: rf.verbose, Log: logf, Musts: rf.musts,
-	})
-	if err != nil {
-		return environmentOr(err)
-	}
-	dir := rf.out
-	for i, sh := range sum.Shrunk {
-		if dir == "" {
-			dir = filepath.Dir(sh.From) // the random cases' directory, kept
-		}
-		replay := fmt.Sprintf("gepcheck run --cluster %s --impl %s FILE", cf.cluster, im.Name())
-		var file string
-		var err error
-		if sh.Scenario == nil {
-			// A case with steps, shrunk as it is written.
-			var data []byte
-			var c generators.Case
-			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
-				if c, err = generators.ParseCase(data); err == nil {
-					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, Step: sh.Result.Label(), Diff: sh.Result.Diff})
-				}
-			}
-		} else {
-			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "the profile "+sum.RandomProfile,
-				differential.Disagreement{Case: generators.Case{Scenario: sh.Scenario}, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
-		}
-		if err != nil {
-			return err
-		}
-		sum.Shrunk[i].File = file
-	}
+	sum := out.Summary
 	report.ClusterRun(stdout, sum)
 	// Every kind the failed random cases show, shrunk or not (a case is
 	// shrunk for one of its kinds).
-	printKnown(stdout, "scenarios/findings", im.Name(), sum.RandomProfile, sum.RandomKinds())
-	if rep.dir != "" {
-		res := rep.results(im, cfg, "cluster-"+cf.cluster, sem, ic.Capabilities().Capabilities)
-		res.Cases = report.ClusterCases(sum.Results, func(file string) string {
-			return replayRun([]string{"--cluster", cf.cluster}, im.Name(), cfg, nil, res, file)
-		}, ic.Capabilities().Capabilities)
-		if sum.Random > 0 {
-			res.Campaigns = []report.Campaign{clusterCampaign(sum, rf.random, cf.cluster, im.Name(), slices.Concat(implFlags(cfg), semFlag(engine.Semantics(res.Semantics))))}
-		}
-		if err := rep.write(stdout, res); err != nil {
-			return err
-		}
+	printKnown(stdout, "scenarios/findings", c.Impl.Name(), sum.RandomProfile, sum.RandomKinds())
+	if err := rep.write(stdout, out.Results); err != nil {
+		return err
 	}
-	if rf.musts {
+	if c.InCluster.Musts {
 		for _, m := range sum.Musts {
 			fmt.Fprintln(stdout, incluster.MustsLine(m))
 		}
@@ -327,7 +188,13 @@ type runClusterFlags struct {
 	junit           string
 	keep, verbose   bool
 	musts           bool
-	vocabulary      engine.Vocabulary // --status-vocabulary, the claim
+}
+
+// config is the in-cluster run of files the flags ask for.
+func (f *runClusterFlags) config(files []string, logf func(string)) incluster.Config {
+	return incluster.Config{Files: files, Random: f.random, Seed: f.seed, RandomProfile: f.randomProfile, RandomSteps: f.randomSteps, Shard: f.shard, ShrinkTime: f.shrinkTime,
+		StartController: f.startController, Parallel: f.parallel, StepTimeout: f.stepTimeout,
+		LabelFilter: f.labelFilter, JUnitReport: f.junit, Keep: f.keep, Verbose: f.verbose, Log: logf, Musts: f.musts}
 }
 
 func (f *runClusterFlags) add(cmd *cobra.Command) {
@@ -345,31 +212,4 @@ func (f *runClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.out, "out", "", "in a cluster, directory for the shrunk random cases, written as findings (default: the random cases' directory)")
 	cmd.Flags().BoolVar(&f.musts, "musts", false, "in a cluster, also judge the MUST statements of Gateway API's API reference that need a staged state (foreign conditions, 17 ancestors, invalid CA references; docs/cluster.md, MUST checks); with no scenario files, only them")
 	cmd.Flags().StringVar(&f.randomProfile, "random-profile", "", "in a cluster, profile of the random scenarios (default: color-inherited; the first policy kind an implementation fuzzes)")
-}
-
-// clusterCampaign is the random cases of a cluster run as a campaign of
-// the reports: how many disagreed, and the case shrunk in the cluster for
-// each kind of difference (its case numbered from the campaign's seed, so
-// that shards merge as fuzz campaigns do). total is --random.
-func clusterCampaign(sum *incluster.Summary, total int, clusterName, implName string, flags []string) report.Campaign {
-	kind := sum.RandomProfile
-	if profs, err := profile.Builtins(); err == nil && profs[sum.RandomProfile] != nil {
-		kind = profs[sum.RandomProfile].Spec.Policy.Kind
-	}
-	c := report.Campaign{Kind: kind, Profile: sum.RandomProfile, Seed: uint64(sum.Seed), Checks: sum.Random,
-		Replay: strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", clusterName, "--impl", implName}, flags,
-			[]string{"--random", fmt.Sprint(total), "--seed", fmt.Sprint(sum.Seed), "--random-profile", sum.RandomProfile}), " ")}
-	for _, r := range sum.Results {
-		if r.Plan.Random && r.Outcome == incluster.Fail {
-			c.Disagreed++
-		}
-	}
-	for _, sh := range sum.Shrunk {
-		f := report.CampaignFinding{Kind: sh.Kind, Case: int(sh.Seed - sum.Seed), Differences: compare.Strings(sh.Result.Diff), Profiles: []string{sum.RandomProfile}, File: filepath.Base(sh.File)}
-		if sh.Scenario != nil {
-			f.Scenario = string(sh.Scenario.YAML())
-		}
-		c.Findings = append(c.Findings, f)
-	}
-	return c
 }

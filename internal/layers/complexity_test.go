@@ -36,8 +36,6 @@ var knownComplex = map[string]int{
 	"impl/internal/gatewayapi (*Case).SameCA":     22,
 	"impl/internal/xds (*Client).Fetch":           25,
 	// One Case value (steps, findings, reports, the fuzz and run commands).
-	"cmd/gepcheck newRun":             21,
-	"cmd/gepcheck markKnown":          25,
 	"simulator States":                24,
 	"suite/differential Combinations": 22,
 	"reports/report Matrix":           25,

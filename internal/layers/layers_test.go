@@ -38,7 +38,7 @@ var layers = [][]string{
 	{"impl", "suite/cluster/local/localtest"},
 	{"impl/…"},
 	{"reports/report"},
-	{"suite/conformance", "suite/campaign"},
+	{"suite/conformance", "suite/campaign", "suite/runner"},
 	{"cmd/gepcheck"},
 }
 

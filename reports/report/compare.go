@@ -77,7 +77,7 @@ func Compare(rs []*Results, under []string) []byte {
 			}
 			add(name, i, fmt.Sprintf("%d of %d disagree (seed %d)", c.Disagreed, c.Checks, c.Seed))
 			for _, f := range c.Findings {
-				add(name+": "+markdown.Cell(f.Kind), i, "found")
+				add(name+": "+markdown.Cell(f.Kind.String()), i, "found")
 			}
 		}
 	}

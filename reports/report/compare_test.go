@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
 // Implementations side by side: a case one of them did not run shows
@@ -19,7 +21,7 @@ func TestCompare(t *testing.T) {
 			{Name: "f", File: "f/contour/f.yaml", Outcome: Passed}, {Name: "f", File: "f/traefik/f.yaml", Outcome: Passed}}}
 	c := &Results{Implementation: Implementation{Project: "contour", Version: "v1.33.8", Features: []string{"BackendTLSPolicy"}}, Mode: "cluster-local", StatusVocabulary: "merged", Conditions: []string{"Accepted"},
 		Cases:     []CaseResult{{Name: "a", File: "s/a.yaml", Outcome: Failed}, {Name: "random-p-7", Outcome: Failed}, {Name: "f", File: "f/contour/f.yaml", Outcome: Failed}},
-		Campaigns: []Campaign{{Kind: "BackendTLSPolicy", Profile: "p", Seed: 7, Checks: 1, Disagreed: 1, Findings: []CampaignFinding{{Kind: "conflicted"}}}}}
+		Campaigns: []Campaign{{Kind: "BackendTLSPolicy", Profile: "p", Seed: 7, Checks: 1, Disagreed: 1, Findings: []CampaignFinding{{Kind: compare.Found{Kind: "conflicted"}}}}}}
 	// Offline, a case is named by its file.
 	eg := &Results{Implementation: Implementation{Project: "envoy-gateway", Version: "v1.9.1", Features: []string{"BackendTLSPolicy"}}, Mode: "offline",
 		Cases: []CaseResult{{Name: "s/a.yaml", File: "s/a.yaml", Outcome: Passed}}}

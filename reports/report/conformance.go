@@ -66,7 +66,7 @@ func ConformanceReport(r *Results) *confv1.ConformanceReport {
 	for _, c := range r.Campaigns {
 		st := confv1.Status{Statistics: confv1.Statistics{Passed: uint32(c.Checks - c.Disagreed), Failed: uint32(c.Disagreed)}}
 		for _, f := range c.Findings {
-			name := f.Kind
+			name := f.Kind.String()
 			if v := Verdict(r.KnownFrom, f.Known); v != "" {
 				name += " (" + v + ")"
 			}

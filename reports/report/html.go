@@ -65,7 +65,7 @@ func HTML(r *Results) ([]byte, error) {
 	for _, c := range r.Campaigns {
 		cv := campaignView{Campaign: c}
 		for _, f := range c.Findings {
-			cv.Findings = append(cv.Findings, findingView{Kind: f.Kind, Known: f.Known, Regression: r.KnownFrom != "" && len(f.Known) == 0, Case: f.Case, Differences: f.Differences,
+			cv.Findings = append(cv.Findings, findingView{Kind: f.Kind.String(), Known: f.Known, Regression: r.KnownFrom != "" && len(f.Known) == 0, Case: f.Case, Differences: f.Differences,
 				Picture: picture(observe.Case{YAML: f.Scenario, Profiles: f.Profiles}, sem), Scenario: f.Scenario})
 		}
 		campaigns = append(campaigns, cv)

@@ -62,7 +62,7 @@ func JUnit(r *Results) ([]byte, error) {
 				{Name: "disagreed", Value: fmt.Sprint(c.Disagreed)}, {Name: "replay", Value: c.Replay},
 			}}}
 		for _, f := range c.Findings {
-			cs.TestCases = append(cs.TestCases, reporters.JUnitTestCase{Name: f.Kind, Classname: c.Profile, Status: Failed,
+			cs.TestCases = append(cs.TestCases, reporters.JUnitTestCase{Name: f.Kind.String(), Classname: c.Profile, Status: Failed,
 				Failure: &reporters.JUnitFailure{Message: fmt.Sprintf("finding %s (case %d)", f.Kind, f.Case), Type: "finding",
 					Description: strings.TrimPrefix(Verdict(r.KnownFrom, f.Known)+"\n", "\n") + strings.Join(f.Differences, "\n")}})
 			cs.Failures++

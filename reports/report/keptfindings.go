@@ -133,3 +133,22 @@ func casesByFile(r *Results) (map[string]*CaseResult, error) {
 	}
 	return out, nil
 }
+
+// VerifyFiles is VerifyKept of the findings files of args (findings.List)
+// with the results file results: gepcheck findings verify and update. A
+// file that does not read is a KeptError.
+func VerifyFiles(w io.Writer, args []string, results string, update bool) (changed []string, err error) {
+	r, err := ReadResults(results)
+	if err != nil {
+		return nil, KeptError{err}
+	}
+	files, err := findings.List(args)
+	if err != nil {
+		return nil, KeptError{err}
+	}
+	kept := make([]Kept, 0, len(files))
+	for _, f := range files {
+		kept = append(kept, Kept{Path: f.Path, Implementation: f.Implementation})
+	}
+	return VerifyKept(w, kept, r, results, update)
+}

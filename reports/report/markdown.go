@@ -86,7 +86,7 @@ func markdownMode(b *bytes.Buffer, r *Results) {
 		}
 		fmt.Fprintf(b, ": %d disagree with the reference. One finding per kind of difference, shrunk:\n\n", c.Disagreed)
 		for _, f := range c.Findings {
-			fmt.Fprintf(b, "- %s (case %d)\n", markdown.Code(f.Kind), f.Case)
+			fmt.Fprintf(b, "- %s (case %d)\n", markdown.Code(f.Kind.String()), f.Case)
 			knownLines(b, r.KnownFrom, f.Known)
 			for _, d := range f.Differences {
 				fmt.Fprintf(b, "  - %s\n", markdown.Code(d))

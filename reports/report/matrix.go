@@ -61,9 +61,9 @@ func Matrix(rs []*Results) []byte {
 	for _, r := range rs {
 		for _, c := range r.Campaigns {
 			for _, f := range c.Findings {
-				k := c.Kind + " " + f.Kind
+				k := c.Kind + " " + f.Kind.String()
 				if c.Steps > 0 {
-					k = c.Kind + " (steps) " + f.Kind
+					k = c.Kind + " (steps) " + f.Kind.String()
 				}
 				if kinds[k] == nil {
 					kinds[k] = map[string]bool{}

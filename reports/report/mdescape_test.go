@@ -9,6 +9,8 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
 // hostile is a results file whose free-text fields try to break out of
@@ -25,7 +27,7 @@ func hostile(t *testing.T) *Results {
 	r.Cases[1].Name = "a | <b>cell</b>"
 	r.Cases[1].Replay = "gepcheck run\n```\n<img src=x onerror=alert(5)>\n```"
 	r.Campaigns[0].Replay = "fuzz ```\n<img src=x onerror=alert(6)>"
-	r.Campaigns[0].Findings[0].Kind = "k|<i>x</i>"
+	r.Campaigns[0].Findings[0].Kind = compare.Found{Kind: "k|<i>x</i>"}
 	r.Cases[2].Name = "c\x1b[31m"
 	return r
 }

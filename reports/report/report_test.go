@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -24,7 +25,7 @@ func sampleResults(t *testing.T) *Results {
 			{Name: "a", File: "a.yaml", Outcome: Passed, Features: []string{FeatureTargetRefs}, Scenario: string(data)},
 			{Name: "c", File: "c.yaml", Outcome: Skipped, Features: []string{FeatureTargetRefs, FeatureSectionName}},
 		},
-		Campaigns: []Campaign{{Kind: "K", Profile: "p", Seed: 1, Checks: 10, Disagreed: 2, Replay: "gepcheck fuzz", Findings: []CampaignFinding{{Kind: "conflicted", Case: 3, Differences: []string{"d"}}}}},
+		Campaigns: []Campaign{{Kind: "K", Profile: "p", Seed: 1, Checks: 10, Disagreed: 2, Replay: "gepcheck fuzz", Findings: []CampaignFinding{{Kind: compare.Found{Kind: "conflicted"}, Case: 3, Differences: []string{"d"}}}}},
 	}
 }
 
@@ -114,14 +115,14 @@ func TestMergeCampaigns(t *testing.T) {
 	a, b := sampleResults(t), sampleResults(t)
 	a.Cases, b.Cases = a.Cases[:1], a.Cases[1:]
 	a.Shards, b.Shards = []string{"1/2"}, []string{"2/2"}
-	a.Campaigns[0].Findings = []CampaignFinding{{Kind: "conflicted", Case: 4}, {Kind: "x", Case: 8}}
-	b.Campaigns[0].Findings = []CampaignFinding{{Kind: "conflicted", Case: 3}}
+	a.Campaigns[0].Findings = []CampaignFinding{{Kind: compare.Found{Kind: "conflicted"}, Case: 4}, {Kind: compare.Found{Kind: "x"}, Case: 8}}
+	b.Campaigns[0].Findings = []CampaignFinding{{Kind: compare.Found{Kind: "conflicted"}, Case: 3}}
 	m, err := Merge([]*Results{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := m.Campaigns[0]
-	if len(m.Cases) != 3 || c.Checks != 20 || c.Disagreed != 4 || len(c.Findings) != 2 || c.Findings[0].Case != 3 || c.Findings[1].Kind != "x" {
+	if len(m.Cases) != 3 || c.Checks != 20 || c.Disagreed != 4 || len(c.Findings) != 2 || c.Findings[0].Case != 3 || c.Findings[1].Kind.Kind != "x" {
 		t.Errorf("merged: %d cases, campaign %+v", len(m.Cases), c)
 	}
 	if _, err := Merge([]*Results{a, a}); err == nil {

@@ -223,9 +223,11 @@ type Campaign struct {
 
 // CampaignFinding is a disagreement shrunk for one kind of difference.
 type CampaignFinding struct {
-	Kind        string   `json:"kind"`
-	Case        int      `json:"case"`
-	Differences []string `json:"differences"`
+	// Kind is the kind of difference, and whether it was first seen
+	// after a step; written KIND or KIND-after-step.
+	Kind        compare.Found `json:"kind"`
+	Case        int           `json:"case"`
+	Differences []string      `json:"differences"`
 	// Scenario is the shrunk case's YAML; File where it was written.
 	Scenario string   `json:"scenario"`
 	Profiles []string `json:"profiles,omitempty"`

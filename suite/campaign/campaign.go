@@ -98,7 +98,7 @@ func Run(ctx context.Context, c Config, w io.Writer) (report.Campaign, []string,
 	if c.New != nil {
 		files := map[string]string{}
 		for _, fd := range camp.Findings {
-			files[fd.Kind] = filepath.Join(c.OutDir, fd.File)
+			files[fd.Kind.String()] = filepath.Join(c.OutDir, fd.File)
 		}
 		implFailed := sum.ImplFailed()
 		why, err := c.New(camp, found, files, sum.Checks-implFailed, implFailed)
@@ -122,7 +122,7 @@ func campaignOf(c Config, r differential.Run, sum *differential.Summary) (report
 	camp := report.Campaign{Kind: kind, Profile: r.Profile, Seed: c.Seed, Checks: sum.Checks, Steps: c.Steps, Disagreed: len(sum.Disagree), Replay: r.Replay}
 	var found []compare.Found
 	for _, fd := range sum.Findings {
-		camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: fd.Kind.String(), Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
+		camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: fd.Kind, Case: fd.Case, Differences: compare.Strings(fd.Small.Diff),
 			Scenario: string(fd.Small.Case.YAML()), Profiles: []string{r.Profile}, File: filepath.Base(fd.File)})
 		found = append(found, fd.Kind)
 	}

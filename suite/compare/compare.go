@@ -496,7 +496,22 @@ type Found struct {
 // KIND-after-step.
 func (f Found) String() string {
 	if f.AfterStep {
-		return f.Kind + "-after-step"
+		return f.Kind + afterStep
 	}
 	return f.Kind
+}
+
+// afterStep ends the written kind of a difference first seen after a step.
+const afterStep = "-after-step"
+
+// MarshalText writes f as String does: a results file keeps a kind as
+// findings name it.
+func (f Found) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads a kind String wrote back into its value, at the one
+// boundary where it is text (a results file read again).
+func (f *Found) UnmarshalText(b []byte) error {
+	k, after := strings.CutSuffix(string(b), afterStep)
+	*f = Found{Kind: k, AfterStep: after}
+	return nil
 }

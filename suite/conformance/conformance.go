@@ -275,8 +275,9 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *report.Campaign
 	c := &report.Campaign{Kind: prof, Profile: prof, Seed: r.Seed, Steps: r.Steps, Replay: replay}
 	var log strings.Builder
 	type finding struct {
-		kind, scenario string
-		diff           []compare.Difference
+		kind     compare.Found
+		scenario string
+		diff     []compare.Difference
 	}
 	var found []finding
 	sum, err := differential.Fuzz(context.Background(), differential.Run{Observer: d, Profile: prof, Checks: r.Count, Steps: r.Steps, Batch: batch, Replay: replay,
@@ -292,13 +293,13 @@ func randomOffline(t *testing.T, o Options, d observe.Observer) *report.Campaign
 	}
 	c.Checks, c.Disagreed = sum.Checks, len(sum.Disagree)
 	for _, f := range sum.Findings {
-		found = append(found, finding{f.Kind.String(), string(f.Small.Case.YAML()), f.Small.Diff})
+		found = append(found, finding{f.Kind, string(f.Small.Case.YAML()), f.Small.Diff})
 	}
 	t.Run("random", func(t *testing.T) {
 		t.Logf("%d random cases, %d disagree with the reference", c.Checks, c.Disagreed)
 		for _, f := range found {
 			c.Findings = append(c.Findings, report.CampaignFinding{Kind: f.kind, Differences: compare.Strings(f.diff), Scenario: f.scenario, Profiles: []string{prof}})
-			t.Run(f.kind, func(t *testing.T) {
+			t.Run(f.kind.String(), func(t *testing.T) {
 				t.Errorf("%s disagrees with the reference:\n  %s\nshrunk case:\n%s", o.Implementation.Name, strings.Join(compare.Strings(f.diff), "\n  "), f.scenario)
 			})
 		}

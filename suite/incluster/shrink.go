@@ -18,9 +18,11 @@ import (
 // while it still fails with the same kind of difference.
 type Shrunk struct {
 	// From is the random case's file, Seed the seed it was drawn with;
-	// Kind the kind of difference kept (compare.Kinds).
-	From, Kind string
-	Seed       int64
+	// Kind the kind of difference kept (compare.Kinds) and whether it
+	// was first seen after a step.
+	From string
+	Kind compare.Found
+	Seed int64
 	// Scenario is the smallest case found (nil for a case with steps,
 	// shrunk as YAML), File where it is written, and Result its outcome in
 	// the cluster.
@@ -81,7 +83,7 @@ const shrinkBase = 100_000
 // keeps the difference after a change: a candidate that fails at creation
 // does not count.
 func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
-	out := Shrunk{From: first.Plan.File, Kind: target.String(), Scenario: s, Result: first, File: first.Plan.File}
+	out := Shrunk{From: first.Plan.File, Kind: target, Scenario: s, Result: first, File: first.Plan.File}
 	var sh shrinking = &oneState{cur: s}
 	if s == nil {
 		ws, err := readWithSteps(first.Plan.File)

@@ -19,6 +19,13 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoadedCases(loaded, profiles)
+}
+
+// LoadedCases are ScenarioCases of scenario files already loaded
+// (scenarios.LoadPolicy), parsed no second time: a run that picks among
+// the files first (--shard) hands over the ones it picked.
+func LoadedCases(loaded []scenarios.Loaded, profiles []string) ([]Case, error) {
 	var cases []Case
 	for _, l := range loaded {
 		p, docs := l.File, l.Docs

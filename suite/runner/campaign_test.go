@@ -1,8 +1,9 @@
-package main
+package runner
 
 import (
 	"testing"
 
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )
 
@@ -17,8 +18,8 @@ func TestClusterCampaignCase(t *testing.T) {
 			{Plan: &incluster.Plan{File: "/tmp/d/other.yaml", Random: true}, Outcome: incluster.Pass},
 			{Plan: &incluster.Plan{File: "scenarios/random-looking.yaml"}, Outcome: incluster.Fail},
 		},
-		Shrunk: []incluster.Shrunk{{From: "/tmp/d/case.yaml", Kind: "condition", Seed: 13, File: "/tmp/d/shrunk.yaml"}}}
-	c := clusterCampaign(sum, 5, "local", "reference", nil)
+		Shrunk: []incluster.Shrunk{{From: "/tmp/d/case.yaml", Kind: compare.Found{Kind: "condition"}, Seed: 13, File: "/tmp/d/shrunk.yaml"}}}
+	c := Campaign(sum, 5, "local", "reference", nil)
 	if len(c.Findings) != 1 || c.Findings[0].Case != 3 || c.Disagreed != 1 {
 		t.Fatalf("%d disagreed, findings %+v; want 1, one of case 3", c.Disagreed, c.Findings)
 	}

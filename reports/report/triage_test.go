@@ -1,10 +1,12 @@
-package main
+package report_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/reports/report"
+	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
@@ -50,8 +52,12 @@ func TestKnownApartFromRegressions(t *testing.T) {
 	if camp == nil {
 		t.Fatal("no BackendTrafficPolicy campaign in the published results")
 	}
-	camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: "planted-kind", Case: 999, Differences: []string{"planted"}})
-	if err := markKnown(r, "scenarios/findings"); err != nil {
+	camp.Findings = append(camp.Findings, report.CampaignFinding{Kind: compare.Found{Kind: "planted-kind"}, Case: 999, Differences: []string{"planted"}},
+		// A kind first seen after a step is known by the same kind at
+		// creation (MarkKnown), read as a value, not off its name.
+		report.CampaignFinding{Kind: compare.Found{Kind: "conflicted", AfterStep: true}, Case: 998, Differences: []string{"after"}},
+		report.CampaignFinding{Kind: compare.Found{Kind: "planted-kind", AfterStep: true}, Case: 997, Differences: []string{"planted after"}})
+	if err := report.MarkKnown(r, "scenarios/findings"); err != nil {
 		t.Fatal(err)
 	}
 	failed, stale := 0, 0
@@ -78,7 +84,7 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		// A published result that no longer shows exactly its kept
 		// finding's differences (the finding was updated after the
 		// report was written) is a regression until the report is
-		// written again: markKnown must agree with findings.Verify.
+		// written again: MarkKnown must agree with findings.Verify.
 		want, isFinding := strings.CutPrefix(c.File, "scenarios/findings/")
 		if !isFinding {
 			// A catalogue case that fails is known when it shows
@@ -103,13 +109,20 @@ func TestKnownApartFromRegressions(t *testing.T) {
 	if failed < 10 || failed-stale < 10 {
 		t.Fatalf("only %d failed cases, %d of them known", failed, failed-stale)
 	}
+	afterStep := 0
 	for _, f := range camp.Findings {
-		switch {
-		case f.Kind == "planted-kind" && len(f.Known) != 0:
-			t.Errorf("planted kind: known %v", f.Known)
-		case f.Kind == "conflicted" && (len(f.Known) != 1 || f.Known[0].Finding != "envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml"):
-			t.Errorf("conflicted: known %v", f.Known)
+		if f.Kind.AfterStep {
+			afterStep++
 		}
+		switch {
+		case f.Kind.Kind == "planted-kind" && len(f.Known) != 0:
+			t.Errorf("planted kind %s: known %v", f.Kind, f.Known)
+		case f.Kind.Kind == "conflicted" && (len(f.Known) != 1 || f.Known[0].Finding != "envoy-gateway/envoy-gateway-backendtrafficpolicy-conflicted.yaml"):
+			t.Errorf("%s: known %v", f.Kind, f.Known)
+		}
+	}
+	if afterStep != 2 {
+		t.Errorf("%d findings after a step, want the 2 planted", afterStep)
 	}
 	name := r.Cases[planted].Name
 	md := string(report.Markdown([]*report.Results{r}))
@@ -154,5 +167,21 @@ func TestKnownApartFromRegressions(t *testing.T) {
 		if !strings.Contains(tc.text, tc.want) {
 			t.Errorf("%s lacks %q", tc.format, tc.want)
 		}
+	}
+}
+
+// A kept finding of a cluster run (spec.implementation
+// "cluster-PROFILE") triages the same kind found again in a cluster, for
+// its implementation only.
+func TestPrintKnownClusterFinding(t *testing.T) {
+	var b bytes.Buffer
+	report.PrintTriage(&b, "../../scenarios/findings", "contour", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
+	if !strings.Contains(b.String(), "contradicts-must GEP-713-027 (contour/") {
+		t.Errorf("Contour's kept finding not matched:\n%s", b.String())
+	}
+	b.Reset()
+	report.PrintTriage(&b, "../../scenarios/findings", "envoy-gateway", "backendtlspolicy-gateway-api", []compare.Found{{Kind: "conflicted"}})
+	if strings.Contains(b.String(), "contour/") {
+		t.Errorf("another implementation's finding matched:\n%s", b.String())
 	}
 }

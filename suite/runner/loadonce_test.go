@@ -1,0 +1,76 @@
+package runner_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gepcheck/gepcheck/impl"
+	_ "github.com/gepcheck/gepcheck/impl/reference"
+	"github.com/gepcheck/gepcheck/reports/report"
+	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/runner"
+)
+
+// TestShardParsesEachScenarioOnce is report's TestRunParsesEachScenarioOnce
+// for gepcheck run --impl reference --shard i/N --report-dir: a shard
+// reads every scenario file to pick its own (in path order), then runs
+// and reports the ones it picked without reading them again (issue 32).
+func TestShardParsesEachScenarioOnce(t *testing.T) {
+	args := []string{"../../scenarios/gep-713", "../../scenarios/gep-2649", "../../scenarios/gateway-api", "../../scenarios/kuadrant", "../../scenarios/admission"}
+	files, err := scenarios.Files(args) // lists, parses nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := impl.Lookup("reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := im.Configure(pflag.NewFlagSet("run", pflag.ContinueOnError))
+	who := report.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
+		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}
+	ran := 0
+	for _, sh := range []suite.Shard{{I: 1, N: 2}, {I: 2, N: 2}} {
+		var mu sync.Mutex
+		parsed := map[string]int{}
+		stop := load.OnParse(func(file string) {
+			mu.Lock()
+			defer mu.Unlock()
+			parsed[file]++
+		})
+		scens, err := runner.Shard(args, sh, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := runner.Offline{Impl: im, Config: cfg, Scenarios: scens,
+			Results: func(mode string, sem engine.Semantics, caps observe.Capabilities) *report.Results {
+				return report.NewResults(who, mode, sem, caps)
+			}}.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := report.Write(t.TempDir(), out.Results); err != nil {
+			t.Fatal(err)
+		}
+		stop()
+		ran += len(scens.Files)
+		for _, f := range files {
+			if parsed[f] != 1 {
+				t.Errorf("shard %s: %s parsed %d times, want once", sh, f, parsed[f])
+			}
+			delete(parsed, f)
+		}
+		for f, n := range parsed {
+			t.Errorf("shard %s: %s parsed %d times: no scenario file (a case's YAML parsed again)", sh, f, n)
+		}
+	}
+	if ran < len(files)/2 {
+		t.Errorf("the shards ran %d of %d files", ran, len(files))
+	}
+}
