@@ -269,7 +269,7 @@ func runCluster(stdout, stderr io.Writer, cf *clusterFlags, im impl.Implementati
 			var c generators.Case
 			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
 				if c, err = generators.ParseCase(data); err == nil {
-					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, Step: sh.Result.Label(), Diff: sh.Result.Diff})
+					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind, "", differential.Disagreement{Case: c, State: sh.Result.State, Diff: sh.Result.Diff})
 				}
 			}
 		} else {

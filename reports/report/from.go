@@ -40,7 +40,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []CaseResult {
 	var out []CaseResult
 	for _, c := range results {
-		file, step := c.Case.File, c.Case.Step
+		file, step := c.Case.File, c.Case.Label()
 		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, docs: c.Case.Docs, Replay: replay(file)}
 		switch {
 		case c.Skipped != "":

@@ -53,7 +53,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 
 	steps := 0
 	for _, c := range cases {
-		if c.Step != "" {
+		if c.Label() != "" {
 			steps++
 		}
 	}

@@ -64,11 +64,14 @@ func LoadedCases(l scenarios.Loaded, profiles []string) ([]Case, error) {
 	if len(states) == 1 {
 		return []Case{c}, nil
 	}
+	for _, st := range states {
+		c.States = append(c.States, st.Name)
+	}
 	var cases []Case
 	for _, st := range states {
 		sc := c
-		sc.Step, sc.State = st.Label(len(states)-1), st.Step
-		sc.Name = p + " " + sc.Step
+		sc.State = st.Step
+		sc.Name = p + " " + sc.Label()
 		sc.Docs = st.Docs
 		if sc.YAML, err = load.Marshal(st.Docs); err != nil {
 			return nil, err

@@ -33,18 +33,28 @@ type Case struct {
 	// only against an implementation that claims one of them. Not sent to
 	// the implementation.
 	Semantics []engine.Semantics `json:"-"`
-	// File is the scenario file the case is read from (ScenarioCases);
-	// in a scenario with steps, State is the index of the case's state
-	// (simulator.State.Step) and Step its label for printing ("step N
-	// (name)"), "" in one without. Not sent to the implementation.
-	File  string `json:"-"`
-	Step  string `json:"-"`
-	State int    `json:"-"`
+	// File is the scenario file the case is read from (LoadedCases); in
+	// a scenario with steps, State is the index of the case's state
+	// (simulator.State.Step) and States names the file's states
+	// ("create", then each step's name; Label), nil in one without. Not
+	// sent to the implementation.
+	File   string   `json:"-"`
+	State  int      `json:"-"`
+	States []string `json:"-"`
 	// Docs are YAML's documents as ScenarioCases loaded them, nil when
 	// only YAML is known: the reference builds the case from them
 	// (Model) instead of parsing YAML again. Not sent to the
 	// implementation.
 	Docs []*load.Doc `json:"-"`
+}
+
+// Label names c's state for printing: "step N (name)"
+// (simulator.State.Label), "" for a case without steps.
+func (c Case) Label() string {
+	if len(c.States) < 2 {
+		return ""
+	}
+	return simulator.State{Step: c.State, Name: c.States[c.State]}.Label(len(c.States) - 1)
 }
 
 // Model builds c with opts: from the documents it was loaded as (Docs)
