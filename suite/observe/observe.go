@@ -223,16 +223,13 @@ func FieldFeatures(k *simulator.Kind) []features.Name {
 	return nil
 }
 
-// Unsupported names the first feature case cs needs that the
-// implementation does not declare (a policy kind, ObjectFields), or is ""
-// when it needs none other: such a case is skipped, not failed. A case
-// that does not load needs nothing (the comparison reports it).
-func (c Capabilities) Unsupported(cs Case) string {
+// Unsupported names the first feature the case m is built from needs
+// that the implementation does not declare (a policy kind, ObjectFields),
+// or is "" when it needs none other: such a case is skipped, not failed.
+// m is the reference's model of the case (ReferenceModel), built once
+// for both.
+func (c Capabilities) Unsupported(m *simulator.Model) string {
 	if c.Features == nil && c.Profiles == nil {
-		return ""
-	}
-	m, err := cs.Model(simulator.Options{Profiles: cs.Profiles})
-	if err != nil {
 		return ""
 	}
 	for _, k := range m.Kinds {
@@ -381,17 +378,22 @@ func FromOutput(name string, out *simulator.Output) Observation {
 // none. It is the expectation every comparison starts from. A case that
 // does not load is an observation with Error set.
 func Reference(cases []Case, caps Capabilities) []Observation {
-	sem := caps.Claim()
 	out := make([]Observation, len(cases))
 	for i, c := range cases {
 		m, err := ReferenceModel(c, caps)
-		if err != nil {
-			out[i] = Observation{Name: c.Name, Error: err.Error()}
-			continue
-		}
-		out[i] = FromOutput(c.Name, m.Run(sem, nil))
+		out[i] = ReferenceOf(c.Name, m, err, caps)
 	}
 	return out
+}
+
+// ReferenceOf is Reference's observation of the case named name, built
+// as ReferenceModel builds it (m, or the error building it gave), for a
+// caller that holds the model already.
+func ReferenceOf(name string, m *simulator.Model, err error, caps Capabilities) Observation {
+	if err != nil {
+		return Observation{Name: name, Error: err.Error()}
+	}
+	return FromOutput(name, m.Run(caps.Claim(), nil))
 }
 
 // ReferenceModel loads case c as the reference reads it for an
