@@ -59,7 +59,7 @@ func TestCase(t *testing.T) {
 	}
 	// A drawn case (namespaces written out, no expected outcome) moves
 	// to other namespaces whole.
-	drawn, err := ParseCase(Stepped(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3))
+	drawn, err := ParseCase(Cases(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3).printed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,18 +89,18 @@ func TestCase(t *testing.T) {
 	}
 }
 
-// Cases draws the case Stepped writes, as a value: for the same seeds
-// its file is the one Stepped's reads back as.
-func TestCasesIsStepped(t *testing.T) {
+// The file Print writes of a drawn case with steps reads back as the
+// case drawn: the same documents and steps.
+func TestPrintedReadsBack(t *testing.T) {
 	g := Scenarios(Config{Profile: "color-inherited"})
 	for seed := range 5 {
-		read, err := ParseCase(Stepped(g, 4).Example(seed))
+		c := Cases(g, 4).Example(seed)
+		read, err := ParseCase(c.printed())
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := Cases(g, 4).Example(seed)
-		if got, want := string(c.YAML()), string(Case{Docs: read.Docs, Steps: read.Steps}.YAML()); got != want || len(c.Steps) != len(read.Steps) {
-			t.Errorf("seed %d: Cases writes\n%s\nStepped's file reads back as\n%s", seed, got, want)
+		if got, want := string(Case{Docs: read.Docs, Steps: read.Steps}.YAML()), string(c.YAML()); got != want || len(c.Steps) != len(read.Steps) || len(c.Steps) == 0 {
+			t.Errorf("seed %d: %d steps drawn as\n%s\nread back as %d steps\n%s", seed, len(c.Steps), want, len(read.Steps), got)
 		}
 	}
 }
