@@ -25,13 +25,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	parsed := map[string]int{}
-	stop := load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
+	parsed, stop := countParses()
 	defer stop()
 
 	obs := reference.Offline{}
@@ -60,15 +54,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if len(cases) < len(files)/2 || steps == 0 {
 		t.Fatalf("%d cases (%d of them steps) of %d files: the run should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
-	for _, f := range files {
-		if parsed[f] != 1 {
-			t.Errorf("%s parsed %d times, want once", f, parsed[f])
-		}
-		delete(parsed, f)
-	}
-	for f, n := range parsed {
-		t.Errorf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, n)
-	}
+	parsedOnce(t, files, parsed)
 }
 
 // TestClusterPlansParseEachScenarioOnce plans the catalogue for a cluster
@@ -84,13 +70,7 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	parsed := map[string]int{}
-	stop := load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
+	parsed, stop := countParses()
 	defer stop()
 
 	im := reference.InCluster{}
@@ -123,6 +103,23 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 	if len(cases) < len(files)/2 || steps == 0 {
 		t.Fatalf("%d cases (%d with steps) of %d files: the plans should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
+	parsedOnce(t, files, parsed)
+}
+
+// countParses counts the files the loader decodes until stop.
+func countParses() (parsed map[string]int, stop func()) {
+	var mu sync.Mutex
+	parsed = map[string]int{}
+	return parsed, load.OnParse(func(file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed[file]++
+	})
+}
+
+// parsedOnce says which of files were not parsed once, and what else was.
+func parsedOnce(t *testing.T, files []string, parsed map[string]int) {
+	t.Helper()
 	for _, f := range files {
 		if parsed[f] != 1 {
 			t.Errorf("%s parsed %d times, want once", f, parsed[f])
