@@ -59,8 +59,8 @@ func caseOf(docs []*load.Doc) Case {
 	return s
 }
 
-// A State is one state of a case: its label in reports ("" for a case
-// without steps; simulator.State.Label) and its objects as a file.
+// A State is one state of a case: its label in reports (Case.StateLabel)
+// and its objects as a file.
 type State struct {
 	Label, YAML string
 }
@@ -87,12 +87,27 @@ func (c Case) States(profile string) ([]State, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = State{Label: st.Label(len(sts) - 1), YAML: y}
-		if out[i].Label == "" {
-			out[i].Label = "creation" // a case whose steps are all shrunk away
-		}
+		out[i] = State{Label: c.StateLabel(st.Step), YAML: y}
 	}
 	return out, nil
+}
+
+// StateLabel names state i of c in reports (States): "" for a case
+// without steps, "creation" for one whose steps are all shrunk away, else
+// "step N (name)" (simulator.State.Label; state 0 is "create").
+func (c Case) StateLabel(i int) string {
+	switch {
+	case !c.Changes():
+		return ""
+	case len(c.Steps) == 0:
+		return "creation"
+	}
+	st := simulator.State{Step: i, Name: "create"}
+	if i > 0 && i <= len(c.Steps) {
+		m, _ := c.Steps[i-1].(map[string]any)
+		st.Name, _ = m["name"].(string)
+	}
+	return st.Label(len(c.Steps))
 }
 
 // Namespace is the namespace of a drawn case: its scenario's first, or

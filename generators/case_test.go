@@ -1,9 +1,13 @@
 package generators
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
 // TestCase: the pieces shrinking a case with steps uses: a file's
@@ -55,7 +59,7 @@ func TestCase(t *testing.T) {
 	}
 	// A drawn case (namespaces written out, no expected outcome) moves
 	// to other namespaces whole.
-	drawn, err := ParseCase(Stepped(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3))
+	drawn, err := ParseCase(Cases(Scenarios(Config{Profile: "color-inherited"}), 4).Example(3).printed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,18 +89,57 @@ func TestCase(t *testing.T) {
 	}
 }
 
-// Cases draws the case Stepped writes, as a value: for the same seeds
-// its file is the one Stepped's reads back as.
-func TestCasesIsStepped(t *testing.T) {
+// The file Print writes of a drawn case with steps reads back as the
+// case drawn: the same documents and steps.
+func TestPrintedReadsBack(t *testing.T) {
 	g := Scenarios(Config{Profile: "color-inherited"})
 	for seed := range 5 {
-		read, err := ParseCase(Stepped(g, 4).Example(seed))
+		c := Cases(g, 4).Example(seed)
+		read, err := ParseCase(c.printed())
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := Cases(g, 4).Example(seed)
-		if got, want := string(c.YAML()), string(Case{Docs: read.Docs, Steps: read.Steps}.YAML()); got != want || len(c.Steps) != len(read.Steps) {
-			t.Errorf("seed %d: Cases writes\n%s\nStepped's file reads back as\n%s", seed, got, want)
+		if got, want := string(Case{Docs: read.Docs, Steps: read.Steps}.YAML()), string(c.YAML()); got != want || len(c.Steps) != len(read.Steps) || len(c.Steps) == 0 {
+			t.Errorf("seed %d: %d steps drawn as\n%s\nread back as %d steps\n%s", seed, len(c.Steps), want, len(read.Steps), got)
 		}
+	}
+}
+
+// StateLabel names a case's states as the simulator's states of its file
+// are named (simulator.State.Label): drawn cases with steps, a case whose
+// steps are all shrunk away ("creation") and one without steps ("").
+func TestStateLabel(t *testing.T) {
+	g := Scenarios(Config{Profile: "color-inherited"})
+	for seed := range 5 {
+		c := Cases(g, 4).Example(seed)
+		if !c.Changes() {
+			continue
+		}
+		docs, err := load.Read([]string{"-"}, bytes.NewReader(c.YAML()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := simulator.Build(docs, simulator.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sts, err := simulator.States(docs, m.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sts) != len(c.Steps)+1 {
+			t.Fatalf("seed %d: %d states of %d steps", seed, len(sts), len(c.Steps))
+		}
+		for i, st := range sts {
+			if got, want := c.StateLabel(i), st.Label(len(sts)-1); got != want || !strings.HasPrefix(got, "step ") {
+				t.Errorf("seed %d: state %d labelled %q, want %q", seed, i, got, want)
+			}
+		}
+		if got := (Case{Docs: c.Docs}).StateLabel(0); got != "creation" {
+			t.Errorf("seed %d: a case without its steps labelled %q, want creation", seed, got)
+		}
+	}
+	if got := (Case{Scenario: g.Example(1)}).StateLabel(0); got != "" {
+		t.Errorf("a case without steps labelled %q, want none", got)
 	}
 }

@@ -17,7 +17,7 @@ type PrintOptions struct {
 	// MaxObjects and MaxPolicies bound the draw (0: the defaults).
 	MaxObjects, MaxPolicies int
 	// Steps, when set, draws up to this many changes over time after the
-	// scenario (Stepped; not with Generic).
+	// scenario (Cases; not with Generic).
 	Steps int
 }
 
@@ -81,6 +81,16 @@ func (o PrintOptions) command(s *Scenario, cfg Config) string {
 	return line
 }
 
+// printed is the file of a drawn case: its scenario's YAML for one
+// without documents of its own (generic: no steps are drawn), else its
+// documents and steps (YAML) without the first document separator.
+func (c Case) printed() []byte {
+	if !c.Changes() || c.Scenario.Generic != nil {
+		return c.Scenario.YAML()
+	}
+	return bytes.TrimPrefix(c.YAML(), []byte("---\n"))
+}
+
 // Print draws the scenario o names and prints it as multi-document YAML,
 // its first line the gepcheck gen command that prints the same bytes.
 func Print(o PrintOptions) ([]byte, error) {
@@ -94,7 +104,7 @@ func Print(o PrintOptions) ([]byte, error) {
 	}
 	draw := func(g *rapid.Generator[*Scenario]) []byte {
 		if o.Steps > 0 {
-			return Stepped(g, o.Steps).Example(o.Seed)
+			return Cases(g, o.Steps).Example(o.Seed).printed()
 		}
 		return g.Example(o.Seed).YAML()
 	}

@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 
 	"pgregory.net/rapid"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
-// MaxDrawnSteps is the most steps Stepped draws.
+// MaxDrawnSteps is the most steps Cases draws.
 const MaxDrawnSteps = 8
 
-// Step operations Stepped draws: the changes over time of
+// Step operations Cases draws: the changes over time of
 // scenarios/README.md, Steps.
 const (
 	opDeletePolicy   = "delete-policy"   // a policy is deleted
@@ -26,31 +24,20 @@ const (
 	opRecreateTarget = "recreate-target" // a deleted target is created again
 )
 
-// Stepped draws a scenario of base and then up to maxSteps changes to its
-// objects (1 at least): policies deleted and created again, given
-// another policy's spec or targets, targets deleted and created again. The
-// result is scenario YAML with spec.steps, each step without an expected
-// outcome (the reference computes it). Shrinking removes steps first
-// (rapid shrinks the list), then objects (base shrinks).
-func Stepped(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[[]byte] {
-	return rapid.Custom(func(t *rapid.T) []byte {
-		c := drawCase(t, base, maxSteps)
-		if !c.Changes() || c.Scenario.Generic != nil {
-			return c.Scenario.YAML()
-		}
-		return renderDocs(c.Docs)
-	})
-}
-
-// Cases draws what Stepped draws, for the same seed the same case, as a
-// Case value: its documents and steps, not a file to read back.
+// Cases draws a scenario of base and then up to maxSteps changes to its
+// objects (1 at least): policies deleted and created again, given another
+// policy's spec or targets, targets deleted and created again. The case
+// is a value: its documents, the Scenario document's spec.steps each
+// without an expected outcome (the reference computes it); Print prints
+// it. Shrinking removes steps first (rapid shrinks the list), then
+// objects (base shrinks).
 func Cases(base *rapid.Generator[*Scenario], maxSteps int) *rapid.Generator[Case] {
 	return rapid.Custom(func(t *rapid.T) Case {
 		return drawCase(t, base, maxSteps)
 	})
 }
 
-// drawCase is the draw of Stepped.
+// drawCase is the draw of Cases.
 func drawCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) Case {
 	if maxSteps < 1 || maxSteps > MaxDrawnSteps {
 		maxSteps = MaxDrawnSteps
@@ -262,19 +249,4 @@ func docKey(d map[string]any) string {
 	}
 	k, _ := d["kind"].(string)
 	return k + "/" + ns + "/" + name(d)
-}
-
-func renderDocs(docs []map[string]any) []byte {
-	var b strings.Builder
-	for i, d := range docs {
-		out, err := yaml.Marshal(d)
-		if err != nil {
-			continue
-		}
-		if i > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(out)
-	}
-	return []byte(b.String())
 }

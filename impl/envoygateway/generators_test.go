@@ -36,13 +36,13 @@ func TestBackendTrafficScenarios(t *testing.T) {
 // targets gives it that policy's mergeType too, as the built-in CRD allows
 // mergeType on xRoute targets only (x-kubernetes-validations of
 // BackendTrafficPolicy: "mergeType can only be used with xRoute targets").
-// Before generators.Stepped moved mergeType with the targets, seed 1 drew
+// Before generators.Cases moved mergeType with the targets, seed 1 drew
 // 4 such cases in 50 (a retarget or a spec update onto a Gateway).
 func TestSteppedBackendTrafficStatesStore(t *testing.T) {
-	g := generators.Stepped(BackendTrafficScenarios("case-1", 4), 3)
+	g := generators.Cases(BackendTrafficScenarios("case-1", 4), 3)
 	for seed := 0; seed < 200; seed++ {
 		c := g.Example(seed)
-		docs, err := load.Read([]string{"-"}, bytes.NewReader(c))
+		docs, err := load.Read([]string{"-"}, bytes.NewReader(c.YAML()))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

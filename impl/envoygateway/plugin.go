@@ -18,6 +18,13 @@ import (
 
 func init() { impl.Register(plugin{}) }
 
+// plugin is Envoy Gateway's own, not impl/internal/controller's Plugin
+// (which its InCluster uses: Expectation, Policies, CRDs): Plugin is an
+// implementation with no offline form and one flag, --NAME-version,
+// "PROJECT version to build and run". Envoy Gateway has an offline form
+// (egctl x translate), a second flag (--egctl-build) that Offline,
+// Describe and ReplayFlags read, and its version flag's help says what it
+// builds ("whose egctl to build and run"), which users see in --help.
 type plugin struct{}
 
 func (plugin) Name() string { return "envoy-gateway" }

@@ -25,6 +25,16 @@ func init() { impl.Register(plugin{}) }
 
 // plugin registers the reference as an implementation: offline it is the
 // engine itself; in a cluster, gepcheck-reference.
+//
+// It is not impl/internal/controller's Plugin, nor does its InCluster use
+// that package's Expectation and Policies: Plugin is an implementation
+// built by gepcheck at a version (--NAME-version, Tools) with no offline
+// form, and the reference is the gepcheck binary itself (no version to
+// build), has an offline form, and claims the semantics and the status
+// vocabulary it is told (impl.Claimer, impl.VocabularyClaimer). In a
+// cluster it writes what those helpers do not read: Affected conditions,
+// aggregated policy conditions beside an entry per ancestor of any kind,
+// and EffectivePolicy objects (Expectation, Observe).
 type plugin struct{}
 
 func (plugin) Name() string { return "reference" }

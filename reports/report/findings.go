@@ -86,7 +86,7 @@ func stepsFindingFile(impl, replay string, d differential.Disagreement) []byte {
 	var out bytes.Buffer
 	// Comment lines: escaped (ref.Printable), so that none ends early
 	// and adds YAML to the file.
-	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(d.Step), ref.Printable(replay))
+	fmt.Fprintf(&out, "# Finding: %s disagrees with gepcheck's reference at %s.\n# Replay: %s\n", ref.Printable(impl), ref.Printable(d.Label()), ref.Printable(replay))
 	for _, diff := range compare.Strings(d.Diff) {
 		fmt.Fprintf(&out, "#   %s\n", ref.Printable(strings.ReplaceAll(diff, "\n", " ")))
 	}

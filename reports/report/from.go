@@ -40,7 +40,7 @@ func NewResults(who Implementation, mode string, sem engine.Semantics, caps obse
 func OfflineCases(results []differential.CaseResult, caps observe.Capabilities, replay func(file string) string) []CaseResult {
 	var out []CaseResult
 	for _, c := range results {
-		file, step := c.Case.File, c.Case.Step
+		file, step := c.Case.File, c.Case.Label()
 		cr := CaseResult{Name: c.Name, File: file, Step: step, Scenario: c.Case.YAML, Profiles: c.Case.Profiles, docs: c.Case.Docs, Replay: replay(file)}
 		switch {
 		case c.Skipped != "":
@@ -71,7 +71,7 @@ func ClusterCases(results []incluster.Result, replay func(file string) string, c
 	var out []CaseResult
 	for _, r := range results {
 		data, _ := load.ReadNamed(r.Plan.File, load.DefaultLimits.MaxBytes)
-		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles}
+		c := observe.Case{Name: r.Plan.Name, YAML: string(data), Profiles: r.Plan.Profiles, Docs: r.Plan.Docs}
 		// A random case is named by its file alone, not the temporary
 		// directory it was drawn into (its first line is the gepcheck gen
 		// command that prints it): the same run gives the same report.

@@ -10,6 +10,7 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -24,13 +25,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	parsed := map[string]int{}
-	stop := load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
+	parsed, stop := countParses()
 	defer stop()
 
 	obs := reference.Offline{}
@@ -52,13 +47,79 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 
 	steps := 0
 	for _, c := range cases {
-		if c.Step != "" {
+		if c.Label() != "" {
 			steps++
 		}
 	}
 	if len(cases) < len(files)/2 || steps == 0 {
 		t.Fatalf("%d cases (%d of them steps) of %d files: the run should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
+	parsedOnce(t, files, parsed)
+}
+
+// TestClusterPlansParseEachScenarioOnce plans the catalogue for a cluster
+// as gepcheck run --cluster does (read the files, plan each for the
+// implementation), then writes the cases' results and replays each
+// through the offline form as a failure would be (incluster.Replay), and
+// counts the files the loader decodes: each scenario file once, the plans
+// carrying the documents (issue 32). No cluster is needed: nothing is
+// applied.
+func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
+	args := []string{"../../scenarios/gep-713", "../../scenarios/gep-2649", "../../scenarios/gateway-api", "../../scenarios/kuadrant", "../../scenarios/admission"}
+	files, err := scenarios.Files(args) // lists, parses nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, stop := countParses()
+	defer stop()
+
+	im := reference.InCluster{}
+	loaded, err := scenarios.LoadPolicy(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []incluster.Result
+	steps := 0
+	for i, l := range loaded {
+		p, err := incluster.PlanOf(l, incluster.TargetFor(im, "r", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := incluster.Result{Plan: p, Case: p, Outcome: incluster.Pass}
+		if n := len(p.Steps); n > 0 {
+			res.Plan, res.State = p.State(n), n
+			steps++
+		}
+		if p.Skip != "" {
+			res.Outcome, res.Reason = incluster.Skip, p.Skip
+		} else if _, err := incluster.Replay(context.Background(), reference.Offline{}, res); err != nil {
+			t.Errorf("%s: replay: %v", l.File, err)
+		}
+		results = append(results, res)
+	}
+	cases := report.ClusterCases(results, func(f string) string { return "gepcheck run --cluster local " + f }, im.Capabilities().Capabilities)
+	stop()
+
+	if len(cases) < len(files)/2 || steps == 0 {
+		t.Fatalf("%d cases (%d with steps) of %d files: the plans should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
+	}
+	parsedOnce(t, files, parsed)
+}
+
+// countParses counts the files the loader decodes until stop.
+func countParses() (parsed map[string]int, stop func()) {
+	var mu sync.Mutex
+	parsed = map[string]int{}
+	return parsed, load.OnParse(func(file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed[file]++
+	})
+}
+
+// parsedOnce says which of files were not parsed once, and what else was.
+func parsedOnce(t *testing.T, files []string, parsed map[string]int) {
+	t.Helper()
 	for _, f := range files {
 		if parsed[f] != 1 {
 			t.Errorf("%s parsed %d times, want once", f, parsed[f])

@@ -29,14 +29,17 @@ import (
 type Disagreement struct {
 	Seed int
 	Case generators.Case
-	// Step is the label of the state that differs ("" for a case
-	// without steps), State its index (0: as created).
-	Step  string
+	// State is the index of the state that differs (0: as created;
+	// Label names it).
 	State int
 	Diff  []compare.Difference
 	Want  observe.Observation
 	Got   observe.Observation
 }
+
+// Label names the state that differs in reports: "" for a case without
+// steps (generators.Case.StateLabel).
+func (d Disagreement) Label() string { return d.Case.StateLabel(d.State) }
 
 // Kinds are the kinds of difference d shows, after a step when its state
 // is one after a change.
@@ -86,7 +89,7 @@ func judge(ctx context.Context, d observe.Observer, profile string, cases []gene
 			return nil, err
 		}
 		for j, i := range idx {
-			out[i].Step, out[i].State = states[i][k].Label, k
+			out[i].State = k
 			out[i].Want, out[i].Got = want[j], got[j]
 			out[i].Diff = compare.Diff(want[j], got[j], caps)
 		}

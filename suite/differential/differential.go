@@ -54,6 +54,7 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 	claim := caps.Claim()
 	out := make([]CaseResult, len(cases))
 	var run []observe.Case
+	var want []observe.Observation
 	var at []int
 	for i, c := range cases {
 		out[i].Name, out[i].Case = c.Name, c
@@ -61,16 +62,20 @@ func Cases(ctx context.Context, d observe.Observer, cases []observe.Case) ([]Cas
 			out[i].Skipped = why
 			continue
 		}
-		if f := caps.Unsupported(c); f != "" {
-			out[i].Skipped = fmt.Sprintf("uses %s, which %s does not declare", f, d.Name())
+		// One build of the case, for the features it needs and the
+		// reference's expectation (a case that does not load needs none:
+		// the comparison reports it).
+		m, err := observe.ReferenceModel(c, caps)
+		if err == nil && caps.Unsupported(m) != "" {
+			out[i].Skipped = fmt.Sprintf("uses %s, which %s does not declare", caps.Unsupported(m), d.Name())
 			continue
 		}
 		run, at = append(run, c), append(at, i)
+		want = append(want, observe.ReferenceOf(c.Name, m, err, caps))
 	}
 	if len(run) == 0 {
 		return out, nil
 	}
-	want := observe.Reference(run, d.Capabilities())
 	got, err := d.Observe(ctx, run)
 	if err != nil {
 		return nil, err

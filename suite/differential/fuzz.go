@@ -169,7 +169,7 @@ func logFinding(log io.Writer, r Run, dis Disagreement, f Finding) {
 	diffs := strings.Join(compare.Strings(f.Small.Diff), "\n    ")
 	if r.Steps > 0 {
 		fmt.Fprintf(log, "  finding %s (case %d, at %s; shrunk in %d rounds of %d candidates from %d steps and %d objects to %d and %d): %s\n    %s\n",
-			f.Kind, dis.Seed, f.Small.Step, f.Rounds, f.Tried, f.StepsFrom, f.ObjectsFrom, len(f.Small.Case.Steps), f.Small.Case.Objects(), f.File, diffs)
+			f.Kind, dis.Seed, f.Small.Label(), f.Rounds, f.Tried, f.StepsFrom, f.ObjectsFrom, len(f.Small.Case.Steps), f.Small.Case.Objects(), f.File, diffs)
 		return
 	}
 	fmt.Fprintf(log, "  finding %s (case %d, shrunk to %d policies): %s\n    %s\n", f.Kind, dis.Seed, f.Small.Case.Policies(), f.File, diffs)

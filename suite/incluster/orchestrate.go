@@ -126,7 +126,7 @@ func Run(cfg Config) (*Summary, error) {
 	if logf == nil {
 		logf = func(string) {}
 	}
-	paths, randomDir, err := scenarioPaths(&cfg, logf)
+	loaded, randomDir, err := scenarioPaths(&cfg, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Run(cfg Config) (*Summary, error) {
 
 	im := cfg.Impl
 	run := randomID()
-	plans, err := plansOf(paths, im, run, cfg.seeds)
+	plans, err := plansOf(loaded, im, run, cfg.seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +199,10 @@ func Run(cfg Config) (*Summary, error) {
 	return sum, nil
 }
 
-// scenarioPaths lists the scenario files of cfg, with the random cases it
-// asks for written to randomDir.
-func scenarioPaths(cfg *Config, logf func(string)) (paths []string, randomDir string, err error) {
-	paths, err = scenarios.PolicyFiles(cfg.Files)
+// scenarioPaths reads the scenario files of cfg, each once, with the
+// random cases it asks for written to randomDir.
+func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, randomDir string, err error) {
+	loaded, err = scenarios.LoadPolicy(cfg.Files)
 	if err != nil {
 		return nil, "", err
 	}
@@ -210,28 +210,28 @@ func scenarioPaths(cfg *Config, logf func(string)) (paths []string, randomDir st
 		if randomDir, err = randomCases(cfg, logf); err != nil {
 			return nil, "", err
 		}
-		more, _ := scenarios.PolicyFiles([]string{randomDir})
-		paths = append(paths, more...)
+		more, _ := scenarios.LoadPolicy([]string{randomDir})
+		loaded = append(loaded, more...)
 	}
-	if len(paths) == 0 && !cfg.Musts {
+	if len(loaded) == 0 && !cfg.Musts {
 		return nil, "", errors.New("no scenarios: pass files or directories, --random N or --musts")
 	}
-	return paths, randomDir, nil
+	return loaded, randomDir, nil
 }
 
 // plansOf plans every scenario file for the run; an error names every
 // file that cannot be planned. seeds holds the run's random cases (a
 // file's seed), which the plans mark Random.
-func plansOf(paths []string, im Implementation, run string, seeds map[string]int64) ([]*Plan, error) {
+func plansOf(loaded []scenarios.Loaded, im Implementation, run string, seeds map[string]int64) ([]*Plan, error) {
 	var plans []*Plan
 	var bad []error
-	for i, p := range paths {
-		plan, err := NewPlan(p, TargetFor(im, run, i))
+	for i, l := range loaded {
+		plan, err := PlanOf(l, TargetFor(im, run, i))
 		if err != nil {
 			bad = append(bad, err)
 			continue
 		}
-		_, plan.Random = seeds[p]
+		_, plan.Random = seeds[l.File]
 		for _, st := range plan.Steps {
 			st.State.Random = plan.Random
 		}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
+	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -35,6 +36,10 @@ import (
 // Plan is one scenario made ready for a cluster.
 type Plan struct {
 	File string
+	// Docs are the scenario file's documents, read once (PlanOf): the
+	// report, the offline replay and the shrinker read the case from
+	// them, not from File. A step's State shares them.
+	Docs []*load.Doc
 	// Random says the file is a random case this run drew (Config.Random).
 	Random bool
 	// Name is the Scenario document's name, or the file's.
@@ -165,19 +170,29 @@ var prunedNulls = sync.OnceValue(func() map[string]bool {
 // clusterScoped kinds gepcheck renames per scenario.
 var clusterScoped = map[string]bool{"GatewayClass": true, "ObjectFields": true, "Namespace": true}
 
-// NewPlan reads a scenario file and prepares it for t.
+// NewPlan reads a scenario file and prepares it for t (PlanOf).
 func NewPlan(file string, t Target) (*Plan, error) {
 	docs, err := load.Read([]string{file}, nil)
 	if err != nil {
 		return nil, err
 	}
+	return PlanOf(scenarios.Loaded{File: file, Docs: docs}, t)
+}
+
+// PlanOf prepares a scenario file, as read once (scenarios.LoadPolicy),
+// for t; an error reading it is the plan's error.
+func PlanOf(l scenarios.Loaded, t Target) (*Plan, error) {
+	if l.Err != nil {
+		return nil, l.Err
+	}
+	file, docs := l.File, l.Docs
 	// The scenario must make sense to the simulator before it goes to a
 	// cluster: a scenario the engine refuses is an error, not a skip.
 	m, err := simulator.Build(docs, simulator.Options{})
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Namespaces: map[string]string{}, Names: map[string]string{}}
+	p := &Plan{File: file, Docs: docs, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Namespaces: map[string]string{}, Names: map[string]string{}}
 	if m.Scenario != nil {
 		if n := m.Scenario.Metadata.Name; n != "generated" {
 			p.Name = n
@@ -264,7 +279,7 @@ func (p *Plan) claimKinds(kinds []*simulator.Kind, t Target) (skip string) {
 
 // step is the plan of state st, made from prev's.
 func (p *Plan) step(prev *Plan, st simulator.State, t Target) *Step {
-	sp := &Plan{File: p.File, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, AncestorEntries: p.AncestorEntries, Namespaces: p.Namespaces, Names: p.Names}
+	sp := &Plan{File: p.File, Docs: p.Docs, Name: p.Name, Profiles: p.Profiles, Semantics: p.Semantics, Vocabulary: p.Vocabulary, AncestorEntries: p.AncestorEntries, Namespaces: p.Namespaces, Names: p.Names}
 	sp.fill(st.Docs, t)
 	step := &Step{Name: st.Name, Index: st.Step, State: sp}
 	in := func(objs []*unstructured.Unstructured, d *load.Doc) *unstructured.Unstructured {

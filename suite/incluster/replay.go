@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -19,11 +20,11 @@ import (
 // objects as written, in a cluster from the objects as stored; for cases
 // whose creation order the cluster kept (Result.Notes) the two are one.
 func Replay(ctx context.Context, d observe.Observer, r Result) (string, error) {
-	cases, err := observe.ScenarioCases([]string{r.Plan.File}, nil)
+	cases, err := observe.FileCases(scenarios.Loaded{File: r.Plan.File, Docs: r.Plan.Docs}, nil)
 	if err != nil {
 		return "", err
 	}
-	// One case per state (observe.ScenarioCases), the first the objects
+	// One case per state (observe.FileCases), the first the objects
 	// as created.
 	if r.State >= len(cases) {
 		return "", fmt.Errorf("no state %d in %s", r.State, r.Plan.File)

@@ -28,48 +28,62 @@ func ScenarioCases(files, profiles []string) ([]Case, error) {
 func LoadedCases(loaded []scenarios.Loaded, profiles []string) ([]Case, error) {
 	var cases []Case
 	for _, l := range loaded {
-		p, docs := l.File, l.Docs
-		if l.Err != nil {
-			return nil, l.Err
-		}
-		states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
+		cs, err := FileCases(l, profiles)
 		if err != nil {
 			return nil, err
 		}
-		if len(profiles) > 0 {
-			if err := hasPolicies(p, profiles, docs, models); err != nil {
-				return nil, err
-			}
-		}
-		data, err := load.ReadNamed(p, load.DefaultLimits.MaxBytes)
-		if err != nil {
+		cases = append(cases, cs...)
+	}
+	return cases, nil
+}
+
+// FileCases are the cases of one scenario file as read once
+// (scenarios.LoadPolicy; ScenarioCases): one, or one per state.
+func FileCases(l scenarios.Loaded, profiles []string) ([]Case, error) {
+	p, docs := l.File, l.Docs
+	if l.Err != nil {
+		return nil, l.Err
+	}
+	states, models, err := simulator.StateModels(docs, simulator.Options{Profiles: profiles})
+	if err != nil {
+		return nil, err
+	}
+	if len(profiles) > 0 {
+		if err := hasPolicies(p, profiles, docs, models); err != nil {
 			return nil, err
 		}
-		c := Case{Name: p, File: p, YAML: string(data), Profiles: profiles, Docs: docs}
-		if sc := models[0].Scenario; sc != nil {
-			if len(c.Profiles) == 0 {
-				c.Profiles = sc.Spec.Profiles
-			}
-			if len(sc.Spec.Semantics) > 0 {
-				if c.Semantics, err = sc.SemanticsList(); err != nil {
-					return nil, err // names file, document and field
-				}
+	}
+	data, err := load.ReadNamed(p, load.DefaultLimits.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	c := Case{Name: p, File: p, YAML: string(data), Profiles: profiles, Docs: docs}
+	if sc := models[0].Scenario; sc != nil {
+		if len(c.Profiles) == 0 {
+			c.Profiles = sc.Spec.Profiles
+		}
+		if len(sc.Spec.Semantics) > 0 {
+			if c.Semantics, err = sc.SemanticsList(); err != nil {
+				return nil, err // names file, document and field
 			}
 		}
-		if len(states) == 1 {
-			cases = append(cases, c)
-			continue
+	}
+	if len(states) == 1 {
+		return []Case{c}, nil
+	}
+	for _, st := range states {
+		c.States = append(c.States, st.Name)
+	}
+	var cases []Case
+	for _, st := range states {
+		sc := c
+		sc.State = st.Step
+		sc.Name = p + " " + sc.Label()
+		sc.Docs = st.Docs
+		if sc.YAML, err = load.Marshal(st.Docs); err != nil {
+			return nil, err
 		}
-		for _, st := range states {
-			sc := c
-			sc.Step, sc.State = st.Label(len(states)-1), st.Step
-			sc.Name = p + " " + sc.Step
-			sc.Docs = st.Docs
-			if sc.YAML, err = load.Marshal(st.Docs); err != nil {
-				return nil, err
-			}
-			cases = append(cases, sc)
-		}
+		cases = append(cases, sc)
 	}
 	return cases, nil
 }

@@ -21,11 +21,14 @@ func TestScenarioCasesStates(t *testing.T) {
 	}
 	// Files in order: example-1-direct.yaml, then steps-….yaml.
 	for i, c := range cases[1:] {
-		if c.File != steps || c.State != i || c.Step == "" || c.Name != steps+" "+c.Step || c.Step[:len(fmt.Sprintf("step %d ", i))] != fmt.Sprintf("step %d ", i) {
-			t.Errorf("case %d: file %q state %d step %q name %q", i, c.File, c.State, c.Step, c.Name)
+		if c.File != steps || c.State != i || c.Label() == "" || c.Name != steps+" "+c.Label() || c.Label()[:len(fmt.Sprintf("step %d ", i))] != fmt.Sprintf("step %d ", i) {
+			t.Errorf("case %d: file %q state %d step %q name %q", i, c.File, c.State, c.Label(), c.Name)
 		}
 	}
-	if c := cases[0]; c.File != plain || c.State != 0 || c.Step != "" || c.Name != plain {
-		t.Errorf("case without steps: file %q state %d step %q name %q", c.File, c.State, c.Step, c.Name)
+	if a, b := cases[1].Label(), cases[2].Label(); a != "step 0 (create)" || b != "step 1 (add-challenger)" {
+		t.Errorf("states 0 and 1 labelled %q and %q, want step 0 (create) and step 1 (add-challenger)", a, b)
+	}
+	if c := cases[0]; c.File != plain || c.State != 0 || c.Label() != "" || c.Name != plain {
+		t.Errorf("case without steps: file %q state %d step %q name %q", c.File, c.State, c.Label(), c.Name)
 	}
 }

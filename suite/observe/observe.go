@@ -33,18 +33,28 @@ type Case struct {
 	// only against an implementation that claims one of them. Not sent to
 	// the implementation.
 	Semantics []engine.Semantics `json:"-"`
-	// File is the scenario file the case is read from (ScenarioCases);
-	// in a scenario with steps, State is the index of the case's state
-	// (simulator.State.Step) and Step its label for printing ("step N
-	// (name)"), "" in one without. Not sent to the implementation.
-	File  string `json:"-"`
-	Step  string `json:"-"`
-	State int    `json:"-"`
+	// File is the scenario file the case is read from (LoadedCases); in
+	// a scenario with steps, State is the index of the case's state
+	// (simulator.State.Step) and States names the file's states
+	// ("create", then each step's name; Label), nil in one without. Not
+	// sent to the implementation.
+	File   string   `json:"-"`
+	State  int      `json:"-"`
+	States []string `json:"-"`
 	// Docs are YAML's documents as ScenarioCases loaded them, nil when
 	// only YAML is known: the reference builds the case from them
 	// (Model) instead of parsing YAML again. Not sent to the
 	// implementation.
 	Docs []*load.Doc `json:"-"`
+}
+
+// Label names c's state for printing: "step N (name)"
+// (simulator.State.Label), "" for a case without steps.
+func (c Case) Label() string {
+	if len(c.States) < 2 {
+		return ""
+	}
+	return simulator.State{Step: c.State, Name: c.States[c.State]}.Label(len(c.States) - 1)
 }
 
 // Model builds c with opts: from the documents it was loaded as (Docs)
@@ -213,16 +223,13 @@ func FieldFeatures(k *simulator.Kind) []features.Name {
 	return nil
 }
 
-// Unsupported names the first feature case cs needs that the
-// implementation does not declare (a policy kind, ObjectFields), or is ""
-// when it needs none other: such a case is skipped, not failed. A case
-// that does not load needs nothing (the comparison reports it).
-func (c Capabilities) Unsupported(cs Case) string {
+// Unsupported names the first feature the case m is built from needs
+// that the implementation does not declare (a policy kind, ObjectFields),
+// or is "" when it needs none other: such a case is skipped, not failed.
+// m is the reference's model of the case (ReferenceModel), built once
+// for both.
+func (c Capabilities) Unsupported(m *simulator.Model) string {
 	if c.Features == nil && c.Profiles == nil {
-		return ""
-	}
-	m, err := cs.Model(simulator.Options{Profiles: cs.Profiles})
-	if err != nil {
 		return ""
 	}
 	for _, k := range m.Kinds {
@@ -371,17 +378,22 @@ func FromOutput(name string, out *simulator.Output) Observation {
 // none. It is the expectation every comparison starts from. A case that
 // does not load is an observation with Error set.
 func Reference(cases []Case, caps Capabilities) []Observation {
-	sem := caps.Claim()
 	out := make([]Observation, len(cases))
 	for i, c := range cases {
 		m, err := ReferenceModel(c, caps)
-		if err != nil {
-			out[i] = Observation{Name: c.Name, Error: err.Error()}
-			continue
-		}
-		out[i] = FromOutput(c.Name, m.Run(sem, nil))
+		out[i] = ReferenceOf(c.Name, m, err, caps)
 	}
 	return out
+}
+
+// ReferenceOf is Reference's observation of the case named name, built
+// as ReferenceModel builds it (m, or the error building it gave), for a
+// caller that holds the model already.
+func ReferenceOf(name string, m *simulator.Model, err error, caps Capabilities) Observation {
+	if err != nil {
+		return Observation{Name: name, Error: err.Error()}
+	}
+	return FromOutput(name, m.Run(caps.Claim(), nil))
 }
 
 // ReferenceModel loads case c as the reference reads it for an

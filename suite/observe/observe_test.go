@@ -33,7 +33,12 @@ func TestUnsupported(t *testing.T) {
 		{features.Set{"SecurityPolicy"}, configMap, "BackendTLSPolicy"},
 		{features.All, wellKnown, ""},
 	} {
-		if got := (Capabilities{Features: tc.fs}).Unsupported(tc.c); got != tc.want {
+		caps := Capabilities{Features: tc.fs}
+		m, err := ReferenceModel(tc.c, caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := caps.Unsupported(m); got != tc.want {
 			t.Errorf("features %s, %s: Unsupported = %q, want %q", tc.fs, tc.c.Name, got, tc.want)
 		}
 	}

@@ -122,7 +122,7 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 			var gc generators.Case
 			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
 				if gc, err = generators.ParseCase(data); err == nil {
-					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: gc, Step: sh.Result.Label(), Diff: sh.Result.Diff})
+					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: gc, State: sh.Result.State, Diff: sh.Result.Diff})
 				}
 			}
 		} else {

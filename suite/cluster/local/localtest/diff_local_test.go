@@ -108,7 +108,7 @@ func TestLocalDiff(t *testing.T) {
 		}
 		inputs = append(inputs, input{f, data})
 	}
-	// Random step cases (generators.Stepped): their expectation is the
+	// Random step cases (generators.Cases): their expectation is the
 	// engine's output on each state, simulated on its own offline
 	// (expectOf), not the diff.
 	// Four seeds: random states hold many creationTimestamps, each a
