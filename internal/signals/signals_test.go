@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -25,30 +24,17 @@ func TestStopped(t *testing.T) {
 	}
 }
 
-type lockedWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
 // ExitAfter ends the process the grace after the context is cancelled,
 // saying why; stopped first, it never does.
 func TestExitAfter(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	exits := make(chan struct{}, 1)
-	var stderr lockedWriter
+	var stderr strings.Builder // written before exit is called
 	defer ExitAfter(ctx, &stderr, time.Millisecond, func() { exits <- struct{}{} })()
 	cancel(errors.New("terminated"))
 	select {
 	case <-exits:
-		stderr.mu.Lock()
-		defer stderr.mu.Unlock()
-		if got := stderr.b.String(); got != "gepcheck: stopped: terminated\n" {
+		if got := stderr.String(); got != "gepcheck: stopped: terminated\n" {
 			t.Errorf("stderr %q", got)
 		}
 	case <-time.After(time.Minute):

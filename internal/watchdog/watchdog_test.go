@@ -4,29 +4,9 @@ import (
 	"bytes"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is a buffer the watch's goroutine writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *lockedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *lockedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The watchdog ends a run over its memory or time and prints a message
 // naming the limit and its flag (docs/limits.md); stopped, it does
@@ -49,7 +29,7 @@ func TestWatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			exits := make(chan struct{}, 1)
-			var stderr lockedBuffer
+			var stderr bytes.Buffer // written before exit is called
 			stop := Watch(&stderr, tc.memory, tc.timeout, func() { exits <- struct{}{} })
 			defer stop()
 			select {
@@ -65,7 +45,7 @@ func TestWatch(t *testing.T) {
 	t.Run("stopped", func(t *testing.T) {
 		t.Parallel()
 		exits := make(chan struct{}, 1)
-		var stderr lockedBuffer
+		var stderr bytes.Buffer // written before exit is called
 		// Stopped long before its deadline (a loaded machine may pause
 		// this goroutine for milliseconds between watch and stop), it
 		// stays silent past the deadline.
