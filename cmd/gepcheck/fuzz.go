@@ -18,19 +18,12 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// fuzzOpts are fuzz's flags.
+// fuzzOpts are fuzz's flags: the run's values (campaign.Fuzz), the
+// implementation, the reports.
 type fuzzOpts struct {
-	profileName, semantics, outDir, mutant string
-	vocabulary                             string
-	checks, workers, steps                 int
-	impls                                  impl.Flags
-	kind                                   string
-	seed                                   uint64
-	properties                             []string
-	shrinkTime                             time.Duration
-	coverage, newFails                     bool
-	known                                  string
-	rep                                    reportFlags
+	campaign.Fuzz
+	impls impl.Flags
+	rep   reportFlags
 }
 
 func newFuzz(stdout io.Writer) *cobra.Command {
@@ -52,23 +45,23 @@ skipped unless named with --property.`,
 }
 
 func (o *fuzzOpts) addFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.profileName, "profile", "", "profile for properties that accept any: color-direct, color-inherited, backendtlspolicy or all-levels")
-	f.StringVar(&o.semantics, "semantics", "", "only this path semantics (default: both, drawn at random); with --impl, the semantics the implementation claims, which the comparison follows (default: its own)")
-	f.StringVar(&o.vocabulary, "status-vocabulary", "", "with --impl, the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: its own; docs/semantics.md)")
-	f.IntVar(&o.checks, "checks", 100, "random cases per property")
-	f.IntVar(&o.workers, "parallel", runtime.GOMAXPROCS(0), "properties checked at once")
-	f.Uint64Var(&o.seed, "seed", 0, "random seed (default: a new one, printed)")
-	f.StringArrayVar(&o.properties, "property", nil, "property to run; repeatable (default: all but findings)")
-	f.StringVar(&o.outDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
-	f.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
-	f.BoolVar(&o.coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
+	f.StringVar(&o.Profile, "profile", "", "profile for properties that accept any: color-direct, color-inherited, backendtlspolicy or all-levels")
+	f.StringVar(&o.Semantics, "semantics", "", "only this path semantics (default: both, drawn at random); with --impl, the semantics the implementation claims, which the comparison follows (default: its own)")
+	f.StringVar(&o.Vocabulary, "status-vocabulary", "", "with --impl, the status vocabulary the implementation claims, which the comparison follows: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (default: its own; docs/semantics.md)")
+	f.IntVar(&o.Checks, "checks", 100, "random cases per property")
+	f.IntVar(&o.Workers, "parallel", runtime.GOMAXPROCS(0), "properties checked at once")
+	f.Uint64Var(&o.Seed, "seed", 0, "random seed (default: a new one, printed)")
+	f.StringArrayVar(&o.Properties, "property", nil, "property to run; repeatable (default: all but findings)")
+	f.StringVar(&o.OutDir, "out", "gepcheck-counterexamples", "directory for counterexample files")
+	f.DurationVar(&o.ShrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
+	f.BoolVar(&o.Coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
 	o.rep.add(f)
-	f.StringVar(&o.known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
-	f.BoolVar(&o.newFails, "fail-on-new", false, "with --impl of an implementation that fuzzes in batches: fail (exit 1) when a kind of difference found has no kept finding in --known, when the implementation failed on a case, or when no case was compared (make ci)")
-	f.IntVar(&o.steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
-	f.StringVar(&o.mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
+	f.StringVar(&o.Known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
+	f.BoolVar(&o.FailOnNew, "fail-on-new", false, "with --impl of an implementation that fuzzes in batches: fail (exit 1) when a kind of difference found has no kept finding in --known, when the implementation failed on a case, or when no case was compared (make ci)")
+	f.IntVar(&o.Steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
+	f.StringVar(&o.Mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")
 	o.impls.AddFlags(f)
-	f.StringVar(&o.kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
+	f.StringVar(&o.Kind, "kind", "", "policy kind to fuzz, for an implementation that names its kinds (default: its first)")
 	_ = f.MarkHidden("mutant")
 }
 
@@ -76,12 +69,9 @@ func (o *fuzzOpts) addFlags(f *pflag.FlagSet) {
 // implementation that fuzzes in batches, else the named properties (with
 // --impl, the implementation against the reference as one of them).
 func (o *fuzzOpts) run(cmd *cobra.Command, stdout io.Writer) error {
-	f := campaign.Fuzz{Profile: o.profileName, Semantics: o.semantics, Vocabulary: o.vocabulary,
-		Checks: o.checks, Workers: o.workers, Steps: o.steps, Seed: o.seed, Properties: o.properties,
-		OutDir: o.outDir, Mutant: o.mutant, Kind: o.kind, ShrinkTime: o.shrinkTime,
-		Coverage: o.coverage, FailOnNew: o.newFails, Known: o.known, ReadKnown: readKnown,
-		Shard: o.rep.shard, Impl: o.impls.Impl, Select: o.impls.Selected, Set: setFlags(cmd.Flags()),
-		Hooks: func(c *campaign.Config, im impl.Implementation, cfg impl.Config) { o.hooks(stdout, c, im, cfg) }}
+	f := o.Fuzz
+	f.ReadKnown, f.Shard, f.Impl, f.Select, f.Set = readKnown, o.rep.shard, o.impls.Impl, o.impls.Selected, setFlags(cmd.Flags())
+	f.Hooks = func(c *campaign.Config, im impl.Implementation, cfg impl.Config) { o.hooks(stdout, c, im, cfg) }
 	return fuzzError(f.Run(stdout))
 }
 
@@ -97,9 +87,9 @@ func (o *fuzzOpts) hooks(stdout io.Writer, c *campaign.Config, im impl.Implement
 	c.Known = func(camp report.Campaign, found []compare.Found) error {
 		return o.finishCampaign(stdout, im, cfg, c.Observer, camp, found)
 	}
-	if o.newFails {
+	if o.FailOnNew {
 		c.New = func(camp report.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error) {
-			err := failOnNew(stdout, o.known, im.Name(), camp.Profile, compared, implFailed, found, files)
+			err := failOnNew(stdout, o.Known, im.Name(), camp.Profile, compared, implFailed, found, files)
 			if f, ok := err.(failedError); ok {
 				return f.Error(), nil
 			}
@@ -129,12 +119,12 @@ func fuzzError(err error) error {
 // (found, its findings' kinds), and writes c's report when --report-dir
 // is set.
 func (o *fuzzOpts) finishCampaign(stdout io.Writer, im impl.Implementation, cfg impl.Config, d observe.Observer, c report.Campaign, found []compare.Found) error {
-	printKnown(stdout, o.known, im.Name(), c.Profile, found)
+	printKnown(stdout, o.Known, im.Name(), c.Profile, found)
 	if o.rep.dir == "" {
 		return nil
 	}
 	res := o.rep.results(im, cfg, "offline", "", d.Capabilities())
-	o.rep.known = o.known
+	o.rep.known = o.Known
 	res.Campaigns = []report.Campaign{c}
 	return o.rep.write(stdout, res)
 }
