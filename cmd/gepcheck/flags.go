@@ -3,18 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/signals"
+	"github.com/gepcheck/gepcheck/internal/watchdog"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
@@ -59,42 +60,47 @@ func (f *clusterFlags) options(logf func(string)) providers.Options {
 	return providers.Options{Kubeconfig: f.kubeconfig, Context: f.context, KindName: f.kindName, Log: logf}
 }
 
-// signalContext is cancelled on SIGINT and SIGTERM. Hold one only while
-// the work watches it: it takes the signals' default action (ending the
-// process) away.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
+// signalContext is signals.Context: cancelled on SIGINT and SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) { return signals.Context() }
 
 // interrupted is err, or, when ctx (nil: none) was cancelled by a signal,
-// the error that says so, exit 2: what an implementation did after its
-// processes were killed is no verdict on it.
+// the input error (exit 2) that says so (signals.Stopped).
 func interrupted(ctx context.Context, err error) error {
-	if ctx != nil && ctx.Err() != nil {
-		return inputError{fmt.Errorf("stopped: %v", context.Cause(ctx))}
+	if s := signals.Stopped(ctx); s != nil {
+		return inputError{s}
 	}
 	return err
 }
 
 // exitAfterSignal ends the process with exit(2), grace after ctx (a
-// signalContext) is cancelled, for work that does not watch ctx
-// throughout; stop ends the watch.
+// signalContext) is cancelled (signals.ExitAfter); stop ends the watch.
 func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration, exit func(code int)) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-		}
-		select {
-		case <-done:
-		case <-time.After(grace):
-			fmt.Fprintf(stderr, "gepcheck: stopped: %v\n", context.Cause(ctx))
-			exit(exitBadInput)
-		}
-	}()
-	return func() { close(done) }
+	return signals.ExitAfter(ctx, stderr, grace, func() { exit(exitBadInput) })
+}
+
+// runBounds are the flags of the run's bounds (--max-memory, --timeout)
+// of simulate, explain, check and admission (docs/limits.md), and how the
+// watch ends the process (os.Exit but in tests: a value, not a global the
+// watch's goroutine would read while a test replaces it).
+type runBounds struct {
+	maxMemory int64
+	timeout   time.Duration
+	exit      func(code int)
+}
+
+func (b *runBounds) add(fs *pflag.FlagSet, exit func(code int)) {
+	b.exit = exit
+	fs.Int64Var(&b.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
+	fs.DurationVar(&b.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
+}
+
+// watch checks the flags and watches the rest of the run within them
+// (watchdog.Watch, exit 2); stop ends the watch.
+func (b runBounds) watch(stderr io.Writer) (stop func(), err error) {
+	if b.maxMemory < 1 || b.timeout < 0 {
+		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
+	}
+	return watchdog.Watch(stderr, b.maxMemory, b.timeout, func() { b.exit(exitBadInput) }), nil
 }
 
 // The output formats, one vocabulary across commands (docs/output.md):

@@ -4,7 +4,9 @@
 // batched run of cases with or without steps (differential.Fuzz), each
 // finding written (report.WriteFinding), the run's summary printed, the
 // campaign a report is written from, the --coverage check, and the
-// caller's triage and --fail-on-new verdict on the kinds found.
+// caller's triage and --fail-on-new verdict on the kinds found. Fuzz is
+// gepcheck fuzz as a whole: its values checked, then such a campaign or
+// the named properties (suite.RunAll) run and printed.
 package campaign
 
 import (
