@@ -113,7 +113,7 @@ func TestAdmissionSignal(t *testing.T) {
 				t.Fatal(err)
 			}
 			// In the prediction by then (40 hooks take 15 s or more), whatever
-			// the load: before signalContext, SIGTERM would kill the child.
+			// the load: before signals.Context, SIGTERM would kill the child.
 			time.Sleep(3 * time.Second)
 			sent := time.Now()
 			_ = cmd.Process.Signal(sig)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/admission/simulate"
+	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
@@ -53,11 +54,11 @@ when a scenario fails.`,
 				return err
 			}
 			defer stop()
-			ctx, cancel := signalContext()
+			ctx, cancel := signals.Context()
 			defer cancel()
 			// Policy scenarios do not watch ctx: a signal ends them
 			// after a grace the admission predictions stop within.
-			defer exitAfterSignal(ctx, cmd.ErrOrStderr(), 5*time.Second, exit)()
+			defer signals.ExitAfter(ctx, cmd.ErrOrStderr(), 5*time.Second, func() { exit(exitBadInput) })()
 			files, err := scenarios.Files(args)
 			if err != nil {
 				return inputError{err}

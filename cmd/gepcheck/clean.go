@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
@@ -18,7 +19,7 @@ func newClean(stdout io.Writer) *cobra.Command {
 		Short: "Delete everything gepcheck left in a cluster (objects labelled gepcheck.dev/managed-by=gepcheck)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext()
+			ctx, stop := signals.Context()
 			defer stop()
 			connect, _ := providers.Lookup("kubeconfig")
 			c, err := connect(ctx, cf.options(nil))

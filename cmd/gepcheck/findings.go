@@ -64,6 +64,3 @@ cell in full, -o json and -o yaml every field.`,
 	cmd.AddCommand(newFindingsVerify(stdout, false), newFindingsVerify(stdout, true))
 	return cmd
 }
-
-// readFindings is findings.List, for fuzz --fail-on-new's check of --known.
-func readFindings(args []string) ([]findings.Listed, error) { return findings.List(args) }

@@ -60,9 +60,6 @@ func (f *clusterFlags) options(logf func(string)) providers.Options {
 	return providers.Options{Kubeconfig: f.kubeconfig, Context: f.context, KindName: f.kindName, Log: logf}
 }
 
-// signalContext is signals.Context: cancelled on SIGINT and SIGTERM.
-func signalContext() (context.Context, context.CancelFunc) { return signals.Context() }
-
 // interrupted is err, or, when ctx (nil: none) was cancelled by a signal,
 // the input error (exit 2) that says so (signals.Stopped).
 func interrupted(ctx context.Context, err error) error {
@@ -70,12 +67,6 @@ func interrupted(ctx context.Context, err error) error {
 		return inputError{s}
 	}
 	return err
-}
-
-// exitAfterSignal ends the process with exit(2), grace after ctx (a
-// signalContext) is cancelled (signals.ExitAfter); stop ends the watch.
-func exitAfterSignal(ctx context.Context, stderr io.Writer, grace time.Duration, exit func(code int)) (stop func()) {
-	return signals.ExitAfter(ctx, stderr, grace, func() { exit(exitBadInput) })
 }
 
 // runBounds are the flags of the run's bounds (--max-memory, --timeout)

@@ -15,6 +15,7 @@ import (
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/campaign"
 	"github.com/gepcheck/gepcheck/suite/compare"
+	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -77,7 +78,7 @@ func (o *fuzzOpts) run(cmd *cobra.Command, stdout io.Writer) error {
 
 // readKnown reads the kept findings in dir.
 func readKnown(dir string) error {
-	_, err := readFindings([]string{dir})
+	_, err := findings.List([]string{dir})
 	return err
 }
 
@@ -119,7 +120,7 @@ func fuzzError(err error) error {
 // (found, its findings' kinds), and writes c's report when --report-dir
 // is set.
 func (o *fuzzOpts) finishCampaign(stdout io.Writer, im impl.Implementation, cfg impl.Config, d observe.Observer, c report.Campaign, found []compare.Found) error {
-	printKnown(stdout, o.Known, im.Name(), c.Profile, found)
+	report.PrintTriage(stdout, o.Known, im.Name(), c.Profile, found)
 	if o.rep.dir == "" {
 		return nil
 	}

@@ -8,12 +8,6 @@ import (
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
-// printKnown prints how the kept findings in dir triage kinds
-// (report.PrintTriage).
-func printKnown(w io.Writer, dir, impl, profile string, kinds []compare.Found) {
-	report.PrintTriage(w, dir, impl, profile, kinds)
-}
-
 // failOnNew is fuzz --fail-on-new (report.NewKinds): a failure is exit 1,
 // kept findings that do not read are bad input.
 func failOnNew(w io.Writer, dir, impl, profile string, compared, implFailed int, kinds []compare.Found, files map[string]string) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )
@@ -30,7 +31,7 @@ func newLocalCluster(stdout, stderr io.Writer) *cobra.Command {
 					return inputError{fmt.Errorf("--crds %s: %w", f.Impl, err)}
 				}
 			}
-			ctx, stop := signalContext()
+			ctx, stop := signals.Context()
 			defer stop()
 			c, err := local.Start(ctx, local.Options{Dir: dir, Log: func(s string) { fmt.Fprintln(stderr, "gepcheck: "+s) }})
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
@@ -66,11 +67,11 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
-			sem, err := claim(cfg, semantics)
+			sem, err := runner.Claim(cfg, semantics)
 			if err != nil {
 				return inputError{err}
 			}
-			voc, err := claimVocabulary(cfg, vocabulary)
+			voc, err := runner.ClaimVocabulary(cfg, vocabulary)
 			if err != nil {
 				return inputError{err}
 			}
@@ -90,7 +91,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			}
 			// A signal stops the implementation's processes (their
 			// groups are killed through the context) and the run, exit 2.
-			ctx, stop := signalContext()
+			ctx, stop := signals.Context()
 			defer stop()
 			out, err := runner.Offline{Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc, Scenarios: scens, Profiles: profiles, Results: results}.Run(ctx)
 			if err != nil {
@@ -135,14 +136,6 @@ func runError(ctx context.Context, err error) error {
 	return interrupted(ctx, err)
 }
 
-// claim is runner.Claim, for simulate --impl too.
-func claim(cfg impl.Config, flag string) (engine.Semantics, error) { return runner.Claim(cfg, flag) }
-
-// claimVocabulary is runner.ClaimVocabulary, for simulate --impl too.
-func claimVocabulary(cfg impl.Config, flag string) (engine.Vocabulary, error) {
-	return runner.ClaimVocabulary(cfg, flag)
-}
-
 // runCluster is `gepcheck run --cluster`: c run, its summary printed with
 // the triage of the kinds its random cases found, its reports written.
 func runCluster(stdout io.Writer, c runner.Cluster, rep *reportFlags) error {
@@ -154,7 +147,7 @@ func runCluster(stdout io.Writer, c runner.Cluster, rep *reportFlags) error {
 	report.ClusterRun(stdout, sum)
 	// Every kind the failed random cases show, shrunk or not (a case is
 	// shrunk for one of its kinds).
-	printKnown(stdout, "scenarios/findings", c.Impl.Name(), sum.RandomProfile, sum.RandomKinds())
+	report.PrintTriage(stdout, "scenarios/findings", c.Impl.Name(), sum.RandomProfile, sum.RandomKinds())
 	if err := rep.write(stdout, out.Results); err != nil {
 		return err
 	}

@@ -12,9 +12,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
+	"github.com/gepcheck/gepcheck/suite/runner"
 	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
@@ -63,11 +65,11 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if cmd.Flags().Changed("status-vocabulary") {
 		voc = c.vocab
 	}
-	s, err := claim(cfg, sem)
+	s, err := runner.Claim(cfg, sem)
 	if err != nil {
 		return nil, inputError{err}
 	}
-	v, err := claimVocabulary(cfg, voc)
+	v, err := runner.ClaimVocabulary(cfg, voc)
 	if err != nil {
 		return nil, inputError{err}
 	}
@@ -82,7 +84,7 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if c.source(stdin).Empty() {
 		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signals.Context()
 	defer stop()
 	d, err := cfg.Offline(ctx)
 	if errors.Is(err, impl.ErrUnsupported) {
