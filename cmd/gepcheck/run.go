@@ -67,11 +67,11 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			if err != nil {
 				return inputError{err}
 			}
-			sem, err := runner.Claim(cfg, semantics)
+			sem, err := impl.Claim(cfg, semantics)
 			if err != nil {
 				return inputError{err}
 			}
-			voc, err := runner.ClaimVocabulary(cfg, vocabulary)
+			voc, err := impl.ClaimVocabulary(cfg, vocabulary)
 			if err != nil {
 				return inputError{err}
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
-	"github.com/gepcheck/gepcheck/suite/runner"
 	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
@@ -65,11 +64,11 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	if cmd.Flags().Changed("status-vocabulary") {
 		voc = c.vocab
 	}
-	s, err := runner.Claim(cfg, sem)
+	s, err := impl.Claim(cfg, sem)
 	if err != nil {
 		return nil, inputError{err}
 	}
-	v, err := runner.ClaimVocabulary(cfg, voc)
+	v, err := impl.ClaimVocabulary(cfg, voc)
 	if err != nil {
 		return nil, inputError{err}
 	}

@@ -217,24 +217,14 @@ func (f Fuzz) differential(ctx context.Context, w io.Writer) (*suite.Property, e
 }
 
 // claim tells cfg the semantics and status vocabulary it claims
-// (impl.Claimer, impl.VocabularyClaimer), which the comparison follows;
-// "" is the implementation's own claim.
+// (impl.Claim, impl.ClaimVocabulary), which the comparison follows; "" is
+// the implementation's own claim.
 func (f Fuzz) claim(cfg impl.Config) (sem engine.Semantics, voc engine.Vocabulary, err error) {
-	if f.Semantics != "" {
-		if sem, err = engine.ParseSemantics(f.Semantics); err != nil {
-			return "", "", fmt.Errorf("--semantics: %w", err)
-		}
-		if c, ok := cfg.(impl.Claimer); ok {
-			c.Claim(sem)
-		}
+	if sem, err = impl.Claim(cfg, f.Semantics); err != nil {
+		return "", "", err
 	}
-	if f.Vocabulary != "" {
-		if voc, err = engine.ParseVocabulary(f.Vocabulary); err != nil {
-			return "", "", fmt.Errorf("--status-vocabulary: %w", err)
-		}
-		if c, ok := cfg.(impl.VocabularyClaimer); ok {
-			c.ClaimVocabulary(voc)
-		}
+	if voc, err = impl.ClaimVocabulary(cfg, f.Vocabulary); err != nil {
+		return "", "", err
 	}
 	return sem, voc, nil
 }

@@ -1,0 +1,13 @@
+// Package runner runs scenario files through an implementation, offline
+// or in a cluster, for `gepcheck run` (docs/cluster.md; docs/reports.md):
+// it selects the implementation's form, runs the cases, writes the cases
+// a cluster shrank as findings, and builds the results and the commands
+// that replay them. It returns values; the command prints them.
+package runner
+
+// BadInput is an error in what the user gave (exit 2), apart from the
+// implementation or the cluster failing.
+type BadInput struct{ Err error }
+
+func (e BadInput) Error() string { return e.Err.Error() }
+func (e BadInput) Unwrap() error { return e.Err }
