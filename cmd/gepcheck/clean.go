@@ -9,6 +9,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
 func newClean(stdout io.Writer) *cobra.Command {
@@ -24,7 +25,7 @@ func newClean(stdout io.Writer) *cobra.Command {
 			connect, _ := providers.Lookup("kubeconfig")
 			c, err := connect(ctx, cf.options(nil))
 			if err != nil {
-				return environmentOr(err)
+				return input.EnvironmentOr(err)
 			}
 			deleted, err := cluster.Clean(ctx, c, crds)
 			for _, d := range deleted {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -73,7 +72,7 @@ func (o *fuzzOpts) run(cmd *cobra.Command, stdout io.Writer) error {
 	f := o.Fuzz
 	f.ReadKnown, f.Shard, f.Impl, f.Select, f.Set = readKnown, o.rep.shard, o.impls.Impl, o.impls.Selected, setFlags(cmd.Flags())
 	f.Hooks = func(c *campaign.Config, im impl.Implementation, cfg impl.Config) { o.hooks(stdout, c, im, cfg) }
-	return fuzzError(f.Run(stdout))
+	return f.Run(stdout)
 }
 
 // readKnown reads the kept findings in dir.
@@ -97,23 +96,6 @@ func (o *fuzzOpts) hooks(stdout io.Writer, c *campaign.Config, im impl.Implement
 			return "", err
 		}
 	}
-}
-
-// fuzzError is err of campaign.Fuzz.Run with its exit code: 2 for input,
-// 1 for a run that failed.
-func fuzzError(err error) error {
-	var in campaign.InputError
-	var failed campaign.FailedError
-	var start campaign.StartError
-	switch {
-	case errors.As(err, &in):
-		return inputError{in.Err}
-	case errors.As(err, &failed):
-		return failedError{failed.Msg}
-	case errors.As(err, &start):
-		return environmentOr(start.Err)
-	}
-	return err
 }
 
 // finishCampaign prints how the kept findings triage each kind c found

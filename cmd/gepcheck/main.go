@@ -20,7 +20,9 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/campaign"
 	"github.com/gepcheck/gepcheck/suite/input"
+	"github.com/gepcheck/gepcheck/suite/runner"
 )
 
 // Exit codes.
@@ -69,21 +71,39 @@ func runExit(args []string, stdin io.Reader, stdout, stderr io.Writer, exit func
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "gepcheck: "+strings.ReplaceAll(err.Error(), "\n", "\ngepcheck: "))
-	var fe failedError
-	var ie inputError
+	return exitCode(err)
+}
+
+// exitCode is the exit of a command that returned err: one mapping for
+// cmd's errors and the packages' it calls.
+func exitCode(err error) int {
 	switch {
-	case errors.As(err, &fe):
+	case errors.As(err, new(failedError)), errors.As(err, new(campaign.FailedError)):
 		return exitFailed
-	case errors.As(err, &ie), errors.As(err, new(input.Error)), errors.As(err, new(simulate.InputError)), usageError(err):
+	case badInput(err):
 		return exitBadInput
 	}
 	return exitInternal
 }
 
-// environmentOr classifies an error of a command that reads both the user's
-// files and the environment (a cluster): input.EnvironmentOr.
-func environmentOr(err error) error {
-	return input.EnvironmentOr(err)
+// badInput reports the errors that are the user's (exit 2): the command
+// line's, the packages' (input.Error, simulate.InputError,
+// runner.BadInput, campaign.InputError), and an implementation that could
+// not start on the user's files (input.EnvironmentOr; else the
+// environment's, exit 3).
+func badInput(err error) bool {
+	var setup runner.Setup
+	var start campaign.StartError
+	switch {
+	case errors.As(err, new(inputError)), errors.As(err, new(input.Error)), errors.As(err, new(simulate.InputError)),
+		errors.As(err, new(runner.BadInput)), errors.As(err, new(campaign.InputError)), usageError(err):
+		return true
+	case errors.As(err, &setup):
+		return errors.As(input.EnvironmentOr(setup.Err), new(input.Error))
+	case errors.As(err, &start):
+		return errors.As(input.EnvironmentOr(start.Err), new(input.Error))
+	}
+	return false
 }
 
 // usageError reports the errors cobra returns for a command line it cannot

@@ -57,7 +57,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			// Files and random cases are sharded each by its index.
 			scens, err := runner.Shard(files, sh, rf.random > 0)
 			if err != nil {
-				return runError(nil, err)
+				return err
 			}
 			if sh.N > 0 && rf.random > 0 && rf.seed == 0 {
 				return inputError{fmt.Errorf("--shard %s with --random needs --seed: every shard draws from the same campaign", sh)}
@@ -95,7 +95,10 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			defer stop()
 			out, err := runner.Offline{Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc, Scenarios: scens, Profiles: profiles, Results: results}.Run(ctx)
 			if err != nil {
-				return runError(ctx, err)
+				if errors.As(err, new(runner.BadInput)) || errors.As(err, new(runner.Setup)) {
+					return err // runExit's exit: bad input, or the environment's
+				}
+				return interrupted(ctx, err) // what ran after a signal is no verdict
 			}
 			if err := interrupted(ctx, nil); err != nil {
 				return err // cases run after a signal are no verdict
@@ -122,26 +125,12 @@ end, after a failure and on SIGINT/SIGTERM.`,
 	return cmd
 }
 
-// runError is the exit an error of a run gives: bad input (2), the
-// environment's (environmentOr), or a run stopped by a signal (2).
-func runError(ctx context.Context, err error) error {
-	var bad runner.BadInput
-	var setup runner.Setup
-	switch {
-	case errors.As(err, &bad):
-		return inputError{bad.Err}
-	case errors.As(err, &setup):
-		return environmentOr(setup.Err)
-	}
-	return interrupted(ctx, err)
-}
-
 // runCluster is `gepcheck run --cluster`: c run, its summary printed with
 // the triage of the kinds its random cases found, its reports written.
 func runCluster(stdout io.Writer, c runner.Cluster, rep *reportFlags) error {
 	out, err := c.Run(context.Background())
 	if err != nil {
-		return runError(nil, err)
+		return err
 	}
 	sum := out.Summary
 	report.ClusterRun(stdout, sum)

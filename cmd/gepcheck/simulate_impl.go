@@ -90,7 +90,7 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 		return nil, inputError{fmt.Errorf("--impl %s: its translator needs a cluster (it has no offline form); run it there: gepcheck run --cluster local --impl %s", im.Name(), im.Name())}
 	}
 	if err != nil {
-		return nil, environmentOr(err)
+		return nil, input.EnvironmentOr(err)
 	}
 	cs, err := c.source(stdin).Case(opts)
 	if err != nil {
