@@ -1,11 +1,42 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/admission"
+	"github.com/gepcheck/gepcheck/admission/simulate"
+	"github.com/gepcheck/gepcheck/internal/signals"
+	"github.com/gepcheck/gepcheck/simulator"
 )
+
+// CheckFiles is gepcheck check: files checked in order (CheckBounded),
+// each called with a file's differences once it is checked. It stops at
+// the first file that does not check, a limit of an admission prediction
+// (simulate.PredictionError) or a signal (ctx cancelled:
+// signals.Stopped); every such error is the user's input (exit 2).
+func CheckFiles(ctx context.Context, files []string, opts simulator.Options, b admission.Bounds, each func(file string, diffs []string)) (CheckResults, error) {
+	res := CheckResults{Files: []CheckFile{}}
+	for _, f := range files {
+		if err := signals.Stopped(ctx); err != nil {
+			return res, err
+		}
+		diffs, err := CheckBounded(ctx, f, opts, b)
+		if errors.As(err, new(*admission.LimitError)) {
+			return res, fmt.Errorf("%s: %w", f, simulate.PredictionError(ctx, err))
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Add(f, diffs)
+		each(f, diffs)
+	}
+	return res, nil
+}
 
 // CheckResults is what gepcheck check found, as its -o json and -o yaml
 // print it.

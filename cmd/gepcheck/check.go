@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/admission"
-	"github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -66,31 +65,22 @@ when a scenario fails.`,
 			if len(files) == 0 {
 				return inputError{fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
 			}
-			res := scenarios.CheckResults{Files: []scenarios.CheckFile{}}
-			for _, f := range files {
-				if err := interrupted(ctx, nil); err != nil {
-					return err
-				}
-				diffs, err := scenarios.CheckBounded(ctx, f, opts, admission.Bounds{MaxCELCost: maxCELCost})
-				if err != nil {
-					if errors.As(err, new(*admission.LimitError)) {
-						return inputError{fmt.Errorf("%s: %w", f, simulate.PredictionError(ctx, err))}
-					}
-					return inputError{err}
-				}
-				res.Add(f, diffs)
+			res, err := scenarios.CheckFiles(ctx, files, opts, admission.Bounds{MaxCELCost: maxCELCost}, func(f string, diffs []string) {
 				if output != formatTable {
-					continue
+					return
 				}
 				// Names from the scenario file, escaped.
 				if len(diffs) == 0 {
 					fmt.Fprintf(stdout, "ok    %s\n", ref.Printable(f))
-					continue
+					return
 				}
 				fmt.Fprintf(stdout, "FAIL  %s\n", ref.Printable(f))
 				for _, d := range diffs {
 					fmt.Fprintf(stdout, "      %s\n", ref.Printable(d))
 				}
+			})
+			if err != nil {
+				return inputError{err}
 			}
 			passed, failed := res.Passed, res.Failed
 			switch output {
