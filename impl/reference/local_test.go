@@ -564,6 +564,11 @@ func TestLocalReference(t *testing.T) {
 		if sh.Objects != 2 {
 			t.Errorf("objects %d → %d (%s), want 2 (Service b1, ColorPolicy p1)", sh.ObjectsFrom, sh.Objects, sh.Stopped)
 		}
+		// The case it holds is the one it last wrote (gepcheck run writes
+		// the finding from it, not from the file read back).
+		if data, err := os.ReadFile(sh.File); err != nil || string(sh.Case.YAML()) != string(data) || len(sh.Case.Steps) != sh.Steps {
+			t.Errorf("shrunk case (%d steps) is not the one written to %s (%v):\n%s", len(sh.Case.Steps), sh.File, err, sh.Case.YAML())
+		}
 		t.Logf("steps %d → %d, objects %d → %d in %d rounds, %d candidates; %s", sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Rounds, sh.Tried, sh.Stopped)
 	})
 

@@ -24,9 +24,10 @@ type Shrunk struct {
 	Kind compare.Found
 	Seed int64
 	// Scenario is the smallest case found (nil for a case with steps,
-	// shrunk as YAML), File where it is written, and Result its outcome in
+	// which is Case), File where it is written, and Result its outcome in
 	// the cluster.
 	Scenario *generators.Scenario
+	Case     generators.Case
 	File     string
 	Result   Result
 	// Steps and Objects count the case's steps and objects before and
@@ -91,7 +92,7 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 			out.Stopped = err.Error()
 			return out
 		}
-		sh = ws
+		sh, out.Case = ws, ws.cur
 		out.StepsFrom, out.Steps = len(ws.cur.Steps), len(ws.cur.Steps)
 		out.ObjectsFrom, out.Objects = ws.cur.Objects(), ws.cur.Objects()
 	}
@@ -209,6 +210,7 @@ func (w *withSteps) best(results []Result, keeps func(Result) bool) int {
 
 func (w *withSteps) keep(best int, out *Shrunk) {
 	w.cur = w.cands[best]
+	out.Case = w.cur
 	out.Steps, out.Objects = len(w.cur.Steps), w.cur.Objects()
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
@@ -117,14 +116,11 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 		var file string
 		var err error
 		if sh.Scenario == nil {
-			// A case with steps, shrunk as it is written.
-			var data []byte
-			var gc generators.Case
-			if data, err = load.ReadNamed(sh.File, load.DefaultLimits.MaxBytes); err == nil {
-				if gc, err = generators.ParseCase(data); err == nil {
-					file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: gc, State: sh.Result.State, Diff: sh.Result.Diff})
-				}
+			// A case with steps, as the shrinker last held it.
+			if !sh.Case.Changes() {
+				return fmt.Errorf("%s: not shrunk: %s", sh.From, sh.Stopped)
 			}
+			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: sh.Case, State: sh.Result.State, Diff: sh.Result.Diff})
 		} else {
 			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "the profile "+sum.RandomProfile,
 				differential.Disagreement{Case: generators.Case{Scenario: sh.Scenario}, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
