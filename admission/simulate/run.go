@@ -17,6 +17,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/admission"
 	admissioncheck "github.com/gepcheck/gepcheck/admission/check"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
 
@@ -35,9 +36,9 @@ type Connect func() (cfg *rest.Config, name string, err error)
 // signal stops the run once the input is read.
 func Run(o Options, output string, stdin io.Reader, connect Connect) (r admission.Report, err error) {
 	defer func() {
-		var se InputError
+		var se exitcode.Input
 		if errors.As(err, &se) {
-			err = InputError{printableError{se.Err}}
+			err = exitcode.Input{Err: printableError{se.Err}}
 		}
 	}()
 	if err := o.check(output); err != nil {
@@ -68,16 +69,16 @@ func Run(o Options, output string, stdin io.Reader, connect Connect) (r admissio
 // check checks the flags before anything is read.
 func (o Options) check(output string) error {
 	if len(o.Files) == 0 && !o.FromCluster {
-		return InputError{errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
+		return exitcode.Input{Err: errors.New("no webhook configurations: pass -f FILE, -f DIR or -f -, or --from-cluster")}
 	}
 	if (o.Request == "") == (o.RequestFile == "") {
-		return InputError{errors.New("pass exactly one of --request and --request-file")}
+		return exitcode.Input{Err: errors.New("pass exactly one of --request and --request-file")}
 	}
 	if output != "" && !slices.Contains(Formats, output) {
-		return InputError{fmt.Errorf("--output %q: one of %s", output, strings.Join(Formats, ", "))}
+		return exitcode.Input{Err: fmt.Errorf("--output %q: one of %s", output, strings.Join(Formats, ", "))}
 	}
 	if o.Limits.MaxDocuments < 1 || o.Limits.MaxBytes < 1 || o.Limits.MaxDepth < 1 || o.MaxCELCost < 1 {
-		return InputError{errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
+		return exitcode.Input{Err: errors.New("--max-documents, --max-bytes, --max-depth and --max-request-cel-cost must be positive")}
 	}
 	return nil
 }

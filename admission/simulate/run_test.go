@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
@@ -27,7 +28,7 @@ func TestRunChecks(t *testing.T) {
 		{"limits", Options{Files: []string{"x"}, Request: "r", Limits: lim}, "table", "must be positive"},
 	} {
 		_, err := Run(c.o, c.output, nil, nil)
-		if !errors.As(err, new(InputError)) || !strings.Contains(err.Error(), c.want) {
+		if !errors.As(err, new(exitcode.Input)) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Run = %v, want an InputError saying %q", c.name, err, c.want)
 		}
 	}
@@ -52,7 +53,7 @@ webhooks:
 	o := Options{Files: []string{f}, Request: "CREATE v1 config\x1b[2Jmaps ns=a", MaxCELCost: 1,
 		Limits: load.Limits{MaxDocuments: 10, MaxBytes: 1 << 20, MaxDepth: 10}}
 	_, err := Run(o, "", nil, nil)
-	if !errors.As(err, new(InputError)) || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `config\x1b[2Jmaps`) {
+	if !errors.As(err, new(exitcode.Input)) || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `config\x1b[2Jmaps`) {
 		t.Errorf("Run = %q, want an InputError with the escape written \\x1b", err)
 	}
 }

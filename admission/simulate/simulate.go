@@ -17,6 +17,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/admission"
 	admissioncheck "github.com/gepcheck/gepcheck/admission/check"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
@@ -33,13 +34,6 @@ type Options struct {
 	FromCluster                      bool // the cluster's configurations are read (Predict's live)
 }
 
-// InputError is an error of the input or the flags, not of the cluster or
-// the run.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-func (e InputError) Unwrap() error { return e.Err }
-
 // Input is what was read from the files, before the prediction.
 type Input struct {
 	opts        Options
@@ -55,18 +49,18 @@ func Read(o Options, stdin io.Reader) (Input, error) {
 	in := Input{opts: o}
 	docs, err := load.ReadLimited(o.Files, stdin, o.Limits)
 	if err != nil {
-		return in, InputError{err}
+		return in, exitcode.Input{Err: err}
 	}
 	if o.RequestFile != "" {
 		if in.requestDocs, err = load.ReadLimited([]string{o.RequestFile}, stdin, o.Limits); err != nil {
-			return in, InputError{err}
+			return in, exitcode.Input{Err: err}
 		}
 	}
 	if in.mutating, in.validating, err = admission.Configurations(docs); err != nil {
-		return in, InputError{err}
+		return in, exitcode.Input{Err: err}
 	}
 	if in.crds, err = admission.CRDs(docs); err != nil {
-		return in, InputError{err}
+		return in, exitcode.Input{Err: err}
 	}
 	return in, nil
 }
@@ -88,7 +82,7 @@ func (in Input) Predict(ctx context.Context, live *admissioncheck.Live) (admissi
 	// Files without a configuration are a mistake; a cluster without
 	// one is an answer: the request meets no webhook.
 	if len(mutating)+len(validating) == 0 && !o.FromCluster {
-		return admission.Report{}, InputError{fmt.Errorf("no webhook configurations in %s (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration): nothing to predict", strings.Join(o.Files, ", "))}
+		return admission.Report{}, exitcode.Input{Err: fmt.Errorf("no webhook configurations in %s (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration or ValidatingWebhookConfiguration): nothing to predict", strings.Join(o.Files, ", "))}
 	}
 	res = res.WithCRDs(in.crds)
 	req, err := in.request(ctx, res, live)
@@ -102,11 +96,11 @@ func (in Input) Predict(ctx context.Context, live *admissioncheck.Live) (admissi
 	}
 	behave, key, err := admission.ResolveBehaviours(chain, keys)
 	if err != nil {
-		return admission.Report{}, InputError{fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
+		return admission.Report{}, exitcode.Input{Err: fmt.Errorf("--%s %s: %w", flagOf(keys[key]), key, err)}
 	}
 	p, err := admission.PredictBounded(ctx, admission.Bounds{MaxCELCost: o.MaxCELCost}, chain, req, res, behave)
 	if err != nil {
-		return admission.Report{}, InputError{PredictionError(ctx, err)}
+		return admission.Report{}, exitcode.Input{Err: PredictionError(ctx, err)}
 	}
 	return admission.NewReport(req, p), nil
 }
@@ -118,13 +112,13 @@ func (in Input) request(ctx context.Context, res *admission.Snapshot, live *admi
 	if o.Request == "" {
 		req, err := admission.RequestFile(o.RequestFile, in.requestDocs, res)
 		if err != nil {
-			return req, InputError{fmt.Errorf("--request-file: %w", err)}
+			return req, exitcode.Input{Err: fmt.Errorf("--request-file: %w", err)}
 		}
 		return req, nil
 	}
 	req, err := admission.ParseRequest(o.Request, res)
 	if err != nil {
-		return req, InputError{fmt.Errorf("--request: %w", err)}
+		return req, exitcode.Input{Err: fmt.Errorf("--request: %w", err)}
 	}
 	if live != nil {
 		return live.WithNamespace(ctx, req, o.Request)
@@ -142,7 +136,7 @@ func (o Options) behaviours() (map[string]admission.Behaviour, error) {
 	}{{admission.Down, o.Down}, {admission.Slow, o.Slow}, {admission.Error, o.Failing}, {admission.Deny, o.Deny}, {admission.Patch, o.Patch}} {
 		for _, n := range f.names {
 			if b, twice := keys[n]; twice {
-				return nil, InputError{fmt.Errorf("--%s %s: the webhook is also given --%s", flagOf(f.b), n, flagOf(b))}
+				return nil, exitcode.Input{Err: fmt.Errorf("--%s %s: the webhook is also given --%s", flagOf(f.b), n, flagOf(b))}
 			}
 			keys[n] = f.b
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // A file's configuration replaces the cluster's of its name and comes
@@ -19,7 +21,7 @@ func TestReplaced(t *testing.T) {
 // flags (--failing for admission.Error).
 func TestBehavioursTwice(t *testing.T) {
 	_, err := Options{Failing: []string{"h"}, Deny: []string{"h"}}.behaviours()
-	var ie InputError
+	var ie exitcode.Input
 	if !errors.As(err, &ie) || err.Error() != "--deny h: the webhook is also given --failing" {
 		t.Errorf("behaviours = %v, want an InputError naming --deny and --failing", err)
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"io"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
+	"github.com/gepcheck/gepcheck/internal/watchdog"
+
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
@@ -10,6 +13,7 @@ import (
 	admissionsim "github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
 
 func newAdmission(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
@@ -29,7 +33,7 @@ failing or denying (docs/admission.md).`,
 		Short: "The chain of webhooks a request goes through, and its outcome",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stop, err := o.bounds.watch(cmd.ErrOrStderr())
+			stop, err := o.bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -46,7 +50,7 @@ failing or denying (docs/admission.md).`,
 		Short: "Every check the API server makes of one webhook on a request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stop, err := o.bounds.watch(cmd.ErrOrStderr())
+			stop, err := o.bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -56,7 +60,7 @@ failing or denying (docs/admission.md).`,
 				return err
 			}
 			if err := r.Explain(stdout, args[0]); err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			return nil
 		},
@@ -74,9 +78,9 @@ failing or denying (docs/admission.md).`,
 		c.Flags().Int64Var(&o.maxBytes, "max-bytes", 16<<20, "most bytes read from one file")
 		c.Flags().IntVar(&o.maxDepth, "max-depth", load.DefaultMaxDepth, "most levels of nesting in one document")
 		c.Flags().Int64Var(&o.maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on the request (kube-apiserver's limits are 1,000,000 an expression and 2,500,000 a webhook)")
-		o.bounds.add(c.Flags(), exit)
+		o.bounds.AddFlags(c.Flags())
 		c.Flags().BoolVar(&o.fromCluster, "from-cluster", false, "read the webhook configurations, the resources served (discovery, CRDs included) and the request's namespace labels (unless nslabels= or nsmissing= gives them) from a cluster")
-		o.cluster.add(c, false)
+		o.cluster.AddFlags(c.Flags(), false)
 	}
 	addOutputFlag(simulate, &o.output, admissionsim.Formats...)
 	cmd.AddCommand(simulate, explain)
@@ -90,16 +94,16 @@ type admissionOpts struct {
 	output                           string
 	maxDocuments, maxDepth           int
 	maxBytes, maxCELCost             int64
-	bounds                           runBounds
+	bounds                           watchdog.Flags
 	fromCluster                      bool
-	cluster                          clusterFlags
+	cluster                          providers.Flags
 }
 
 // run is admissionsim.Run of the flags, the cluster read from --kubeconfig
 // and --context.
 func (o *admissionOpts) run(stdin io.Reader) (admission.Report, error) {
 	return admissionsim.Run(o.options(), o.output, stdin, func() (*rest.Config, string, error) {
-		cl, err := cluster.FromKubeconfig(o.cluster.kubeconfig, o.cluster.context)
+		cl, err := cluster.FromKubeconfig(o.cluster.Kubeconfig, o.cluster.Context)
 		if err != nil {
 			return nil, "", err
 		}

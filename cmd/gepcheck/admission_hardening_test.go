@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // hardening is testdata/admission/hardening: the red team's inputs of
@@ -78,7 +80,7 @@ func TestAdmissionBounded(t *testing.T) {
 		go runExit(args, strings.NewReader(""), &bytes.Buffer{}, &stderr, exit)
 		select {
 		case code := <-codes:
-			if code != exitBadInput || !strings.Contains(stderr.String(), "took longer than the limit of 200ms") {
+			if code != exitcode.BadInput || !strings.Contains(stderr.String(), "took longer than the limit of 200ms") {
 				t.Errorf("%v: exit %d, %q", args, code, stderr.String())
 			}
 		case <-time.After(30 * time.Second):
@@ -122,8 +124,8 @@ func TestAdmissionSignal(t *testing.T) {
 			if d := time.Since(sent); d > 20*time.Second {
 				t.Errorf("%s %v: ended %s after the signal", sig, args[:2], d)
 			}
-			if code != exitBadInput || !strings.Contains(stderr.String(), "the prediction was stopped") {
-				t.Errorf("%s %v: %v, exit %d, want %d; stderr:\n%s", sig, args[:2], err, code, exitBadInput, stderr.String())
+			if code != exitcode.BadInput || !strings.Contains(stderr.String(), "the prediction was stopped") {
+				t.Errorf("%s %v: %v, exit %d, want %d; stderr:\n%s", sig, args[:2], err, code, exitcode.BadInput, stderr.String())
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // celInput is Kuadrant RFC Example E2's pair of RateLimitPolicies
@@ -100,8 +102,8 @@ func TestCELLimits(t *testing.T) {
 				return code, stdout.String(), stderr.String()
 			}
 			code, _, stderr := sim(tc.limit)
-			if code != exitBadInput {
-				t.Fatalf("over the limit: exit %d, want %d; stderr:\n%s", code, exitBadInput, stderr)
+			if code != exitcode.BadInput {
+				t.Fatalf("over the limit: exit %d, want %d; stderr:\n%s", code, exitcode.BadInput, stderr)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr, w) {
@@ -111,7 +113,7 @@ func TestCELLimits(t *testing.T) {
 			// Raised, with a wall-clock budget no loaded machine reaches
 			// (100 ms by default): it is the one limit that stops it.
 			code, stdout, stderr := sim(append([]string{"--cel-timeout", "5m"}, tc.raised...))
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("limit raised: exit %d; stderr:\n%s", code, stderr)
 			}
 			// Within the limits the condition is evaluated: the route's

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
+	"github.com/gepcheck/gepcheck/internal/watchdog"
+
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/admission"
@@ -19,7 +22,7 @@ import (
 func newCheck(stdout io.Writer, exit func(code int)) *cobra.Command {
 	var (
 		maxCELCost int64
-		bounds     runBounds
+		bounds     watchdog.Flags
 		output     string
 		opts       simulator.Options // simulate's limits, for policy scenarios too
 	)
@@ -41,14 +44,14 @@ when a scenario fails.`,
 				return err
 			}
 			if maxCELCost < 1 {
-				return inputError{errors.New("--max-request-cel-cost must be positive")}
+				return exitcode.Input{Err: errors.New("--max-request-cel-cost must be positive")}
 			}
 			if err := opts.CheckLimits(); err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			// Bounded as simulate is (docs/limits.md, Admission and
 			// check); a signal stops an admission scenario's prediction.
-			stop, err := bounds.watch(cmd.ErrOrStderr())
+			stop, err := bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -57,13 +60,13 @@ when a scenario fails.`,
 			defer cancel()
 			// Policy scenarios do not watch ctx: a signal ends them
 			// after a grace the admission predictions stop within.
-			defer signals.ExitAfter(ctx, cmd.ErrOrStderr(), 5*time.Second, func() { exit(exitBadInput) })()
+			defer signals.ExitAfter(ctx, cmd.ErrOrStderr(), 5*time.Second, func() { exit(exitcode.BadInput) })()
 			files, err := scenarios.Files(args)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			if len(files) == 0 {
-				return inputError{fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
+				return exitcode.Input{Err: fmt.Errorf("no scenario files (.yaml, .yml) in %s", strings.Join(args, ", "))}
 			}
 			res, err := scenarios.CheckFiles(ctx, files, opts, admission.Bounds{MaxCELCost: maxCELCost}, func(f string, diffs []string) {
 				if output != formatTable {
@@ -80,7 +83,7 @@ when a scenario fails.`,
 				}
 			})
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			passed, failed := res.Passed, res.Failed
 			switch output {
@@ -96,14 +99,14 @@ when a scenario fails.`,
 				}
 			}
 			if failed > 0 {
-				return failedError{fmt.Sprintf("%d scenario(s) failed", failed)}
+				return exitcode.Failure{Msg: fmt.Sprintf("%d scenario(s) failed", failed)}
 			}
 			return nil
 		},
 	}
 	// The flags the loader's and the engine's messages name (docs/limits.md).
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
-	bounds.add(cmd.Flags(), exit)
+	bounds.AddFlags(cmd.Flags())
 	addOutputFlag(cmd, &output, checkFormats...)
 	cmd.Flags().Int64Var(&maxCELCost, "max-request-cel-cost", admission.DefaultMaxCELCost, "most CEL cost the matchConditions of all the webhooks may spend on one request of an admission scenario")
 	return cmd

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
@@ -52,7 +53,7 @@ func TestRunStatusVocabulary(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	args := []string{"run", "--impl", "reference", "--status-vocabulary", "draft", "--report-dir", dir, "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"}
-	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d:\n%s%s", code, stdout.String(), stderr.String())
 	}
 	r, err := report.ReadResults(filepath.Join(dir, "reference", "main", "results-offline.json"))
@@ -73,8 +74,8 @@ func TestRunStatusVocabulary(t *testing.T) {
 	} {
 		stdout.Reset()
 		stderr.Reset()
-		if code := run(cmd, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--status-vocabulary") {
-			t.Errorf("%v: exit %d, want %d naming --status-vocabulary:\n%s%s", cmd, code, exitBadInput, stdout.String(), stderr.String())
+		if code := run(cmd, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "--status-vocabulary") {
+			t.Errorf("%v: exit %d, want %d naming --status-vocabulary:\n%s%s", cmd, code, exitcode.BadInput, stdout.String(), stderr.String())
 		}
 	}
 }

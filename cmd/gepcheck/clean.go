@@ -13,7 +13,7 @@ import (
 )
 
 func newClean(stdout io.Writer) *cobra.Command {
-	var cf clusterFlags
+	var cf providers.Flags
 	var crds bool
 	cmd := &cobra.Command{
 		Use:   "clean [--kubeconfig FILE] [--context NAME] [--crds]",
@@ -23,7 +23,7 @@ func newClean(stdout io.Writer) *cobra.Command {
 			ctx, stop := signals.Context()
 			defer stop()
 			connect, _ := providers.Lookup("kubeconfig")
-			c, err := connect(ctx, cf.options(nil))
+			c, err := connect(ctx, cf.Options(nil))
 			if err != nil {
 				return input.EnvironmentOr(err)
 			}
@@ -35,7 +35,7 @@ func newClean(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	cf.add(cmd, false)
+	cf.AddFlags(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&crds, "crds", false, "also delete the CRDs gepcheck installed (and with them every object of their kinds)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
@@ -33,7 +34,7 @@ func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error
 	if len(lines) == 0 {
 		return nil
 	}
-	return failedError{fmt.Sprintf("--fail-on: %d tripped:\n%s", len(lines), strings.Join(lines, "\n"))}
+	return exitcode.Failure{Msg: fmt.Sprintf("--fail-on: %d tripped:\n%s", len(lines), strings.Join(lines, "\n"))}
 }
 
 func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
@@ -64,13 +65,13 @@ conditions flip.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fail, err := simulator.ParseFailOn(failOn, true)
 			if err != nil {
-				return inputError{fmt.Errorf("--fail-on %w", err)}
+				return exitcode.Input{Err: fmt.Errorf("--fail-on %w", err)}
 			}
 			opts, sem, err := c.options(render.DiffFormats)
 			if err != nil {
 				return err
 			}
-			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -82,10 +83,10 @@ conditions flip.`,
 			before, after, warns, err := simulator.SimulatePair(a, b, opts, sem)
 			printWarnings(c.stderr(), warns)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			if len(before.Policies) == 0 && len(after.Policies) == 0 {
-				return inputError{errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
+				return exitcode.Input{Err: errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
 			}
 			d := simulator.DiffOutputs(before, after)
 			if err := render.Diff(stdout, c.output, d, c.tableOptions()); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -107,24 +108,24 @@ func TestFailOn(t *testing.T) {
 		want int
 		says string
 	}{
-		{[]string{"diff", files[0], files[1], "--profile", "color-inherited", "--fail-on", "changed"}, exitFailed, "changed"},
-		{[]string{"diff", files[0], files[0], "--profile", "color-inherited", "--fail-on", "changed"}, exitOK, ""},
+		{[]string{"diff", files[0], files[1], "--profile", "color-inherited", "--fail-on", "changed"}, exitcode.Failed, "changed"},
+		{[]string{"diff", files[0], files[0], "--profile", "color-inherited", "--fail-on", "changed"}, exitcode.OK, ""},
 		// Step 1: rp comes, gp is Overridden (GEP-713, Policy status).
-		{[]string{"diff", files[0], files[1], "--profile", "color-inherited", "--fail-on", "conflicted,overridden"}, exitFailed, "Overridden: ColorPolicy/default/gp (policy, Programmed)"},
-		{[]string{"diff", files[1], files[0], "--profile", "color-inherited", "--fail-on", "overridden"}, exitOK, ""},
-		{[]string{"simulate", "-f", ex2, "--fail-on", "overridden"}, exitFailed, "Overridden: ColorPolicy/default/p4 (policy, Programmed)"},
-		{[]string{"simulate", "-f", ex2, "--fail-on", "conflicted", "--fail-on", "invalid,targetnotfound"}, exitOK, ""},
-		{[]string{"simulate", "-f", "../../scenarios/gep-713/steps-direct-conflict-over-time.yaml", "--fail-on", "conflicted"}, exitOK, ""},
-		{[]string{"simulate", "-f", ex2, "--fail-on", "changed"}, exitBadInput, "only gepcheck diff"},
-		{[]string{"simulate", "-f", ex2, "--fail-on", "nope"}, exitBadInput, "one of changed"},
-		{[]string{"diff", files[0]}, exitBadInput, "pass OLD and NEW"},
-		{[]string{"diff", files[0], files[1], "-o", "html"}, exitBadInput, "--output"},
-		{[]string{"diff", "-", "-"}, exitBadInput, "both be -"},
-		{[]string{"diff", "--from-cluster"}, exitBadInput, "-f FILE"},
-		{[]string{"diff", files[0], files[1], "--delete", files[0]}, exitBadInput, "--delete deletes from the cluster's state: pass --from-cluster"},
-		{[]string{"diff", "--from-cluster", "--delete", "-", "-f", "-"}, exitBadInput, "cannot both be read from standard input"},
-		{[]string{"simulate", "-f", ex2, "-n", "team-a"}, exitBadInput, "pass --from-cluster too"},
-		{[]string{"explain", "-f", ex2, "--target", "Service/default/b1", "-A"}, exitBadInput, "pass --from-cluster too"},
+		{[]string{"diff", files[0], files[1], "--profile", "color-inherited", "--fail-on", "conflicted,overridden"}, exitcode.Failed, "Overridden: ColorPolicy/default/gp (policy, Programmed)"},
+		{[]string{"diff", files[1], files[0], "--profile", "color-inherited", "--fail-on", "overridden"}, exitcode.OK, ""},
+		{[]string{"simulate", "-f", ex2, "--fail-on", "overridden"}, exitcode.Failed, "Overridden: ColorPolicy/default/p4 (policy, Programmed)"},
+		{[]string{"simulate", "-f", ex2, "--fail-on", "conflicted", "--fail-on", "invalid,targetnotfound"}, exitcode.OK, ""},
+		{[]string{"simulate", "-f", "../../scenarios/gep-713/steps-direct-conflict-over-time.yaml", "--fail-on", "conflicted"}, exitcode.OK, ""},
+		{[]string{"simulate", "-f", ex2, "--fail-on", "changed"}, exitcode.BadInput, "only gepcheck diff"},
+		{[]string{"simulate", "-f", ex2, "--fail-on", "nope"}, exitcode.BadInput, "one of changed"},
+		{[]string{"diff", files[0]}, exitcode.BadInput, "pass OLD and NEW"},
+		{[]string{"diff", files[0], files[1], "-o", "html"}, exitcode.BadInput, "--output"},
+		{[]string{"diff", "-", "-"}, exitcode.BadInput, "both be -"},
+		{[]string{"diff", "--from-cluster"}, exitcode.BadInput, "-f FILE"},
+		{[]string{"diff", files[0], files[1], "--delete", files[0]}, exitcode.BadInput, "--delete deletes from the cluster's state: pass --from-cluster"},
+		{[]string{"diff", "--from-cluster", "--delete", "-", "-f", "-"}, exitcode.BadInput, "cannot both be read from standard input"},
+		{[]string{"simulate", "-f", ex2, "-n", "team-a"}, exitcode.BadInput, "pass --from-cluster too"},
+		{[]string{"explain", "-f", ex2, "--target", "Service/default/b1", "-A"}, exitcode.BadInput, "pass --from-cluster too"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
@@ -151,8 +152,8 @@ current-context: c
 		{"diff", "--from-cluster", "--kubeconfig", kubeconfig, "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitInternal {
-			t.Errorf("%v: exit %d, want %d: %s", args, code, exitInternal, stderr.String())
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.Internal {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitcode.Internal, stderr.String())
 		}
 	}
 }
@@ -177,7 +178,7 @@ func TestDiffWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"diff", state, state, "--profile", "color-inherited"}, nil, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"diff", state, state, "--profile", "color-inherited"}, nil, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	for _, want := range []string{"kind Deployment ignored", "duplicate object Deployment default/d"} {

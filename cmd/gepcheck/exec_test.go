@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/proc"
 )
 
@@ -34,29 +35,29 @@ func TestExecExitCodes(t *testing.T) {
 		want int
 		says string
 	}{
-		{slices.Concat(fuzzExec, []string{"--shard", "0/0"}), exitBadInput, "1 ≤ i ≤ N ≤ 1000"},
-		{slices.Concat(fuzzExec, []string{"--shard", "5/4"}), exitBadInput, "1 ≤ i ≤ N ≤ 1000"},
-		{slices.Concat(fuzzExec, []string{"--shard", "a/b"}), exitBadInput, "1 ≤ i ≤ N ≤ 1000"},
-		{slices.Concat(fuzzExec, []string{"--shard", "1/2"}), exitBadInput, "--shard: fuzz --impl exec checks one property"},
-		{slices.Concat(fuzzExec, []string{"--report-dir", t.TempDir()}), exitBadInput, "--report-dir: fuzz --impl exec"},
-		{slices.Concat(fuzzExec, []string{"--known", "scenarios/findings"}), exitBadInput, "--known: fuzz --impl exec"},
-		{slices.Concat(fuzzExec, []string{"--kind", "ColorPolicy"}), exitBadInput, "--kind: fuzz --impl exec"},
-		{[]string{"fuzz", "--report-dir", t.TempDir(), "--checks", "1"}, exitBadInput, "--report-dir needs --impl"},
-		{[]string{"fuzz", "--parallel", "-3", "--checks", "1"}, exitBadInput, "--parallel -3: at least 1"},
-		{slices.Concat(fuzzExec, []string{"--timeout", "-1s"}), exitBadInput, "--timeout -1s: must be more than 0"},
-		{[]string{"run", "--parallel", "0", "--impl", "reference", direct}, exitBadInput, "--parallel 0: at least 1"},
-		{append(append([]string{"run"}, exe("two-observations.sh")...), "--timeout", "0s", direct), exitBadInput, "--timeout 0s: must be more than 0"},
-		{append(append([]string{"run"}, exe("two-observations.sh")...), "--exec-max-output", "0", direct), exitBadInput, "--exec-max-output 0: between 1 and"},
-		{append(append([]string{"run"}, exe("no-shebang.sh")...), direct), exitBadInput, "exec format error"},
-		{append(append([]string{"run"}, exe("not-executable.sh")...), direct), exitBadInput, "permission denied"},
-		{append(append([]string{"run"}, exe("missing.sh")...), direct), exitBadInput, "--exec-command"},
+		{slices.Concat(fuzzExec, []string{"--shard", "0/0"}), exitcode.BadInput, "1 ≤ i ≤ N ≤ 1000"},
+		{slices.Concat(fuzzExec, []string{"--shard", "5/4"}), exitcode.BadInput, "1 ≤ i ≤ N ≤ 1000"},
+		{slices.Concat(fuzzExec, []string{"--shard", "a/b"}), exitcode.BadInput, "1 ≤ i ≤ N ≤ 1000"},
+		{slices.Concat(fuzzExec, []string{"--shard", "1/2"}), exitcode.BadInput, "--shard: fuzz --impl exec checks one property"},
+		{slices.Concat(fuzzExec, []string{"--report-dir", t.TempDir()}), exitcode.BadInput, "--report-dir: fuzz --impl exec"},
+		{slices.Concat(fuzzExec, []string{"--known", "scenarios/findings"}), exitcode.BadInput, "--known: fuzz --impl exec"},
+		{slices.Concat(fuzzExec, []string{"--kind", "ColorPolicy"}), exitcode.BadInput, "--kind: fuzz --impl exec"},
+		{[]string{"fuzz", "--report-dir", t.TempDir(), "--checks", "1"}, exitcode.BadInput, "--report-dir needs --impl"},
+		{[]string{"fuzz", "--parallel", "-3", "--checks", "1"}, exitcode.BadInput, "--parallel -3: at least 1"},
+		{slices.Concat(fuzzExec, []string{"--timeout", "-1s"}), exitcode.BadInput, "--timeout -1s: must be more than 0"},
+		{[]string{"run", "--parallel", "0", "--impl", "reference", direct}, exitcode.BadInput, "--parallel 0: at least 1"},
+		{append(append([]string{"run"}, exe("two-observations.sh")...), "--timeout", "0s", direct), exitcode.BadInput, "--timeout 0s: must be more than 0"},
+		{append(append([]string{"run"}, exe("two-observations.sh")...), "--exec-max-output", "0", direct), exitcode.BadInput, "--exec-max-output 0: between 1 and"},
+		{append(append([]string{"run"}, exe("no-shebang.sh")...), direct), exitcode.BadInput, "exec format error"},
+		{append(append([]string{"run"}, exe("not-executable.sh")...), direct), exitcode.BadInput, "permission denied"},
+		{append(append([]string{"run"}, exe("missing.sh")...), direct), exitcode.BadInput, "--exec-command"},
 		// The implementation's faults.
-		{append(append([]string{"run"}, exe("two-observations.sh")...), direct), exitFailed, "more bytes after the observation"},
-		{append(append([]string{"run"}, exe("trailing-garbage.sh")...), direct), exitFailed, "more bytes after the observation"},
-		{append(append([]string{"run"}, exe("forever.sh")...), "--exec-max-output", "4096", direct), exitFailed, "over the limit of 4096 bytes"},
-		{append(append([]string{"run"}, exe("grandchild.sh")...), "--timeout", "1s", direct), exitFailed, "timed out after 1s"},
+		{append(append([]string{"run"}, exe("two-observations.sh")...), direct), exitcode.Failed, "more bytes after the observation"},
+		{append(append([]string{"run"}, exe("trailing-garbage.sh")...), direct), exitcode.Failed, "more bytes after the observation"},
+		{append(append([]string{"run"}, exe("forever.sh")...), "--exec-max-output", "4096", direct), exitcode.Failed, "over the limit of 4096 bytes"},
+		{append(append([]string{"run"}, exe("grandchild.sh")...), "--timeout", "1s", direct), exitcode.Failed, "timed out after 1s"},
 		// A profile that keeps none of the case's policies.
-		{[]string{"run", "--impl", "reference", "--profile", "color-direct", "../../scenarios/gateway-api/backendtlspolicy-missing-ca.yaml"}, exitBadInput, "--profile color-direct: the input has no ColorPolicy to simulate (the case holds BackendTLSPolicy"},
+		{[]string{"run", "--impl", "reference", "--profile", "color-direct", "../../scenarios/gateway-api/backendtlspolicy-missing-ca.yaml"}, exitcode.BadInput, "--profile color-direct: the input has no ColorPolicy to simulate (the case holds BackendTLSPolicy"},
 	} {
 		var stdout, stderr bytes.Buffer
 		start := time.Now()
@@ -77,7 +78,7 @@ func TestRunExecRecordsTheCommand(t *testing.T) {
 	args := []string{"run", "--impl", "exec", "--exec-command", execTestdata + "two-observations.sh", "--report-dir", dir,
 		"--report-organization", "o", "--report-project", "p", "--report-url", "https://example.com", "--report-version", "v1", "--report-contact", "c", direct}
 	var stdout, stderr bytes.Buffer
-	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitFailed {
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.Failed {
 		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
 	}
 	found := false
@@ -139,8 +140,8 @@ func TestExecSignal(t *testing.T) {
 				_ = cmd.Process.Kill()
 				t.Fatalf("%s %v: still running a minute after the signal", sig, args[:1])
 			}
-			if code := cmd.ProcessState.ExitCode(); code != exitBadInput || !strings.Contains(stderr.String(), "stopped") {
-				t.Errorf("%s %v: exit %d, want %d and \"stopped\"; stderr:\n%s", sig, args[:1], code, exitBadInput, stderr.String())
+			if code := cmd.ProcessState.ExitCode(); code != exitcode.BadInput || !strings.Contains(stderr.String(), "stopped") {
+				t.Errorf("%s %v: exit %d, want %d and \"stopped\"; stderr:\n%s", sig, args[:1], code, exitcode.BadInput, stderr.String())
 			}
 			gone := false
 			for range 100 {
@@ -177,14 +178,14 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 	// Without the claim: the whole-policy scenario fails it (the
 	// example reads None per target).
 	code := run(slices.Concat(exe, files), strings.NewReader(""), &stdout, &stderr)
-	if out := stdout.String(); code != exitFailed || !strings.Contains(out, "DISAGREE  ../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml") {
-		t.Errorf("without --exec-profile: exit %d, want %d failing the whole-policy scenario:\n%s%s", code, exitFailed, out, stderr.String())
+	if out := stdout.String(); code != exitcode.Failed || !strings.Contains(out, "DISAGREE  ../../scenarios/gep-713/none-loses-on-one-target-whole-policy.yaml") {
+		t.Errorf("without --exec-profile: exit %d, want %d failing the whole-policy scenario:\n%s%s", code, exitcode.Failed, out, stderr.String())
 	}
 	stdout.Reset()
 	stderr.Reset()
 	code = run(slices.Concat(exe, []string{"--exec-profile", "ColorPolicy=color-direct"}, files), strings.NewReader(""), &stdout, &stderr)
 	out := stdout.String() + stderr.String()
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Errorf("exit %d, want 0:\n%s", code, out)
 	}
 	for _, want := range []string{
@@ -200,8 +201,8 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	fz := []string{"fuzz", "--impl", "exec", "--exec-command", "../../docs/examples/colorpolicy-direct.py", "--exec-profile", "ColorPolicy=color-direct", "--profile", "color-inherited", "--checks", "1", "--seed", "1", "--out", t.TempDir()}
-	if code := run(fz, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--profile color-inherited: --impl exec claims profile color-direct for ColorPolicy") {
-		t.Errorf("fuzz with a profile not claimed: exit %d, want %d:\n%s%s", code, exitBadInput, stdout.String(), stderr.String())
+	if code := run(fz, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "--profile color-inherited: --impl exec claims profile color-direct for ColorPolicy") {
+		t.Errorf("fuzz with a profile not claimed: exit %d, want %d:\n%s%s", code, exitcode.BadInput, stdout.String(), stderr.String())
 	}
 	for _, tc := range []struct{ claim, says string }{
 		{"color-direct", `--exec-profile "color-direct": want KIND=PROFILE`},
@@ -211,8 +212,8 @@ func TestRunExecClaimsAProfilePerKind(t *testing.T) {
 		stdout.Reset()
 		stderr.Reset()
 		code := run(slices.Concat(exe, []string{"--exec-profile", tc.claim}, files[:1]), strings.NewReader(""), &stdout, &stderr)
-		if out := stdout.String() + stderr.String(); code != exitBadInput || !strings.Contains(out, tc.says) {
-			t.Errorf("--exec-profile %s: exit %d, want %d saying %q:\n%s", tc.claim, code, exitBadInput, tc.says, out)
+		if out := stdout.String() + stderr.String(); code != exitcode.BadInput || !strings.Contains(out, tc.says) {
+			t.Errorf("--exec-profile %s: exit %d, want %d saying %q:\n%s", tc.claim, code, exitcode.BadInput, tc.says, out)
 		}
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/gepcheck/gepcheck/admission/simulate"
-	"github.com/gepcheck/gepcheck/suite/campaign"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/input"
-	"github.com/gepcheck/gepcheck/suite/runner"
 )
 
-// TestExitCode: the packages' errors get the exits their commands gave
-// when each command mapped them itself (run's runError, fuzz's fuzzError).
+// TestExitCode: the packages' errors (exitcode.Input, exitcode.Failure,
+// and input.EnvironmentOr of an implementation that could not start) get
+// the exits their commands gave when each command mapped them itself;
+// cobra's own errors are bad input.
 func TestExitCode(t *testing.T) {
 	down := errors.New("the cluster does not answer")
 	for _, tc := range []struct {
@@ -22,19 +22,17 @@ func TestExitCode(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"cmd failed", failedError{"differences"}, exitFailed},
-		{"campaign failed", campaign.FailedError{Msg: "--fail-on-new: new"}, exitFailed},
-		{"cmd input", inputError{down}, exitBadInput},
-		{"input", input.Error{Err: down}, exitBadInput},
-		{"admission input", simulate.InputError{Err: down}, exitBadInput},
-		{"runner input, wrapped", fmt.Errorf("shard: %w", runner.BadInput{Err: down}), exitBadInput},
-		{"campaign input", campaign.InputError{Err: down}, exitBadInput},
-		{"setup of a missing file", runner.Setup{Err: fs.ErrNotExist}, exitBadInput},
-		{"setup of the environment", runner.Setup{Err: down}, exitInternal},
-		{"start of a missing tool", campaign.StartError{Err: exec.ErrNotFound}, exitBadInput},
-		{"start of the environment", campaign.StartError{Err: down}, exitInternal},
-		{"a flag", errors.New("--seed: not a number"), exitBadInput},
-		{"anything else", down, exitInternal},
+		{"failed", exitcode.Failure{Msg: "differences"}, exitcode.Failed},
+		{"failed, naming its flag", exitcode.Failure{Msg: "--fail-on: 1 tripped"}, exitcode.Failed},
+		{"failed, wrapped", fmt.Errorf("campaign: %w", exitcode.Failure{Msg: "--fail-on-new: new"}), exitcode.Failed},
+		{"input", exitcode.Input{Err: down}, exitcode.BadInput},
+		{"input, wrapped", fmt.Errorf("shard: %w", exitcode.Input{Err: down}), exitcode.BadInput},
+		{"start on a missing file", input.EnvironmentOr(fs.ErrNotExist), exitcode.BadInput},
+		{"start without a tool", input.EnvironmentOr(exec.ErrNotFound), exitcode.BadInput},
+		{"start in a broken environment", input.EnvironmentOr(down), exitcode.Internal},
+		{"a flag", errors.New("--seed: not a number"), exitcode.BadInput},
+		{"a command cobra does not know", errors.New(`unknown command "simulat" for "gepcheck"`), exitcode.BadInput},
+		{"anything else", down, exitcode.Internal},
 	} {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("%s: exitCode(%v) = %d, want %d", tc.name, tc.err, got, tc.want)

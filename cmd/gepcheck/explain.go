@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
 )
@@ -32,12 +33,12 @@ of the policy's targets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (target == "") == (policy == "") {
-				return inputError{errors.New("pass exactly one of --target and --policy")}
+				return exitcode.Input{Err: errors.New("pass exactly one of --target and --policy")}
 			}
 			if b.impl.Impl != "" {
 				return explainBeside(cmd, &b, &c, stdin, stdout, target, policy)
 			}
-			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -53,12 +54,12 @@ of the policy's targets.`,
 				}
 				out := m.RunDecisions(sem)
 				if err := m.Limits(out); err != nil {
-					return inputError{err}
+					return exitcode.Input{Err: err}
 				}
 				printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
-					return inputError{err}
+					return exitcode.Input{Err: err}
 				}
 				return render.TargetAs(stdout, c.output, "gepcheck explain --target "+target, c.tableOptions(), m, out, x)
 			}
@@ -68,7 +69,7 @@ of the policy's targets.`,
 			}
 			x, err := m.ExplainPolicy(sem, r)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			return render.PolicyAs(stdout, c.output, "gepcheck explain --policy "+policy, c.tableOptions(), m, sem, x)
 		},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/impl/envoygateway"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 )
 
@@ -37,7 +38,7 @@ func TestExplainImplPolicyEnvoyGateway(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"explain", "--impl", "envoy-gateway", "-f", input}, tc.args...)
-		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
 		path := filepath.Join("testdata", "impl", tc.golden)

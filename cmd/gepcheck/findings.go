@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/findings"
@@ -47,7 +48,7 @@ cell in full, -o json and -o yaml every field.`,
 			}
 			found, err := findings.List(args)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			if output == formatJSON || output == formatYAML {
 				return writeData(stdout, output, found)

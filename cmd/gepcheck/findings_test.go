@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
@@ -39,7 +40,7 @@ func keptFindings(t *testing.T) []string {
 func TestFindingsTable(t *testing.T) {
 	files := keptFindings(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"findings", "-o", "wide", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run([]string{"findings", "-o", "wide", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
@@ -72,7 +73,7 @@ func TestFindingsTable(t *testing.T) {
 
 	// The default table fits 120 columns and names the same runs.
 	var narrow bytes.Buffer
-	if code := run([]string{"findings", "../../scenarios/findings"}, strings.NewReader(""), &narrow, &stderr); code != exitOK {
+	if code := run([]string{"findings", "../../scenarios/findings"}, strings.NewReader(""), &narrow, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	for _, l := range strings.Split(narrow.String(), "\n") {
@@ -85,13 +86,13 @@ func TestFindingsTable(t *testing.T) {
 	}
 	// --no-headers: the rows alone, no count.
 	var bare bytes.Buffer
-	if code := run([]string{"findings", "--no-headers", "../../scenarios/findings"}, strings.NewReader(""), &bare, &stderr); code != exitOK || strings.Contains(bare.String(), "FILE") || strings.Contains(bare.String(), "findings:") || !strings.HasPrefix(bare.String(), "contour/") {
+	if code := run([]string{"findings", "--no-headers", "../../scenarios/findings"}, strings.NewReader(""), &bare, &stderr); code != exitcode.OK || strings.Contains(bare.String(), "FILE") || strings.Contains(bare.String(), "findings:") || !strings.HasPrefix(bare.String(), "contour/") {
 		t.Errorf("--no-headers: exit %d\n%s", code, bare.String())
 	}
 
 	t.Chdir("../..")
 	var dflt bytes.Buffer
-	if code := run([]string{"findings", "-o", "wide"}, strings.NewReader(""), &dflt, &stderr); code != exitOK || dflt.String() != stdout.String() {
+	if code := run([]string{"findings", "-o", "wide"}, strings.NewReader(""), &dflt, &stderr); code != exitcode.OK || dflt.String() != stdout.String() {
 		t.Errorf("without arguments: exit %d, output\n%s\nwant the table of scenarios/findings", code, dflt.String())
 	}
 }
@@ -100,7 +101,7 @@ func TestFindingsTable(t *testing.T) {
 func TestFindingsJSON(t *testing.T) {
 	files := keptFindings(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"findings", "-o", "json", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run([]string{"findings", "-o", "json", "../../scenarios/findings"}, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var got []findings.Listed
@@ -155,8 +156,8 @@ func TestFindingsBadInput(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"findings"}, tc.args...), strings.NewReader(""), &stdout, &stderr)
-		if code != exitBadInput {
-			t.Errorf("%v: exit %d, want %d; stderr: %s", tc.args, code, exitBadInput, stderr.String())
+		if code != exitcode.BadInput {
+			t.Errorf("%v: exit %d, want %d; stderr: %s", tc.args, code, exitcode.BadInput, stderr.String())
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(stderr.String(), w) {
@@ -202,14 +203,14 @@ func TestFailOnNew(t *testing.T) {
 			}
 			continue
 		}
-		if _, ok := err.(failedError); !ok || !strings.Contains(err.Error(), tc.fails) {
+		if _, ok := err.(exitcode.Failure); !ok || !strings.Contains(err.Error(), tc.fails) {
 			t.Errorf("%s: %v, want a failure (exit 1) saying %q\n%s", tc.name, err, tc.fails, b.String())
 		}
 	}
 	// Kept findings that cannot be read are bad input, before any run.
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"fuzz", "--impl", "envoy-gateway", "--fail-on-new", "--known", t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
-	if code != exitBadInput || !strings.Contains(stderr.String(), "--fail-on-new: --known") {
-		t.Errorf("--fail-on-new with an empty --known: exit %d, want %d\n%s%s", code, exitBadInput, stdout.String(), stderr.String())
+	if code != exitcode.BadInput || !strings.Contains(stderr.String(), "--fail-on-new: --known") {
+		t.Errorf("--fail-on-new with an empty --known: exit %d, want %d\n%s%s", code, exitcode.BadInput, stdout.String(), stderr.String())
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
@@ -68,20 +69,20 @@ func TestFindingsVerify(t *testing.T) {
 		code int
 		want string
 	}{
-		{"as recorded", nil, exitOK, "1 of 1 findings reproduce exactly (3 recorded differences compared)"},
-		{"a got", func(f *findings.Implementation) { f.Spec.Differences[2].Got = "False/Invalid" }, exitFailed, "changed: recorded policy SecurityPolicy/case-7/p-f Accepted: want True/Accepted, got False/Conflicted"},
+		{"as recorded", nil, exitcode.OK, "1 of 1 findings reproduce exactly (3 recorded differences compared)"},
+		{"a got", func(f *findings.Implementation) { f.Spec.Differences[2].Got = "False/Invalid" }, exitcode.Failed, "changed: recorded policy SecurityPolicy/case-7/p-f Accepted: want True/Accepted, got False/Conflicted"},
 		{"a want", func(f *findings.Implementation) {
 			f.Spec.Differences[0].Want = map[string]any{"cors": map[string]any{}}
-		}, exitFailed, "now      path Gateway/case-7/gw > Gateway/case-7/gw#http >"},
-		{"fields", func(f *findings.Implementation) { f.Spec.Differences[0].Fields = []string{"cors", "jwt"} }, exitFailed, `"fields":["cors","jwt"]`},
-		{"a path", func(f *findings.Implementation) { f.Spec.Differences[1].Path = []string{"Gateway/case-7/gw"} }, exitFailed, "recorded, not seen now: path Gateway/case-7/gw > Gateway/case-7/gw#http-2"},
-		{"one fewer", func(f *findings.Implementation) { f.Spec.Differences = f.Spec.Differences[:2] }, exitFailed, "recorded, not seen now: policy SecurityPolicy/case-7/p-f"},
+		}, exitcode.Failed, "now      path Gateway/case-7/gw > Gateway/case-7/gw#http >"},
+		{"fields", func(f *findings.Implementation) { f.Spec.Differences[0].Fields = []string{"cors", "jwt"} }, exitcode.Failed, `"fields":["cors","jwt"]`},
+		{"a path", func(f *findings.Implementation) { f.Spec.Differences[1].Path = []string{"Gateway/case-7/gw"} }, exitcode.Failed, "recorded, not seen now: path Gateway/case-7/gw > Gateway/case-7/gw#http-2"},
+		{"one fewer", func(f *findings.Implementation) { f.Spec.Differences = f.Spec.Differences[:2] }, exitcode.Failed, "recorded, not seen now: policy SecurityPolicy/case-7/p-f"},
 		{"one more", func(f *findings.Implementation) {
 			d := f.Spec.Differences[2]
 			d.Ref = "SecurityPolicy/case-7/p-g"
 			f.Spec.Differences = append(f.Spec.Differences, d)
-		}, exitFailed, "seen now, not recorded: policy SecurityPolicy/case-7/p-g"},
-		{"a message only", func(f *findings.Implementation) { f.Spec.Differences[2].WantMessage = "other words" }, exitOK, "1 of 1 findings reproduce exactly"},
+		}, exitcode.Failed, "seen now, not recorded: policy SecurityPolicy/case-7/p-g"},
+		{"a message only", func(f *findings.Implementation) { f.Spec.Differences[2].WantMessage = "other words" }, exitcode.OK, "1 of 1 findings reproduce exactly"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file, results := verifyFixture(t, tc.edit)
@@ -90,11 +91,11 @@ func TestFindingsVerify(t *testing.T) {
 			if code != tc.code || !strings.Contains(stdout.String(), tc.want) {
 				t.Fatalf("exit %d, want %d; stdout %q does not say %q; stderr %s", code, tc.code, stdout.String(), tc.want, stderr.String())
 			}
-			if code == exitOK {
+			if code == exitcode.OK {
 				return
 			}
 			before, _ := os.ReadFile(file)
-			if code := run([]string{"findings", "update", "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			if code := run([]string{"findings", "update", "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 				t.Fatalf("update: exit %d: %s", code, stderr.String())
 			}
 			after, _ := os.ReadFile(file)
@@ -103,7 +104,7 @@ func TestFindingsVerify(t *testing.T) {
 				t.Errorf("update changed more than the Finding document:\n%s", after)
 			}
 			stdout.Reset()
-			if code := run([]string{"findings", "verify", "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			if code := run([]string{"findings", "verify", "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 				t.Errorf("verify after update: exit %d: %s %s", code, stdout.String(), stderr.String())
 			}
 		})
@@ -112,21 +113,21 @@ func TestFindingsVerify(t *testing.T) {
 		_, results := verifyFixture(t, nil)
 		var stdout, stderr bytes.Buffer
 		other := "../../scenarios/findings/contour/cluster-backendtlspolicy-gateway-api-conflicted.yaml"
-		if code := run([]string{"findings", "verify", "--results", results, other}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "not run in") {
-			t.Errorf("exit %d, stderr %q; want %d, not run in", code, stderr.String(), exitBadInput)
+		if code := run([]string{"findings", "verify", "--results", results, other}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "not run in") {
+			t.Errorf("exit %d, stderr %q; want %d, not run in", code, stderr.String(), exitcode.BadInput)
 		}
 	})
 	t.Run("a finding of a property", func(t *testing.T) {
 		_, results := verifyFixture(t, nil)
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"findings", "verify", "--results", results, "../../scenarios/findings/gep713-vs-sticky.yaml"}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "gepcheck check verifies it") {
-			t.Errorf("exit %d, stderr %q; want %d", code, stderr.String(), exitBadInput)
+		if code := run([]string{"findings", "verify", "--results", results, "../../scenarios/findings/gep713-vs-sticky.yaml"}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "gepcheck check verifies it") {
+			t.Errorf("exit %d, stderr %q; want %d", code, stderr.String(), exitcode.BadInput)
 		}
 	})
 	t.Run("no results", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"findings", "verify", "../../scenarios/findings/"}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--results") {
-			t.Errorf("exit %d, stderr %q; want %d naming --results", code, stderr.String(), exitBadInput)
+		if code := run([]string{"findings", "verify", "../../scenarios/findings/"}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "--results") {
+			t.Errorf("exit %d, stderr %q; want %d naming --results", code, stderr.String(), exitcode.BadInput)
 		}
 	})
 	// Nothing is compared, and nothing written, where the run did not
@@ -149,8 +150,8 @@ func TestFindingsVerify(t *testing.T) {
 				file, results := verifyFixture(t, nil, tc.edit)
 				before, _ := os.ReadFile(file)
 				var stdout, stderr bytes.Buffer
-				if code := run([]string{"findings", cmd, "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), tc.want) {
-					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitBadInput, tc.want)
+				if code := run([]string{"findings", cmd, "--results", results, file}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitcode.BadInput, tc.want)
 				}
 				if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
 					t.Error("the finding was written")
@@ -161,8 +162,8 @@ func TestFindingsVerify(t *testing.T) {
 	t.Run("no finding named", func(t *testing.T) {
 		_, results := verifyFixture(t, nil)
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"findings", "verify", "--results", results}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "name the findings") {
-			t.Errorf("exit %d, stderr %q; want %d", code, stderr.String(), exitBadInput)
+		if code := run([]string{"findings", "verify", "--results", results}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "name the findings") {
+			t.Errorf("exit %d, stderr %q; want %d", code, stderr.String(), exitcode.BadInput)
 		}
 	})
 	// update rewrites the Finding document: one with a comment line in
@@ -184,8 +185,8 @@ func TestFindingsVerify(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"findings", "update", "--results", results, file}, strings.NewReader(""), &stdout, &stderr)
 			after, _ := os.ReadFile(file)
-			if code != exitBadInput || string(after) != edited {
-				t.Errorf("exit %d (want %d), file written: %v; stderr %s", code, exitBadInput, string(after) != edited, stderr.String())
+			if code != exitcode.BadInput || string(after) != edited {
+				t.Errorf("exit %d (want %d), file written: %v; stderr %s", code, exitcode.BadInput, string(after) != edited, stderr.String())
 			}
 		})
 	}

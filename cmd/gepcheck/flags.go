@@ -3,21 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
-	"github.com/gepcheck/gepcheck/internal/watchdog"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
 
 // addVocabularyFlag adds --status-vocabulary (docs/semantics.md, Status
@@ -31,7 +27,7 @@ func addVocabularyFlag(cmd *cobra.Command, into *string) {
 func parseVocabularyFlag(s string) (engine.Vocabulary, error) {
 	v, err := engine.ParseVocabulary(s)
 	if err != nil {
-		return "", inputError{fmt.Errorf("--status-vocabulary: %w", err)}
+		return "", exitcode.Input{Err: fmt.Errorf("--status-vocabulary: %w", err)}
 	}
 	return v, nil
 }
@@ -42,56 +38,13 @@ func addNoHeadersFlag(cmd *cobra.Command, into *bool) {
 	cmd.Flags().BoolVar(into, "no-headers", false, "tables (-o table, -o wide) without section titles and column headers")
 }
 
-// clusterFlags select a cluster.
-type clusterFlags struct {
-	cluster, kubeconfig, context, kindName string
-}
-
-func (f *clusterFlags) add(cmd *cobra.Command, withProvider bool) {
-	if withProvider {
-		cmd.Flags().StringVar(&f.cluster, "cluster", "", "run in a cluster: local (a control plane gepcheck builds and starts), kind (sigs.k8s.io/kind, needs Docker), or kubeconfig (any existing cluster)")
-		cmd.Flags().StringVar(&f.kindName, "kind-cluster", "gepcheck", "name of the kind cluster, for --cluster kind")
-	}
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context (default: the current one)")
-}
-
-func (f *clusterFlags) options(logf func(string)) providers.Options {
-	return providers.Options{Kubeconfig: f.kubeconfig, Context: f.context, KindName: f.kindName, Log: logf}
-}
-
 // interrupted is err, or, when ctx (nil: none) was cancelled by a signal,
 // the input error (exit 2) that says so (signals.Stopped).
 func interrupted(ctx context.Context, err error) error {
 	if s := signals.Stopped(ctx); s != nil {
-		return inputError{s}
+		return exitcode.Input{Err: s}
 	}
 	return err
-}
-
-// runBounds are the flags of the run's bounds (--max-memory, --timeout)
-// of simulate, explain, check and admission (docs/limits.md), and how the
-// watch ends the process (os.Exit but in tests: a value, not a global the
-// watch's goroutine would read while a test replaces it).
-type runBounds struct {
-	maxMemory int64
-	timeout   time.Duration
-	exit      func(code int)
-}
-
-func (b *runBounds) add(fs *pflag.FlagSet, exit func(code int)) {
-	b.exit = exit
-	fs.Int64Var(&b.maxMemory, "max-memory", 4<<30, "most bytes of memory the run may hold")
-	fs.DurationVar(&b.timeout, "timeout", 0, "most wall-clock time of the run (0: none)")
-}
-
-// watch checks the flags and watches the rest of the run within them
-// (watchdog.Watch, exit 2); stop ends the watch.
-func (b runBounds) watch(stderr io.Writer) (stop func(), err error) {
-	if b.maxMemory < 1 || b.timeout < 0 {
-		return nil, inputError{errors.New("--max-memory must be positive, --timeout not negative")}
-	}
-	return watchdog.Watch(stderr, b.maxMemory, b.timeout, func() { b.exit(exitBadInput) }), nil
 }
 
 // The output formats, one vocabulary across commands (docs/output.md):
@@ -117,7 +70,7 @@ func checkOutput(v string, formats ...string) error {
 	if slices.Contains(formats, v) {
 		return nil
 	}
-	return inputError{fmt.Errorf("--output %q: one of %s", v, strings.Join(formats, ", "))}
+	return exitcode.Input{Err: fmt.Errorf("--output %q: one of %s", v, strings.Join(formats, ", "))}
 }
 
 // writeData writes v as JSON (indented two spaces, < and > as they are)

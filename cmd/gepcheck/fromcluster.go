@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/input"
 )
 
@@ -14,7 +16,7 @@ import (
 // --kubeconfig, --context, -n, -A.
 type fromCluster struct {
 	on            bool
-	cluster       clusterFlags
+	cluster       providers.Flags
 	namespace     string
 	allNamespaces bool
 	// refs: -n is also the namespace of a KIND/NAME reference (explain
@@ -24,7 +26,7 @@ type fromCluster struct {
 
 func (f *fromCluster) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "from-cluster", false, "read the objects from a cluster, read-only (get and list only): Gateway API objects, Services, Namespaces, the policy kinds of the profiles and the ConfigMaps they reference; files given with -f are applied over them as kubectl apply would (docs/cluster.md, Reading a cluster)")
-	f.cluster.add(cmd, false)
+	f.cluster.AddFlags(cmd.Flags(), false)
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "with --from-cluster: the namespace to read (default: the kubeconfig context's, else default); applied files without a namespace go there; on explain, also the namespace of a KIND/NAME reference")
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "with --from-cluster: read every namespace")
 	pre := cmd.PreRunE
@@ -43,7 +45,7 @@ func (f *fromCluster) add(cmd *cobra.Command) {
 func (f *fromCluster) check(cmd *cobra.Command) error {
 	if f.on {
 		if f.allNamespaces && f.namespace != "" {
-			return inputError{errors.New("pass one of -n and -A")}
+			return exitcode.Input{Err: errors.New("pass one of -n and -A")}
 		}
 		return nil
 	}
@@ -52,7 +54,7 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 			continue
 		}
 		if cmd.Flags().Changed(name) {
-			return inputError{fmt.Errorf("--%s reads a cluster: pass --from-cluster too", name)}
+			return exitcode.Input{Err: fmt.Errorf("--%s reads a cluster: pass --from-cluster too", name)}
 		}
 	}
 	return nil
@@ -63,7 +65,7 @@ func (f *fromCluster) live() *input.Cluster {
 	if !f.on {
 		return nil
 	}
-	return &input.Cluster{Kubeconfig: f.cluster.kubeconfig, Context: f.cluster.context, Namespace: f.namespace, AllNamespaces: f.allNamespaces}
+	return &input.Cluster{Kubeconfig: f.cluster.Kubeconfig, Context: f.cluster.Context, Namespace: f.namespace, AllNamespaces: f.allNamespaces}
 }
 
 // refNamespace is the namespace of a KIND/NAME reference: -n; with

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/impl/envoygateway"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -72,7 +73,7 @@ func TestLocalFromCluster(t *testing.T) {
 		return stdout.String()
 	}
 	var d simulator.StateDiff
-	if err := json.Unmarshal([]byte(gepcheck(exitFailed, "diff", "-f", "../../docs/examples/diff/change/", "-o", "json", "--fail-on", "overridden")), &d); err != nil {
+	if err := json.Unmarshal([]byte(gepcheck(exitcode.Failed, "diff", "-f", "../../docs/examples/diff/change/", "-o", "json", "--fail-on", "overridden")), &d); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Fields) != 1 || d.Fields[0].Field != "color" || d.Fields[0].Before != "red" || d.Fields[0].After != "blue" ||
@@ -92,27 +93,27 @@ func TestLocalFromCluster(t *testing.T) {
 	// is gone from the path (docs/diff.md, Deleting objects); an object
 	// not in the cluster is exit 2 naming the file.
 	d = simulator.StateDiff{}
-	if err := json.Unmarshal([]byte(gepcheck(exitOK, "diff", "--delete", "../../docs/examples/diff/remove/", "-o", "json")), &d); err != nil {
+	if err := json.Unmarshal([]byte(gepcheck(exitcode.OK, "diff", "--delete", "../../docs/examples/diff/remove/", "-o", "json")), &d); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Fields) != 1 || d.Fields[0].Field != "color" || d.Fields[0].Before != "red" || d.Fields[0].AfterSet || d.Fields[0].BeforeFrom != "ColorPolicy/default/gp" {
 		t.Errorf("diff --delete remove/: fields %+v", d.Fields)
 	}
-	gepcheck(exitBadInput, "diff", "--delete", "../../docs/examples/diff/change/")
-	if out := gepcheck(exitOK, "simulate", "-A"); !strings.Contains(out, `{"color":"red"}`) {
+	gepcheck(exitcode.BadInput, "diff", "--delete", "../../docs/examples/diff/change/")
+	if out := gepcheck(exitcode.OK, "simulate", "-A"); !strings.Contains(out, `{"color":"red"}`) {
 		t.Errorf("simulate --from-cluster -A:\n%s", out)
 	}
-	if out := gepcheck(exitOK, "simulate", "-n", "default", "-f", "../../docs/examples/diff/change/"); !strings.Contains(out, `{"color":"blue"}`) {
+	if out := gepcheck(exitcode.OK, "simulate", "-n", "default", "-f", "../../docs/examples/diff/change/"); !strings.Contains(out, `{"color":"blue"}`) {
 		t.Errorf("simulate --from-cluster -f change/:\n%s", out)
 	}
-	if out := gepcheck(exitOK, "explain", "--target", "Service/default/b1"); !strings.Contains(out, "ColorPolicy/default/gp") {
+	if out := gepcheck(exitcode.OK, "explain", "--target", "Service/default/b1"); !strings.Contains(out, "ColorPolicy/default/gp") {
 		t.Errorf("explain --from-cluster:\n%s", out)
 	}
 	// Another namespace holds none of it.
-	gepcheck(exitBadInput, "simulate", "-n", "kube-system")
+	gepcheck(exitcode.BadInput, "simulate", "-n", "kube-system")
 	// simulate --impl reads the cluster as simulate does (one input
 	// path), the change applied over it.
-	if out := gepcheck(exitOK, "simulate", "--impl", "reference", "-n", "default", "-f", "../../docs/examples/diff/change/"); !strings.Contains(out, `{"color":"blue"}  {"color":"blue"}  =`) {
+	if out := gepcheck(exitcode.OK, "simulate", "--impl", "reference", "-n", "default", "-f", "../../docs/examples/diff/change/"); !strings.Contains(out, `{"color":"blue"}  {"color":"blue"}  =`) {
 		t.Errorf("simulate --impl reference --from-cluster -f change/:\n%s", out)
 	}
 	// Envoy Gateway's translator, offline, on what was read from the
@@ -129,7 +130,7 @@ func TestLocalFromCluster(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	// The README's line, as JSON: the ancestor entries overridden.
 	args := []string{"simulate", "--impl", "envoy-gateway", "--from-cluster", "--kubeconfig", c.Kubeconfig, "-n", "shop", "--ancestor-entries", "listener", "-o", "json"}
-	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
 	var res struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/campaign"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -90,7 +91,7 @@ func (o *fuzzOpts) hooks(stdout io.Writer, c *campaign.Config, im impl.Implement
 	if o.FailOnNew {
 		c.New = func(camp report.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error) {
 			err := failOnNew(stdout, o.Known, im.Name(), camp.Profile, compared, implFailed, found, files)
-			if f, ok := err.(failedError); ok {
+			if f, ok := err.(exitcode.Failure); ok {
 				return f.Error(), nil
 			}
 			return "", err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // newGen is `gepcheck gen`: print a random scenario, reproducibly from a
@@ -31,7 +32,7 @@ API objects.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("workload-routes") && (workload < 1 || workload > generators.MaxWorkloadRoutes) {
-				return inputError{fmt.Errorf("--workload-routes %d: from 1 to %d (docs/limits.md)", workload, generators.MaxWorkloadRoutes)}
+				return exitcode.Input{Err: fmt.Errorf("--workload-routes %d: from 1 to %d (docs/limits.md)", workload, generators.MaxWorkloadRoutes)}
 			}
 			if workload > 0 {
 				// docs/performance.md: the whole-pipeline workload.
@@ -43,7 +44,7 @@ API objects.`,
 			}
 			data, err := generators.Print(o)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			_, err = stdout.Write(data)
 			return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
@@ -93,7 +94,7 @@ func TestGenLoads(t *testing.T) {
 	// Through the CLI, as a user would pipe it.
 	out := mustGen(t, "--seed", "5", "--profile", "color-direct")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"simulate", "-f", "-", "-o", "json"}, strings.NewReader(out), &stdout, &stderr); code != exitOK {
+	if code := run([]string{"simulate", "-f", "-", "-o", "json"}, strings.NewReader(out), &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("simulate exit %d: %s", code, stderr.String())
 	}
 }
@@ -146,8 +147,8 @@ func TestGenAbsurdFlags(t *testing.T) {
 		{[]string{"gen", "--workload-routes", "100000000"}, "--workload-routes 100000000"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(c.args, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitBadInput, c.want)
+		if code := run(c.args, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitcode.BadInput, c.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 )
@@ -107,7 +108,7 @@ func TestKustomize(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"simulate"}, tc.args...), nil, &out, &errb)
-		if code != exitBadInput || !strings.Contains(errb.String(), tc.want) {
+		if code != exitcode.BadInput || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("simulate %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errb.String(), tc.want)
 		}
 	}
@@ -121,7 +122,7 @@ func TestKustomize(t *testing.T) {
 		"gepcheck: warning: ../../docs/examples/kustomize/overlays/prod/kustomization.yaml: skipped: a kustomization, kustomize's input (render it with -k ../../docs/examples/kustomize/overlays/prod)\n",
 		"gepcheck: ../../docs/examples/kustomize/overlays/prod/color.yaml: document 1 (line 4): ColorPolicy default/p1: field metadata.name: duplicate object: ColorPolicy default/p1 is also defined at ../../docs/examples/kustomize/base/policy.yaml: document 1 (line 3)\n",
 	} {
-		if code != exitBadInput || !strings.Contains(errb.String(), want) {
+		if code != exitcode.BadInput || !strings.Contains(errb.String(), want) {
 			t.Errorf("simulate -f on the kustomize folder: exit %d, stderr lacks %q:\n%s", code, want, errb.String())
 		}
 	}
@@ -210,7 +211,7 @@ spec: {ports: [{port: 443}]}
 	errb.Reset()
 	code := run([]string{"simulate", "-f", dir}, nil, &out, &errb)
 	want := filepath.Join(dir, "cm2.yaml") + ": document 1 (line 3): ConfigMap default/settings: field metadata.name: duplicate object: ConfigMap default/settings is also defined at " + filepath.Join(dir, "cm1.yaml") + ": document 1 (line 1)"
-	if code != exitBadInput || !strings.Contains(errb.String(), want) {
+	if code != exitcode.BadInput || !strings.Contains(errb.String(), want) {
 		t.Errorf("exit %d, stderr %s; want 2 and %s", code, errb.String(), want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
@@ -13,10 +14,10 @@ import (
 func failOnNew(w io.Writer, dir, impl, profile string, compared, implFailed int, kinds []compare.Found, files map[string]string) error {
 	failure, err := report.NewKinds(w, dir, impl, profile, compared, implFailed, kinds, files)
 	if err != nil {
-		return inputError{fmt.Errorf("--fail-on-new: %w", err)}
+		return exitcode.Input{Err: fmt.Errorf("--fail-on-new: %w", err)}
 	}
 	if failure != "" {
-		return failedError{"--fail-on-new: " + failure}
+		return exitcode.Failure{Msg: "--fail-on-new: " + failure}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -25,10 +26,10 @@ func newLocalCluster(stdout, stderr io.Writer) *cobra.Command {
 			if f.Impl != "" {
 				_, cfg, err := f.Selected()
 				if err != nil {
-					return inputError{fmt.Errorf("--crds: %w", err)}
+					return exitcode.Input{Err: fmt.Errorf("--crds: %w", err)}
 				}
 				if ic, err = cfg.InCluster(context.Background()); err != nil {
-					return inputError{fmt.Errorf("--crds %s: %w", f.Impl, err)}
+					return exitcode.Input{Err: fmt.Errorf("--crds %s: %w", f.Impl, err)}
 				}
 			}
 			ctx, stop := signals.Context()

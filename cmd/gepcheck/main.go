@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
+	"github.com/gepcheck/gepcheck/internal/watchdog"
+
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/admission/simulate"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/buildinfo"
 	"github.com/gepcheck/gepcheck/simulator"
@@ -20,29 +22,8 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
-	"github.com/gepcheck/gepcheck/suite/campaign"
 	"github.com/gepcheck/gepcheck/suite/input"
-	"github.com/gepcheck/gepcheck/suite/runner"
 )
-
-// Exit codes.
-const (
-	exitOK       = 0
-	exitFailed   = 1 // a check found differences
-	exitBadInput = 2 // unusable input or flags, a limit of docs/limits.md hit
-	exitInternal = 3 // could not finish: the environment (a cluster, a tool build) or a bug
-)
-
-// inputError marks errors caused by the user's input.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-// failedError marks a run that worked but found differences.
-type failedError struct{ msg string }
-
-func (e failedError) Error() string { return e.msg }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -68,42 +49,19 @@ func runExit(args []string, stdin io.Reader, stdout, stderr io.Writer, exit func
 	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
 	fmt.Fprintln(stderr, "gepcheck: "+strings.ReplaceAll(err.Error(), "\n", "\ngepcheck: "))
 	return exitCode(err)
 }
 
-// exitCode is the exit of a command that returned err: one mapping for
-// cmd's errors and the packages' it calls.
+// exitCode is the exit of a command that returned err (exitcode.Of):
+// cobra's own errors for a command line it cannot parse are bad input.
 func exitCode(err error) int {
-	switch {
-	case errors.As(err, new(failedError)), errors.As(err, new(campaign.FailedError)):
-		return exitFailed
-	case badInput(err):
-		return exitBadInput
+	if code := exitcode.Of(err); code != exitcode.Internal || !usageError(err) {
+		return code
 	}
-	return exitInternal
-}
-
-// badInput reports the errors that are the user's (exit 2): the command
-// line's, the packages' (input.Error, simulate.InputError,
-// runner.BadInput, campaign.InputError), and an implementation that could
-// not start on the user's files (input.EnvironmentOr; else the
-// environment's, exit 3).
-func badInput(err error) bool {
-	var setup runner.Setup
-	var start campaign.StartError
-	switch {
-	case errors.As(err, new(inputError)), errors.As(err, new(input.Error)), errors.As(err, new(simulate.InputError)),
-		errors.As(err, new(runner.BadInput)), errors.As(err, new(campaign.InputError)), usageError(err):
-		return true
-	case errors.As(err, &setup):
-		return errors.As(input.EnvironmentOr(setup.Err), new(input.Error))
-	case errors.As(err, &start):
-		return errors.As(input.EnvironmentOr(start.Err), new(input.Error))
-	}
-	return false
+	return exitcode.BadInput
 }
 
 // usageError reports the errors cobra returns for a command line it cannot
@@ -122,7 +80,7 @@ func markArgs(cmd *cobra.Command) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			return nil
 		}
@@ -144,7 +102,7 @@ type common struct {
 	formats   []string // the command's -o values (nil: render.Formats)
 	noHeaders bool
 	opts      simulator.Options // the limits (docs/limits.md)
-	bounds    runBounds
+	bounds    watchdog.Flags
 	stderr    func() io.Writer // where load warnings are written too
 	src       fromCluster      // --from-cluster (fromcluster.go)
 	command   string           // the command's name, for hints (input.Source)
@@ -167,7 +125,7 @@ func (c *common) flags(cmd *cobra.Command, exit func(code int)) {
 	addOutputFlag(cmd, &c.output, formats...)
 	addNoHeadersFlag(cmd, &c.noHeaders)
 	simulator.AddLimitFlags(cmd.Flags(), &c.opts)
-	c.bounds.add(cmd.Flags(), exit)
+	c.bounds.AddFlags(cmd.Flags())
 	c.src.add(cmd)
 }
 
@@ -179,7 +137,7 @@ func (c *common) tableOptions() render.TableOptions {
 func (c *common) load(stdin io.Reader) (*simulator.Model, engine.Semantics, error) {
 	src := c.source(stdin)
 	if src.Empty() {
-		return nil, "", inputError{errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
+		return nil, "", exitcode.Input{Err: errors.New("no input: pass -f FILE, -f DIR, -f - or -k DIR")}
 	}
 	opts, sem, err := c.options(render.Formats)
 	if err != nil {
@@ -199,7 +157,7 @@ func (c *common) source(stdin io.Reader) input.Source {
 func (c *common) options(formats []string) (simulator.Options, engine.Semantics, error) {
 	sem, err := engine.ParseSemantics(c.semantics)
 	if err != nil {
-		return simulator.Options{}, "", inputError{fmt.Errorf("--semantics: %w", err)}
+		return simulator.Options{}, "", exitcode.Input{Err: fmt.Errorf("--semantics: %w", err)}
 	}
 	vocab, err := parseVocabularyFlag(c.vocab)
 	if err != nil {
@@ -207,17 +165,17 @@ func (c *common) options(formats []string) (simulator.Options, engine.Semantics,
 	}
 	anc, err := simulator.ParseAncestorEntries(c.ancestors)
 	if err != nil {
-		return simulator.Options{}, "", inputError{fmt.Errorf("--ancestor-entries: %w", err)}
+		return simulator.Options{}, "", exitcode.Input{Err: fmt.Errorf("--ancestor-entries: %w", err)}
 	}
 	fv, err := crd.ParseFieldValidation(c.fieldVal)
 	if err != nil {
-		return simulator.Options{}, "", inputError{fmt.Errorf("--field-validation: %w", err)}
+		return simulator.Options{}, "", exitcode.Input{Err: fmt.Errorf("--field-validation: %w", err)}
 	}
 	if !slices.Contains(formats, c.output) {
-		return simulator.Options{}, "", inputError{fmt.Errorf("--output %q: one of %s", c.output, strings.Join(formats, ", "))}
+		return simulator.Options{}, "", exitcode.Input{Err: fmt.Errorf("--output %q: one of %s", c.output, strings.Join(formats, ", "))}
 	}
 	if err := c.opts.CheckLimits(); err != nil {
-		return simulator.Options{}, "", inputError{err}
+		return simulator.Options{}, "", exitcode.Input{Err: err}
 	}
 	return simulator.Options{Profiles: c.profiles, Limits: c.opts.Limits, CEL: c.opts.CEL, Vocabulary: vocab, AncestorEntries: anc, FieldValidation: fv}, sem, nil
 }
@@ -251,7 +209,7 @@ effective field. Input is the YAML you would kubectl apply.`,
 	}
 	root.AddCommand(newController(controllers))
 	registerCompletions(root, completions())
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Input{Err: err} })
 	markArgs(root)
 	return root
 }

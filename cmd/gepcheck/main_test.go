@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/shlex"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 )
 
@@ -45,8 +46,8 @@ func TestBadInput(t *testing.T) {
 			args := append([]string{"simulate", "-f", "testdata/bad/" + tc.file}, tc.args...)
 			var stdout, stderr bytes.Buffer
 			code := run(args, strings.NewReader(""), &stdout, &stderr)
-			if code != exitBadInput {
-				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, exitBadInput, stderr.String())
+			if code != exitcode.BadInput {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, exitcode.BadInput, stderr.String())
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr.String(), w) {
@@ -74,8 +75,8 @@ func TestBadFlags(t *testing.T) {
 		{"explain", "-f", "../../scenarios/gep-713/example-2-defaults-and-overrides.yaml", "--policy", "ColorPolicy/default/p9"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitBadInput {
-			t.Errorf("%v: exit code %d, want %d; stderr: %s", args, code, exitBadInput, stderr.String())
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput {
+			t.Errorf("%v: exit code %d, want %d; stderr: %s", args, code, exitcode.BadInput, stderr.String())
 		}
 	}
 }
@@ -152,8 +153,8 @@ func TestExplain(t *testing.T) {
 // check with no scenario files is bad input, not "0 passed, 0 failed".
 func TestCheckNothing(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"check", t.TempDir()}, strings.NewReader(""), &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "no scenario files") {
-		t.Errorf("exit %d, stderr %q; want exit %d naming the missing scenario files", code, stderr.String(), exitBadInput)
+	if code := run([]string{"check", t.TempDir()}, strings.NewReader(""), &stdout, &stderr); code != exitcode.BadInput || !strings.Contains(stderr.String(), "no scenario files") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming the missing scenario files", code, stderr.String(), exitcode.BadInput)
 	}
 }
 
@@ -211,18 +212,18 @@ current-context: c
 		args []string
 		want int
 	}{
-		{[]string{"no-such-command"}, exitBadInput},
-		{[]string{"simulate", "--no-such-flag"}, exitBadInput},
-		{[]string{"simulate", "extra-argument"}, exitBadInput},
-		{[]string{"clean", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitBadInput},
-		{[]string{"clean", "--kubeconfig", kubeconfig}, exitInternal},
+		{[]string{"no-such-command"}, exitcode.BadInput},
+		{[]string{"simulate", "--no-such-flag"}, exitcode.BadInput},
+		{[]string{"simulate", "extra-argument"}, exitcode.BadInput},
+		{[]string{"clean", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitcode.BadInput},
+		{[]string{"clean", "--kubeconfig", kubeconfig}, exitcode.Internal},
 		// Flag values checked by an implementation's plug-in.
-		{[]string{"egctl", "--egctl-build", "nope"}, exitBadInput},
-		{[]string{"run", "--impl", "exec", "../../scenarios/gep-713/example-1-direct.yaml"}, exitBadInput},
-		{[]string{"run", "--impl", "reference", "--semantics", "nope", "../../scenarios/gep-713/"}, exitBadInput},
-		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "nope"}, exitBadInput},
-		{[]string{"fuzz", "--coverage", "--checks", "1"}, exitBadInput},
-		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--coverage", "--checks", "1"}, exitBadInput},
+		{[]string{"egctl", "--egctl-build", "nope"}, exitcode.BadInput},
+		{[]string{"run", "--impl", "exec", "../../scenarios/gep-713/example-1-direct.yaml"}, exitcode.BadInput},
+		{[]string{"run", "--impl", "reference", "--semantics", "nope", "../../scenarios/gep-713/"}, exitcode.BadInput},
+		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--semantics", "nope"}, exitcode.BadInput},
+		{[]string{"fuzz", "--coverage", "--checks", "1"}, exitcode.BadInput},
+		{[]string{"fuzz", "--impl", "reference", "--profile", "color-inherited", "--coverage", "--checks", "1"}, exitcode.BadInput},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.want {
@@ -273,8 +274,8 @@ func TestFuzzExecReplays(t *testing.T) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
 		args = append(args, "--out", t.TempDir(), "--shrink-time", "2s")
-		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitFailed {
-			t.Fatalf("%v: exit %d, want %d: %s%s", args, code, exitFailed, stdout.String(), stderr.String())
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitcode.Failed {
+			t.Fatalf("%v: exit %d, want %d: %s%s", args, code, exitcode.Failed, stdout.String(), stderr.String())
 		}
 		return stdout.String()
 	}
@@ -320,8 +321,8 @@ func TestAdmissionBadInput(t *testing.T) {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
-			if code != exitBadInput {
-				t.Fatalf("%v: exit code %d, want %d; stderr:\n%s", tc.args, code, exitBadInput, stderr.String())
+			if code != exitcode.BadInput {
+				t.Fatalf("%v: exit code %d, want %d; stderr:\n%s", tc.args, code, exitcode.BadInput, stderr.String())
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr.String(), w) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/render"
 )
@@ -24,7 +25,7 @@ func newProfiles(stdout io.Writer) *cobra.Command {
 			if len(args) == 1 {
 				p, ok := b[args[0]]
 				if !ok {
-					return inputError{fmt.Errorf("no built-in profile %q (one of %s)", args[0], strings.Join(profile.BuiltinNames(), ", "))}
+					return exitcode.Input{Err: fmt.Errorf("no built-in profile %q (one of %s)", args[0], strings.Join(profile.BuiltinNames(), ", "))}
 				}
 				return render.Data(stdout, "yaml", p)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/ref"
@@ -42,7 +43,7 @@ func (f *reportFlags) add(fs *pflag.FlagSet) {
 func (f *reportFlags) parseShard() (suite.Shard, error) {
 	sh, err := suite.ParseShard(f.shard)
 	if err != nil {
-		return sh, inputError{err}
+		return sh, exitcode.Input{Err: err}
 	}
 	return sh, nil
 }
@@ -68,13 +69,13 @@ func (f *reportFlags) write(w io.Writer, r *report.Results) error {
 	var missing *report.MissingError
 	switch {
 	case errors.As(err, &de):
-		return inputError{fmt.Errorf("--report-dir: %w (--report-version sets the version)", de.Err)}
+		return exitcode.Input{Err: fmt.Errorf("--report-dir: %w (--report-version sets the version)", de.Err)}
 	case errors.As(err, &ke):
-		return inputError{fmt.Errorf("--known %s: %w", f.known, ke.Err)}
+		return exitcode.Input{Err: fmt.Errorf("--known %s: %w", f.known, ke.Err)}
 	case errors.As(err, &missing):
-		return inputError{fmt.Errorf("--report-dir: %w: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", err)}
+		return exitcode.Input{Err: fmt.Errorf("--report-dir: %w: pass --report-organization, --report-project, --report-url, --report-version, --report-contact", err)}
 	case err != nil:
-		return inputError{fmt.Errorf("--report-dir: %w", err)}
+		return exitcode.Input{Err: fmt.Errorf("--report-dir: %w", err)}
 	}
 	fmt.Fprintf(w, "reports written to %s\n", ref.Printable(dir))
 	return nil
@@ -84,15 +85,15 @@ func newReport(stdout io.Writer) *cobra.Command {
 	var out, known string
 	write := func(r *report.Results) error {
 		if err := report.MarkKnown(r, known); err != nil {
-			return inputError{fmt.Errorf("--known %s: %w", known, err)}
+			return exitcode.Input{Err: fmt.Errorf("--known %s: %w", known, err)}
 		}
 		dir, err := report.Write(out, r)
 		var missing *report.MissingError
 		if errors.As(err, &missing) {
-			return inputError{fmt.Errorf("%w: the results file's implementation block must have them (a run sets them with its --report-* flags)", err)}
+			return exitcode.Input{Err: fmt.Errorf("%w: the results file's implementation block must have them (a run sets them with its --report-* flags)", err)}
 		}
 		if err != nil {
-			return inputError{err}
+			return exitcode.Input{Err: err}
 		}
 		fmt.Fprintf(stdout, "reports written to %s\n", ref.Printable(dir))
 		return nil
@@ -110,7 +111,7 @@ same results give the same bytes but for the date.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := report.ReadResults(args[0])
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			return write(r)
 		},
@@ -124,11 +125,11 @@ same results give the same bytes but for the date.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			parts, err := report.ReadAll(args)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			r, err := report.Merge(parts)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			return write(r)
 		},
@@ -144,7 +145,7 @@ found per version, and what changed from one version to the next.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rs, err := report.ReadVersions(args[0])
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			_, err = stdout.Write(report.Matrix(rs))
 			return err
@@ -163,7 +164,7 @@ random campaign's disagreements and the kinds of difference it found
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rs, err := report.ReadAll(args)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			_, err = stdout.Write(report.Compare(rs, under))
 			return err

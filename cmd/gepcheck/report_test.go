@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 )
 
@@ -164,8 +165,8 @@ func TestReportBadFiles(t *testing.T) {
 		go func() { done <- run(c.args, strings.NewReader(""), &stdout, &stderr) }()
 		select {
 		case code := <-done:
-			if code != exitBadInput || !strings.Contains(stderr.String(), c.want) {
-				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitBadInput, c.want)
+			if code != exitcode.BadInput || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitcode.BadInput, c.want)
 			}
 		case <-time.After(time.Minute):
 			t.Fatalf("%v: still running after a minute", c.args)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/requirements"
 )
@@ -42,7 +43,7 @@ partial.`,
 				return err
 			}
 			if spec != "" && !slices.Contains(requirements.Specs, spec) {
-				return inputError{fmt.Errorf("--spec %q: one of %s", spec, strings.Join(requirements.Specs, ", "))}
+				return exitcode.Input{Err: fmt.Errorf("--spec %q: one of %s", spec, strings.Join(requirements.Specs, ", "))}
 			}
 			all, err := requirements.Load()
 			if err != nil {
@@ -50,7 +51,7 @@ partial.`,
 			}
 			inSpec, shown, err := requirements.Pick(all, ids, spec, uncovered)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			switch output {
 			case formatJSON, formatYAML:

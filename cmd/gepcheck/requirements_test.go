@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/requirements"
 )
 
@@ -161,7 +162,7 @@ func TestRequirementsBadFlags(t *testing.T) {
 			t.Errorf("%v: no error", args)
 			continue
 		}
-		var ie inputError
+		var ie exitcode.Input
 		if len(args) == 2 && !errors.As(err, &ie) {
 			t.Errorf("%v: %v is not an input error (exit code 2)", args, err)
 		}

@@ -11,11 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/runner"
@@ -23,7 +25,7 @@ import (
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
 	var f impl.Flags
-	var cf clusterFlags
+	var cf providers.Flags
 	var rf runClusterFlags
 	var files, profiles []string
 	var semantics, vocabulary string
@@ -45,10 +47,10 @@ end, after a failure and on SIGINT/SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files = append(files, args...)
 			if rf.parallel < 1 {
-				return inputError{fmt.Errorf("--parallel %d: at least 1", rf.parallel)}
+				return exitcode.Input{Err: fmt.Errorf("--parallel %d: at least 1", rf.parallel)}
 			}
 			if rf.stepTimeout <= 0 {
-				return inputError{fmt.Errorf("--step-timeout %s: must be more than 0", rf.stepTimeout)}
+				return exitcode.Input{Err: fmt.Errorf("--step-timeout %s: must be more than 0", rf.stepTimeout)}
 			}
 			sh, err := rep.parseShard()
 			if err != nil {
@@ -60,23 +62,23 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return err
 			}
 			if sh.N > 0 && rf.random > 0 && rf.seed == 0 {
-				return inputError{fmt.Errorf("--shard %s with --random needs --seed: every shard draws from the same campaign", sh)}
+				return exitcode.Input{Err: fmt.Errorf("--shard %s with --random needs --seed: every shard draws from the same campaign", sh)}
 			}
 			rf.shard = sh
 			im, cfg, err := f.Selected()
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			sem, err := impl.Claim(cfg, semantics)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			voc, err := impl.ClaimVocabulary(cfg, vocabulary)
 			if err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
-			if rf.musts && cf.cluster == "" {
-				return inputError{errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
+			if rf.musts && cf.Provider == "" {
+				return exitcode.Input{Err: errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
 			}
 			var results runner.NewResults
 			if rep.dir != "" {
@@ -84,9 +86,9 @@ end, after a failure and on SIGINT/SIGTERM.`,
 					return rep.results(im, cfg, mode, sem, caps)
 				}
 			}
-			if cf.cluster != "" {
+			if cf.Provider != "" {
 				logf := func(s string) { fmt.Fprintf(stderr, "gepcheck: %s\n", s) }
-				return runCluster(stdout, runner.Cluster{Provider: cf.cluster, Options: cf.options(logf), Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc,
+				return runCluster(stdout, runner.Cluster{Provider: cf.Provider, Options: cf.Options(logf), Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc,
 					InCluster: rf.config(scens.Files, logf), Out: rf.out, Results: results}, &rep)
 			}
 			// A signal stops the implementation's processes (their
@@ -95,7 +97,7 @@ end, after a failure and on SIGINT/SIGTERM.`,
 			defer stop()
 			out, err := runner.Offline{Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc, Scenarios: scens, Profiles: profiles, Results: results}.Run(ctx)
 			if err != nil {
-				if errors.As(err, new(runner.BadInput)) || errors.As(err, new(runner.Setup)) {
+				if exitcode.Of(err) == exitcode.BadInput {
 					return err // runExit's exit: bad input, or the environment's
 				}
 				return interrupted(ctx, err) // what ran after a signal is no verdict
@@ -108,13 +110,13 @@ end, after a failure and on SIGINT/SIGTERM.`,
 				return err
 			}
 			if failed > 0 {
-				return failedError{fmt.Sprintf("%s disagrees with the reference on %d case(s)", out.Name, failed)}
+				return exitcode.Failure{Msg: fmt.Sprintf("%s disagrees with the reference on %d case(s)", out.Name, failed)}
 			}
 			return nil
 		},
 	}
 	f.AddFlags(cmd.Flags())
-	cf.add(cmd, true)
+	cf.AddFlags(cmd.Flags(), true)
 	rf.add(cmd)
 	rep.add(cmd.Flags())
 	cmd.Flags().StringVar(&rep.known, "known", "scenarios/findings", "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
@@ -147,10 +149,10 @@ func runCluster(stdout io.Writer, c runner.Cluster, rep *reportFlags) error {
 		fmt.Fprintln(stdout, incluster.MustsSummary(sum))
 	}
 	if !sum.OK() {
-		return failedError{fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
+		return exitcode.Failure{Msg: fmt.Sprintf("%d scenario(s) failed, %d error(s)", sum.Count(incluster.Fail), sum.Count(incluster.Error))}
 	}
 	if broken := sum.MustsBroken(); len(broken) > 0 {
-		return failedError{fmt.Sprintf("MUST checks not met: %s", strings.Join(broken, ", "))}
+		return exitcode.Failure{Msg: fmt.Sprintf("MUST checks not met: %s", strings.Join(broken, ", "))}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
@@ -25,9 +26,9 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			}
 			fail, err := simulator.ParseFailOn(failOn, false)
 			if err != nil {
-				return inputError{fmt.Errorf("--fail-on %w", err)}
+				return exitcode.Input{Err: fmt.Errorf("--fail-on %w", err)}
 			}
-			stop, err := c.bounds.watch(cmd.ErrOrStderr())
+			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
@@ -38,7 +39,7 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			}
 			out := m.Run(sem, nil)
 			if err := m.Limits(out); err != nil {
-				return inputError{err}
+				return exitcode.Input{Err: err}
 			}
 			printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
 			if err := render.SimulationAs(stdout, c.output, c.tableOptions(), m, out); err != nil {

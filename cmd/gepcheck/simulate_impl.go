@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
@@ -51,11 +52,11 @@ var besideFormats = []string{"table", "wide", "json", "yaml"}
 // named in the result as overridden).
 func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*sidebyside.Result, error) {
 	if !slices.Contains(besideFormats, c.output) {
-		return nil, inputError{fmt.Errorf("--output %s with --impl: one of %s", c.output, strings.Join(besideFormats, ", "))}
+		return nil, exitcode.Input{Err: fmt.Errorf("--output %s with --impl: one of %s", c.output, strings.Join(besideFormats, ", "))}
 	}
 	im, cfg, err := b.impl.Selected()
 	if err != nil {
-		return nil, inputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	var sem, voc string
 	if cmd.Flags().Changed("semantics") {
@@ -66,11 +67,11 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	}
 	s, err := impl.Claim(cfg, sem)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	v, err := impl.ClaimVocabulary(cfg, voc)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	opts, _, err := c.options(besideFormats)
 	if err != nil {
@@ -81,13 +82,13 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 		anc = &opts.AncestorEntries
 	}
 	if c.source(stdin).Empty() {
-		return nil, inputError{errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
+		return nil, exitcode.Input{Err: errors.New("no input: pass -f FILE, -f DIR, -f -, -k DIR or --from-cluster")}
 	}
 	ctx, stop := signals.Context()
 	defer stop()
 	d, err := cfg.Offline(ctx)
 	if errors.Is(err, impl.ErrUnsupported) {
-		return nil, inputError{fmt.Errorf("--impl %s: its translator needs a cluster (it has no offline form); run it there: gepcheck run --cluster local --impl %s", im.Name(), im.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s: its translator needs a cluster (it has no offline form); run it there: gepcheck run --cluster local --impl %s", im.Name(), im.Name())}
 	}
 	if err != nil {
 		return nil, input.EnvironmentOr(err)
@@ -98,14 +99,14 @@ func (b *besideFlags) beside(cmd *cobra.Command, c *common, stdin io.Reader) (*s
 	}
 	known, err := sidebyside.ReadKnown(b.known, im.Name())
 	if err != nil {
-		return nil, inputError{fmt.Errorf("--known: %w", err)}
+		return nil, exitcode.Input{Err: fmt.Errorf("--known: %w", err)}
 	}
 	res, err := sidebyside.RunClaiming(ctx, d, sidebyside.Claims{Semantics: s, Vocabulary: v, Ancestors: anc}, cs, known)
 	if err := interrupted(ctx, err); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
-		return nil, inputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	return res, nil
 }
@@ -135,7 +136,7 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 			return err
 		}
 		if x, err = res.Explain(r); err != nil {
-			return inputError{err}
+			return exitcode.Input{Err: err}
 		}
 	} else {
 		r, err := input.Policy(policy, c.src.refNamespace(), res.Model())
@@ -143,7 +144,7 @@ func explainBeside(cmd *cobra.Command, b *besideFlags, c *common, stdin io.Reade
 			return err
 		}
 		if x, err = res.ExplainPolicy(r); err != nil {
-			return inputError{fmt.Errorf("--policy: %w", err)}
+			return exitcode.Input{Err: fmt.Errorf("--policy: %w", err)}
 		}
 	}
 	if c.output == "table" || c.output == "wide" {

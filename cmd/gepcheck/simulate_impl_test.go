@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // simulate --impl and explain --impl: the reference as an implementation
@@ -66,7 +68,7 @@ func TestSimulateImplTables(t *testing.T) {
 	} {
 		widest := func(extra ...string) (int, string) {
 			var stdout, stderr bytes.Buffer
-			if code := run(append(append([]string{}, args...), extra...), strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			if code := run(append(append([]string{}, args...), extra...), strings.NewReader(""), &stdout, &stderr); code != exitcode.OK {
 				t.Fatalf("%v %v: exit %d: %s", args, extra, code, stderr.String())
 			}
 			n := 0

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 )
 
@@ -28,7 +29,7 @@ const longSpecs = "../../scenarios/envoy-gateway/backendtrafficpolicy-more-speci
 func mustRun(t *testing.T, args ...string) (string, string) {
 	t.Helper()
 	code, stdout, stderr := gepcheck(args, "")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("gepcheck %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 	}
 	return stdout, stderr
@@ -61,7 +62,7 @@ func TestVersionOutputs(t *testing.T) {
 	if !jsonEq(a, b) || a["go"] == nil || a["version"] == nil {
 		t.Errorf("-o json %v, -o yaml %v: want the same version, commit and go", a, b)
 	}
-	if code, _, stderr := gepcheck([]string{"version", "-o", "xml"}, ""); code != exitBadInput || !strings.Contains(stderr, "one of table, json, yaml") {
+	if code, _, stderr := gepcheck([]string{"version", "-o", "xml"}, ""); code != exitcode.BadInput || !strings.Contains(stderr, "one of table, json, yaml") {
 		t.Errorf("-o xml: exit %d %s", code, stderr)
 	}
 }
@@ -154,8 +155,8 @@ func TestReferencesKubectlStyle(t *testing.T) {
 		{"--policy", "colorpolicy/p3", "-n", "other"},     // not there
 		{"--policy", "ColorPolicy/default/p3#x"},          // a policy has no section
 	} {
-		if code, _, stderr := gepcheck(append([]string{"explain", "-f", ex2}, args...), ""); code != exitBadInput {
-			t.Errorf("%v: exit %d, want %d: %s", args, code, exitBadInput, stderr)
+		if code, _, stderr := gepcheck(append([]string{"explain", "-f", ex2}, args...), ""); code != exitcode.BadInput {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitcode.BadInput, stderr)
 		}
 	}
 }
@@ -220,8 +221,8 @@ func TestCheckOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, js, stderr := gepcheck([]string{"check", good, bad, "-o", "json"}, "")
-	if code != exitFailed {
-		t.Fatalf("exit %d, want %d: %s", code, exitFailed, stderr)
+	if code != exitcode.Failed {
+		t.Fatalf("exit %d, want %d: %s", code, exitcode.Failed, stderr)
 	}
 	var res scenarios.CheckResults
 	dec := json.NewDecoder(strings.NewReader(js))
@@ -248,7 +249,7 @@ func TestCheckOutputs(t *testing.T) {
 			} `xml:"failure"`
 		} `xml:"testcase"`
 	}
-	if err := xml.Unmarshal([]byte(ju), &suite); err != nil || code != exitFailed {
+	if err := xml.Unmarshal([]byte(ju), &suite); err != nil || code != exitcode.Failed {
 		t.Fatalf("-o junit: exit %d, %v\n%s", code, err, ju)
 	}
 	if suite.Tests != 2 || suite.Failures != 1 || suite.Cases[0].Failure != nil || suite.Cases[1].Failure == nil || !strings.Contains(suite.Cases[1].Failure.Text, "purple") {
@@ -268,7 +269,7 @@ spec:
 `
 	for _, o := range []string{"table", "json"} {
 		code, stdout, stderr := gepcheck([]string{"simulate", "-f", "-", "-o", o}, in)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		if !strings.Contains(stderr, "gepcheck: warning: ") || !strings.Contains(stderr, "no-such-gateway") {
@@ -288,12 +289,12 @@ spec:
 		{"explain", "-f", "../../scenarios/gep-713/stored-values-merge-patch.yaml", "--target", "HTTPRoute/default/route-1"},
 	} {
 		code, _, stderr := gepcheck(args, "")
-		if code != exitOK || strings.Count(stderr, "is pruned by the API server") != 1 || strings.Count(stderr, "from the RetryPolicy CRD default") != 1 {
+		if code != exitcode.OK || strings.Count(stderr, "is pruned by the API server") != 1 || strings.Count(stderr, "from the RetryPolicy CRD default") != 1 {
 			t.Errorf("%v: exit %d, want each warning of the run once on stderr:\n%s", args, code, stderr)
 		}
 	}
 	code, _, stderr := gepcheck([]string{"simulate", "-f", "-"}, in)
-	if code != exitOK || strings.Count(stderr, "no-such-gateway") != 1 {
+	if code != exitcode.OK || strings.Count(stderr, "no-such-gateway") != 1 {
 		t.Errorf("the input's warning not once on stderr:\n%s", stderr)
 	}
 }
@@ -323,8 +324,8 @@ func TestHints(t *testing.T) {
 		{[]string{"simulate", "--impl", "reference", "-f", "../../scenarios/gep-713"}, "`gepcheck check ../../scenarios/gep-713`"},
 	} {
 		code, _, stderr := gepcheck(tc.args, "")
-		if code != exitBadInput || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") > 2 {
-			t.Errorf("%v: exit %d, want %d and a short error saying %q:\n%.2000s", tc.args, code, exitBadInput, tc.want, stderr)
+		if code != exitcode.BadInput || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") > 2 {
+			t.Errorf("%v: exit %d, want %d and a short error saying %q:\n%.2000s", tc.args, code, exitcode.BadInput, tc.want, stderr)
 		}
 	}
 	// Rendered objects in a chart's folder (no template action in them)
@@ -342,11 +343,11 @@ func TestHints(t *testing.T) {
 	if err := os.WriteFile(rendered, bytes.Replace(b, []byte("controllerName:"), []byte("controllerNam:"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := gepcheck([]string{"simulate", "-f", rendered, "--profile", "color-inherited"}, ""); code != exitBadInput || strings.Contains(stderr, "Helm") || !strings.Contains(stderr, "controllerNam") {
+	if code, _, stderr := gepcheck([]string{"simulate", "-f", rendered, "--profile", "color-inherited"}, ""); code != exitcode.BadInput || strings.Contains(stderr, "Helm") || !strings.Contains(stderr, "controllerNam") {
 		t.Errorf("rendered objects in a chart's folder: exit %d, want 2 and their own error:\n%s", code, stderr)
 	}
 	// Policies without a profile still say --profile.
-	if code, _, stderr := gepcheck([]string{"simulate", "-f", "testdata/corpus/no-policy-kind.yaml"}, ""); code != exitBadInput || !strings.Contains(stderr, "pass --profile") {
+	if code, _, stderr := gepcheck([]string{"simulate", "-f", "testdata/corpus/no-policy-kind.yaml"}, ""); code != exitcode.BadInput || !strings.Contains(stderr, "pass --profile") {
 		t.Errorf("no policy kind: exit %d: %s", code, stderr)
 	}
 }
@@ -364,7 +365,7 @@ func TestRequirementsIDs(t *testing.T) {
 		t.Errorf("-o yaml:\n%s", ym)
 	}
 	code, _, stderr := gepcheck([]string{"requirements", "GEP-713-019", "GEP-713-999"}, "")
-	if code != exitBadInput || !strings.Contains(stderr, "GEP-713-999") || strings.Contains(stderr, "GEP-713-019") {
+	if code != exitcode.BadInput || !strings.Contains(stderr, "GEP-713-999") || strings.Contains(stderr, "GEP-713-019") {
 		t.Errorf("an unknown ID: exit %d: %s", code, stderr)
 	}
 }
@@ -386,7 +387,7 @@ func TestSemanticsSpelling(t *testing.T) {
 	if out, _ := mustRun(t, "requirements", "--spec", "gep-713", "-o", "name"); !strings.HasPrefix(out, "GEP-713-") {
 		t.Errorf("--spec gep-713: %q", out)
 	}
-	if code, _, stderr := gepcheck([]string{"simulate", "-f", ex2, "--semantics", "gep-0713"}, ""); code != exitBadInput || !strings.Contains(stderr, "gep-713") {
+	if code, _, stderr := gepcheck([]string{"simulate", "-f", ex2, "--semantics", "gep-0713"}, ""); code != exitcode.BadInput || !strings.Contains(stderr, "gep-713") {
 		t.Errorf("--semantics gep-0713: exit %d %s", code, stderr)
 	}
 }
@@ -472,7 +473,7 @@ func TestDiffTables(t *testing.T) {
 		t.Errorf("diff docs/examples/diff -o name: %q", out)
 	}
 	code, _, stderr := gepcheck(append(diff, "-o", "html"), "")
-	if code != exitBadInput || !strings.Contains(stderr, `--output "html": one of table, wide, name, json, yaml, markdown`) {
+	if code != exitcode.BadInput || !strings.Contains(stderr, `--output "html": one of table, wide, name, json, yaml, markdown`) {
 		t.Errorf("diff -o html: exit %d: %s", code, stderr)
 	}
 }

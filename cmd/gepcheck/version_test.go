@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // TestVersion: gepcheck version and gepcheck --version print the same
@@ -46,7 +48,7 @@ func TestVersion(t *testing.T) {
 	if !strings.HasPrefix(text, "gepcheck "+want+", ") {
 		t.Errorf("version printed %q, want the module version %s", text, want)
 	}
-	if code, _, _ := gepcheck([]string{"version", "extra"}, ""); code != exitBadInput {
-		t.Errorf("version extra: exit %d, want %d", code, exitBadInput)
+	if code, _, _ := gepcheck([]string{"version", "extra"}, ""); code != exitcode.BadInput {
+		t.Errorf("version extra: exit %d, want %d", code, exitcode.BadInput)
 	}
 }

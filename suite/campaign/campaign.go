@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -53,18 +54,12 @@ type Config struct {
 	New func(c report.Campaign, found []compare.Found, files map[string]string, compared, implFailed int) (string, error)
 }
 
-// InputError is a Config that names what the implementation does not
-// fuzz.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-
 // Run runs c, printing to w, and returns the campaign and why it fails
 // (none: it passes; findings are evidence, not failures).
 func Run(ctx context.Context, c Config, w io.Writer) (report.Campaign, []string, error) {
 	r, err := differential.FuzzRun(c.Impl, c.Fuzzer, c.Observer, c.Kind, c.Seed, c.Checks, c.Steps)
 	if err != nil {
-		return report.Campaign{}, nil, InputError{err}
+		return report.Campaign{}, nil, exitcode.Input{Err: err}
 	}
 	r.Shard = c.Shard
 	r.Write = func(r differential.Run, kind compare.Found, dis differential.Disagreement) (string, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/reports/report"
@@ -20,6 +21,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -70,25 +72,12 @@ type Flag struct {
 	Values []string
 }
 
-// FailedError is a run that worked and failed: a property, or a
-// campaign's --coverage or --fail-on-new.
-type FailedError struct{ Msg string }
-
-func (e FailedError) Error() string { return e.Msg }
-
-// StartError is an implementation that could not start offline: the
-// environment, or a file of the user's it reads.
-type StartError struct{ Err error }
-
-func (e StartError) Error() string { return e.Err.Error() }
-func (e StartError) Unwrap() error { return e.Err }
-
 // batchedFlags are the flags only a batched campaign reads.
 var batchedFlags = []string{"shard", "report-dir", "report-organization", "report-project", "report-url", "report-version", "report-contact", "known", "fail-on-new", "kind"}
 
 // Run runs f, printing to w. With Impl, a signal (SIGINT, SIGTERM) stops
 // the implementation's processes (their groups are killed through the
-// context) and the run, an InputError.
+// context) and the run, an exitcode.Input.
 func (f Fuzz) Run(w io.Writer) error {
 	opts, err := f.Validate()
 	if err != nil {
@@ -107,45 +96,45 @@ func (f Fuzz) Run(w io.Writer) error {
 		interrupt, ps = ctx, append(ps, *p)
 	}
 	if name := f.batchedOnly(); f.Impl == "" && name != "" {
-		return InputError{fmt.Errorf("--%s needs --impl of an implementation that fuzzes in batches", name)}
+		return exitcode.Input{Err: fmt.Errorf("--%s needs --impl of an implementation that fuzzes in batches", name)}
 	}
 	if len(ps) == 0 || len(f.Properties) > 0 {
 		more, err := suite.Select(f.Properties)
 		if err != nil {
-			return InputError{err}
+			return exitcode.Input{Err: err}
 		}
 		ps = append(ps, more...)
 	}
 	return f.runProperties(w, ps, opts, interrupt)
 }
 
-// Validate checks what needs no implementation started: an InputError.
+// Validate checks what needs no implementation started: an exitcode.Input.
 func (f Fuzz) Validate() (suite.Options, error) {
 	opts := suite.Options{Profile: f.Profile, ShrinkTime: f.ShrinkTime}
 	if f.Semantics != "" {
 		sem, err := engine.ParseSemantics(f.Semantics)
 		if err != nil {
-			return opts, InputError{fmt.Errorf("--semantics: %w", err)}
+			return opts, exitcode.Input{Err: fmt.Errorf("--semantics: %w", err)}
 		}
 		opts.Semantics = sem
 	}
 	if f.Checks < 1 {
-		return opts, InputError{fmt.Errorf("--checks must be at least 1")}
+		return opts, exitcode.Input{Err: fmt.Errorf("--checks must be at least 1")}
 	}
 	if f.Workers < 1 {
-		return opts, InputError{fmt.Errorf("--parallel %d: at least 1", f.Workers)}
+		return opts, exitcode.Input{Err: fmt.Errorf("--parallel %d: at least 1", f.Workers)}
 	}
 	// An invalid --shard is refused whatever else is given.
 	if _, err := suite.ParseShard(f.Shard); err != nil {
-		return opts, InputError{err}
+		return opts, exitcode.Input{Err: err}
 	}
 	if f.Profile != "" {
 		if err := (generators.Config{Profile: f.Profile}).Validate(); err != nil {
-			return opts, InputError{fmt.Errorf("--profile: %w", err)}
+			return opts, exitcode.Input{Err: fmt.Errorf("--profile: %w", err)}
 		}
 	}
 	if err := f.validateDifferential(); err != nil {
-		return opts, InputError{err}
+		return opts, exitcode.Input{Err: err}
 	}
 	return opts, nil
 }
@@ -192,23 +181,23 @@ func (f Fuzz) validateDifferential() error {
 func (f Fuzz) differential(ctx context.Context, w io.Writer) (*suite.Property, error) {
 	im, cfg, err := f.Select()
 	if err != nil {
-		return nil, InputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	sem, voc, err := f.claim(cfg)
 	if err != nil {
-		return nil, InputError{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	d, err := cfg.Offline(ctx)
 	if errors.Is(err, impl.ErrUnsupported) {
-		return nil, InputError{fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
 	}
 	if err != nil {
-		return nil, StartError{err}
+		return nil, input.EnvironmentOr(err)
 	}
 	d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 	fz, batched := cfg.(differential.Fuzzer)
 	if f.Steps != 0 && !batched {
-		return nil, InputError{fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 	}
 	if batched {
 		return nil, stopped(ctx, f.batched(ctx, w, im, cfg, fz, d))
@@ -235,13 +224,13 @@ func (f Fuzz) property(ctx context.Context, im impl.Implementation, d observe.Ob
 	// A property run has no shards, reports, kept findings or kinds:
 	// refused, not ignored.
 	if name := f.batchedOnly(); name != "" {
-		return nil, InputError{fmt.Errorf("--%s: fuzz --impl %s checks one property against the reference, without shards, reports, kept findings or --kind (only implementations that fuzz in batches have them; gepcheck run --impl %s writes reports of scenario files, sharded)", name, im.Name(), im.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--%s: fuzz --impl %s checks one property against the reference, without shards, reports, kept findings or --kind (only implementations that fuzz in batches have them; gepcheck run --impl %s writes reports of scenario files, sharded)", name, im.Name(), im.Name())}
 	}
 	if f.Coverage {
-		return nil, InputError{fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--coverage: --impl %s declares no combinations (only implementations that fuzz in batches do)", im.Name())}
 	}
 	if f.Profile == "" {
-		return nil, InputError{errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
+		return nil, exitcode.Input{Err: errors.New("--impl needs --profile: the policy kind and semantics to draw scenarios for")}
 	}
 	// A profile the implementation does not claim for its kind would
 	// judge it by another reading (exec --exec-profile): refused, as run
@@ -249,7 +238,7 @@ func (f Fuzz) property(ctx context.Context, im impl.Implementation, d observe.Ob
 	if bs, err := profile.Builtins(); err == nil && bs[f.Profile] != nil {
 		kind := bs[f.Profile].Spec.Policy.Kind
 		if want := d.Capabilities().Profiles[kind]; want != "" && want != f.Profile {
-			return nil, InputError{fmt.Errorf("--profile %s: --impl %s claims profile %s for %s", f.Profile, im.Name(), want, kind)}
+			return nil, exitcode.Input{Err: fmt.Errorf("--profile %s: --impl %s claims profile %s for %s", f.Profile, im.Name(), want, kind)}
 		}
 	}
 	p := differential.Property(ctx, d, f.Profile, generators.Scenarios(generators.Config{Profile: f.Profile}))
@@ -276,7 +265,7 @@ func (f Fuzz) runProperties(w io.Writer, ps []suite.Property, opts suite.Options
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", len(ps)-failed, failed)
 	if failed > 0 {
-		return FailedError{fmt.Sprintf("%d propert(ies) failed; seed %d", failed, seed)}
+		return exitcode.Failure{Msg: fmt.Sprintf("%d propert(ies) failed; seed %d", failed, seed)}
 	}
 	return nil
 }
@@ -290,7 +279,7 @@ func (f Fuzz) batched(ctx context.Context, w io.Writer, im impl.Implementation, 
 	}
 	shard, err := suite.ParseShard(f.Shard)
 	if err != nil {
-		return InputError{err}
+		return exitcode.Input{Err: err}
 	}
 	c := Config{Impl: im.Name(), Fuzzer: fz, Observer: d, Kind: f.Kind, Seed: seed, Checks: f.Checks, Steps: f.Steps,
 		OutDir: f.OutDir, Shard: shard, Coverage: f.Coverage}
@@ -302,7 +291,7 @@ func (f Fuzz) batched(ctx context.Context, w io.Writer, im impl.Implementation, 
 		return err
 	}
 	if len(failed) > 0 {
-		return FailedError{strings.Join(failed, "\n")}
+		return exitcode.Failure{Msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }
@@ -334,10 +323,10 @@ func (f Fuzz) replay(skip ...string) string {
 }
 
 // stopped is err, or, when ctx (nil: none) was cancelled by a signal, the
-// InputError that says so (signals.Stopped).
+// exitcode.Input that says so (signals.Stopped).
 func stopped(ctx context.Context, err error) error {
 	if s := signals.Stopped(ctx); s != nil {
-		return InputError{s}
+		return exitcode.Input{Err: s}
 	}
 	return err
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -46,7 +48,7 @@ func selecting(cfg impl.Config) func() (impl.Implementation, impl.Config, error)
 }
 
 // Each value Validate refuses is refused with the message naming its flag,
-// an InputError (exit 2); a run that asks nothing wrong passes.
+// an exitcode.Input (exit 2); a run that asks nothing wrong passes.
 func TestFuzzValidate(t *testing.T) {
 	ok := Fuzz{Checks: 1, Workers: 1}
 	unreadable := func(string) error { return errors.New("unreadable") }
@@ -73,18 +75,18 @@ func TestFuzzValidate(t *testing.T) {
 		f := ok
 		tc.edit(&f)
 		_, err := f.Validate()
-		var in InputError
+		var in exitcode.Input
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want != "" && (!errors.As(err, &in) || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: %v (%T), want an InputError with %q", tc.name, err, err, tc.want)
+			t.Errorf("%s: %v (%T), want an exitcode.Input with %q", tc.name, err, err, tc.want)
 		}
 	}
 }
 
 // The named properties run against a planted mistake (engine.MutantNewerWins)
-// fail, a FailedError naming the seed; against the reference they pass.
+// fail, an exitcode.Failure naming the seed; against the reference they pass.
 func TestFuzzProperties(t *testing.T) {
 	f := Fuzz{Checks: 50, Workers: 1, Seed: 1, Properties: []string{"ordering/rules-1-3"}, OutDir: t.TempDir(), ShrinkTime: 1e8}
 	var out bytes.Buffer
@@ -93,12 +95,12 @@ func TestFuzzProperties(t *testing.T) {
 	}
 	f.Mutant = string(engine.MutantNewerWins)
 	out.Reset()
-	var failed FailedError
+	var failed exitcode.Failure
 	if err := f.Run(&out); !errors.As(err, &failed) || failed.Msg != "1 propert(ies) failed; seed 1" {
 		t.Errorf("newer wins: %v (%T)\n%s", err, err, out.String())
 	}
 	f.Mutant, f.Set = "", []Flag{{Name: "kind", Values: []string{"X"}}}
-	var in InputError
+	var in exitcode.Input
 	if err := f.Run(&out); !errors.As(err, &in) || err.Error() != "--kind needs --impl of an implementation that fuzzes in batches" {
 		t.Errorf("--kind without --impl: %v", err)
 	}
@@ -121,7 +123,7 @@ func TestFuzzBatched(t *testing.T) {
 			}
 		}}
 	var out bytes.Buffer
-	var failed FailedError
+	var failed exitcode.Failure
 	if err := f.Run(&out); !errors.As(err, &failed) || failed.Msg != "new kinds" || !known {
 		t.Errorf("%v (%T), triage called %v:\n%s", err, err, known, out.String())
 	}
@@ -130,7 +132,7 @@ func TestFuzzBatched(t *testing.T) {
 // An implementation that does not fuzz in batches is one more property:
 // what only a campaign reads is refused, its replay repeats the flags
 // given but the run's own, quoted; one that runs only in a cluster, or
-// cannot start, is refused or left to the caller (StartError).
+// cannot start, is refused or left to the caller.
 func TestFuzzProperty(t *testing.T) {
 	cfg := offline{observer: newerWins{}}
 	f := Fuzz{Checks: 1, Workers: 1, Impl: "test", Select: selecting(cfg), Profile: "color-direct",
@@ -153,14 +155,19 @@ func TestFuzzProperty(t *testing.T) {
 	} {
 		g := f
 		tc.edit(&g)
-		var in InputError
+		var in exitcode.Input
 		if _, err := g.differential(context.Background(), nil); !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v (%T), want an InputError with %q", tc.name, err, err, tc.want)
+			t.Errorf("%s: %v (%T), want an exitcode.Input with %q", tc.name, err, err, tc.want)
 		}
 	}
+	// Could not start: the environment's (exit 3), or a file of the
+	// user's (exit 2; input.EnvironmentOr).
 	f.Select = selecting(offline{err: errors.New("no docker")})
-	var start StartError
-	if _, err := f.differential(context.Background(), nil); !errors.As(err, &start) {
-		t.Errorf("an implementation that cannot start: %v (%T), want a StartError", err, err)
+	if _, err := f.differential(context.Background(), nil); err == nil || exitcode.Of(err) != exitcode.Internal {
+		t.Errorf("an implementation that cannot start: %v (%T), want the environment's error", err, err)
+	}
+	f.Select = selecting(offline{err: fs.ErrNotExist})
+	if _, err := f.differential(context.Background(), nil); exitcode.Of(err) != exitcode.BadInput {
+		t.Errorf("an implementation that misses a file: %v (%T), want bad input", err, err)
 	}
 }

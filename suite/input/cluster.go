@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -63,11 +64,11 @@ func (c *Cluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	}
 	o, err := cluster.ReadOptionsFor(opts, ns)
 	if err != nil {
-		return nil, Error{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	cl, err := cluster.FromKubeconfig(c.Kubeconfig, c.Context)
 	if err != nil {
-		return nil, Error{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	// Held only while the read watches it: it takes the signals'
 	// default action (ending the process) away.
@@ -81,7 +82,7 @@ func (c *Cluster) read(opts simulator.Options) ([]*load.Doc, error) {
 	st, err := cluster.ReadState(ctx, cl, o)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, Error{fmt.Errorf("stopped: %v", context.Cause(ctx))}
+			return nil, exitcode.Input{Err: fmt.Errorf("stopped: %v", context.Cause(ctx))}
 		}
 		return nil, EnvironmentOr(err)
 	}

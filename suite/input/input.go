@@ -15,18 +15,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
-
-// Error is an error of the user's input or flags (exit 2), not of the
-// environment.
-type Error struct{ Err error }
-
-func (e Error) Error() string { return e.Err.Error() }
-func (e Error) Unwrap() error { return e.Err }
 
 // EnvironmentOr classifies an error of a command that reads both the
 // user's files and the environment (a cluster): a file that does not exist
@@ -36,7 +30,7 @@ func EnvironmentOr(err error) error {
 	var le load.Errors
 	var e1 *load.Error
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) || errors.As(err, &le) || errors.As(err, &e1) {
-		return Error{err}
+		return exitcode.Input{Err: err}
 	}
 	return err
 }
@@ -80,7 +74,7 @@ func (s Source) Model(opts simulator.Options) (*simulator.Model, error) {
 			return nil, err
 		}
 		if m, err = simulator.Build(docs, opts); err != nil {
-			return nil, Error{err}
+			return nil, exitcode.Input{Err: err}
 		}
 	} else {
 		var err error
@@ -99,7 +93,7 @@ func (s Source) Model(opts simulator.Options) (*simulator.Model, error) {
 			// warning per kind it ignored.
 			for _, h := range []string{scenariosHint(s.Files, opts.Limits), admissionHint(s.Files, opts.Limits)} {
 				if h != "" {
-					return nil, Error{errors.New(h)}
+					return nil, exitcode.Input{Err: errors.New(h)}
 				}
 			}
 		}
@@ -111,10 +105,10 @@ func (s Source) Model(opts simulator.Options) (*simulator.Model, error) {
 // check refuses a model with nothing to simulate.
 func check(m *simulator.Model) error {
 	if len(m.Kinds) == 0 {
-		return Error{errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
+		return exitcode.Input{Err: errors.New("no policy kind to simulate: the input has no policies of a known kind; pass --profile")}
 	}
 	if err := m.HasPolicies(); err != nil {
-		return Error{err}
+		return exitcode.Input{Err: err}
 	}
 	return nil
 }
@@ -138,12 +132,12 @@ func (s Source) Docs(opts simulator.Options) ([]*load.Doc, error) {
 // a Helm chart's templates or scenario files, else err.
 func (s Source) hintOr(err error, limits load.Limits) error {
 	if h := helmHint(s.Files, "gepcheck "+s.Command+" -f -"); h != "" {
-		return Error{errors.New(h)}
+		return exitcode.Input{Err: errors.New(h)}
 	}
 	if h := scenariosHint(s.Files, limits); h != "" {
-		return Error{errors.New(h)}
+		return exitcode.Input{Err: errors.New(h)}
 	}
-	return Error{err}
+	return exitcode.Input{Err: err}
 }
 
 // clusterDocs are the cluster's objects with the files of -f and -k (if
@@ -169,7 +163,7 @@ func (s Source) change(opts simulator.Options) ([]*load.Doc, error) {
 	docs, warns, err := simulator.ReadInput(s.input(), opts.Limits)
 	PrintWarnings(s.Stderr, warns)
 	if err != nil {
-		return nil, Error{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	return docs, nil
 }
@@ -181,21 +175,21 @@ func (s Source) change(opts simulator.Options) ([]*load.Doc, error) {
 func (s Source) Pair(args, deletes []string, opts simulator.Options) (before, after []*load.Doc, err error) {
 	if s.Cluster != nil {
 		if len(args) > 0 || len(s.Files)+len(s.Kustomizations)+len(deletes) == 0 {
-			return nil, nil, Error{errors.New("with --from-cluster, pass the change as -f FILE|DIR|-, -k DIR or --delete FILE|DIR|- (and no OLD NEW)")}
+			return nil, nil, exitcode.Input{Err: errors.New("with --from-cluster, pass the change as -f FILE|DIR|-, -k DIR or --delete FILE|DIR|- (and no OLD NEW)")}
 		}
 		if slices.Contains(deletes, "-") && slices.Contains(s.Files, "-") {
-			return nil, nil, Error{errors.New("--delete - and -f - cannot both be read from standard input")}
+			return nil, nil, exitcode.Input{Err: errors.New("--delete - and -f - cannot both be read from standard input")}
 		}
 		return s.clusterPair(deletes, opts)
 	}
 	if len(deletes) > 0 {
-		return nil, nil, Error{errors.New("--delete deletes from the cluster's state: pass --from-cluster (between OLD and NEW, an object NEW lacks is deleted)")}
+		return nil, nil, exitcode.Input{Err: errors.New("--delete deletes from the cluster's state: pass --from-cluster (between OLD and NEW, an object NEW lacks is deleted)")}
 	}
 	if len(args) != 2 || len(s.Files)+len(s.Kustomizations) > 0 {
-		return nil, nil, Error{errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
+		return nil, nil, exitcode.Input{Err: errors.New("pass OLD and NEW (files or folders), or --from-cluster -f CHANGE")}
 	}
 	if args[0] == "-" && args[1] == "-" {
-		return nil, nil, Error{errors.New("OLD and NEW cannot both be - (standard input is read once)")}
+		return nil, nil, exitcode.Input{Err: errors.New("OLD and NEW cannot both be - (standard input is read once)")}
 	}
 	return s.filePair(args[0], args[1], opts)
 }
@@ -215,10 +209,10 @@ func (s Source) filePair(old, new string, opts simulator.Options) (before, after
 			args := []string{old, new}
 			args[i] = "-"
 			if h := helmHint([]string{p}, "gepcheck diff "+strings.Join(args, " ")); h != "" {
-				return nil, nil, Error{errors.New(h)}
+				return nil, nil, exitcode.Input{Err: errors.New(h)}
 			}
 		}
-		return nil, nil, Error{err}
+		return nil, nil, exitcode.Input{Err: err}
 	}
 	return docs[0], docs[1], nil
 }
@@ -237,7 +231,7 @@ func (s Source) clusterPair(deletes []string, opts simulator.Options) (before, a
 		gone, warns, err := simulator.ReadInput(simulator.Input{Files: deletes, Stdin: s.Stdin}, opts.Limits)
 		PrintWarnings(s.Stderr, warns)
 		if err != nil {
-			return nil, nil, Error{fmt.Errorf("--delete: %w", err)}
+			return nil, nil, exitcode.Input{Err: fmt.Errorf("--delete: %w", err)}
 		}
 		// kubectl delete -f deletes what gepcheck does not read too
 		// (a Deployment, a Secret, another namespace's objects): those
@@ -247,7 +241,7 @@ func (s Source) clusterPair(deletes []string, opts simulator.Options) (before, a
 			PrintWarnings(s.Stderr, []string{fmt.Sprintf("--delete: %s: %s is not read from the cluster (docs/cluster.md, Reading a cluster): its deletion changes nothing gepcheck simulates", d.Source, d.Object())})
 		}
 		if next, err = simulator.Delete(docs, read, ns); err != nil {
-			return nil, nil, Error{fmt.Errorf("--delete: %w", err)}
+			return nil, nil, exitcode.Input{Err: fmt.Errorf("--delete: %w", err)}
 		}
 	}
 	if len(s.Files)+len(s.Kustomizations) > 0 {
@@ -276,7 +270,7 @@ func (s Source) Case(opts simulator.Options) (observe.Case, error) {
 	PrintWarnings(s.Stderr, m.Warnings)
 	yaml, err := load.Marshal(docs)
 	if err != nil {
-		return observe.Case{}, Error{err}
+		return observe.Case{}, exitcode.Input{Err: err}
 	}
 	return observe.Case{Name: "input", YAML: yaml, Profiles: opts.Profiles}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 )
 
@@ -71,8 +72,8 @@ func TestPairArguments(t *testing.T) {
 		{"stdin twice", Source{Cluster: live, Files: []string{"-"}}, nil, []string{"-"}, "--delete - and -f -"},
 	} {
 		_, _, err := c.s.Pair(c.args, c.deletes, simulator.Options{})
-		if !errors.As(err, new(Error)) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Pair = %v, want an Error saying %q", c.name, err, c.want)
+		if !errors.As(err, new(exitcode.Input)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Pair = %v, want an exitcode.Input saying %q", c.name, err, c.want)
 		}
 	}
 }
@@ -87,10 +88,10 @@ func TestTargetAndPolicy(t *testing.T) {
 	if r, err := Policy("p/p1", "default", m); err != nil || r.String() != "P/default/p1" {
 		t.Errorf("Policy(p/p1 -n default) = %v, %v, want P/default/p1", r, err)
 	}
-	if _, err := Policy("P/default/p1#s", "", m); !errors.As(err, new(Error)) || !strings.Contains(err.Error(), "--policy: \"P/default/p1#s\": a policy has no section") {
+	if _, err := Policy("P/default/p1#s", "", m); !errors.As(err, new(exitcode.Input)) || !strings.Contains(err.Error(), "--policy: \"P/default/p1#s\": a policy has no section") {
 		t.Errorf("Policy with a section = %v, want the flag's error", err)
 	}
-	if _, err := Target("x", "", m); !errors.As(err, new(Error)) || !strings.HasPrefix(err.Error(), "--target: ") {
+	if _, err := Target("x", "", m); !errors.As(err, new(exitcode.Input)) || !strings.HasPrefix(err.Error(), "--target: ") {
 		t.Errorf("Target(x) = %v, want an Error naming --target", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
@@ -50,7 +51,7 @@ func Refs(files, profiles []string, policies bool, prefix string) []string {
 func Target(target, ns string, m *simulator.Model) (ref.Ref, error) {
 	r, err := ref.Kubectl(target, ns, m.Refs(false))
 	if err != nil {
-		return r, Error{fmt.Errorf("--target: %w", err)}
+		return r, exitcode.Input{Err: fmt.Errorf("--target: %w", err)}
 	}
 	return r, nil
 }
@@ -60,10 +61,10 @@ func Target(target, ns string, m *simulator.Model) (ref.Ref, error) {
 func Policy(policy, ns string, m *simulator.Model) (ref.Ref, error) {
 	r, err := ref.Kubectl(policy, ns, m.Refs(true))
 	if err != nil {
-		return r, Error{fmt.Errorf("--policy: %w", err)}
+		return r, exitcode.Input{Err: fmt.Errorf("--policy: %w", err)}
 	}
 	if r.Section != "" {
-		return r, Error{fmt.Errorf("--policy: %q: a policy has no section", policy)}
+		return r, exitcode.Input{Err: fmt.Errorf("--policy: %q: a policy has no section", policy)}
 	}
 	return r, nil
 }

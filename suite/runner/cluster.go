@@ -10,6 +10,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
@@ -18,6 +19,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/incluster"
+	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -47,20 +49,21 @@ type ClusterRun struct {
 	Results *report.Results
 }
 
-// Run runs c. An error is BadInput, Setup (the run itself failing is
-// one too), or a finding that could not be written.
+// Run runs c. An error is the user's (exitcode.Input), the implementation
+// or the cluster failing to start or to run (input.EnvironmentOr), or a
+// finding that could not be written.
 func (c Cluster) Run(ctx context.Context) (*ClusterRun, error) {
 	ic, err := c.Config.InCluster(ctx)
 	if errors.Is(err, impl.ErrUnsupported) {
-		return nil, BadInput{fmt.Errorf("--impl %s does not run in a cluster", c.Impl.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s does not run in a cluster", c.Impl.Name())}
 	}
 	if err != nil {
-		return nil, Setup{err}
+		return nil, input.EnvironmentOr(err)
 	}
 	ic = incluster.ClaimingVocabulary(incluster.Claiming(ic, c.Semantics), c.Vocabulary)
 	connect, err := providers.Lookup(c.Provider)
 	if err != nil {
-		return nil, BadInput{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	cfg := c.InCluster
 	cfg.Impl = ic
@@ -71,7 +74,7 @@ func (c Cluster) Run(ctx context.Context) (*ClusterRun, error) {
 	}
 	sum, err := incluster.Run(cfg)
 	if err != nil {
-		return nil, Setup{err}
+		return nil, input.EnvironmentOr(err)
 	}
 	if err := c.writeShrunk(sum); err != nil {
 		return nil, err

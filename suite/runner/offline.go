@@ -6,18 +6,13 @@ import (
 	"fmt"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
-
-// Setup is the implementation failing to start (its offline or
-// in-cluster form): the environment's error, or the input's.
-type Setup struct{ Err error }
-
-func (e Setup) Error() string { return e.Err.Error() }
-func (e Setup) Unwrap() error { return e.Err }
 
 // NewResults starts the results of a run in mode under sem, for the
 // reports (--report-dir); nil writes none.
@@ -46,19 +41,20 @@ type OfflineRun struct {
 	Results *report.Results
 }
 
-// Run runs o. An error is BadInput, Setup, or the implementation failing.
+// Run runs o. An error is the user's (exitcode.Input), the implementation
+// failing to start (input.EnvironmentOr), or failing.
 func (o Offline) Run(ctx context.Context) (*OfflineRun, error) {
 	d, err := o.Config.Offline(ctx)
 	if errors.Is(err, impl.ErrUnsupported) {
-		return nil, BadInput{fmt.Errorf("--impl %s runs only in a cluster (--cluster)", o.Impl.Name())}
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s runs only in a cluster (--cluster)", o.Impl.Name())}
 	}
 	if err != nil {
-		return nil, Setup{err}
+		return nil, input.EnvironmentOr(err)
 	}
 	d = observe.ClaimingVocabulary(observe.Claiming(d, o.Semantics), o.Vocabulary)
 	cases, err := o.Scenarios.cases(o.Profiles)
 	if err != nil {
-		return nil, BadInput{err}
+		return nil, exitcode.Input{Err: err}
 	}
 	results, err := differential.Cases(ctx, d, cases)
 	if err != nil {

@@ -4,10 +4,3 @@
 // a cluster shrank as findings, and builds the results and the commands
 // that replay them. It returns values; the command prints them.
 package runner
-
-// BadInput is an error in what the user gave (exit 2), apart from the
-// implementation or the cluster failing.
-type BadInput struct{ Err error }
-
-func (e BadInput) Error() string { return e.Err.Error() }
-func (e BadInput) Unwrap() error { return e.Err }

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -25,7 +26,7 @@ func Shard(files []string, sh suite.Shard, random bool) (Scenarios, error) {
 	}
 	all, err := scenarios.LoadPolicy(files)
 	if err != nil {
-		return Scenarios{}, BadInput{err}
+		return Scenarios{}, exitcode.Input{Err: err}
 	}
 	out := Scenarios{loaded: true}
 	for k, l := range all {
@@ -35,7 +36,7 @@ func Shard(files []string, sh suite.Shard, random bool) (Scenarios, error) {
 		}
 	}
 	if len(out.Files) == 0 && !random {
-		return Scenarios{}, BadInput{fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
+		return Scenarios{}, exitcode.Input{Err: fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
 	}
 	return out, nil
 }
