@@ -16,7 +16,7 @@ import (
 // bash|zsh|fish|powershell), by flag name, for every command that has
 // the flag: the built-in profiles (and files), the implementations, the
 // readings, the specs. -o is completed where it is added (addOutputFlag,
-// common.flags); --target and --policy from the -f files given.
+// input.Flags); --target and --policy from the -f files given.
 func completions() map[string]cobra.CompletionFunc {
 	fixed := func(values ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)

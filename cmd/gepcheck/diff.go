@@ -2,44 +2,20 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/input"
 )
 
-// failOnFlag adds --fail-on; withChanged: "changed" is a value (diff).
-func failOnFlag(cmd *cobra.Command, into *[]string, withChanged bool) {
-	values := "conflicted, invalid, targetnotfound, overridden"
-	if withChanged {
-		values = "changed, " + values
-	}
-	cmd.Flags().StringSliceVar(into, "fail-on", nil, "exit 1 when the result has any of: "+values+" (repeatable, or a comma list; docs/diff.md)")
-}
-
-// tripped is the error of a run whose --fail-on tripped, or nil.
-func tripped(fail []simulator.FailOn, changed bool, out *simulator.Output) error {
-	var lines []string
-	for _, f := range fail {
-		if f == simulator.FailChanged && changed {
-			lines = append(lines, "changed: the effective policies or the conditions change")
-		}
-	}
-	lines = append(lines, simulator.Tripped(out, fail)...)
-	if len(lines) == 0 {
-		return nil
-	}
-	return exitcode.Failure{Msg: fmt.Sprintf("--fail-on: %d tripped:\n%s", len(lines), strings.Join(lines, "\n"))}
-}
-
 func newDiff(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
-	c := common{formats: render.DiffFormats}
-	var failOn, deletes []string
+	c := input.Flags{Formats: render.DiffFormats}
+	var failOn simulator.FailOnFlag
+	var deletes []string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --from-cluster [--delete GONE] [-f CHANGE] [-o table|wide|name|json|yaml|markdown] [--no-headers]",
 		Short: "What changes between two states: effective fields (before → after, with provenance) and flipped conditions",
@@ -63,25 +39,25 @@ policies that set a changed field, before or after, and the objects whose
 conditions flip.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fail, err := simulator.ParseFailOn(failOn, true)
-			if err != nil {
-				return exitcode.Input{Err: fmt.Errorf("--fail-on %w", err)}
-			}
-			opts, sem, err := c.options(render.DiffFormats)
+			fail, err := failOn.Parse()
 			if err != nil {
 				return err
 			}
-			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
+			opts, sem, err := c.Options(render.DiffFormats)
+			if err != nil {
+				return err
+			}
+			stop, err := c.Bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
 			defer stop()
-			a, b, err := c.source(stdin).Pair(args, deletes, opts)
+			a, b, err := c.Source(stdin).Pair(args, deletes, opts)
 			if err != nil {
 				return err
 			}
 			before, after, warns, err := simulator.SimulatePair(a, b, opts, sem)
-			printWarnings(c.stderr(), warns)
+			c.Warn(warns)
 			if err != nil {
 				return exitcode.Input{Err: err}
 			}
@@ -89,14 +65,14 @@ conditions flip.`,
 				return exitcode.Input{Err: errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
 			}
 			d := simulator.DiffOutputs(before, after)
-			if err := render.Diff(stdout, c.output, d, c.tableOptions()); err != nil {
+			if err := render.Diff(stdout, c.Output, d, c.TableOptions()); err != nil {
 				return err
 			}
-			return tripped(fail, d.Changed(), after)
+			return simulator.TrippedError(fail, d.Changed(), after)
 		},
 	}
-	c.flags(cmd, exit)
-	failOnFlag(cmd, &failOn, true)
+	c.AddFlags(cmd)
+	failOn.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringArrayVar(&deletes, "delete", nil, "with --from-cluster: file, directory or - whose objects are deleted from the cluster's state before -f is applied, as kubectl delete -f deletes them (by kind, namespace and name); repeatable (docs/diff.md, Deleting objects)")
 	return cmd
 }

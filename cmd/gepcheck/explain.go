@@ -9,11 +9,12 @@ import (
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
+	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
 func newExplain(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
-	var c common
-	var b besideFlags
+	var c input.Flags
+	var b sidebyside.Flags
 	var target, policy string
 	cmd := &cobra.Command{
 		Use:   "explain -f FILE|DIR|- (--target KIND/NS/NAME[#SECTION] | --target KIND/NAME -n NS | --policy KIND/NS/NAME | --policy KIND/NAME -n NS)",
@@ -35,20 +36,20 @@ of the policy's targets.`,
 			if (target == "") == (policy == "") {
 				return exitcode.Input{Err: errors.New("pass exactly one of --target and --policy")}
 			}
-			if b.impl.Impl != "" {
-				return explainBeside(cmd, &b, &c, stdin, stdout, target, policy)
+			if b.On() {
+				return b.Explain(stdin, stdout, target, policy)
 			}
-			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
+			stop, err := c.Bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
 			defer stop()
-			m, sem, err := c.load(stdin)
+			m, sem, err := c.Load(stdin)
 			if err != nil {
 				return err
 			}
 			if target != "" {
-				r, err := input.Target(target, c.src.refNamespace(), m)
+				r, err := input.Target(target, c.Cluster.RefNamespace(), m)
 				if err != nil {
 					return err
 				}
@@ -56,14 +57,14 @@ of the policy's targets.`,
 				if err := m.Limits(out); err != nil {
 					return exitcode.Input{Err: err}
 				}
-				printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
+				c.Warn(input.RunWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return exitcode.Input{Err: err}
 				}
-				return render.TargetAs(stdout, c.output, "gepcheck explain --target "+target, c.tableOptions(), m, out, x)
+				return render.TargetAs(stdout, c.Output, "gepcheck explain --target "+target, c.TableOptions(), m, out, x)
 			}
-			r, err := input.Policy(policy, c.src.refNamespace(), m)
+			r, err := input.Policy(policy, c.Cluster.RefNamespace(), m)
 			if err != nil {
 				return err
 			}
@@ -71,12 +72,12 @@ of the policy's targets.`,
 			if err != nil {
 				return exitcode.Input{Err: err}
 			}
-			return render.PolicyAs(stdout, c.output, "gepcheck explain --policy "+policy, c.tableOptions(), m, sem, x)
+			return render.PolicyAs(stdout, c.Output, "gepcheck explain --policy "+policy, c.TableOptions(), m, sem, x)
 		},
 	}
-	c.flags(cmd, exit)
-	b.add(cmd)
-	c.src.refs = true // -n is a reference's namespace too
+	c.AddFlags(cmd)
+	b.AddFlags(cmd, &c)
+	c.Cluster.Refs = true // -n is a reference's namespace too
 	cmd.Flags().StringVar(&target, "target", "", "object to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE), optionally #SECTION")
 	cmd.Flags().StringVar(&policy, "policy", "", "policy to explain, KIND/NAMESPACE/NAME or KIND/NAME (-n NAMESPACE)")
 	return cmd

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -10,30 +9,31 @@ import (
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
+	"github.com/gepcheck/gepcheck/suite/sidebyside"
 )
 
 func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {
-	var c common
-	var failOn []string
-	var b besideFlags
+	var c input.Flags
+	var failOn simulator.FailOnFlag
+	var b sidebyside.Flags
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE|DIR|- [--profile NAME|FILE] [--semantics gep-713|sticky-overrides] [-o table|wide|name|yaml|json|html|dot|mermaid] [--no-headers]",
 		Short: "Compute effective policies, statuses and provenance",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if b.impl.Impl != "" {
-				return simulateBeside(cmd, &b, &c, stdin, stdout)
+			if b.On() {
+				return b.Simulate(stdin, stdout)
 			}
-			fail, err := simulator.ParseFailOn(failOn, false)
+			fail, err := failOn.Parse()
 			if err != nil {
-				return exitcode.Input{Err: fmt.Errorf("--fail-on %w", err)}
+				return err
 			}
-			stop, err := c.bounds.Watch(cmd.ErrOrStderr(), exit)
+			stop, err := c.Bounds.Watch(cmd.ErrOrStderr(), exit)
 			if err != nil {
 				return err
 			}
 			defer stop()
-			m, sem, err := c.load(stdin)
+			m, sem, err := c.Load(stdin)
 			if err != nil {
 				return err
 			}
@@ -41,15 +41,15 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err := m.Limits(out); err != nil {
 				return exitcode.Input{Err: err}
 			}
-			printWarnings(cmd.ErrOrStderr(), input.RunWarnings(m, out))
-			if err := render.SimulationAs(stdout, c.output, c.tableOptions(), m, out); err != nil {
+			c.Warn(input.RunWarnings(m, out))
+			if err := render.SimulationAs(stdout, c.Output, c.TableOptions(), m, out); err != nil {
 				return err
 			}
-			return tripped(fail, false, out)
+			return simulator.TrippedError(fail, false, out)
 		},
 	}
-	c.flags(cmd, exit)
-	failOnFlag(cmd, &failOn, false)
-	b.add(cmd)
+	c.AddFlags(cmd)
+	failOn.AddFlags(cmd.Flags(), false)
+	b.AddFlags(cmd, &c)
 	return cmd
 }

@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"errors"
@@ -8,23 +8,22 @@ import (
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
-	"github.com/gepcheck/gepcheck/suite/input"
 )
 
-// fromCluster are the flags that read the input from a live cluster,
+// ClusterFlags are the flags that read the input from a live cluster,
 // read-only (docs/cluster.md, Reading a cluster): --from-cluster,
 // --kubeconfig, --context, -n, -A.
-type fromCluster struct {
+type ClusterFlags struct {
 	on            bool
 	cluster       providers.Flags
 	namespace     string
 	allNamespaces bool
-	// refs: -n is also the namespace of a KIND/NAME reference (explain
+	// Refs: -n is also the namespace of a KIND/NAME reference (explain
 	// --target, --policy), so it is taken without --from-cluster.
-	refs bool
+	Refs bool
 }
 
-func (f *fromCluster) add(cmd *cobra.Command) {
+func (f *ClusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.on, "from-cluster", false, "read the objects from a cluster, read-only (get and list only): Gateway API objects, Services, Namespaces, the policy kinds of the profiles and the ConfigMaps they reference; files given with -f are applied over them as kubectl apply would (docs/cluster.md, Reading a cluster)")
 	f.cluster.AddFlags(cmd.Flags(), false)
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "with --from-cluster: the namespace to read (default: the kubeconfig context's, else default); applied files without a namespace go there; on explain, also the namespace of a KIND/NAME reference")
@@ -42,7 +41,7 @@ func (f *fromCluster) add(cmd *cobra.Command) {
 }
 
 // check refuses the cluster flags without --from-cluster.
-func (f *fromCluster) check(cmd *cobra.Command) error {
+func (f *ClusterFlags) check(cmd *cobra.Command) error {
 	if f.on {
 		if f.allNamespaces && f.namespace != "" {
 			return exitcode.Input{Err: errors.New("pass one of -n and -A")}
@@ -50,7 +49,7 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 		return nil
 	}
 	for _, name := range []string{"kubeconfig", "context", "namespace", "all-namespaces"} {
-		if name == "namespace" && f.refs {
+		if name == "namespace" && f.Refs {
 			continue
 		}
 		if cmd.Flags().Changed(name) {
@@ -61,18 +60,17 @@ func (f *fromCluster) check(cmd *cobra.Command) error {
 }
 
 // live is the cluster --from-cluster reads, nil without it.
-func (f *fromCluster) live() *input.Cluster {
+func (f *ClusterFlags) live() *Cluster {
 	if !f.on {
 		return nil
 	}
-	return &input.Cluster{Kubeconfig: f.cluster.Kubeconfig, Context: f.cluster.Context, Namespace: f.namespace, AllNamespaces: f.allNamespaces}
+	return &Cluster{Kubeconfig: f.cluster.Kubeconfig, Context: f.cluster.Context, Namespace: f.namespace, AllNamespaces: f.allNamespaces}
 }
 
-// refNamespace is the namespace of a KIND/NAME reference: -n; with
+// RefNamespace is the namespace of a KIND/NAME reference: -n; with
 // --from-cluster and no -n, the namespace read, as kubectl reads it
-// (input.Cluster.RefNamespace); empty otherwise (ref.Kubectl then
-// defaults).
-func (f *fromCluster) refNamespace() string {
+// (Cluster.RefNamespace); empty otherwise (ref.Kubectl then defaults).
+func (f *ClusterFlags) RefNamespace() string {
 	if f.on {
 		return f.live().RefNamespace()
 	}
