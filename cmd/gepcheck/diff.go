@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
@@ -52,19 +50,10 @@ conditions flip.`,
 				return err
 			}
 			defer stop()
-			a, b, err := c.Source(stdin).Pair(args, deletes, opts)
+			d, after, err := c.Source(stdin).Diff(args, deletes, opts, sem)
 			if err != nil {
 				return err
 			}
-			before, after, warns, err := simulator.SimulatePair(a, b, opts, sem)
-			c.Warn(warns)
-			if err != nil {
-				return exitcode.Input{Err: err}
-			}
-			if len(before.Policies) == 0 && len(after.Policies) == 0 {
-				return exitcode.Input{Err: errors.New("neither state has a policy of a known kind to simulate; pass --profile")}
-			}
-			d := simulator.DiffOutputs(before, after)
 			if err := render.Diff(stdout, c.Output, d, c.TableOptions()); err != nil {
 				return err
 			}

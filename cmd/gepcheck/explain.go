@@ -53,11 +53,10 @@ of the policy's targets.`,
 				if err != nil {
 					return err
 				}
-				out := m.RunDecisions(sem)
-				if err := m.Limits(out); err != nil {
-					return exitcode.Input{Err: err}
+				out, err := c.Run(m, sem, true)
+				if err != nil {
+					return err
 				}
-				c.Warn(input.RunWarnings(m, out))
 				x, err := m.Explain(out, r)
 				if err != nil {
 					return exitcode.Input{Err: err}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/input"
@@ -37,11 +36,10 @@ func newSimulate(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.
 			if err != nil {
 				return err
 			}
-			out := m.Run(sem, nil)
-			if err := m.Limits(out); err != nil {
-				return exitcode.Input{Err: err}
+			out, err := c.Run(m, sem, false)
+			if err != nil {
+				return err
 			}
-			c.Warn(input.RunWarnings(m, out))
 			if err := render.SimulationAs(stdout, c.Output, c.TableOptions(), m, out); err != nil {
 				return err
 			}

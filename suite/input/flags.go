@@ -98,6 +98,24 @@ func (c *Flags) Load(stdin io.Reader) (*simulator.Model, engine.Semantics, error
 	return m, sem, err
 }
 
+// Run simulates m with sem as simulate does (decisions: recording who beat
+// each field, as explain --target reads it; simulator.Model.RunDecisions),
+// within the limits (docs/limits.md), and writes its warnings on the
+// command's standard error (RunWarnings).
+func (c *Flags) Run(m *simulator.Model, sem engine.Semantics, decisions bool) (*simulator.Output, error) {
+	var out *simulator.Output
+	if decisions {
+		out = m.RunDecisions(sem)
+	} else {
+		out = m.Run(sem, nil)
+	}
+	if err := m.Limits(out); err != nil {
+		return nil, exitcode.Input{Err: err}
+	}
+	c.Warn(RunWarnings(m, out))
+	return out, nil
+}
+
 // Source is what -f, -k and --from-cluster name.
 func (c *Flags) Source(stdin io.Reader) Source {
 	return Source{Files: c.files, Kustomizations: c.kdirs, Stdin: stdin, Cluster: c.Cluster.live(), Command: c.command, Stderr: c.stderr()}
