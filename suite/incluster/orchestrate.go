@@ -29,8 +29,12 @@ type Config struct {
 	// Connect returns the cluster (starting it, for a local control
 	// plane); it is called once the scenarios have been read.
 	Connect func(ctx context.Context) (*cluster.Cluster, error)
-	// Files are scenario files and directories.
-	Files []string
+	// Files are scenario files and directories, read by Run; Loaded,
+	// when set, are the scenario files already read
+	// (scenarios.LoadPolicy, as runner.Shard keeps them), run without
+	// reading them again (issue 32), and Files is then not read.
+	Files  []string
+	Loaded []scenarios.Loaded
 	// Random more scenarios drawn from RandomProfile (default
 	// DefaultRandomProfile), seeds Seed, Seed+1, … (Seed 0: from the
 	// clock, logged).
@@ -199,12 +203,15 @@ func Run(cfg Config) (*Summary, error) {
 	return sum, nil
 }
 
-// scenarioPaths reads the scenario files of cfg, each once, with the
-// random cases it asks for written to randomDir.
+// scenarioPaths reads the scenario files of cfg, each once (none when
+// cfg.Loaded holds them read), with the random cases it asks for written
+// to randomDir.
 func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, randomDir string, err error) {
-	loaded, err = scenarios.LoadPolicy(cfg.Files)
-	if err != nil {
-		return nil, "", err
+	loaded = slices.Clone(cfg.Loaded)
+	if cfg.Loaded == nil {
+		if loaded, err = scenarios.LoadPolicy(cfg.Files); err != nil {
+			return nil, "", err
+		}
 	}
 	if cfg.Random > 0 {
 		if randomDir, err = randomCases(cfg, logf); err != nil {
