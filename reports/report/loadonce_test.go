@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/impl/reference"
@@ -25,7 +24,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, stop := countParses()
+	parsed, stop := load.CountParses()
 	defer stop()
 
 	obs := reference.Offline{}
@@ -70,7 +69,7 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, stop := countParses()
+	parsed, stop := load.CountParses()
 	defer stop()
 
 	im := reference.InCluster{}
@@ -104,17 +103,6 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 		t.Fatalf("%d cases (%d with steps) of %d files: the plans should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
 	parsedOnce(t, files, parsed)
-}
-
-// countParses counts the files the loader decodes until stop.
-func countParses() (parsed map[string]int, stop func()) {
-	var mu sync.Mutex
-	parsed = map[string]int{}
-	return parsed, load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
 }
 
 // parsedOnce says which of files were not parsed once, and what else was.

@@ -643,6 +643,18 @@ func OnParse(f func(file string)) (stop func()) {
 	return func() { parseHook.Store(nil) }
 }
 
+// CountParses counts, by name, the files decoded (OnParse) until stop is
+// called; parsed is read after stop.
+func CountParses() (parsed map[string]int, stop func()) {
+	var mu sync.Mutex
+	parsed = map[string]int{}
+	return parsed, OnParse(func(file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed[file]++
+	})
+}
+
 // parseFile decodes the documents of one file, and says what the file
 // holds: plainYAML or kustomization when every document does, else
 // objects (also for a file with no document).

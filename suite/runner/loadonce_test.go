@@ -3,7 +3,6 @@ package runner_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -40,7 +39,7 @@ func TestShardParsesEachScenarioOnce(t *testing.T) {
 		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}
 	ran := 0
 	for _, sh := range []suite.Shard{{I: 1, N: 2}, {I: 2, N: 2}} {
-		parsed, stop := countParses()
+		parsed, stop := load.CountParses()
 		scens, err := runner.Shard(args, sh, false)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +76,7 @@ func TestShardedClusterParsesEachScenarioOnce(t *testing.T) {
 	}
 	errConnect := errors.New("planned: no cluster in this test")
 	for _, sh := range []suite.Shard{{I: 1, N: 2}, {I: 2, N: 2}} {
-		parsed, stop := countParses()
+		parsed, stop := load.CountParses()
 		scens, err := runner.Shard(args, sh, false)
 		if err != nil {
 			t.Fatal(err)
@@ -94,17 +93,6 @@ func TestShardedClusterParsesEachScenarioOnce(t *testing.T) {
 		}
 		parsedOnce(t, sh, files, parsed)
 	}
-}
-
-// countParses counts the files the loader decodes until stop.
-func countParses() (parsed map[string]int, stop func()) {
-	var mu sync.Mutex
-	parsed = map[string]int{}
-	return parsed, load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
 }
 
 // parsedOnce says which of files shard sh did not parse once, and what
