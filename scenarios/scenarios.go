@@ -151,6 +151,11 @@ type Loaded struct {
 	File string
 	Docs []*load.Doc
 	Err  error
+	// Random says the file is a random case a run drew and wrote
+	// (generators.Print), Seed its seed: gepcheck gen --seed Seed prints
+	// it again.
+	Random bool
+	Seed   int64
 }
 
 // LoadPolicy reads the policy scenario files of args (Files), each once:
