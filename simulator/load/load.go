@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -653,6 +655,23 @@ func CountParses() (parsed map[string]int, stop func()) {
 		defer mu.Unlock()
 		parsed[file]++
 	})
+}
+
+// NotOnce says, of a count of parses (CountParses), which of files were
+// not parsed once, and what else was parsed.
+func NotOnce(parsed map[string]int, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if parsed[f] != 1 {
+			out = append(out, fmt.Sprintf("%s parsed %d times, want once", f, parsed[f]))
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(parsed)) {
+		if !slices.Contains(files, f) {
+			out = append(out, fmt.Sprintf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, parsed[f]))
+		}
+	}
+	return out
 }
 
 // parseFile decodes the documents of one file, and says what the file

@@ -24,20 +24,7 @@ func TestOfflineParsesEachScenarioOnce(t *testing.T) {
 	if len(files) < 20 {
 		t.Fatalf("%d files: the run should cover more of the catalogue", len(files))
 	}
-	expectParsedOnce(t, files, parsed)
-}
-
-// expectParsedOnce says which of files were not parsed once, and what
-// else was.
-func expectParsedOnce(t *testing.T, files []string, parsed map[string]int) {
-	t.Helper()
-	for _, f := range files {
-		if parsed[f] != 1 {
-			t.Errorf("%s parsed %d times, want once", f, parsed[f])
-		}
-		delete(parsed, f)
-	}
-	for f, n := range parsed {
-		t.Errorf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, n)
+	for _, e := range load.NotOnce(parsed, files) {
+		t.Error(e)
 	}
 }

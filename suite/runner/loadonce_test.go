@@ -56,7 +56,9 @@ func TestShardParsesEachScenarioOnce(t *testing.T) {
 		}
 		stop()
 		ran += len(scens.Files)
-		parsedOnce(t, sh, files, parsed)
+		for _, e := range load.NotOnce(parsed, files) {
+			t.Errorf("shard %s: %s", sh, e)
+		}
 	}
 	if ran < len(files)/2 {
 		t.Errorf("the shards ran %d of %d files", ran, len(files))
@@ -91,21 +93,8 @@ func TestShardedClusterParsesEachScenarioOnce(t *testing.T) {
 		if !errors.Is(err, errConnect) || !connected || len(scens.Loaded) == 0 {
 			t.Fatalf("shard %s: %d files loaded, connected %v, %v: the run should plan them and then connect", sh, len(scens.Loaded), connected, err)
 		}
-		parsedOnce(t, sh, files, parsed)
-	}
-}
-
-// parsedOnce says which of files shard sh did not parse once, and what
-// else it parsed.
-func parsedOnce(t *testing.T, sh suite.Shard, files []string, parsed map[string]int) {
-	t.Helper()
-	for _, f := range files {
-		if parsed[f] != 1 {
-			t.Errorf("shard %s: %s parsed %d times, want once", sh, f, parsed[f])
+		for _, e := range load.NotOnce(parsed, files) {
+			t.Errorf("shard %s: %s", sh, e)
 		}
-		delete(parsed, f)
-	}
-	for f, n := range parsed {
-		t.Errorf("shard %s: %s parsed %d times: no scenario file (a case's YAML parsed again)", sh, f, n)
 	}
 }
