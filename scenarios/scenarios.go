@@ -131,19 +131,6 @@ func notScenario(file string) error {
 	return fmt.Errorf("%s: not a scenario: no Scenario document (apiVersion gepcheck.dev/v1alpha1, kind Scenario, or AdmissionScenario for admission webhooks; scenarios/README.md); gepcheck simulate -f %s reads any file", file, file)
 }
 
-// PolicyFiles lists the policy scenario files of args (LoadPolicy).
-func PolicyFiles(args []string) ([]string, error) {
-	loaded, err := LoadPolicy(args)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(loaded))
-	for i, l := range loaded {
-		out[i] = l.File
-	}
-	return out, nil
-}
-
 // Loaded is a scenario file as a run reads it, once (issue 32): its
 // documents, or the error reading them gave, which is the policy
 // loader's to report.
@@ -151,6 +138,11 @@ type Loaded struct {
 	File string
 	Docs []*load.Doc
 	Err  error
+	// Random says the file is a random case a run drew and wrote
+	// (generators.Print), Seed its seed: gepcheck gen --seed Seed prints
+	// it again.
+	Random bool
+	Seed   int64
 }
 
 // LoadPolicy reads the policy scenario files of args (Files), each once:

@@ -32,7 +32,7 @@ var layers = [][]string{
 	{"generators", "suite/requirements", "admission/simulate"},
 	{"suite", "scenarios"},
 	{"suite/observe"},
-	{"suite/compare"},
+	{"suite/compare", "suite/observe/observetest"},
 	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/findings"},
 	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/input"},
 	{"impl", "suite/cluster/local/localtest"},

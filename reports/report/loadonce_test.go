@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/gepcheck/gepcheck/impl/reference"
@@ -25,7 +24,7 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, stop := countParses()
+	parsed, stop := load.CountParses()
 	defer stop()
 
 	obs := reference.Offline{}
@@ -54,7 +53,9 @@ func TestRunParsesEachScenarioOnce(t *testing.T) {
 	if len(cases) < len(files)/2 || steps == 0 {
 		t.Fatalf("%d cases (%d of them steps) of %d files: the run should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
-	parsedOnce(t, files, parsed)
+	for _, e := range load.NotOnce(parsed, files) {
+		t.Error(e)
+	}
 }
 
 // TestClusterPlansParseEachScenarioOnce plans the catalogue for a cluster
@@ -70,7 +71,7 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, stop := countParses()
+	parsed, stop := load.CountParses()
 	defer stop()
 
 	im := reference.InCluster{}
@@ -103,30 +104,7 @@ func TestClusterPlansParseEachScenarioOnce(t *testing.T) {
 	if len(cases) < len(files)/2 || steps == 0 {
 		t.Fatalf("%d cases (%d with steps) of %d files: the plans should cover the catalogue and a scenario with steps", len(cases), steps, len(files))
 	}
-	parsedOnce(t, files, parsed)
-}
-
-// countParses counts the files the loader decodes until stop.
-func countParses() (parsed map[string]int, stop func()) {
-	var mu sync.Mutex
-	parsed = map[string]int{}
-	return parsed, load.OnParse(func(file string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parsed[file]++
-	})
-}
-
-// parsedOnce says which of files were not parsed once, and what else was.
-func parsedOnce(t *testing.T, files []string, parsed map[string]int) {
-	t.Helper()
-	for _, f := range files {
-		if parsed[f] != 1 {
-			t.Errorf("%s parsed %d times, want once", f, parsed[f])
-		}
-		delete(parsed, f)
-	}
-	for f, n := range parsed {
-		t.Errorf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, n)
+	for _, e := range load.NotOnce(parsed, files) {
+		t.Error(e)
 	}
 }

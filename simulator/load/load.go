@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -641,6 +643,35 @@ var parseHook atomic.Pointer[func(file string)]
 func OnParse(f func(file string)) (stop func()) {
 	parseHook.Store(&f)
 	return func() { parseHook.Store(nil) }
+}
+
+// CountParses counts, by name, the files decoded (OnParse) until stop is
+// called; parsed is read after stop.
+func CountParses() (parsed map[string]int, stop func()) {
+	var mu sync.Mutex
+	parsed = map[string]int{}
+	return parsed, OnParse(func(file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed[file]++
+	})
+}
+
+// NotOnce says, of a count of parses (CountParses), which of files were
+// not parsed once, and what else was parsed.
+func NotOnce(parsed map[string]int, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if parsed[f] != 1 {
+			out = append(out, fmt.Sprintf("%s parsed %d times, want once", f, parsed[f]))
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(parsed)) {
+		if !slices.Contains(files, f) {
+			out = append(out, fmt.Sprintf("%s parsed %d times: no scenario file (a case's YAML parsed again)", f, parsed[f]))
+		}
+	}
+	return out
 }
 
 // parseFile decodes the documents of one file, and says what the file

@@ -9,32 +9,17 @@ import (
 	"testing"
 
 	"github.com/gepcheck/gepcheck/reports/report"
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
-	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/observe/observetest"
 )
 
 // newerWins is the reference with newer policies winning conflicts
-// (engine.MutantNewerWins): a planted mistake a campaign must find.
-type newerWins struct{ m engine.Mutant }
-
-func (newerWins) Name() string { return "newer-wins" }
-
-func (newerWins) Capabilities() observe.Capabilities { return observe.Capabilities{} }
-
-func (d newerWins) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	out := make([]observe.Observation, len(cases))
-	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
-		if err != nil {
-			out[i] = observe.Observation{Name: c.Name, Error: err.Error()}
-			continue
-		}
-		out[i] = observe.FromOutput(c.Name, m.RunMutant(engine.StickyOverrides, d.m))
-	}
-	return out, nil
+// (engine.MutantNewerWins): a planted mistake a campaign must find; the
+// reference itself without the mutant.
+func newerWins(m engine.Mutant) observetest.Mutated {
+	return observetest.Mutated{Named: "newer-wins", Mutant: m}
 }
 
 // colors fuzzes BackendTLSPolicy with Gateway API's profile.
@@ -57,7 +42,7 @@ func TestRun(t *testing.T) {
 		dir := t.TempDir()
 		var known, judged []compare.Found
 		var compared int
-		c := Config{Impl: "test", Fuzzer: colors{}, Observer: newerWins{engine.MutantNewerWins}, Seed: 1, Checks: 20, Steps: steps, OutDir: dir,
+		c := Config{Impl: "test", Fuzzer: colors{}, Observer: newerWins(engine.MutantNewerWins), Seed: 1, Checks: 20, Steps: steps, OutDir: dir,
 			Known: func(_ report.Campaign, found []compare.Found) error { known = found; return nil },
 			New: func(_ report.Campaign, found []compare.Found, files map[string]string, n, _ int) (string, error) {
 				judged, compared = found, n
@@ -87,7 +72,7 @@ func TestRun(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		c.Observer, c.New = newerWins{}, nil
+		c.Observer, c.New = newerWins(""), nil
 		if camp, failed, err := Run(context.Background(), c, &log); err != nil || len(camp.Findings) > 0 || len(failed) > 0 || camp.Checks != 20 {
 			t.Errorf("steps %d: the reference against itself: %v, %d findings, failed %q, %d checks", steps, err, len(camp.Findings), failed, camp.Checks)
 		}

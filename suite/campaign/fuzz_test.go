@@ -110,7 +110,7 @@ func TestFuzzProperties(t *testing.T) {
 // against itself: nothing to shrink): the command's hooks hear of it, and
 // the reason --fail-on-new gives fails the run.
 func TestFuzzBatched(t *testing.T) {
-	cfg := batchedColors{offline: offline{observer: newerWins{}}}
+	cfg := batchedColors{offline: offline{observer: newerWins("")}}
 	known := false
 	f := Fuzz{Checks: 5, Workers: 1, Seed: 1, OutDir: t.TempDir(), Impl: "test", Select: selecting(cfg), FailOnNew: true,
 		Hooks: func(c *Config, im impl.Implementation, _ impl.Config) {
@@ -134,7 +134,7 @@ func TestFuzzBatched(t *testing.T) {
 // given but the run's own, quoted; one that runs only in a cluster, or
 // cannot start, is refused or left to the caller.
 func TestFuzzProperty(t *testing.T) {
-	cfg := offline{observer: newerWins{}}
+	cfg := offline{observer: newerWins("")}
 	f := Fuzz{Checks: 1, Workers: 1, Impl: "test", Select: selecting(cfg), Profile: "color-direct",
 		Set: []Flag{{"checks", []string{"1"}}, {"impl", []string{"test"}}, {"profile", []string{"color-direct"}}, {"property", []string{"a", "b"}}, {"x", []string{"a b"}}}}
 	p, err := f.differential(context.Background(), nil)

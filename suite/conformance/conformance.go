@@ -30,7 +30,6 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
@@ -133,14 +132,16 @@ func Run(t *testing.T, o Options) {
 			t.Fatal(err)
 		}
 	}
-	paths, err := scenarios.PolicyFiles(files)
+	// Each file is read once (issue 32): its documents go to the
+	// offline cases or the cluster plans.
+	loaded, err := scenarios.LoadPolicy(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths = slices.DeleteFunc(paths, func(p string) bool { return skipped(o.Skip, p) })
+	loaded = slices.DeleteFunc(loaded, func(l scenarios.Loaded) bool { return skipped(o.Skip, l.File) })
 	if catalogue {
 		var unreadable map[string]error
-		paths, unreadable = Readable(paths)
+		loaded, unreadable = Readable(loaded)
 		for _, p := range slices.Sorted(maps.Keys(unreadable)) {
 			t.Run(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), func(t *testing.T) { t.Skipf("not readable in this test binary: %v", unreadable[p]) })
 		}
@@ -148,9 +149,9 @@ func Run(t *testing.T, o Options) {
 	var res *report.Results
 	switch {
 	case o.Offline != nil:
-		res = runOffline(t, o, paths)
+		res = runOffline(t, o, loaded)
 	case o.InCluster != nil:
-		res = runInCluster(t, o, paths)
+		res = runInCluster(t, o, loaded)
 	default:
 		t.Fatal("conformance.Options: set Offline or InCluster")
 	}
@@ -163,22 +164,22 @@ func Run(t *testing.T, o Options) {
 	}
 }
 
-// Readable splits catalogue files into those this binary reads and those
-// it does not, with why: the catalogue holds scenarios of
-// implementations' own policy kinds, whose profiles only their plug-ins
-// register.
-func Readable(paths []string) (readable []string, unreadable map[string]error) {
+// Readable splits catalogue files, as read (scenarios.LoadPolicy), into
+// those this binary reads and those it does not, with why (by file): the
+// catalogue holds scenarios of implementations' own policy kinds, whose
+// profiles only their plug-ins register.
+func Readable(loaded []scenarios.Loaded) (readable []scenarios.Loaded, unreadable map[string]error) {
 	unreadable = map[string]error{}
-	for _, p := range paths {
-		docs, err := load.Read([]string{p}, nil)
+	for _, l := range loaded {
+		err := l.Err
 		if err == nil {
-			_, err = simulator.Build(docs, simulator.Options{})
+			_, err = simulator.Build(l.Docs, simulator.Options{})
 		}
 		if err != nil {
-			unreadable[p] = err
+			unreadable[l.File] = err
 			continue
 		}
-		readable = append(readable, p)
+		readable = append(readable, l)
 	}
 	return readable, unreadable
 }
@@ -213,9 +214,9 @@ func (d declared) Capabilities() observe.Capabilities {
 	return caps
 }
 
-func runOffline(t *testing.T, o Options, paths []string) *report.Results {
+func runOffline(t *testing.T, o Options, loaded []scenarios.Loaded) *report.Results {
 	d := declared{Observer: o.Offline, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
-	cases, err := observe.ScenarioCases(paths, nil)
+	cases, err := observe.LoadedCases(loaded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func (d declaredInCluster) Capabilities() incluster.Capabilities {
 	return caps
 }
 
-func runInCluster(t *testing.T, o Options, paths []string) *report.Results {
+func runInCluster(t *testing.T, o Options, loaded []scenarios.Loaded) *report.Results {
 	ctx := context.Background()
 	im := declaredInCluster{Implementation: o.InCluster, features: o.Features, sem: o.Semantics, voc: o.Vocabulary}
 	c := o.Cluster
@@ -378,16 +379,20 @@ func runInCluster(t *testing.T, o Options, paths []string) *report.Results {
 			if err := os.WriteFile(name, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			paths = append(paths, name)
+			l, err := scenarios.LoadPolicy([]string{name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loaded = append(loaded, l...)
 		}
 	}
 	run := fmt.Sprintf("gt%d", time.Now().UnixNano()%100000)
 	r := &incluster.Runner{Kube: k, Impl: im, Run: run, Opts: incluster.Options{StepTimeout: timeout}}
 	var results []incluster.Result
-	for i, file := range paths {
-		p, err := incluster.NewPlan(file, incluster.TargetFor(im, run, i))
+	for i, l := range loaded {
+		p, err := incluster.PlanOf(l, incluster.TargetFor(im, run, i))
 		if err != nil {
-			t.Errorf("%s: %v", file, err)
+			t.Errorf("%s: %v", l.File, err)
 			continue
 		}
 		var res incluster.Result

@@ -1,7 +1,6 @@
 package conformance_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,31 +9,15 @@ import (
 
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/reports/report"
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/conformance"
-	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/observe/observetest"
 )
 
 // listsMerged is the reference engine broken by a mutant: an
 // implementation that merges lists element by element in merge patches,
 // which GEP-2649 forbids ("lists are replaced").
-type listsMerged struct{}
-
-func (listsMerged) Name() string                       { return "lists-merged" }
-func (listsMerged) Capabilities() observe.Capabilities { return observe.Capabilities{} }
-func (listsMerged) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	out := make([]observe.Observation, len(cases))
-	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
-		if err != nil {
-			out[i] = observe.Observation{Name: c.Name, Error: err.Error()}
-			continue
-		}
-		out[i] = observe.FromOutput(c.Name, m.RunMutant(engine.StickyOverrides, engine.MutantListsMerged))
-	}
-	return out, nil
-}
+var listsMerged = observetest.Mutated{Named: "lists-merged", Mutant: engine.MutantListsMerged}
 
 var who = report.Implementation{Name: "reference", Organization: "gepcheck", Project: "gepcheck-reference",
 	URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"https://github.com/gepcheck/gepcheck/issues"}}
@@ -67,7 +50,7 @@ func TestRandomOffline(t *testing.T) {
 func TestRandomOfflineCatchesMutant(t *testing.T) {
 	if os.Getenv("GEPCHECK_CONFORMANCE_CHILD") == "1" {
 		conformance.Run(t, conformance.Options{
-			Implementation: report.Implementation{Name: "lists-merged"}, Offline: listsMerged{},
+			Implementation: report.Implementation{Name: "lists-merged"}, Offline: listsMerged,
 			Scenarios: []string{"../../scenarios/gep-713/example-1-direct.yaml"},
 			Random:    conformance.Random{Count: 200, Seed: 7},
 		})

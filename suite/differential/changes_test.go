@@ -81,7 +81,7 @@ func TestFuzzAfterAChange(t *testing.T) {
 		}
 		return c
 	}
-	run := Run{Observer: mutated{engine.MutantNewerWins}, Profile: "color-direct", Generate: gen, Checks: 2, Steps: 1}
+	run := Run{Observer: mutated(engine.MutantNewerWins), Profile: "color-direct", Generate: gen, Checks: 2, Steps: 1}
 	sum, err := Fuzz(context.Background(), run, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestFuzzAfterAChange(t *testing.T) {
 			t.Errorf("finding %s: the shrunk case, in the case's own namespace, shows %v", f.Kind, f.Small.Kinds())
 		}
 	}
-	run.Observer = mutated{}
+	run.Observer = mutated("")
 	if sum, err := Fuzz(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) > 0 {
 		t.Fatalf("the reference disagrees with itself: %v %v", err, sum.Disagree)
 	}
@@ -136,12 +136,12 @@ func TestFuzzDrawnWithChanges(t *testing.T) {
 	gen := func(i int) generators.Case {
 		return generators.Cases(directCases(fmt.Sprintf("case-%d", i)), 3).Example(i)
 	}
-	run := Run{Observer: mutated{}, Profile: "color-direct", Generate: gen, Checks: 40, Steps: 3}
+	run := Run{Observer: mutated(""), Profile: "color-direct", Generate: gen, Checks: 40, Steps: 3}
 	sum, err := Fuzz(context.Background(), run, io.Discard)
 	if err != nil || len(sum.Disagree) > 0 {
 		t.Fatalf("the reference disagrees with itself on drawn cases: %v, %d disagreements", err, len(sum.Disagree))
 	}
-	run.Observer = mutated{engine.MutantNewerWins}
+	run.Observer = mutated(engine.MutantNewerWins)
 	if sum, err = Fuzz(context.Background(), run, io.Discard); err != nil || len(sum.Disagree) == 0 || len(sum.Findings) == 0 {
 		t.Fatalf("newer-wins passes 40 drawn cases with steps: %v", err)
 	}

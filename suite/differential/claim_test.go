@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
-	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/observe"
+	"github.com/gepcheck/gepcheck/suite/observe/observetest"
 )
 
 // literal is an implementation that follows GEP-713's process literally
@@ -155,24 +155,9 @@ func TestCasesSkipUndeclaredFeatures(t *testing.T) {
 }
 
 // mutated is the reference engine broken by a mutant: an implementation
-// with a known bug.
-type mutated struct{ m engine.Mutant }
-
-func (mutated) Name() string { return "mutated" }
-
-func (mutated) Capabilities() observe.Capabilities { return observe.Capabilities{} }
-
-func (d mutated) Observe(_ context.Context, cases []observe.Case) ([]observe.Observation, error) {
-	out := make([]observe.Observation, len(cases))
-	for i, c := range cases {
-		m, err := simulator.LoadFiles([]string{"-"}, strings.NewReader(c.YAML), simulator.Options{Profiles: c.Profiles})
-		if err != nil {
-			out[i] = observe.Observation{Name: c.Name, Error: err.Error()}
-			continue
-		}
-		out[i] = observe.FromOutput(c.Name, m.RunMutant(engine.StickyOverrides, d.m))
-	}
-	return out, nil
+// with a known bug; the reference itself without the mutant.
+func mutated(m engine.Mutant) observetest.Mutated {
+	return observetest.Mutated{Named: "mutated", Mutant: m}
 }
 
 // The inherited-policy generators draw what an implementation can get
@@ -180,7 +165,7 @@ func (d mutated) Observe(_ context.Context, cases []observe.Case) ([]observe.Obs
 // caught on ColorPolicy scenarios (a list under a key the specs share).
 func TestDifferentialCatchesListsMerged(t *testing.T) {
 	gen := generators.Scenarios(generators.Config{Profile: "color-inherited", Strategies: []profile.Strategy{profile.PatchDefaults, profile.PatchOverrides}})
-	out := suite.Run(Property(context.Background(), mutated{engine.MutantListsMerged}, "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
+	out := suite.Run(Property(context.Background(), mutated(engine.MutantListsMerged), "color-inherited", gen), "", 1, 300, suite.Options{ShrinkTime: time.Second, Semantics: engine.StickyOverrides})
 	if out.Passed {
 		t.Fatal("an implementation merging lists element by element passes 300 color-inherited cases (seed 1)")
 	}

@@ -29,8 +29,12 @@ type Config struct {
 	// Connect returns the cluster (starting it, for a local control
 	// plane); it is called once the scenarios have been read.
 	Connect func(ctx context.Context) (*cluster.Cluster, error)
-	// Files are scenario files and directories.
-	Files []string
+	// Files are scenario files and directories, read by Run; Loaded,
+	// when set, are the scenario files already read
+	// (scenarios.LoadPolicy, as runner.Shard keeps them), run without
+	// reading them again (issue 32), and Files is then not read.
+	Files  []string
+	Loaded []scenarios.Loaded
 	// Random more scenarios drawn from RandomProfile (default
 	// DefaultRandomProfile), seeds Seed, Seed+1, … (Seed 0: from the
 	// clock, logged).
@@ -52,7 +56,6 @@ type Config struct {
 	// the cluster, one per kind of difference (Runner.Shrink).
 	ShrinkTime time.Duration
 
-	seeds map[string]int64 // random case file → seed
 	// StartController runs the implementation's controller as a local
 	// process (Implementation.Start).
 	StartController bool
@@ -137,7 +140,7 @@ func Run(cfg Config) (*Summary, error) {
 
 	im := cfg.Impl
 	run := randomID()
-	plans, err := plansOf(loaded, im, run, cfg.seeds)
+	plans, err := plansOf(loaded, im, run)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +187,7 @@ func Run(cfg Config) (*Summary, error) {
 		musts = runMusts(runner, len(plans), logf)
 	}
 	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
-		Seed: cfg.Seed, Random: len(cfg.seeds), Musts: musts}
+		Seed: cfg.Seed, Random: random(loaded), Musts: musts}
 	if cfg.ShrinkTime > 0 && randomDir != "" {
 		// Ginkgo no longer handles signals: an interrupt ends shrinking,
 		// and the deferred cleanup runs.
@@ -199,19 +202,22 @@ func Run(cfg Config) (*Summary, error) {
 	return sum, nil
 }
 
-// scenarioPaths reads the scenario files of cfg, each once, with the
-// random cases it asks for written to randomDir.
+// scenarioPaths reads the scenario files of cfg, each once (none when
+// cfg.Loaded holds them read), with the random cases it asks for written
+// to randomDir.
 func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, randomDir string, err error) {
-	loaded, err = scenarios.LoadPolicy(cfg.Files)
-	if err != nil {
-		return nil, "", err
-	}
-	if cfg.Random > 0 {
-		if randomDir, err = randomCases(cfg, logf); err != nil {
+	loaded = slices.Clone(cfg.Loaded)
+	if cfg.Loaded == nil {
+		if loaded, err = scenarios.LoadPolicy(cfg.Files); err != nil {
 			return nil, "", err
 		}
-		more, _ := scenarios.LoadPolicy([]string{randomDir})
-		loaded = append(loaded, more...)
+	}
+	if cfg.Random > 0 {
+		var drawn []scenarios.Loaded
+		if drawn, randomDir, err = randomCases(cfg, logf); err != nil {
+			return nil, "", err
+		}
+		loaded = append(loaded, drawn...)
 	}
 	if len(loaded) == 0 && !cfg.Musts {
 		return nil, "", errors.New("no scenarios: pass files or directories, --random N or --musts")
@@ -220,9 +226,9 @@ func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, r
 }
 
 // plansOf plans every scenario file for the run; an error names every
-// file that cannot be planned. seeds holds the run's random cases (a
-// file's seed), which the plans mark Random.
-func plansOf(loaded []scenarios.Loaded, im Implementation, run string, seeds map[string]int64) ([]*Plan, error) {
+// file that cannot be planned. The run's random cases (Loaded.Random)
+// are marked Random, with their seeds.
+func plansOf(loaded []scenarios.Loaded, im Implementation, run string) ([]*Plan, error) {
 	var plans []*Plan
 	var bad []error
 	for i, l := range loaded {
@@ -231,7 +237,7 @@ func plansOf(loaded []scenarios.Loaded, im Implementation, run string, seeds map
 			bad = append(bad, err)
 			continue
 		}
-		_, plan.Random = seeds[l.File]
+		plan.Random, plan.Seed = l.Random, l.Seed
 		for _, st := range plan.Steps {
 			st.State.Random = plan.Random
 		}
@@ -335,8 +341,8 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 	var out []Shrunk
 	done := map[compare.Found]bool{}
 	for _, res := range results {
-		seed, ok := cfg.seeds[res.Plan.File]
-		if !ok || res.Outcome != Fail || ctx.Err() != nil {
+		seed := res.Plan.Seed
+		if !res.Plan.Random || res.Outcome != Fail || ctx.Err() != nil {
 			continue
 		}
 		// A difference first seen after a change is a finding of its own
@@ -401,42 +407,60 @@ func (cfg *Config) randomProfile() string {
 const RandomDirPrefix = "gepcheck-random-"
 
 // randomCases draws cfg.Random scenarios (seeds cfg.Seed, cfg.Seed+1, …)
-// into a new directory, each file what gepcheck gen prints for its seed.
-func randomCases(cfg *Config, logf func(string)) (string, error) {
+// into a new directory, each file what gepcheck gen prints for its seed,
+// and reads them, each once, in path order (scenarios.Files), marked
+// with their seeds.
+func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, error) {
 	prof := cfg.randomProfile()
-	cfg.seeds = map[string]int64{}
 	if cfg.Seed == 0 {
 		if cfg.Shard.N > 0 {
-			return "", fmt.Errorf("--shard %s with random cases needs --seed: every shard draws from the same campaign", cfg.Shard)
+			return nil, "", fmt.Errorf("--shard %s with random cases needs --seed: every shard draws from the same campaign", cfg.Shard)
 		}
 		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
 	dir, err := os.MkdirTemp("", RandomDirPrefix)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
+	var drawn []scenarios.Loaded
 	for _, i := range cfg.Shard.Indices(cfg.Random) {
 		seed := cfg.Seed + int64(i)
 		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps})
 		if err != nil {
-			return "", fmt.Errorf("--random-profile %s: %w", prof, err)
+			return nil, "", fmt.Errorf("--random-profile %s: %w", prof, err)
 		}
 		name := filepath.Join(dir, fmt.Sprintf("random-%s-%d.yaml", prof, seed))
 		if err := os.WriteFile(name, data, 0o644); err != nil {
-			return "", err
+			return nil, "", err
 		}
-		cfg.seeds[name] = seed
+		l, _ := scenarios.LoadPolicy([]string{name})
+		for k := range l {
+			l[k].Random, l[k].Seed = true, seed
+		}
+		drawn = append(drawn, l...)
 	}
+	slices.SortFunc(drawn, func(a, b scenarios.Loaded) int { return strings.Compare(a.File, b.File) })
 	steps := ""
 	if cfg.RandomSteps > 0 {
 		steps = fmt.Sprintf(" --steps %d", cfg.RandomSteps)
 	}
 	shard := ""
 	if cfg.Shard.N > 0 {
-		shard = fmt.Sprintf(" (shard %s: %d of them)", cfg.Shard, len(cfg.seeds))
+		shard = fmt.Sprintf(" (shard %s: %d of them)", cfg.Shard, len(drawn))
 	}
 	logf(fmt.Sprintf("%d random cases%s, --seed %d --random-profile %s%s (replay: the same flags; one case: gepcheck gen --seed N --profile %s%s)", cfg.Random, shard, cfg.Seed, prof, strings.Replace(steps, "steps", "random-steps", 1), prof, steps))
-	return dir, nil
+	return drawn, dir, nil
+}
+
+// random counts the random cases of loaded.
+func random(loaded []scenarios.Loaded) int {
+	n := 0
+	for _, l := range loaded {
+		if l.Random {
+			n++
+		}
+	}
+	return n
 }
 
 func randomID() string {

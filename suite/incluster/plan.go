@@ -40,8 +40,10 @@ type Plan struct {
 	// report, the offline replay and the shrinker read the case from
 	// them, not from File. A step's State shares them.
 	Docs []*load.Doc
-	// Random says the file is a random case this run drew (Config.Random).
+	// Random says the file is a random case this run drew (Config.Random),
+	// Seed its seed (scenarios.Loaded).
 	Random bool
+	Seed   int64
 	// Name is the Scenario document's name, or the file's.
 	Name string
 	// Labels are Ginkgo labels: the spec (gep-713, gep-2649, kuadrant,

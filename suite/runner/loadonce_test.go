@@ -2,18 +2,20 @@ package runner_test
 
 import (
 	"context"
-	"sync"
+	"errors"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
-	_ "github.com/gepcheck/gepcheck/impl/reference"
+	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/runner"
 )
@@ -37,13 +39,7 @@ func TestShardParsesEachScenarioOnce(t *testing.T) {
 		URL: "https://github.com/gepcheck/gepcheck", Version: "main", Contact: []string{"@gepcheck"}}
 	ran := 0
 	for _, sh := range []suite.Shard{{I: 1, N: 2}, {I: 2, N: 2}} {
-		var mu sync.Mutex
-		parsed := map[string]int{}
-		stop := load.OnParse(func(file string) {
-			mu.Lock()
-			defer mu.Unlock()
-			parsed[file]++
-		})
+		parsed, stop := load.CountParses()
 		scens, err := runner.Shard(args, sh, false)
 		if err != nil {
 			t.Fatal(err)
@@ -60,17 +56,45 @@ func TestShardParsesEachScenarioOnce(t *testing.T) {
 		}
 		stop()
 		ran += len(scens.Files)
-		for _, f := range files {
-			if parsed[f] != 1 {
-				t.Errorf("shard %s: %s parsed %d times, want once", sh, f, parsed[f])
-			}
-			delete(parsed, f)
-		}
-		for f, n := range parsed {
-			t.Errorf("shard %s: %s parsed %d times: no scenario file (a case's YAML parsed again)", sh, f, n)
+		for _, e := range load.NotOnce(parsed, files) {
+			t.Errorf("shard %s: %s", sh, e)
 		}
 	}
 	if ran < len(files)/2 {
 		t.Errorf("the shards ran %d of %d files", ran, len(files))
+	}
+}
+
+// TestShardedClusterParsesEachScenarioOnce is the same for gepcheck run
+// --cluster … --shard i/N: the shard's files, read to pick them, go to
+// the cluster run as read (incluster.Config.Loaded), which plans them
+// without reading them again. The run stops where it would connect to
+// the cluster, once every plan is made: no cluster is needed.
+func TestShardedClusterParsesEachScenarioOnce(t *testing.T) {
+	args := []string{"../../scenarios/gep-713", "../../scenarios/gep-2649", "../../scenarios/gateway-api", "../../scenarios/kuadrant", "../../scenarios/admission"}
+	files, err := scenarios.Files(args) // lists, parses nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	errConnect := errors.New("planned: no cluster in this test")
+	for _, sh := range []suite.Shard{{I: 1, N: 2}, {I: 2, N: 2}} {
+		parsed, stop := load.CountParses()
+		scens, err := runner.Shard(args, sh, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connected := false
+		_, err = incluster.Run(incluster.Config{Impl: reference.InCluster{}, Files: scens.Files, Loaded: scens.Loaded,
+			Connect: func(context.Context) (*cluster.Cluster, error) {
+				connected = true
+				return nil, errConnect
+			}})
+		stop()
+		if !errors.Is(err, errConnect) || !connected || len(scens.Loaded) == 0 {
+			t.Fatalf("shard %s: %d files loaded, connected %v, %v: the run should plan them and then connect", sh, len(scens.Loaded), connected, err)
+		}
+		for _, e := range load.NotOnce(parsed, files) {
+			t.Errorf("shard %s: %s", sh, e)
+		}
 	}
 }
