@@ -1,9 +1,11 @@
 package impl
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
 // Claim parses --semantics, the semantics an implementation claims, and
@@ -40,4 +42,17 @@ func ClaimVocabulary(cfg Config, flag string) (engine.Vocabulary, error) {
 		c.ClaimVocabulary(v)
 	}
 	return v, nil
+}
+
+// StartOffline starts cfg's offline form (Config.Offline) claiming sem
+// and voc ("": its own; observe.Claiming, observe.ClaimingVocabulary), so
+// that the comparison follows the claim: what run, fuzz --impl and run
+// --cluster's replays share. An error is cfg's: ErrUnsupported when it
+// runs only in a cluster, else starting it failed.
+func StartOffline(ctx context.Context, cfg Config, sem engine.Semantics, voc engine.Vocabulary) (observe.Observer, error) {
+	d, err := cfg.Offline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return observe.ClaimingVocabulary(observe.Claiming(d, sem), voc), nil
 }

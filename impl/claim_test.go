@@ -40,3 +40,46 @@ func TestClaim(t *testing.T) {
 		t.Fatalf("ClaimVocabulary(nope): %v, want a --status-vocabulary error", err)
 	}
 }
+
+// offlineForm is a Config whose offline form is d, or err.
+type offlineForm struct {
+	d   observe.Observer
+	err error
+}
+
+func (o offlineForm) Offline(context.Context) (observe.Observer, error)         { return o.d, o.err }
+func (offlineForm) InCluster(context.Context) (incluster.Implementation, error) { return nil, nil }
+
+// ownClaim is an observer claiming sticky-overrides and the merged
+// vocabulary of its own.
+type ownClaim struct{}
+
+func (ownClaim) Name() string { return "own" }
+func (ownClaim) Capabilities() observe.Capabilities {
+	return observe.Capabilities{Semantics: engine.StickyOverrides, Vocabulary: engine.VocabularyMerged}
+}
+func (ownClaim) Observe(context.Context, []observe.Case) ([]observe.Observation, error) {
+	return nil, nil
+}
+
+// TestStartOffline: the offline form claims what it is told, its own with
+// nothing told, and an error starting it is returned as it is.
+func TestStartOffline(t *testing.T) {
+	d, err := StartOffline(context.Background(), offlineForm{d: ownClaim{}}, engine.GEP713, engine.VocabularyDraft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := d.Capabilities(); c.Semantics != engine.GEP713 || c.Vocabulary != engine.VocabularyDraft {
+		t.Errorf("claimed %q, %q; want gep-713, draft", c.Semantics, c.Vocabulary)
+	}
+	d, err = StartOffline(context.Background(), offlineForm{d: ownClaim{}}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := d.Capabilities(); c.Semantics != engine.StickyOverrides || c.Vocabulary != engine.VocabularyMerged {
+		t.Errorf("nothing told: claimed %q, %q; want its own", c.Semantics, c.Vocabulary)
+	}
+	if _, err := StartOffline(context.Background(), offlineForm{err: ErrUnsupported}, engine.GEP713, ""); err != ErrUnsupported {
+		t.Errorf("an offline form that does not start: %v, want ErrUnsupported", err)
+	}
+}

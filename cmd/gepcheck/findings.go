@@ -5,14 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/render"
 	"github.com/gepcheck/gepcheck/suite/findings"
 )
-
-// defaultFindings is where gepcheck keeps its findings (README.md, Layout).
-const defaultFindings = "scenarios/findings"
 
 func newFindings(stdout io.Writer) *cobra.Command {
 	var output string
@@ -21,7 +17,7 @@ func newFindings(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "findings [DIR|FILE...] [-o table|wide|json|yaml] [--no-headers]",
 		Short: "List the findings files and how each is triaged",
-		Long: `findings reads findings files (default ` + defaultFindings + `, walked for .yaml
+		Long: `findings reads findings files (default ` + findings.Default + `, walked for .yaml
 and .yml files) and prints one row per file: the implementation, its version
 and the mode of the run that found it (offline, or the cluster; read from
 the replay command the file records; - for a finding of a property), the
@@ -43,21 +39,14 @@ cell in full, -o json and -o yaml every field.`,
 			if err := checkOutput(output, formats...); err != nil {
 				return err
 			}
-			if len(args) == 0 {
-				args = []string{defaultFindings}
-			}
-			found, err := findings.List(args)
+			found, err := findings.ListArgs(args)
 			if err != nil {
-				return exitcode.Input{Err: err}
+				return err
 			}
 			if output == formatJSON || output == formatYAML {
 				return writeData(stdout, output, found)
 			}
-			files := make([]findings.Entry, len(found))
-			for i, f := range found {
-				files[i] = f.Entry
-			}
-			return report.Findings(stdout, files, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
+			return report.Listed(stdout, found, render.TableOptions{Wide: output == formatWide, NoHeaders: noHeaders})
 		},
 	}
 	addOutputFlag(cmd, &output, formats...)

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/reports/report"
 )
 
@@ -43,23 +39,7 @@ the change (git diff) as any other: a finding's differences are evidence.`
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if results == "" {
-				return exitcode.Input{Err: errors.New("--results: the results file of a run that included the findings (gepcheck run --report-dir)")}
-			}
-			if len(args) == 0 {
-				return exitcode.Input{Err: fmt.Errorf("name the findings: gepcheck findings %s --results FILE FILE|DIR...", cmd.Name())}
-			}
-			changed, err := report.VerifyFiles(stdout, args, results, update)
-			var ke report.KeptError
-			switch {
-			case errors.As(err, &ke):
-				return exitcode.Input{Err: ke.Err}
-			case err != nil:
-				return err
-			case len(changed) > 0:
-				return exitcode.Failure{Msg: fmt.Sprintf("%d kept finding(s) changed: %s", len(changed), strings.Join(changed, ", "))}
-			}
-			return nil
+			return report.Verify(stdout, cmd.Name(), args, results, update)
 		},
 	}
 	cmd.Flags().StringVar(&results, "results", "", "results file of a run that included the findings (results-*.json)")

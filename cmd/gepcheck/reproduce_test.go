@@ -40,8 +40,8 @@ func TestReproduceNamesVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rep reportFlags
-			res := rep.results(im, cfg, "offline", engine.GEP713, observe.Capabilities{})
+			var rep report.Flags
+			res := rep.Results(im, cfg, "offline", engine.GEP713, observe.Capabilities{})
 			file := "scenarios/gateway-api/backendtlspolicy-conflict-by-name.yaml"
 			res.Cases = []report.CaseResult{{Name: file, File: file, Outcome: report.Failed, Features: []string{"PolicyTargetRefs"},
 				Replay: runner.Replay{Impl: im.Name(), Config: cfg, Profiles: []string{"backendtlspolicy-gateway-api"}, Semantics: engine.Semantics(res.Semantics), Vocabulary: engine.Vocabulary(res.StatusVocabulary)}.File(file)}}

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // Context is cancelled on SIGINT and SIGTERM. Hold one only while the
@@ -21,13 +23,22 @@ func Context() (context.Context, context.CancelFunc) {
 }
 
 // Stopped is nil, or, when ctx (nil: none) was cancelled by a signal, the
-// error that says so: what an implementation did after its processes were
-// killed is no verdict on it.
+// error that says so, the user's (exitcode.Input, exit 2): what an
+// implementation did after its processes were killed is no verdict on it.
 func Stopped(ctx context.Context) error {
 	if ctx != nil && ctx.Err() != nil {
-		return fmt.Errorf("stopped: %v", context.Cause(ctx))
+		return exitcode.Input{Err: fmt.Errorf("stopped: %v", context.Cause(ctx))}
 	}
 	return nil
+}
+
+// StoppedOr is Stopped(ctx) when ctx was cancelled by a signal, else err:
+// what ran after a signal is no verdict, whatever it returned.
+func StoppedOr(ctx context.Context, err error) error {
+	if s := Stopped(ctx); s != nil {
+		return s
+	}
+	return err
 }
 
 // ExitAfter calls exit, grace after ctx (a Context) is cancelled, having

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 )
 
 // Stopped says why a cancelled context stopped the work, and is nil for
@@ -19,8 +21,15 @@ func TestStopped(t *testing.T) {
 		t.Errorf("Stopped(running) = %v", err)
 	}
 	cancel(errors.New("interrupt signal received"))
-	if err := Stopped(ctx); err == nil || err.Error() != "stopped: interrupt signal received" {
+	if err := Stopped(ctx); err == nil || err.Error() != "stopped: interrupt signal received" || exitcode.Of(err) != exitcode.BadInput {
 		t.Errorf("Stopped(cancelled) = %v", err)
+	}
+	other := errors.New("the implementation's process was killed")
+	if err := StoppedOr(ctx, other); err == nil || err.Error() != "stopped: interrupt signal received" {
+		t.Errorf("StoppedOr(cancelled) = %v", err)
+	}
+	if err := StoppedOr(context.Background(), other); err != other {
+		t.Errorf("StoppedOr(running) = %v", err)
 	}
 }
 

@@ -101,6 +101,15 @@ func findingPath(dir, impl, kind, suffix string) (string, error) {
 	return outpath.Join(dir, outpath.Named{Field: "findings file name", Value: impl + "-" + kind + suffix + ".yaml"})
 }
 
+// Listed is Findings of the files gepcheck findings listed.
+func Listed(w io.Writer, found []findings.Listed, opts render.TableOptions) error {
+	files := make([]findings.Entry, len(found))
+	for i, f := range found {
+		files[i] = f.Entry
+	}
+	return Findings(w, files, opts)
+}
+
 // Findings prints one row per findings file (gepcheck findings): file,
 // the implementation, its version and the mode of the run that found it
 // (- for a finding of a property), verdict and requirement, fitting 120

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -151,4 +152,29 @@ func VerifyFiles(w io.Writer, args []string, results string, update bool) (chang
 		kept = append(kept, Kept{Path: f.Path, Implementation: f.Implementation})
 	}
 	return VerifyKept(w, kept, r, results, update)
+}
+
+// Verify is gepcheck findings verify, and with update gepcheck findings
+// update (named name), of the findings files of args with the results
+// file results (VerifyFiles): a finding that changed is a failure
+// (exitcode.Failure), one that does not read, no results file or no
+// finding the user's input (exitcode.Input).
+func Verify(w io.Writer, name string, args []string, results string, update bool) error {
+	if results == "" {
+		return exitcode.Input{Err: errors.New("--results: the results file of a run that included the findings (gepcheck run --report-dir)")}
+	}
+	if len(args) == 0 {
+		return exitcode.Input{Err: fmt.Errorf("name the findings: gepcheck findings %s --results FILE FILE|DIR...", name)}
+	}
+	changed, err := VerifyFiles(w, args, results, update)
+	var ke KeptError
+	switch {
+	case errors.As(err, &ke):
+		return exitcode.Input{Err: ke.Err}
+	case err != nil:
+		return err
+	case len(changed) > 0:
+		return exitcode.Failure{Msg: fmt.Sprintf("%d kept finding(s) changed: %s", len(changed), strings.Join(changed, ", "))}
+	}
+	return nil
 }

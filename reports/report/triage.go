@@ -62,33 +62,60 @@ func Triage(dir, impl, profile string, kinds []compare.Found) ([]Triaged, error)
 // PrintTriage prints Triage's answer for kinds, nothing when there are
 // none or dir does not exist.
 func PrintTriage(w io.Writer, dir, impl, profile string, kinds []compare.Found) {
-	if len(kinds) == 0 {
+	(&Kinds{Dir: dir, Impl: impl, Profile: profile, Found: kinds}).Print(w)
+}
+
+// Kinds are the kinds of difference a run of Impl's Profile found, triaged
+// against the kept findings in Dir once (Triage) for both what a run
+// prints (Print) and fuzz --fail-on-new's verdict (New).
+type Kinds struct {
+	Dir, Impl, Profile string
+	Found              []compare.Found
+
+	triaged []Triaged
+	err     error
+	read    bool
+}
+
+// triage is Triage's answer, read the first time it is asked for.
+func (k *Kinds) triage() ([]Triaged, error) {
+	if !k.read {
+		k.triaged, k.err = Triage(k.Dir, k.Impl, k.Profile, k.Found)
+		k.read = true
+	}
+	return k.triaged, k.err
+}
+
+// Print prints the triage, nothing when no kind was found or Dir does not
+// exist.
+func (k *Kinds) Print(w io.Writer) {
+	if len(k.Found) == 0 {
 		return
 	}
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(k.Dir); err != nil {
 		return
 	}
-	ts, err := Triage(dir, impl, profile, kinds)
+	ts, err := k.triage()
 	if err != nil {
-		fmt.Fprintf(w, "kept findings in %s not read: %v\n", dir, err)
+		fmt.Fprintf(w, "kept findings in %s not read: %v\n", k.Dir, err)
 		return
 	}
-	fmt.Fprintf(w, "triage of the kept finding of each kind (%s; a kind is not always one behaviour: compare the files):\n", dir)
+	fmt.Fprintf(w, "triage of the kept finding of each kind (%s; a kind is not always one behaviour: compare the files):\n", k.Dir)
 	for _, t := range ts {
 		fmt.Fprintf(w, "  %-45s %s\n", t.Kind, t.Line)
 	}
 }
 
-// NewKinds is fuzz --fail-on-new: a run that compared no case, a case
-// the implementation failed on, or a kind of difference no kept finding
-// in dir has (written to files[kind]) is a failure, which it returns
-// (empty: none). It prints what it checked. An error is kept findings
-// that do not read.
-func NewKinds(w io.Writer, dir, impl, profile string, compared, implFailed int, kinds []compare.Found, files map[string]string) (failure string, err error) {
+// New is fuzz --fail-on-new: a run that compared no case, a case the
+// implementation failed on, or a kind of difference no kept finding in
+// Dir has (written to files[kind]) is a failure, which it returns (empty:
+// none). It prints what it checked. An error is kept findings that do
+// not read.
+func (k *Kinds) New(w io.Writer, compared, implFailed int, files map[string]string) (failure string, err error) {
 	if compared == 0 {
 		return "no case was compared with the reference", nil
 	}
-	ts, err := Triage(dir, impl, profile, kinds)
+	ts, err := k.triage()
 	if err != nil {
 		return "", err
 	}
@@ -99,14 +126,14 @@ func NewKinds(w io.Writer, dir, impl, profile string, compared, implFailed int, 
 		}
 	}
 	fmt.Fprintf(w, "--fail-on-new: %d cases compared, %d the implementation failed on; %d kinds of difference, %d of them without a kept finding in %s\n",
-		compared, implFailed, len(ts), len(news), filepath.Join(dir, impl))
+		compared, implFailed, len(ts), len(news), filepath.Join(k.Dir, k.Impl))
 	var problems []string
 	if implFailed > 0 {
 		problems = append(problems, fmt.Sprintf("the implementation failed on %d case(s)", implFailed))
 	}
 	if len(news) > 0 {
 		problems = append(problems, fmt.Sprintf("%d new kind(s) of difference, not kept in %s: %s; triage each (gepcheck findings, spec.triage) and keep it there",
-			len(news), filepath.Join(dir, impl), strings.Join(news, ", ")))
+			len(news), filepath.Join(k.Dir, k.Impl), strings.Join(news, ", ")))
 	}
 	return strings.Join(problems, "; "), nil
 }

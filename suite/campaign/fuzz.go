@@ -187,20 +187,19 @@ func (f Fuzz) differential(ctx context.Context, w io.Writer) (*suite.Property, e
 	if err != nil {
 		return nil, exitcode.Input{Err: err}
 	}
-	d, err := cfg.Offline(ctx)
+	d, err := impl.StartOffline(ctx, cfg, sem, voc)
 	if errors.Is(err, impl.ErrUnsupported) {
 		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s runs only in a cluster", im.Name())}
 	}
 	if err != nil {
 		return nil, input.EnvironmentOr(err)
 	}
-	d = observe.ClaimingVocabulary(observe.Claiming(d, sem), voc)
 	fz, batched := cfg.(differential.Fuzzer)
 	if f.Steps != 0 && !batched {
 		return nil, exitcode.Input{Err: fmt.Errorf("--steps: --impl %s does not fuzz in batches", im.Name())}
 	}
 	if batched {
-		return nil, stopped(ctx, f.batched(ctx, w, im, cfg, fz, d))
+		return nil, signals.StoppedOr(ctx, f.batched(ctx, w, im, cfg, fz, d))
 	}
 	return f.property(ctx, im, d)
 }
@@ -260,7 +259,7 @@ func (f Fuzz) runProperties(w io.Writer, ps []suite.Property, opts suite.Options
 		}
 	}
 	suite.RunAll(ps, engine.Mutant(f.Mutant), seed, f.Checks, opts, f.Workers, done)
-	if err := stopped(interrupt, nil); err != nil {
+	if err := signals.Stopped(interrupt); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", len(ps)-failed, failed)
@@ -320,15 +319,6 @@ func (f Fuzz) replay(skip ...string) string {
 		}
 	}
 	return strings.Join(out, " ")
-}
-
-// stopped is err, or, when ctx (nil: none) was cancelled by a signal, the
-// exitcode.Input that says so (signals.Stopped).
-func stopped(ctx context.Context, err error) error {
-	if s := signals.Stopped(ctx); s != nil {
-		return exitcode.Input{Err: s}
-	}
-	return err
 }
 
 // newSeed is a random seed, never 0.

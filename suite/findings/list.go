@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 )
 
@@ -18,6 +19,23 @@ import (
 type Listed struct {
 	Entry
 	Path string `json:"path"`
+}
+
+// Default is where gepcheck keeps its findings (README.md, Layout).
+const Default = "scenarios/findings"
+
+// ListArgs is gepcheck findings' List: of args, Default when there are
+// none; a file that is not a valid finding is the user's input
+// (exitcode.Input).
+func ListArgs(args []string) ([]Listed, error) {
+	if len(args) == 0 {
+		args = []string{Default}
+	}
+	found, err := List(args)
+	if err != nil {
+		return nil, exitcode.Input{Err: err}
+	}
+	return found, nil
 }
 
 // List reads every findings file of args (directories walked for .yaml

@@ -97,14 +97,14 @@ func (c Cluster) Run(ctx context.Context) (*ClusterRun, error) {
 // offline is the implementation's offline form failures are replayed in
 // (the translator's or the controller's), nil when it has none.
 func (c Cluster) offline(ctx context.Context) observe.Observer {
-	offline, err := c.Config.Offline(ctx)
+	offline, err := impl.StartOffline(ctx, c.Config, c.Semantics, c.Vocabulary)
 	if err != nil {
 		if !errors.Is(err, impl.ErrUnsupported) && c.InCluster.Log != nil {
 			c.InCluster.Log("failures are not replayed offline: " + err.Error())
 		}
 		return nil
 	}
-	return observe.ClaimingVocabulary(observe.Claiming(offline, c.Semantics), c.Vocabulary)
+	return offline
 }
 
 // writeShrunk writes each case the cluster shrank as a finding, and

@@ -44,14 +44,13 @@ type OfflineRun struct {
 // Run runs o. An error is the user's (exitcode.Input), the implementation
 // failing to start (input.EnvironmentOr), or failing.
 func (o Offline) Run(ctx context.Context) (*OfflineRun, error) {
-	d, err := o.Config.Offline(ctx)
+	d, err := impl.StartOffline(ctx, o.Config, o.Semantics, o.Vocabulary)
 	if errors.Is(err, impl.ErrUnsupported) {
 		return nil, exitcode.Input{Err: fmt.Errorf("--impl %s runs only in a cluster (--cluster)", o.Impl.Name())}
 	}
 	if err != nil {
 		return nil, input.EnvironmentOr(err)
 	}
-	d = observe.ClaimingVocabulary(observe.Claiming(d, o.Semantics), o.Vocabulary)
 	cases, err := o.Scenarios.cases(o.Profiles)
 	if err != nil {
 		return nil, exitcode.Input{Err: err}

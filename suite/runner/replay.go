@@ -6,7 +6,6 @@ import (
 
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/shell"
-	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 )
 
@@ -63,25 +62,4 @@ func vocabularyFlag(v engine.Vocabulary) []string {
 		return nil
 	}
 	return []string{"--status-vocabulary", string(v)}
-}
-
-// Reported is the implementation as the reports name it: its own
-// (impl.Reporter), with what the run was told (--report-*) over it.
-func Reported(im impl.Implementation, cfg impl.Config, told impl.Who) report.Implementation {
-	var who impl.Who
-	if r, ok := cfg.(impl.Reporter); ok {
-		who = r.Who()
-	}
-	for _, f := range []struct {
-		dst *string
-		v   string
-	}{{&who.Organization, told.Organization}, {&who.Project, told.Project}, {&who.URL, told.URL}, {&who.Version, told.Version}} {
-		if f.v != "" {
-			*f.dst = f.v
-		}
-	}
-	if len(told.Contact) > 0 {
-		who.Contact = told.Contact
-	}
-	return report.Implementation{Name: im.Name(), Organization: who.Organization, Project: who.Project, URL: who.URL, Version: who.Version, Contact: who.Contact}
 }

@@ -2,5 +2,6 @@
 // or in a cluster, for `gepcheck run` (docs/cluster.md; docs/reports.md):
 // it selects the implementation's form, runs the cases, writes the cases
 // a cluster shrank as findings, and builds the results and the commands
-// that replay them. It returns values; the command prints them.
+// that replay them. Flags is the command's flags: validated into Offline
+// or Cluster, run, and the outcome printed with its verdict (Printer).
 package runner
