@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -135,7 +136,7 @@ func Lookup(name string) (Implementation, error) {
 		if name == "" {
 			return nil, errors.New("pass --impl")
 		}
-		return nil, fmt.Errorf("--impl %q: one of %s", name, strings.Join(Names(), ", "))
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %q: one of %s", name, strings.Join(Names(), ", "))}
 	}
 	return i, nil
 }

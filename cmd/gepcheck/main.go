@@ -65,13 +65,12 @@ func exitCode(err error) int {
 }
 
 // usageError reports the errors cobra returns for a command line it cannot
-// parse, before any RunE (flags are marked by the FlagErrorFunc and Args by
-// markArgs, in newRoot), and errors that name a flag whose value is wrong.
+// parse, before any RunE, that it gives no type (flags are marked by the
+// FlagErrorFunc and Args by markArgs, in newRoot). Flag values that
+// packages check themselves are exitcode.Input where they are made.
 func usageError(err error) bool {
 	msg := err.Error()
-	// Flag values that plug-ins and runners check themselves are reported
-	// naming the flag first ("--label-filter: ...", "--exec-command: ...").
-	return strings.HasPrefix(msg, "--") || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
 }
 
 // markArgs makes the argument checks of cmd and its subcommands report
