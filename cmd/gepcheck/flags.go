@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/render"
 )
 
 // addVocabularyFlag adds --status-vocabulary (docs/semantics.md, Status
@@ -52,10 +51,8 @@ func interrupted(ctx context.Context, err error) error {
 const (
 	formatTable = "table" // for people, fitting 120 columns
 	formatWide  = "wide"  // the table, every cell in full
-	formatName  = "name"  // kubectl's kind/name, one a line (an ID for requirements)
 	formatJSON  = "json"
 	formatYAML  = "yaml"
-	formatJUnit = "junit" // JUnit XML, for a check's passes and failures
 )
 
 // addOutputFlag adds -o/--output taking formats, the first the default,
@@ -74,18 +71,7 @@ func checkOutput(v string, formats ...string) error {
 }
 
 // writeData writes v as JSON (indented two spaces, < and > as they are)
-// or YAML.
+// or YAML (render.Document).
 func writeData(w io.Writer, format string, v any) error {
-	if format == formatYAML {
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return render.Document(w, format, v)
 }
