@@ -180,6 +180,24 @@ func (f *Flags) Selected() (Implementation, Config, error) {
 	return i, f.configs[i.Name()], nil
 }
 
+// SelectedInCluster is the in-cluster form of the implementation the flag
+// added as flag (AddFlagsAs) names, nil when it names none; an error
+// naming the flag is an exitcode.Input.
+func (f *Flags) SelectedInCluster(ctx context.Context, flag string) (incluster.Implementation, error) {
+	if f.Impl == "" {
+		return nil, nil
+	}
+	_, cfg, err := f.Selected()
+	if err != nil {
+		return nil, exitcode.Input{Err: fmt.Errorf("--%s: %w", flag, err)}
+	}
+	ic, err := cfg.InCluster(ctx)
+	if err != nil {
+		return nil, exitcode.Input{Err: fmt.Errorf("--%s %s: %w", flag, f.Impl, err)}
+	}
+	return ic, nil
+}
+
 // Configs returns every implementation's configuration, by name.
 func (f *Flags) Configs() []Config {
 	var out []Config
