@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -18,7 +19,7 @@ func Claim(cfg Config, flag string) (engine.Semantics, error) {
 	}
 	sem, err := engine.ParseSemantics(flag)
 	if err != nil {
-		return "", fmt.Errorf("--semantics: %w", err)
+		return "", exitcode.Input{Err: fmt.Errorf("--semantics: %w", err)}
 	}
 	if c, ok := cfg.(Claimer); ok {
 		c.Claim(sem)
@@ -36,7 +37,7 @@ func ClaimVocabulary(cfg Config, flag string) (engine.Vocabulary, error) {
 	}
 	v, err := engine.ParseVocabulary(flag)
 	if err != nil {
-		return "", fmt.Errorf("--status-vocabulary: %w", err)
+		return "", exitcode.Input{Err: fmt.Errorf("--status-vocabulary: %w", err)}
 	}
 	if c, ok := cfg.(VocabularyClaimer); ok {
 		c.ClaimVocabulary(v)

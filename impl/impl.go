@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -135,7 +136,7 @@ func Lookup(name string) (Implementation, error) {
 		if name == "" {
 			return nil, errors.New("pass --impl")
 		}
-		return nil, fmt.Errorf("--impl %q: one of %s", name, strings.Join(Names(), ", "))
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl %q: one of %s", name, strings.Join(Names(), ", "))}
 	}
 	return i, nil
 }
@@ -177,6 +178,24 @@ func (f *Flags) Selected() (Implementation, Config, error) {
 		return nil, nil, err
 	}
 	return i, f.configs[i.Name()], nil
+}
+
+// SelectedInCluster is the in-cluster form of the implementation the flag
+// added as flag (AddFlagsAs) names, nil when it names none; an error
+// naming the flag is an exitcode.Input.
+func (f *Flags) SelectedInCluster(ctx context.Context, flag string) (incluster.Implementation, error) {
+	if f.Impl == "" {
+		return nil, nil
+	}
+	_, cfg, err := f.Selected()
+	if err != nil {
+		return nil, exitcode.Input{Err: fmt.Errorf("--%s: %w", flag, err)}
+	}
+	ic, err := cfg.InCluster(ctx)
+	if err != nil {
+		return nil, exitcode.Input{Err: fmt.Errorf("--%s %s: %w", flag, f.Impl, err)}
+	}
+	return ic, nil
 }
 
 // Configs returns every implementation's configuration, by name.

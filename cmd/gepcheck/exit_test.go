@@ -30,7 +30,9 @@ func TestExitCode(t *testing.T) {
 		{"start on a missing file", input.EnvironmentOr(fs.ErrNotExist), exitcode.BadInput},
 		{"start without a tool", input.EnvironmentOr(exec.ErrNotFound), exitcode.BadInput},
 		{"start in a broken environment", input.EnvironmentOr(down), exitcode.Internal},
-		{"a flag", errors.New("--seed: not a number"), exitcode.BadInput},
+		{"a flag", exitcode.Input{Err: errors.New("--seed: not a number")}, exitcode.BadInput},
+		// An error is bad input by its type, not by naming a flag.
+		{"naming a flag, untyped", errors.New("--seed: the disk is full"), exitcode.Internal},
 		{"a command cobra does not know", errors.New(`unknown command "simulat" for "gepcheck"`), exitcode.BadInput},
 		{"anything else", down, exitcode.Internal},
 	} {

@@ -1,36 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
-	"github.com/gepcheck/gepcheck/internal/signals"
-	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/render"
 )
-
-// addVocabularyFlag adds --status-vocabulary (docs/semantics.md, Status
-// vocabularies), as --semantics is added: the conditions a policy's status
-// is written in.
-func addVocabularyFlag(cmd *cobra.Command, into *string) {
-	cmd.Flags().StringVar(into, "status-vocabulary", string(engine.VocabularyMerged), "policy status conditions: merged (GEP-713 as merged upstream: Accepted, Programmed) or draft (GEP-713's 2025 draft: Accepted, Enforced)")
-}
-
-// parseVocabularyFlag reads the value of --status-vocabulary.
-func parseVocabularyFlag(s string) (engine.Vocabulary, error) {
-	v, err := engine.ParseVocabulary(s)
-	if err != nil {
-		return "", exitcode.Input{Err: fmt.Errorf("--status-vocabulary: %w", err)}
-	}
-	return v, nil
-}
 
 // addNoHeadersFlag adds --no-headers, kubectl's: tables without their
 // section titles and column headers.
@@ -38,24 +18,13 @@ func addNoHeadersFlag(cmd *cobra.Command, into *bool) {
 	cmd.Flags().BoolVar(into, "no-headers", false, "tables (-o table, -o wide) without section titles and column headers")
 }
 
-// interrupted is err, or, when ctx (nil: none) was cancelled by a signal,
-// the input error (exit 2) that says so (signals.Stopped).
-func interrupted(ctx context.Context, err error) error {
-	if s := signals.Stopped(ctx); s != nil {
-		return exitcode.Input{Err: s}
-	}
-	return err
-}
-
 // The output formats, one vocabulary across commands (docs/output.md):
 // each command takes the ones that mean something for what it prints.
 const (
 	formatTable = "table" // for people, fitting 120 columns
 	formatWide  = "wide"  // the table, every cell in full
-	formatName  = "name"  // kubectl's kind/name, one a line (an ID for requirements)
 	formatJSON  = "json"
 	formatYAML  = "yaml"
-	formatJUnit = "junit" // JUnit XML, for a check's passes and failures
 )
 
 // addOutputFlag adds -o/--output taking formats, the first the default,
@@ -74,18 +43,7 @@ func checkOutput(v string, formats ...string) error {
 }
 
 // writeData writes v as JSON (indented two spaces, < and > as they are)
-// or YAML.
+// or YAML (render.Document).
 func writeData(w io.Writer, format string, v any) error {
-	if format == formatYAML {
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return render.Document(w, format, v)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gepcheck/gepcheck/impl"
-	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/incluster"
@@ -22,15 +21,9 @@ func newLocalCluster(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Start the local control plane (etcd, kube-apiserver, kube-controller-manager) and keep it until interrupted",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ic incluster.Implementation
-			if f.Impl != "" {
-				_, cfg, err := f.Selected()
-				if err != nil {
-					return exitcode.Input{Err: fmt.Errorf("--crds: %w", err)}
-				}
-				if ic, err = cfg.InCluster(context.Background()); err != nil {
-					return exitcode.Input{Err: fmt.Errorf("--crds %s: %w", f.Impl, err)}
-				}
+			ic, err := f.SelectedInCluster(context.Background(), "crds")
+			if err != nil {
+				return err
 			}
 			ctx, stop := signals.Context()
 			defer stop()

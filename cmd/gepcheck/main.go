@@ -46,23 +46,19 @@ func runExit(args []string, stdin io.Reader, stdout, stderr io.Writer, exit func
 	return exitCode(err)
 }
 
-// exitCode is the exit of a command that returned err (exitcode.Of):
-// cobra's own errors for a command line it cannot parse are bad input.
+// exitCode is the exit of a command that returned err (exitcode.Of).
+// cobra gives no type to its own errors for a command line it cannot
+// parse before any RunE (flags are marked by the FlagErrorFunc and Args by
+// markArgs, in newRoot): those left are bad input. Flag values that
+// packages check themselves are exitcode.Input where they are made.
 func exitCode(err error) int {
-	if code := exitcode.Of(err); code != exitcode.Internal || !usageError(err) {
-		return code
+	code := exitcode.Of(err)
+	for _, cobraErr := range []string{"unknown command", "required flag", "if any flags in the group"} {
+		if code == exitcode.Internal && strings.HasPrefix(err.Error(), cobraErr) {
+			return exitcode.BadInput
+		}
 	}
-	return exitcode.BadInput
-}
-
-// usageError reports the errors cobra returns for a command line it cannot
-// parse, before any RunE (flags are marked by the FlagErrorFunc and Args by
-// markArgs, in newRoot), and errors that name a flag whose value is wrong.
-func usageError(err error) bool {
-	msg := err.Error()
-	// Flag values that plug-ins and runners check themselves are reported
-	// naming the flag first ("--label-filter: ...", "--exec-command: ...").
-	return strings.HasPrefix(msg, "--") || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "required flag") || strings.HasPrefix(msg, "if any flags in the group")
+	return code
 }
 
 // markArgs makes the argument checks of cmd and its subcommands report

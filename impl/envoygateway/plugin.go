@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -44,7 +45,7 @@ type plugConfig struct{ version, build string }
 
 func (c *plugConfig) Offline(ctx context.Context) (observe.Observer, error) {
 	if c.build != EgctlFast && c.build != EgctlStock {
-		return nil, fmt.Errorf("--egctl-build %q: one of fast, stock", c.build)
+		return nil, exitcode.Input{Err: fmt.Errorf("--egctl-build %q: one of fast, stock", c.build)}
 	}
 	bin, err := Egctl(ctx, c.version, c.build)
 	if err != nil {
@@ -142,7 +143,7 @@ prints its path. Two builds (docs/envoy-gateway.md):
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if build != EgctlFast && build != EgctlStock {
-				return fmt.Errorf("--egctl-build %q: one of fast, stock", build)
+				return exitcode.Input{Err: fmt.Errorf("--egctl-build %q: one of fast, stock", build)}
 			}
 			bin, err := Egctl(context.Background(), version, build)
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
@@ -71,8 +72,8 @@ const (
 
 // CommandError is a command that cannot be run at all (not found, not
 // executable, not a format the system runs): the user's to mend, not the
-// implementation's fault. Its message names the flag first, as usage
-// errors do (cmd/gepcheck).
+// implementation's fault: bad input (exit 2, exitcode.BadInput), its
+// message naming the flag first.
 type CommandError struct {
 	Command string
 	Err     error
@@ -83,6 +84,9 @@ func (e *CommandError) Error() string {
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
+
+// ExitCode implements exitcode.Coder: the user's input.
+func (*CommandError) ExitCode() int { return exitcode.BadInput }
 
 // Name implements observe.Observer.
 func (e *Exec) Name() string { return "exec:" + filepath.Base(e.Command[0]) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/proc"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -112,7 +113,7 @@ func TestEscapesArePrintedEscaped(t *testing.T) {
 
 // A command that cannot be run at all is the user's to mend: --impl exec
 // refuses it before any case, naming it, with a message that starts with
-// the flag (a usage error, exit code 2); Observe returns a *CommandError
+// the flag (bad input, exit code 2); Observe returns a *CommandError
 // rather than blaming the implementation case by case.
 func TestCommandsThatCannotRun(t *testing.T) {
 	for script, want := range map[string]string{
@@ -125,8 +126,8 @@ func TestCommandsThatCannotRun(t *testing.T) {
 			cfg := plugin{}.Configure(pflag.NewFlagSet("", pflag.ContinueOnError)).(*config)
 			cfg.command = "testdata/" + script
 			_, err := cfg.Offline(context.Background())
-			if err == nil || !strings.HasPrefix(err.Error(), "--exec-command") || !strings.Contains(err.Error(), want) {
-				t.Errorf("Offline: %v, want an error starting --exec-command and saying %q", err, want)
+			if err == nil || !strings.HasPrefix(err.Error(), "--exec-command") || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.BadInput {
+				t.Errorf("Offline: %v (exit %d), want bad input starting --exec-command and saying %q", err, exitcode.Of(err), want)
 			}
 		})
 	}
@@ -150,8 +151,8 @@ func TestFlagLimits(t *testing.T) {
 		if err := fs.Parse([]string{"--exec-command=testdata/two-observations.sh", args}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cfg.Offline(context.Background()); err == nil || err.Error() != want {
-			t.Errorf("%s: %v, want %q", args, err, want)
+		if _, err := cfg.Offline(context.Background()); err == nil || err.Error() != want || exitcode.Of(err) != exitcode.BadInput {
+			t.Errorf("%s: %v (exit %d), want bad input %q", args, err, exitcode.Of(err), want)
 		}
 	}
 }

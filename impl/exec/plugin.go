@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/shell"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/profile"
@@ -72,13 +73,13 @@ func claimedProfiles(values []string) (map[string]string, error) {
 	for _, v := range values {
 		kind, name, ok := strings.Cut(v, "=")
 		if !ok || kind == "" || name == "" {
-			return nil, fmt.Errorf("--exec-profile %q: want KIND=PROFILE (e.g. ColorPolicy=color-direct)", ref.Printable(v))
+			return nil, exitcode.Input{Err: fmt.Errorf("--exec-profile %q: want KIND=PROFILE (e.g. ColorPolicy=color-direct)", ref.Printable(v))}
 		}
 		if p := builtins[name]; p != nil && p.Spec.Policy.Kind != kind {
-			return nil, fmt.Errorf("--exec-profile %s: the built-in profile %s is for %s, not %s", ref.Printable(v), name, p.Spec.Policy.Kind, ref.Printable(kind))
+			return nil, exitcode.Input{Err: fmt.Errorf("--exec-profile %s: the built-in profile %s is for %s, not %s", ref.Printable(v), name, p.Spec.Policy.Kind, ref.Printable(kind))}
 		}
 		if prev, dup := out[kind]; dup && prev != name {
-			return nil, fmt.Errorf("--exec-profile %s: %s is already claimed as %s", ref.Printable(v), ref.Printable(kind), prev)
+			return nil, exitcode.Input{Err: fmt.Errorf("--exec-profile %s: %s is already claimed as %s", ref.Printable(v), ref.Printable(kind), prev)}
 		}
 		out[kind] = name
 	}
@@ -88,20 +89,20 @@ func claimedProfiles(values []string) (map[string]string, error) {
 func (c *config) Offline(context.Context) (observe.Observer, error) {
 	args, err := shlex.Split(c.command)
 	if err != nil || len(args) == 0 {
-		return nil, fmt.Errorf("--impl exec needs --exec-command: %v", err)
+		return nil, exitcode.Input{Err: fmt.Errorf("--impl exec needs --exec-command: %v", err)}
 	}
 	path, err := osexec.LookPath(args[0])
 	if err != nil {
-		return nil, fmt.Errorf("--exec-command: %w", err)
+		return nil, exitcode.Input{Err: fmt.Errorf("--exec-command: %w", err)}
 	}
 	if err := runnable(path); err != nil {
 		return nil, &CommandError{Command: c.command, Err: err}
 	}
 	if c.timeout <= 0 {
-		return nil, fmt.Errorf("--timeout %s: must be more than 0", c.timeout)
+		return nil, exitcode.Input{Err: fmt.Errorf("--timeout %s: must be more than 0", c.timeout)}
 	}
 	if c.maxOutput < 1 || c.maxOutput > MaxMaxOutput {
-		return nil, fmt.Errorf("--exec-max-output %d: between 1 and %d bytes", c.maxOutput, MaxMaxOutput)
+		return nil, exitcode.Input{Err: fmt.Errorf("--exec-max-output %d: between 1 and %d bytes", c.maxOutput, MaxMaxOutput)}
 	}
 	var fs features.Set
 	for _, f := range c.features {
@@ -113,7 +114,7 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 	}
 	anc, err := simulator.ParseAncestorEntries(c.ancestors)
 	if err != nil {
-		return nil, fmt.Errorf("--exec-ancestor-entries: %w", err)
+		return nil, exitcode.Input{Err: fmt.Errorf("--exec-ancestor-entries: %w", err)}
 	}
 	return &Exec{AncestorEntries: anc, Command: args, Timeout: c.timeout, MaxOutput: c.maxOutput, Parallelism: 2, Features: fs, Profiles: profiles,
 		CompareConditions: c.conditions, IgnoresCreationTimestamps: c.noTimestamps}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/impl"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -101,7 +102,7 @@ is computed with the profiles it names. See docs/cluster.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.CheckLimits(); err != nil {
-				return err
+				return exitcode.Input{Err: err}
 			}
 			c, err := cluster.FromKubeconfig(kubeconfig, kubeContext)
 			if err != nil {
@@ -111,11 +112,11 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			defer stop()
 			sem, err := engine.ParseSemantics(semantics)
 			if err != nil {
-				return fmt.Errorf("--semantics: %w", err)
+				return exitcode.Input{Err: fmt.Errorf("--semantics: %w", err)}
 			}
 			voc, err := engine.ParseVocabulary(vocabulary)
 			if err != nil {
-				return fmt.Errorf("--status-vocabulary: %w", err)
+				return exitcode.Input{Err: fmt.Errorf("--status-vocabulary: %w", err)}
 			}
 			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Vocabulary: voc, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)

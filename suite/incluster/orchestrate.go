@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gepcheck/gepcheck/generators"
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
@@ -414,7 +415,7 @@ func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, er
 	prof := cfg.randomProfile()
 	if cfg.Seed == 0 {
 		if cfg.Shard.N > 0 {
-			return nil, "", fmt.Errorf("--shard %s with random cases needs --seed: every shard draws from the same campaign", cfg.Shard)
+			return nil, "", exitcode.Input{Err: fmt.Errorf("--shard %s with random cases needs --seed: every shard draws from the same campaign", cfg.Shard)}
 		}
 		cfg.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
@@ -427,7 +428,7 @@ func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, er
 		seed := cfg.Seed + int64(i)
 		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps})
 		if err != nil {
-			return nil, "", fmt.Errorf("--random-profile %s: %w", prof, err)
+			return nil, "", exitcode.Input{Err: fmt.Errorf("--random-profile %s: %w", prof, err)}
 		}
 		name := filepath.Join(dir, fmt.Sprintf("random-%s-%d.yaml", prof, seed))
 		if err := os.WriteFile(name, data, 0o644); err != nil {

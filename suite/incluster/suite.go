@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
@@ -50,7 +51,7 @@ func (s *Suite) Run(description string) (bool, error) {
 	if s.LabelFilter != "" {
 		filter, err := types.ParseLabelFilter(s.LabelFilter)
 		if err != nil {
-			return false, fmt.Errorf("--label-filter: %w", err)
+			return false, exitcode.Input{Err: fmt.Errorf("--label-filter: %w", err)}
 		}
 		want = func(i int) bool { return filter(s.Plans[i].Labels) }
 	}

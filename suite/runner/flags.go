@@ -133,7 +133,7 @@ func (f *Flags) Run(files []string, logf func(string)) (Printer, error) {
 	}
 	if f.Cluster.Provider != "" {
 		c := Cluster{Provider: f.Cluster.Provider, Options: f.Cluster.Options(logf), Impl: im, Config: cfg, Semantics: sem, Vocabulary: voc,
-			InCluster: f.config(scens.Files, logf), Out: f.out, Results: results}
+			InCluster: f.config(scens, logf), Out: f.out, Results: results}
 		out, err := c.Run(context.Background())
 		if err != nil {
 			return nil, err
@@ -155,11 +155,12 @@ func (f *Flags) Run(files []string, logf func(string)) (Printer, error) {
 	return offlinePrinter{out, &f.Reports}, nil
 }
 
-// config is the in-cluster run of files the flags ask for.
-func (f *Flags) config(files []string, logf func(string)) incluster.Config {
-	return incluster.Config{Files: files, Random: f.random, Seed: f.seed, RandomProfile: f.randomProfile, RandomSteps: f.randomSteps, Shard: f.shard, ShrinkTime: f.shrinkTime,
+// config is the in-cluster run of s the flags ask for: the files already
+// loaded (a shard's) are not read again.
+func (f *Flags) config(s Scenarios, logf func(string)) incluster.Config {
+	return s.InCluster(incluster.Config{Random: f.random, Seed: f.seed, RandomProfile: f.randomProfile, RandomSteps: f.randomSteps, Shard: f.shard, ShrinkTime: f.shrinkTime,
 		StartController: f.startController, Parallel: f.parallel, StepTimeout: f.stepTimeout,
-		LabelFilter: f.labelFilter, JUnitReport: f.junit, Keep: f.keep, Verbose: f.verbose, Log: logf, Musts: f.musts}
+		LabelFilter: f.labelFilter, JUnitReport: f.junit, Keep: f.keep, Verbose: f.verbose, Log: logf, Musts: f.musts})
 }
 
 // offlinePrinter is an offline run as gepcheck run prints it.

@@ -84,11 +84,11 @@ func TestShardedClusterParsesEachScenarioOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		connected := false
-		_, err = incluster.Run(incluster.Config{Impl: reference.InCluster{}, Files: scens.Files, Loaded: scens.Loaded,
+		_, err = incluster.Run(scens.InCluster(incluster.Config{Impl: reference.InCluster{},
 			Connect: func(context.Context) (*cluster.Cluster, error) {
 				connected = true
 				return nil, errConnect
-			}})
+			}}))
 		stop()
 		if !errors.Is(err, errConnect) || !connected || len(scens.Loaded) == 0 {
 			t.Fatalf("shard %s: %d files loaded, connected %v, %v: the run should plan them and then connect", sh, len(scens.Loaded), connected, err)

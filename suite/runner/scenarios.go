@@ -6,6 +6,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/suite"
+	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
@@ -39,6 +40,13 @@ func Shard(files []string, sh suite.Shard, random bool) (Scenarios, error) {
 		return Scenarios{}, exitcode.Input{Err: fmt.Errorf("--shard %s: no scenario file of the %d falls in this shard", sh, len(all))}
 	}
 	return out, nil
+}
+
+// InCluster is c running s: the files a shard loaded go as read
+// (incluster.Config.Loaded), not to be read again.
+func (s Scenarios) InCluster(c incluster.Config) incluster.Config {
+	c.Files, c.Loaded = s.Files, s.Loaded
+	return c
 }
 
 // cases are s as cases of profiles (observe.LoadedCases).

@@ -1,6 +1,11 @@
 package providers
 
-import "github.com/spf13/pflag"
+import (
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+
+	"github.com/gepcheck/gepcheck/suite/cluster"
+)
 
 // Flags are the command-line flags that select a cluster (docs/cluster.md):
 // --kubeconfig and --context, and for a command that can start one,
@@ -26,4 +31,14 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, withProvider bool) {
 // Options are the Options of the flags, logging to logf.
 func (f *Flags) Options(logf func(string)) Options {
 	return Options{Kubeconfig: f.Kubeconfig, Context: f.Context, KindName: f.KindName, Log: logf}
+}
+
+// RESTConfig is the client configuration of the cluster --kubeconfig and
+// --context name, and its name (cluster.FromKubeconfig).
+func (f *Flags) RESTConfig() (*rest.Config, string, error) {
+	c, err := cluster.FromKubeconfig(f.Kubeconfig, f.Context)
+	if err != nil {
+		return nil, "", err
+	}
+	return c.Config, c.Name, nil
 }
