@@ -184,7 +184,7 @@ func MarkKnown(r *Results, dir string) error {
 			f.Known = nil
 			for _, kind := range []string{f.Kind.String(), f.Kind.Kind} {
 				k := slices.IndexFunc(own, func(o findings.Listed) bool {
-					return o.Kind == kind && strings.TrimPrefix(o.Implementation, "cluster-") == c.Profile
+					return o.Kind == kind && o.Profile == c.Profile
 				})
 				if k >= 0 {
 					f.Known = []Known{knownOf(own[k])}
@@ -217,7 +217,7 @@ func markCase(c *CaseResult, own []findings.Listed) {
 	for _, kind := range kinds {
 		i := slices.IndexFunc(own, func(f findings.Listed) bool {
 			return f.Kind == kind && f.Implementation != "" &&
-				(len(c.Profiles) == 0 || slices.Contains(c.Profiles, strings.TrimPrefix(f.Implementation, "cluster-")))
+				(len(c.Profiles) == 0 || slices.Contains(c.Profiles, f.Profile))
 		})
 		if i < 0 {
 			return

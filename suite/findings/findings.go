@@ -49,7 +49,11 @@ type Entry struct {
 	File           string `json:"file"`
 	Name           string `json:"name"`
 	Implementation string `json:"implementation,omitempty"`
-	Property       string `json:"property,omitempty"`
+	// Profile is the policy profile the run was named after:
+	// Implementation, without ClusterPrefix for a finding made in a
+	// cluster (report.WriteFinding); empty for a property's.
+	Profile  string `json:"-"`
+	Property string `json:"property,omitempty"`
 	// Kind is the kind of difference the file was shrunk for (its name
 	// after the implementation's, report.WriteFinding), or the property.
 	Kind string `json:"kind"`
@@ -60,6 +64,10 @@ type Entry struct {
 	Differences []string     `json:"differences"`
 	Triage      suite.Triage `json:"triage"`
 }
+
+// ClusterPrefix comes before the profile in spec.implementation of a
+// finding a cluster run wrote (gepcheck run --cluster --random).
+const ClusterPrefix = "cluster-"
 
 // Run names what a finding of an implementation was found on.
 type Run struct {
@@ -123,6 +131,7 @@ func Read(file string) (Entry, error) {
 		}
 		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		out.Implementation, triage = f.Spec.Implementation, f.Spec.Triage
+		out.Profile = strings.TrimPrefix(f.Spec.Implementation, ClusterPrefix)
 		out.Run = ReplayRun(f.Spec.Replay)
 		for _, dif := range f.Spec.Differences {
 			out.Differences = append(out.Differences, dif.String())

@@ -180,3 +180,21 @@ func TestReplayRun(t *testing.T) {
 		}
 	}
 }
+
+// A finding's profile is read once from its header: a cluster run's
+// spec.implementation has ClusterPrefix before it (report.WriteFinding),
+// an offline run's is the profile itself.
+func TestFindingProfile(t *testing.T) {
+	for file, want := range map[string]string{
+		"../../scenarios/findings/traefik/cluster-backendtlspolicy-gateway-api-condition.yaml":               "backendtlspolicy-gateway-api",
+		"../../scenarios/findings/envoy-gateway/envoy-gateway-backendtrafficpolicy-stored-values-retry.yaml": "envoy-gateway-backendtrafficpolicy",
+	} {
+		e, err := Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Profile != want {
+			t.Errorf("%s: profile %q, want %q", file, e.Profile, want)
+		}
+	}
+}

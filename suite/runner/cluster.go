@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
+	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/input"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -123,9 +124,9 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 			if !sh.Case.Changes() {
 				return fmt.Errorf("%s: not shrunk: %s", sh.From, sh.Stopped)
 			}
-			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: sh.Case, State: sh.Result.State, Diff: sh.Result.Diff})
+			file, err = report.WriteFinding(dir, findings.ClusterPrefix+sum.RandomProfile, replay, sh.Kind.String(), "", differential.Disagreement{Case: sh.Case, State: sh.Result.State, Diff: sh.Result.Diff})
 		} else {
-			file, err = report.WriteFinding(dir, "cluster-"+sum.RandomProfile, replay, sh.Kind.String(), "the profile "+sum.RandomProfile,
+			file, err = report.WriteFinding(dir, findings.ClusterPrefix+sum.RandomProfile, replay, sh.Kind.String(), "the profile "+sum.RandomProfile,
 				differential.Disagreement{Case: generators.Case{Scenario: sh.Scenario}, Diff: sh.Result.Diff, Want: sh.Result.Want, Got: sh.Result.Got})
 		}
 		if err != nil {

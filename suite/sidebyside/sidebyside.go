@@ -145,16 +145,16 @@ func ReadKnown(dir, impl string) (*Known, error) {
 }
 
 // Name returns the kept finding of profile with one of kinds (in order),
-// as `gepcheck run` and `fuzz` triage a kind of difference: a finding whose
-// implementation is the profile (or "cluster-" and the profile, kept from
-// a cluster run) and whose kind is the kind.
+// as `gepcheck run` and `fuzz` triage a kind of difference: a finding of
+// the profile (findings.Entry.Profile, offline or kept from a cluster run)
+// and whose kind is the kind.
 func (k *Known) Name(profile string, kinds []string) (findings.Entry, bool) {
 	if k == nil {
 		return findings.Entry{}, false
 	}
 	for _, kind := range kinds {
 		for _, e := range k.Entries {
-			if (e.Implementation == profile || e.Implementation == "cluster-"+profile) && e.Kind == kind {
+			if e.Profile == profile && e.Kind == kind {
 				return e, true
 			}
 		}

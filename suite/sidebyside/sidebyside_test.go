@@ -52,8 +52,8 @@ func TestRunNamesDifferences(t *testing.T) {
 		t.Fatalf("differences %+v, want one new effective-setting-color of color-inherited", res.Differences)
 	}
 	known := &Known{Entries: []findings.Entry{
-		{File: "f/other.yaml", Implementation: "color-inherited", Kind: "condition", Triage: suite.Triage{Verdict: suite.UndefinedBySpecs}},
-		{File: "f/kept.yaml", Implementation: "color-inherited", Kind: "effective-setting-color", Triage: suite.Triage{Verdict: suite.ContradictsMust, Requirement: "GEP-713-019"}},
+		{File: "f/other.yaml", Implementation: "color-inherited", Profile: "color-inherited", Kind: "condition", Triage: suite.Triage{Verdict: suite.UndefinedBySpecs}},
+		{File: "f/kept.yaml", Implementation: "color-inherited", Profile: "color-inherited", Kind: "effective-setting-color", Triage: suite.Triage{Verdict: suite.ContradictsMust, Requirement: "GEP-713-019"}},
 	}}
 	res, err = Run(context.Background(), fake{"red"}, c, known)
 	if err != nil {
