@@ -83,6 +83,22 @@ func TestFolderShareCatches(t *testing.T) {
 	}
 }
 
+// maxCommandLines bounds cmd/'s non-test lines (docs/architecture.md,
+// Folders): a command parses flags, makes one call and prints; what it
+// does lives in the package whose flags it adds.
+const maxCommandLines = 1200
+
+func TestCommandsThin(t *testing.T) {
+	by, _ := folderLines(t, "../..")
+	n := by["cmd"]
+	if n == 0 {
+		t.Fatal("no lines counted in cmd/")
+	}
+	if n > maxCommandLines {
+		t.Errorf("cmd/ has %d non-test lines, above %d: move what a command does into the package whose flags it adds", n, maxCommandLines)
+	}
+}
+
 func sortedKeys(m map[string]int) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
