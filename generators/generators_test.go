@@ -598,7 +598,7 @@ func BenchmarkScenario(b *testing.B) {
 // simulator.States accepts (what it deletes exists, what it applies is a
 // valid object without creationTimestamp).
 func TestStepped(t *testing.T) {
-	withSteps := 0
+	overTime := 0
 	for seed := 1; seed <= 60; seed++ {
 		plain, err := Print(PrintOptions{Seed: seed})
 		if err != nil {
@@ -621,7 +621,7 @@ func TestStepped(t *testing.T) {
 			t.Fatalf("seed %d: %v\n%s", seed, err, stepped)
 		}
 		if len(states) > 1 {
-			withSteps++
+			overTime++
 		}
 		if len(states) > 6 {
 			t.Errorf("seed %d: %d steps, want at most 5", seed, len(states)-1)
@@ -633,8 +633,8 @@ func TestStepped(t *testing.T) {
 			t.Errorf("seed %d: the objects differ from the draw without steps:\n%s\nvs\n%s", seed, a, b)
 		}
 	}
-	if withSteps < 40 {
-		t.Errorf("%d of 60 draws have steps, want most", withSteps)
+	if overTime < 40 {
+		t.Errorf("%d of 60 draws have steps, want most", overTime)
 	}
 }
 

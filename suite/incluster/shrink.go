@@ -80,14 +80,14 @@ const shrinkBase = 100_000
 // deleted once judged. Candidate files are written in dir.
 //
 // s is the case as drawn, for a case of one state (oneState); nil reads a
-// case with steps from first's file (withSteps). A target after a step
+// case with steps from first's file (overTime). A target after a step
 // keeps the difference after a change: a candidate that fails at creation
 // does not count.
 func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Result, target compare.Found, dir string, parallel int, budget Budget) Shrunk {
 	out := Shrunk{From: first.Plan.File, Kind: target, Scenario: s, Result: first, File: first.Plan.File}
 	var sh shrinking = &oneState{cur: s}
 	if s == nil {
-		ws, err := readWithSteps(first.Plan.File)
+		ws, err := readOverTime(first.Plan.File)
 		if err != nil {
 			out.Stopped = err.Error()
 			return out
@@ -168,16 +168,16 @@ func (o *oneState) keep(best int, out *Shrunk) {
 	out.Scenario = o.cur
 }
 
-// withSteps shrinks a case with steps, fewest steps first, then fewest
+// overTime shrinks a case with steps, fewest steps first, then fewest
 // objects (generators.Case.Smaller: the steps after the failing one
 // gone, each earlier step gone, each object gone with the steps that name
 // it; candidates whose steps no longer apply are not tried).
-type withSteps struct {
+type overTime struct {
 	cur   generators.Case
 	cands []generators.Case
 }
 
-func readWithSteps(file string) (*withSteps, error) {
+func readOverTime(file string) (*overTime, error) {
 	data, err := load.ReadNamed(file, load.DefaultLimits.MaxBytes)
 	if err != nil {
 		return nil, err
@@ -186,10 +186,10 @@ func readWithSteps(file string) (*withSteps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &withSteps{cur: cur}, nil
+	return &overTime{cur: cur}, nil
 }
 
-func (w *withSteps) candidates(failing int) [][]byte {
+func (w *overTime) candidates(failing int) [][]byte {
 	w.cands = w.cur.Smaller(failing)
 	data := make([][]byte, len(w.cands))
 	for i, c := range w.cands {
@@ -198,7 +198,7 @@ func (w *withSteps) candidates(failing int) [][]byte {
 	return data
 }
 
-func (w *withSteps) best(results []Result, keeps func(Result) bool) int {
+func (w *overTime) best(results []Result, keeps func(Result) bool) int {
 	best := -1
 	for i, res := range results {
 		if keeps(res) && (best < 0 || w.cands[i].Less(w.cands[best])) {
@@ -208,7 +208,7 @@ func (w *withSteps) best(results []Result, keeps func(Result) bool) int {
 	return best
 }
 
-func (w *withSteps) keep(best int, out *Shrunk) {
+func (w *overTime) keep(best int, out *Shrunk) {
 	w.cur = w.cands[best]
 	out.Case = w.cur
 	out.Steps, out.Objects = len(w.cur.Steps), w.cur.Objects()
