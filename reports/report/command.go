@@ -9,6 +9,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator/ref"
+	"github.com/gepcheck/gepcheck/suite/findings"
 )
 
 // Command is gepcheck report and its subcommands (docs/reports.md): the
@@ -26,7 +27,7 @@ type Command struct {
 // AddFlags adds --out and --known to fs (report's persistent flags).
 func (c *Command) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Out, "out", "reports", "directory the reports are written under")
-	fs.StringVar(&c.Known, "known", "scenarios/findings", "kept findings (gepcheck findings) each failure is matched with: known (its triage and upstream links) or a regression; a directory that does not exist matches nothing")
+	fs.StringVar(&c.Known, "known", findings.Default, "kept findings (gepcheck findings) each failure is matched with: known (its triage and upstream links) or a regression; a directory that does not exist matches nothing")
 }
 
 // AddUnderFlag adds compare's --under to fs.

@@ -37,7 +37,7 @@ func (o *Flags) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.ShrinkTime, "shrink-time", 30*time.Second, "time to spend shrinking a counterexample (a slow implementation may want more)")
 	f.BoolVar(&o.Coverage, "coverage", false, "with --impl of an implementation that fuzzes in batches: print how often each field, level and merge option combination was drawn and disagreed, and fail if one the implementation declares was never drawn")
 	o.Reports.AddFlags(f)
-	f.StringVar(&o.Known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
+	f.StringVar(&o.Known, "known", findings.Default, "with --impl: kept findings (gepcheck findings) to say, for each kind of difference found, how it is triaged or that it is new")
 	f.BoolVar(&o.FailOnNew, "fail-on-new", false, "with --impl of an implementation that fuzzes in batches: fail (exit 1) when a kind of difference found has no kept finding in --known, when the implementation failed on a case, or when no case was compared (make ci)")
 	f.IntVar(&o.Steps, "steps", 0, fmt.Sprintf("with --impl of an implementation that fuzzes in batches: give each case up to N changes over time (1 to %d; gepcheck gen --steps), each state translated and compared", generators.MaxDrawnSteps))
 	f.StringVar(&o.Mutant, "mutant", "", "run against a deliberately broken engine (see suite/): to see a property fail")

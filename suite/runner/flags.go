@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -54,7 +55,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.Cluster.AddFlags(fs, true)
 	f.addClusterFlags(fs)
 	f.Reports.AddFlags(fs)
-	fs.StringVar(&f.Reports.Known, "known", "scenarios/findings", "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
+	fs.StringVar(&f.Reports.Known, "known", findings.Default, "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
 	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "scenario file or directory; repeatable")
 	fs.StringArrayVar(&f.Profiles, "profile", nil, "profile of the cases (default: each scenario's own)")
 	fs.StringVar(&f.Semantics, "semantics", "", "the path semantics the implementation claims, which the comparison follows: sticky-overrides or gep-713 (gep713 read too; default: the implementation's own; docs/semantics.md)")
@@ -195,7 +196,7 @@ func (p clusterPrinter) Print(w io.Writer) error {
 	report.ClusterRun(w, sum)
 	// Every kind the failed random cases show, shrunk or not (a case is
 	// shrunk for one of its kinds).
-	report.PrintTriage(w, "scenarios/findings", p.c.Impl.Name(), sum.RandomProfile, sum.RandomKinds())
+	report.PrintTriage(w, findings.Default, p.c.Impl.Name(), sum.RandomProfile, sum.RandomKinds())
 	if err := p.reports.Write(w, p.out.Results); err != nil {
 		return err
 	}

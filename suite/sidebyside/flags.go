@@ -15,6 +15,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/simulator/render"
+	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/input"
 )
 
@@ -43,7 +44,7 @@ func (b *Flags) AddFlags(cmd *cobra.Command, in *input.Flags) {
 		}
 	})
 	b.impl.AddFlagsAs(fs, "impl", "also run the objects through this implementation offline and print its answer beside the reference's (docs/output.md, The implementation's answer)")
-	cmd.Flags().StringVar(&b.known, "known", "scenarios/findings", "with --impl: kept findings (gepcheck findings, DIR/IMPL/) that name each difference")
+	cmd.Flags().StringVar(&b.known, "known", findings.Default, "with --impl: kept findings (gepcheck findings, DIR/IMPL/) that name each difference")
 }
 
 // On says whether --impl is given.
