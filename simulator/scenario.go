@@ -9,6 +9,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/tree"
 )
@@ -55,6 +56,9 @@ type ScenarioSpec struct {
 	// Steps change the objects over time; each states the outcome after
 	// it (States).
 	Steps []Step `json:"steps,omitempty"`
+	// Faults are the perturbations the case is run under in a cluster
+	// (docs/faults.md); the reference ignores them.
+	Faults []fault.Fault `json:"faults,omitempty"`
 }
 
 // Expect is the outcome the spec states. Every list is checked as written:

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/ref"
 )
@@ -79,12 +80,21 @@ func States(docs []*load.Doc, sc *Scenario) ([]State, error) {
 	if sc != nil {
 		first.Expect = &sc.Spec.Expect
 	}
-	if sc == nil || len(sc.Spec.Steps) == 0 {
+	if sc == nil {
 		return []State{first}, nil
 	}
 	var errs load.Errors
 	fail := func(field, format string, a ...any) {
 		errs.Add(&load.Error{Source: header.At(field), Object: header.Object(), Field: field, Msg: fmt.Sprintf(format, a...)})
+	}
+	for _, e := range fault.Validate(sc.Spec.Faults, 1+len(sc.Spec.Steps)) {
+		fail(e.Field, "%s", e.Msg)
+	}
+	if len(sc.Spec.Steps) == 0 {
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		return []State{first}, nil
 	}
 	if len(sc.Spec.Steps) > MaxSteps {
 		fail("spec.steps", "has %d steps; at most %d (docs/limits.md)", len(sc.Spec.Steps), MaxSteps)

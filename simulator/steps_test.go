@@ -213,3 +213,39 @@ spec:
 		checkCondition(t, out, "ColorPolicy/default/gp", "", engine.TypeProgrammed, map[bool]string{true: "True", false: "False"}[c.reason == engine.ReasonProgrammed], c.reason, "")
 	}
 }
+
+// TestStatesFaultErrors: a fault that is not valid (docs/faults.md) is
+// exit-2 input naming its field in the Scenario document, also in a
+// scenario without steps.
+func TestStatesFaultErrors(t *testing.T) {
+	withFaults := func(steps, faults string) string {
+		return strings.Replace(stepsHeader, "  steps:\n", steps+"  faults:\n"+faults, 1) + stepsObjects
+	}
+	oneStep := "  steps:\n" + policyStep("x", "p")
+	for _, c := range []struct {
+		name, steps, faults, want string
+	}{
+		{"kind", "", "  - {kind: crash, state: 0}\n", `spec.faults[0].kind: "crash" is not a kind of fault`},
+		{"state past the last", oneStep, "  - {kind: restart, state: 2}\n", "spec.faults[0].state: 2 is not a state of the case (0 to 1"},
+		{"no steps", "", "  - {kind: burst, state: 1}\n", "spec.faults[0].state: 1 is not a state"},
+		{"writes for burst", "", "  - {kind: burst, state: 0, afterWrites: 2}\n", "spec.faults[0].afterWrites: is for restart and apiserver faults only"},
+		{"writes over the limit", "", "  - {kind: restart, state: 0, afterWrites: 65}\n", "spec.faults[0].afterWrites: 65 is not between 0 and 64"},
+		{"delay", "", "  - {kind: delay, state: 0, maxDelay: 1m}\n", "spec.faults[0].maxDelay: 1m0s is not above 0 and at most 5s"},
+		{"delay not a duration", "", "  - {kind: delay, state: 0, maxDelay: soon}\n", `spec.faults[0].maxDelay: "soon" is not a duration`},
+		{"misop at creation", oneStep, "  - {kind: misop, state: 0, op: target-recreated}\n", "spec.faults[0].state: a misoperation is a step"},
+		{"misop op", oneStep, "  - {kind: misop, state: 1, op: oops}\n", `spec.faults[0].op: "oops" is not a misoperation`},
+		{"op for restart", "", "  - {kind: restart, state: 0, op: targetrefs-moved}\n", "spec.faults[0].op: is for misop faults only"},
+		{"too many", "", strings.Repeat("  - {kind: burst, state: 0}\n", 17), "spec.faults: has 17 faults; at most 16"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := statesOf(t, withFaults(c.steps, c.faults))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line ") {
+				t.Fatalf("error %v, want one containing %q and its line", err, c.want)
+			}
+		})
+	}
+	states, err := statesOf(t, withFaults(oneStep, "  - {kind: restart, state: 1, afterWrites: 2}\n  - {kind: delay, state: 0, seed: 7, maxDelay: 800ms}\n  - {kind: misop, state: 1, op: targetrefs-moved}\n"))
+	if err != nil || len(states) != 2 {
+		t.Fatalf("valid faults: %d states, %v", len(states), err)
+	}
+}

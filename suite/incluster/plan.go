@@ -24,6 +24,7 @@ import (
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/simulator/profile"
 	"github.com/gepcheck/gepcheck/simulator/topology"
@@ -92,6 +93,9 @@ type Plan struct {
 	// above are verified. A step's State is a plan of the objects after
 	// it, with the names of this one.
 	Steps []*Step
+	// Faults are the perturbations the case is run under (the scenario's
+	// spec.faults; docs/faults.md), of the case's plan only.
+	Faults []fault.Fault
 }
 
 // Step is one change of a plan's objects over time.
@@ -200,6 +204,7 @@ func PlanOf(l scenarios.Loaded, t Target) (*Plan, error) {
 			p.Name = n
 		}
 		p.Profiles = m.Scenario.Spec.Profiles
+		p.Faults = m.Scenario.Spec.Faults
 	}
 	p.Semantics = observe.Capabilities{Semantics: t.Semantics}.Claim()
 	p.Vocabulary = observe.Capabilities{Vocabulary: t.Vocabulary}.StatusVocabulary()
