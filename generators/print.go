@@ -3,8 +3,11 @@ package generators
 import (
 	"bytes"
 	"fmt"
-	"pgregory.net/rapid"
 	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/gepcheck/gepcheck/simulator/fault"
 )
 
 // PrintOptions say which scenario Print draws: what gepcheck gen takes.
@@ -19,6 +22,9 @@ type PrintOptions struct {
 	// Steps, when set, draws up to this many changes over time after the
 	// scenario (Cases; not with Generic).
 	Steps int
+	// Faults, when set, draws the perturbations of these kinds the case
+	// is run under in a cluster into its spec.faults (docs/faults.md).
+	Faults []fault.Kind
 }
 
 // Draw returns the scenario Print prints for o, as a value (without steps;

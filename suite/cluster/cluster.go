@@ -36,6 +36,11 @@ type Cluster struct {
 	// Stop releases the cluster: stops a local control plane; nil for
 	// clusters gepcheck did not start.
 	Stop func() error
+	// RestartAPIServer stops kube-apiserver and starts it again on the
+	// same etcd, port and certificates, returning once it serves (the
+	// apiserver fault, docs/faults.md); nil for clusters whose API
+	// server gepcheck does not run.
+	RestartAPIServer func(ctx context.Context) error
 }
 
 // FromKubeconfig connects to an existing cluster. An empty path means the

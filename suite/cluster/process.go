@@ -5,6 +5,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,8 +42,14 @@ func Start(name string, cmd *exec.Cmd, logPath string) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &Process{Name: name, Log: logPath, cmd: cmd, done: make(chan struct{})}
+	running.Lock()
+	running.procs[p] = true
+	running.Unlock()
 	go func() {
 		p.err = cmd.Wait()
+		running.Lock()
+		delete(running.procs, p)
+		running.Unlock()
 		// What it started does not outlive it.
 		_ = proc.KillGroup(cmd)
 		logFile.Close()
@@ -94,4 +103,33 @@ func FreePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// running are the processes started by Start that have not ended, for
+// Kill.
+var running = struct {
+	sync.Mutex
+	procs map[*Process]bool
+}{procs: map[*Process]bool{}}
+
+// Kill kills at once (SIGKILL, as a crash) every running process Start
+// started whose log is in dir or below it, and waits for each to end; it
+// returns how many it killed. An implementation's controller logs in the
+// directory Implementation.Start is given, so that the restart fault
+// (docs/faults.md) kills the whole controller, whatever its processes.
+func Kill(dir string) int {
+	dir = filepath.Clean(dir) + string(filepath.Separator)
+	running.Lock()
+	var victims []*Process
+	for p := range running.procs {
+		if strings.HasPrefix(filepath.Clean(p.Log), dir) {
+			victims = append(victims, p)
+		}
+	}
+	running.Unlock()
+	for _, p := range victims {
+		_ = proc.KillGroup(p.cmd)
+		<-p.done
+	}
+	return len(victims)
 }
