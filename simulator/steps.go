@@ -80,21 +80,12 @@ func States(docs []*load.Doc, sc *Scenario) ([]State, error) {
 	if sc != nil {
 		first.Expect = &sc.Spec.Expect
 	}
-	if sc == nil {
-		return []State{first}, nil
+	errs := faultErrors(header, sc)
+	if sc == nil || len(sc.Spec.Steps) == 0 {
+		return []State{first}, errs.Err()
 	}
-	var errs load.Errors
 	fail := func(field, format string, a ...any) {
 		errs.Add(&load.Error{Source: header.At(field), Object: header.Object(), Field: field, Msg: fmt.Sprintf(format, a...)})
-	}
-	for _, e := range fault.Validate(sc.Spec.Faults, 1+len(sc.Spec.Steps)) {
-		fail(e.Field, "%s", e.Msg)
-	}
-	if len(sc.Spec.Steps) == 0 {
-		if len(errs) > 0 {
-			return nil, errs
-		}
-		return []State{first}, nil
 	}
 	if len(sc.Spec.Steps) > MaxSteps {
 		fail("spec.steps", "has %d steps; at most %d (docs/limits.md)", len(sc.Spec.Steps), MaxSteps)
@@ -172,6 +163,19 @@ func States(docs []*load.Doc, sc *Scenario) ([]State, error) {
 		return nil, errs
 	}
 	return states, nil
+}
+
+// faultErrors are the errors of sc's spec.faults (fault.Validate), each
+// naming its field in the Scenario document header.
+func faultErrors(header *load.Doc, sc *Scenario) load.Errors {
+	var errs load.Errors
+	if sc == nil {
+		return nil
+	}
+	for _, e := range fault.Validate(sc.Spec.Faults, 1+len(sc.Spec.Steps)) {
+		errs.Add(&load.Error{Source: header.At(e.Field), Object: header.Object(), Field: e.Field, Msg: e.Msg})
+	}
+	return errs
 }
 
 // docRef is the ref of d's object (its namespace as written).

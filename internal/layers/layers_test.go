@@ -25,7 +25,7 @@ const module = "github.com/gepcheck/gepcheck/"
 // layers lists the packages, first layer first (docs/architecture.md). A
 // pattern ending in "/…" matches the directories below it.
 var layers = [][]string{
-	{"internal/buildinfo", "internal/cache", "internal/exitcode", "internal/gotool", "internal/jsonmap", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "internal/signals", "internal/watchdog", "kind-config", "simulator/crd", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
+	{"internal/buildinfo", "internal/cache", "internal/exitcode", "internal/gotool", "internal/jsonmap", "internal/markdown", "internal/outpath", "internal/proc", "internal/realtest", "internal/shell", "internal/signals", "internal/watchdog", "kind-config", "simulator/crd", "simulator/fault", "simulator/ref", "simulator/tree", "simulator/load", "simulator/kustomize", "suite/features"},
 	{"simulator/topology", "simulator/profile", "admission"},
 	{"simulator/engine", "admission/scenario", "admission/gen"},
 	{"simulator", "simulator/render", "admission/check"},
