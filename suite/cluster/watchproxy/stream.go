@@ -66,7 +66,7 @@ func (s *stream) stop() {
 	s.once.Do(func() {
 		close(s.done)
 		s.up.Close()
-		s.out.CloseWithError(io.ErrClosedPipe)
+		s.out.Close()
 		s.p.mu.Lock()
 		delete(s.p.streams, s)
 		s.p.mu.Unlock()
