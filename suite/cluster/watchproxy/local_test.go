@@ -57,21 +57,6 @@ func watchConfigMaps(t *testing.T, kube kubernetes.Interface, ns string) <-chan 
 	return out
 }
 
-func take(t *testing.T, from <-chan seen, n int, timeout time.Duration) []seen {
-	t.Helper()
-	var got []seen
-	deadline := time.After(timeout)
-	for len(got) < n {
-		select {
-		case s := <-from:
-			got = append(got, s)
-		case <-deadline:
-			t.Fatalf("%d events of %d after %s", len(got), n, timeout)
-		}
-	}
-	return got
-}
-
 func keys(ss []seen) []string {
 	var out []string
 	for _, s := range ss {
@@ -121,7 +106,7 @@ func TestLocalWatchProxy(t *testing.T) {
 		p.Delay(11, hold)
 		defer p.Release()
 		createConfigMaps(t, direct, "delay", 12, 30*time.Millisecond)
-		w, g := take(t, want, 12, 10*time.Second), take(t, got, 12, 10*time.Second)
+		w, g := collect(t, want, 12, 10*time.Second), collect(t, got, 12, 10*time.Second)
 		if !slices.Equal(keys(g), keys(w)) {
 			t.Fatalf("through the proxy %v, directly %v", keys(g), keys(w))
 		}
@@ -149,7 +134,7 @@ func TestLocalWatchProxy(t *testing.T) {
 		case <-time.After(500 * time.Millisecond):
 		}
 		p.Release()
-		if g := take(t, got, 3, 2*time.Second); !slices.Equal([]string{g[0].name, g[1].name, g[2].name}, []string{"cm-00", "cm-01", "cm-02"}) {
+		if g := collect(t, got, 3, 2*time.Second); !slices.Equal([]string{g[0].name, g[1].name, g[2].name}, []string{"cm-00", "cm-01", "cm-02"}) {
 			t.Errorf("released %v", keys(g))
 		}
 	})

@@ -159,9 +159,9 @@ func watch(t *testing.T, p *watchproxy.Proxy, path string) <-chan received {
 }
 
 // collect takes n events from events, failing after timeout.
-func collect(t *testing.T, events <-chan received, n int, timeout time.Duration) []received {
+func collect[E any](t *testing.T, events <-chan E, n int, timeout time.Duration) []E {
 	t.Helper()
-	var got []received
+	var got []E
 	deadline := time.After(timeout)
 	for len(got) < n {
 		select {
