@@ -412,3 +412,30 @@ func TestWritesCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestEndAfterHeld: a stream the API server ends while events are held
+// delivers them, in order, before it ends.
+func TestEndAfterHeld(t *testing.T) {
+	f := newFakeAPI(t)
+	p := start(t, f)
+	const path = "/api/v1/namespaces/f/configmaps"
+	send := f.stream(path)
+	events := watch(t, p, path)
+	p.Delay(3, time.Hour)
+	send <- "e0"
+	send <- "e1"
+	close(send)
+	time.Sleep(200 * time.Millisecond)
+	p.Release()
+	if got := collect(t, events, 2, 2*time.Second); !slices.Equal(names(got), []string{"e0", "e1"}) {
+		t.Errorf("got %v before the end", names(got))
+	}
+	select {
+	case ev, ok := <-events:
+		if ok {
+			t.Errorf("%s after the end", ev.name)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the stream did not end after its held events")
+	}
+}
