@@ -34,7 +34,7 @@ var layers = [][]string{
 	{"suite/observe"},
 	{"suite/compare", "suite/observe/observetest"},
 	{"suite/differential", "suite/cluster", "suite/statusrules", "suite/findings"},
-	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/incluster", "suite/input"},
+	{"suite/cluster/local", "suite/cluster/kind", "suite/cluster/providers", "suite/cluster/watchproxy", "suite/incluster", "suite/input"},
 	{"impl", "suite/cluster/local/localtest"},
 	{"impl/…", "suite/sidebyside"},
 	{"reports/report"},

@@ -128,8 +128,14 @@ func Kill(dir string) int {
 	}
 	running.Unlock()
 	for _, p := range victims {
-		_ = proc.KillGroup(p.cmd)
-		<-p.done
+		p.Kill()
 	}
 	return len(victims)
+}
+
+// Kill kills the process at once (SIGKILL to its group, as a crash) and
+// waits for it to end.
+func (p *Process) Kill() {
+	_ = proc.KillGroup(p.cmd)
+	<-p.done
 }

@@ -3,7 +3,8 @@
 // built from pinned Go modules (package tools), on free loopback ports,
 // with a bearer token, RBAC and service-account keys. There is no kubelet,
 // no scheduler and no controller-manager: nothing runs pods, and gepcheck
-// never needs it to.
+// never needs it to. Its kube-apiserver can be restarted on the same etcd
+// (Cluster.RestartAPIServer, the apiserver fault of docs/faults.md).
 package local
 
 import (
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -101,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 		return nil, err
 	}
 	certDir := filepath.Join(dir, "certs")
-	if err := cp.run("kube-apiserver", apiBin,
+	cp.apiBin, cp.apiArgs = apiBin, []string{
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(secure),
@@ -115,14 +117,17 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 		"--disable-admission-plugins", "ServiceAccount",
 		"--enable-priority-and-fairness=false",
 		"--v", "0",
-	); err != nil {
+	}
+	if err := cp.run("kube-apiserver", apiBin, cp.apiArgs...); err != nil {
 		return nil, err
 	}
+	cp.api = len(cp.procs) - 1
 
 	host := "https://127.0.0.1:" + strconv.Itoa(secure)
 	// No client-side rate limit: the control plane is gepcheck's own.
 	cfg := &rest.Config{Host: host, BearerToken: token, QPS: -1}
 	c := &cluster.Cluster{Name: "local", Config: cfg, Stop: cp.stop}
+	c.RestartAPIServer = func(ctx context.Context) error { return cp.restartAPIServer(ctx, c) }
 	if err := cp.ready(ctx, c, certDir); err != nil {
 		return nil, err
 	}
@@ -146,9 +151,16 @@ func Start(ctx context.Context, opts Options) (*cluster.Cluster, error) {
 }
 
 type controlPlane struct {
-	dir   string
-	keep  bool
-	procs []*cluster.Process
+	dir  string
+	keep bool
+	// apiBin and apiArgs start kube-apiserver, first and on restarts.
+	apiBin  string
+	apiArgs []string
+
+	mu       sync.Mutex
+	procs    []*cluster.Process
+	api      int // kube-apiserver's index in procs
+	restarts int
 }
 
 func (cp *controlPlane) run(name, bin string, args ...string) error {
@@ -156,12 +168,16 @@ func (cp *controlPlane) run(name, bin string, args ...string) error {
 	if err != nil {
 		return err
 	}
+	cp.mu.Lock()
 	cp.procs = append(cp.procs, p)
+	cp.mu.Unlock()
 	return nil
 }
 
 // exited reports a process that ended before it was stopped.
 func (cp *controlPlane) exited() error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	for _, p := range cp.procs {
 		if err := p.Exited(); err != nil {
 			return fmt.Errorf("local control plane: %w", err)
@@ -172,6 +188,8 @@ func (cp *controlPlane) exited() error {
 
 // stop terminates the processes, newest first, and removes the data.
 func (cp *controlPlane) stop() error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		cp.procs[i].Stop(cluster.Timeouts.ControllerStop)
 	}
@@ -215,16 +233,55 @@ func writeKubeconfig(path string, cfg *rest.Config) error {
 // ready waits up to cluster.Timeouts.Ready for kube-apiserver to write its
 // self-signed serving certificate (on start) and answer with it.
 func (cp *controlPlane) ready(ctx context.Context, c *cluster.Cluster, certDir string) error {
+	return cp.serving(ctx, func() bool {
+		ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt"))
+		if err != nil {
+			return false
+		}
+		c.Config.TLSClientConfig.CAData = ca
+		return c.Reachable(ctx, 2*time.Second) == nil
+	})
+}
+
+// restartAPIServer is the apiserver fault (docs/faults.md): it kills
+// kube-apiserver with SIGKILL, a crash as Sieve's restarts are (it keeps
+// nothing outside etcd, and SIGTERM's graceful shutdown would wait for
+// the controllers' requests in flight), and starts it again with the same
+// arguments: the same port, etcd and certificates (its --cert-dir keeps
+// the self-signed pair it wrote on its first start, which c trusts). It
+// returns once /readyz answers, within cluster.Timeouts.Ready. The new
+// process takes the old one's place, so that stop stops it.
+func (cp *controlPlane) restartAPIServer(ctx context.Context, c *cluster.Cluster) error {
+	cp.mu.Lock()
+	if cp.procs == nil {
+		cp.mu.Unlock()
+		return fmt.Errorf("local control plane: stopped, kube-apiserver not restarted")
+	}
+	cp.procs[cp.api].Kill()
+	cp.restarts++
+	log := filepath.Join(cp.dir, fmt.Sprintf("kube-apiserver.restart-%d.log", cp.restarts))
+	p, err := cluster.Start("kube-apiserver", exec.Command(cp.apiBin, cp.apiArgs...), log)
+	if err == nil {
+		cp.procs[cp.api] = p
+	}
+	cp.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("local control plane: restart: %w", err)
+	}
+	return cp.serving(ctx, func() bool { return c.Reachable(ctx, 2*time.Second) == nil })
+}
+
+// serving polls up until kube-apiserver answers, up to
+// cluster.Timeouts.Ready, failing at once when a process of the control
+// plane ended.
+func (cp *controlPlane) serving(ctx context.Context, up func() bool) error {
 	deadline := time.Now().Add(cluster.Timeouts.Ready)
 	for {
 		if err := cp.exited(); err != nil {
 			return err
 		}
-		if ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt")); err == nil {
-			c.Config.TLSClientConfig.CAData = ca
-			if c.Reachable(ctx, 2*time.Second) == nil {
-				return nil
-			}
+		if up() {
+			return nil
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("local control plane: kube-apiserver not ready after %s (logs in %s)", cluster.Timeouts.Ready, cp.dir)
