@@ -149,11 +149,14 @@ type Controller struct {
 	Limits load.Limits
 	CEL    engine.CELLimits
 	// Simulate, when set, computes a model instead of the reference
-	// engine (m.Run(sem, nil)): tests, and the hidden --mutant flag of
-	// gepcheck controller reference, put a deliberately broken engine here
-	// to show that a check catches it.
+	// engine (m.Run(sem, nil)): tests put a deliberately broken engine
+	// here to show that a check catches it.
 	Simulate func(m *simulator.Model, sem engine.Semantics) *simulator.Output
-	Log      func(string)
+	// Mutant plants a fault in how the controller reads, reconciles and
+	// writes (Mutants; the hidden --mutant flag of gepcheck controller
+	// reference): none when empty.
+	Mutant Mutant
+	Log    func(string)
 
 	// replaceConditions, set by tests only, makes a broken status writer
 	// that replaces a policy's conditions with its own instead of merging
@@ -180,6 +183,8 @@ type Controller struct {
 	read map[string]string
 	mu   sync.Mutex
 	last *Reconciled
+
+	mutant mutantState
 }
 
 // Reconciled is what one reconcile read of the watched kinds (each
@@ -228,12 +233,17 @@ func (c *Controller) Run(ctx context.Context) error {
 	for _, gvk := range watch {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(world))
+		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(c.events(world)))
 	}
 	// Several controllers may run in one process (tests).
 	b = b.WithOptions(controller.Options{SkipNameValidation: ptr.To(true)})
-	if err := b.Complete(reconcile.Func(c.reconcile)); err != nil {
+	if err := b.Complete(reconcile.Func(c.reconciler())); err != nil {
 		return err
+	}
+	if c.Mutant == Flap {
+		if err := mgr.Add(manager.RunnableFunc(c.flap)); err != nil {
+			return err
+		}
 	}
 	c.logf("gepcheck-reference serving %s (controllerName %s)", kindNames(c.policy), ControllerName)
 	return mgr.Start(ctx)
@@ -431,6 +441,7 @@ func (c *Controller) reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			g.objects = append(g.objects, &fields[i])
 		}
 	}
+	c.mutate(groups, groupOf) // nothing unless a Mutant is set
 	var errs []string
 	for _, key := range slices.Sorted(maps.Keys(groups)) {
 		if err := c.apply(ctx, groups[key]); err != nil {
@@ -651,6 +662,9 @@ func (c *Controller) load(g *group) (m *simulator.Model, rejected []rejection, e
 		raw := make([]map[string]any, len(objs))
 		for i, o := range objs {
 			raw[i] = cluster.SimulatorObject(o)
+			if c.Mutant != "" {
+				c.byArrival(raw[i], o)
+			}
 		}
 		m, err := simulator.FromObjects(raw, simulator.Options{Profiles: g.profiles, Limits: c.Limits, CEL: c.CEL, Vocabulary: c.Vocabulary})
 		if err == nil {

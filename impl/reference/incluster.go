@@ -24,10 +24,13 @@ import (
 
 // InCluster is gepcheck-reference in a cluster, as the runner sees it,
 // running the engine under Semantics (sticky-overrides when empty),
-// writing the status vocabulary Vocabulary (merged GEP-713's when empty).
+// writing the status vocabulary Vocabulary (merged GEP-713's when empty),
+// with the planted fault Mutant (none when empty; gepcheck's own tests,
+// docs/faults.md).
 type InCluster struct {
 	Semantics  engine.Semantics
 	Vocabulary engine.Vocabulary
+	Mutant     Mutant
 }
 
 // Name implements incluster.Implementation.
@@ -71,6 +74,9 @@ func (r InCluster) Start(_ context.Context, c *cluster.Cluster, logDir string, l
 	}
 	if r.Vocabulary != "" {
 		args = append(args, "--status-vocabulary", string(r.Vocabulary))
+	}
+	if r.Mutant != "" {
+		args = append(args, "--mutant", string(r.Mutant))
 	}
 	cmd := exec.Command(self, args...)
 	p, err := cluster.Start("gepcheck-reference", cmd, filepath.Join(logDir, "gepcheck-reference.log"))

@@ -89,6 +89,7 @@ func (plugin) Commands(stdout, _ io.Writer) map[string][]*cobra.Command {
 	var kubeconfig, kubeContext, semantics, vocabulary string
 	var profiles []string
 	var opts simulator.Options
+	var mutant MutantFlags
 	cmd := &cobra.Command{
 		Use:   "reference [--kubeconfig FILE] [--context NAME] [--profiles a,b]",
 		Short: "Run gepcheck-reference: the built-in profiles' policy kinds served by the reference engine",
@@ -104,6 +105,10 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			if err := opts.CheckLimits(); err != nil {
 				return exitcode.Input{Err: err}
 			}
+			m, err := mutant.Mutant()
+			if err != nil {
+				return err
+			}
 			c, err := cluster.FromKubeconfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err
@@ -118,7 +123,7 @@ is computed with the profiles it names. See docs/cluster.md.`,
 			if err != nil {
 				return exitcode.Input{Err: fmt.Errorf("--status-vocabulary: %w", err)}
 			}
-			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Vocabulary: voc, Limits: opts.Limits, CEL: opts.CEL, Log: func(s string) { fmt.Fprintln(stdout, s) }}
+			ctl := &Controller{Config: c.Config, Profiles: profiles, Semantics: sem, Vocabulary: voc, Limits: opts.Limits, CEL: opts.CEL, Mutant: m, Log: func(s string) { fmt.Fprintln(stdout, s) }}
 			return ctl.Run(ctx)
 		},
 	}
@@ -128,5 +133,6 @@ is computed with the profiles it names. See docs/cluster.md.`,
 	cmd.Flags().StringVar(&vocabulary, "status-vocabulary", string(engine.VocabularyMerged), "status vocabulary of the policy conditions written: merged (GEP-713 as merged: Accepted, Programmed) or draft (its draft: Accepted, Enforced) (docs/semantics.md)")
 	simulator.AddLimitFlags(cmd.Flags(), &opts)
 	cmd.Flags().StringSliceVar(&profiles, "profiles", nil, "built-in profiles served where a namespace names none (default: "+strings.Join(DefaultProfiles, ",")+")")
+	mutant.AddFlags(cmd.Flags())
 	return map[string][]*cobra.Command{"controller": {cmd}}
 }
