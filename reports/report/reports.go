@@ -44,6 +44,9 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 	fmt.Fprintf(w, "\n%-6s %-8s %s\n", "RESULT", "TIME", "SCENARIO")
 	for _, r := range s.Results {
 		fmt.Fprintf(w, "%-6s %7.1fs %s (%s)\n", r.Outcome, r.Duration.Seconds(), r.Plan.Name, r.Plan.File)
+		for _, l := range r.FaultLines() { // none for a case without faults
+			fmt.Fprintf(w, "               %s\n", l)
+		}
 		if r.Outcome == incluster.Pass {
 			continue
 		}
