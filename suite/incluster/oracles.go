@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -171,29 +169,19 @@ func notConvergent(ds []compare.Difference) []compare.Difference {
 func (r *Runner) removeOwnStatus(ctx context.Context, p *Plan) error {
 	own := r.Impl.ControllerName()
 	for _, u := range p.PolicyObjects() {
-		res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
-		if err != nil {
-			return err
-		}
-		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
+		err := r.updateStatus(ctx, u, func(got *unstructured.Unstructured) error {
 			unstructured.RemoveNestedField(got.Object, "status", "conditions")
-			if stored, ok, _ := unstructured.NestedSlice(got.Object, "status", "ancestors"); ok {
-				kept := []any{} // a list still: PolicyStatus.Ancestors is required
-				for _, e := range stored {
-					if em, _ := e.(map[string]any); em["controllerName"] != own {
-						kept = append(kept, e)
-					}
-				}
-				if err := unstructured.SetNestedSlice(got.Object, kept, "status", "ancestors"); err != nil {
-					return err
+			stored, ok, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+			if !ok {
+				return nil
+			}
+			kept := []any{} // a list still: PolicyStatus.Ancestors is required
+			for _, e := range stored {
+				if em, _ := e.(map[string]any); em["controllerName"] != own {
+					kept = append(kept, e)
 				}
 			}
-			_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
-			return err
+			return unstructured.SetNestedSlice(got.Object, kept, "status", "ancestors")
 		})
 		if err != nil {
 			return fmt.Errorf("remove the status of %s %s: %w", u.GetKind(), objName(u), err)

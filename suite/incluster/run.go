@@ -302,27 +302,34 @@ func (r *Runner) writeOthers(ctx context.Context, p *Plan, u *unstructured.Unstr
 	if len(p.Others) == 0 {
 		return nil
 	}
-	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
-	if err != nil {
-		return err
-	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
+	err := r.updateStatus(ctx, u, func(got *unstructured.Unstructured) error {
 		stored, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
-		ancestors := withOthers(p, stored, got.GetGeneration())
-		if err := unstructured.SetNestedSlice(got.Object, ancestors, "status", "ancestors"); err != nil {
-			return err
-		}
-		_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
-		return err
+		return unstructured.SetNestedSlice(got.Object, withOthers(p, stored, got.GetGeneration()), "status", "ancestors")
 	})
 	if err != nil {
 		return fmt.Errorf("write the status of another implementation on %s %s: %w", u.GetKind(), objName(u), err)
 	}
 	return nil
+}
+
+// updateStatus changes u's status as stored with change, as gepcheck:
+// read, change, update the status, again on a conflict.
+func (r *Runner) updateStatus(ctx context.Context, u *unstructured.Unstructured, change func(got *unstructured.Unstructured) error) error {
+	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+	if err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := change(got); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
+		return err
+	})
 }
 
 // withOthers is stored with the entries of the implementations of
