@@ -182,16 +182,7 @@ func Run(cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	runner := &Runner{Kube: k, Impl: im, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep, Quiet: cfg.Quiet}}
-	if ctl != nil {
-		runner.Controller = ctl
-	}
-	if faulted > 0 && cfg.Parallel != 1 {
-		// A restart is the whole controller's, and a burst must not
-		// share the API server with other cases' waves.
-		logf(fmt.Sprintf("%d of %d scenarios have faults (docs/faults.md): the scenarios run one at a time", faulted, len(plans)))
-		cfg.Parallel = 1
-	}
+	runner := newRunner(&cfg, k, run, ctl, faulted, len(plans), logf)
 	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
 	cleanup := cleanupOf(c, sel, cfg.Keep, logf)
 	defer cleanup()
@@ -245,6 +236,22 @@ func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, r
 		return nil, "", errors.New("no scenarios: pass files or directories, --random N or --musts")
 	}
 	return loaded, randomDir, nil
+}
+
+// newRunner is the run's Runner, with the controller under its control
+// when the run started it; a run with faulted plans (of plans) runs them
+// one at a time: a restart is the whole controller's, and a burst must
+// not share the API server with other cases' waves.
+func newRunner(cfg *Config, k *cluster.Kube, run string, ctl *Local, faulted, plans int, logf func(string)) *Runner {
+	r := &Runner{Kube: k, Impl: cfg.Impl, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep, Quiet: cfg.Quiet}}
+	if ctl != nil {
+		r.Controller = ctl
+	}
+	if faulted > 0 && cfg.Parallel != 1 {
+		logf(fmt.Sprintf("%d of %d scenarios have faults (docs/faults.md): the scenarios run one at a time", faulted, plans))
+		cfg.Parallel = 1
+	}
+	return r
 }
 
 // withFaults counts the plans with faults (Plan.Faults).

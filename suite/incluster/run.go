@@ -662,20 +662,8 @@ func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
-	gone := slices.Clone(st.Delete)
-	for _, e := range prev.Endpoints {
-		if !slices.ContainsFunc(next.Endpoints, func(u *unstructured.Unstructured) bool { return sameObject(u, e) }) {
-			gone = append(gone, e)
-		}
-	}
-	for _, u := range gone {
-		if err := r.deleteAndWait(ctx, u); err != nil {
-			a.Err = fmt.Errorf("%s: delete %s %s: %w", label, u.GetKind(), objName(u), err)
-			return a
-		}
-		if a.Err = pt.afterObject(ctx); a.Err != nil {
-			return a
-		}
+	if a.Err = r.deleteGone(ctx, prev, st, label, pt); a.Err != nil {
+		return a
 	}
 	var created []*unstructured.Unstructured
 	for _, u := range next.NamespaceObjects {
@@ -683,12 +671,7 @@ func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label stri
 			created = append(created, u)
 		}
 	}
-	newPolicy := false
-	for _, u := range st.Apply {
-		if policyKinds()[u.GroupVersionKind().Group+"/"+u.GetKind()] && !slices.ContainsFunc(prev.PolicyObjects(), func(o *unstructured.Unstructured) bool { return sameObject(u, o) }) {
-			newPolicy = true
-		}
-	}
+	newPolicy := addsPolicy(prev, st)
 	for wi, wave := range [][]*unstructured.Unstructured{created, next.Endpoints, pt.tiedApply(st.Apply)} {
 		if wi == 2 && newPolicy && !pt.burst() {
 			// Every object before was created in an earlier second.
@@ -724,6 +707,33 @@ func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label stri
 		a.Err = fmt.Errorf("%s: %w", label, a.Err)
 	}
 	return a
+}
+
+// addsPolicy says whether step st creates a policy prev does not have.
+func addsPolicy(prev *Plan, st *Step) bool {
+	return slices.ContainsFunc(st.Apply, func(u *unstructured.Unstructured) bool {
+		return isPolicy(u) && !slices.ContainsFunc(prev.PolicyObjects(), func(o *unstructured.Unstructured) bool { return sameObject(u, o) })
+	})
+}
+
+// deleteGone deletes what step st deletes from prev, and the
+// EndpointSlices its state no longer has, each awaited.
+func (r *Runner) deleteGone(ctx context.Context, prev *Plan, st *Step, label string, pt *perturbing) error {
+	gone := slices.Clone(st.Delete)
+	for _, e := range prev.Endpoints {
+		if !slices.ContainsFunc(st.State.Endpoints, func(u *unstructured.Unstructured) bool { return sameObject(u, e) }) {
+			gone = append(gone, e)
+		}
+	}
+	for _, u := range gone {
+		if err := r.deleteAndWait(ctx, u); err != nil {
+			return fmt.Errorf("%s: delete %s %s: %w", label, u.GetKind(), objName(u), err)
+		}
+		if err := pt.afterObject(ctx); err != nil {
+			return fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	return nil
 }
 
 // deleteAndWait deletes u and waits until it is gone (finalizers run), so
