@@ -114,7 +114,8 @@ func TestLocalFaults(t *testing.T) {
 	run := func(p *incluster.Plan, i int) incluster.Result {
 		start := time.Now()
 		res := r.Verify(ctx, r.Apply(ctx, p, 0))
-		t.Logf("%s: %s in %s: %s %q %q %q", p.Name, res.Outcome, time.Since(start).Round(100*time.Millisecond), res.Reason, compare.Strings(res.Diff), res.FaultLines(), res.Notes)
+		t.Logf("%s: %s in %s: %s %q; faults %v, oracles %v, %d restarts, quiet period %d writes and %d flips; %q", p.Name, res.Outcome, time.Since(start).Round(100*time.Millisecond),
+			res.Reason, compare.Strings(res.Diff), res.Faults, res.Oracles, res.Restarts, res.QuietWrites, res.Flips, res.Notes)
 		if err := r.Delete(ctx, p, i); err != nil {
 			t.Error(err)
 		}

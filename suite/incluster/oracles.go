@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -188,25 +187,4 @@ func (r *Runner) removeOwnStatus(ctx context.Context, p *Plan) error {
 		}
 	}
 	return nil
-}
-
-// FaultLines say what the faults and oracles of a faulted case did, for
-// the report: nothing for a case without faults.
-func (r Result) FaultLines() []string {
-	if len(r.Faults) == 0 && len(r.Oracles) == 0 {
-		return nil
-	}
-	var made []string
-	for _, f := range r.Faults {
-		made = append(made, f.String())
-	}
-	lines := []string{"faults: " + strings.Join(made, "; ")}
-	if len(r.Oracles) > 0 {
-		var ran []string
-		for _, o := range r.Oracles {
-			ran = append(ran, fmt.Sprintf("%s (%d compared)", o.Name, o.Compared))
-		}
-		lines = append(lines, fmt.Sprintf("oracles: %s; quiet period: %d status writes, %d flipping; %d controller restarts", strings.Join(ran, ", "), r.QuietWrites, r.Flips, r.Restarts))
-	}
-	return lines
 }

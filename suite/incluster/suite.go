@@ -78,9 +78,6 @@ func (s *Suite) Run(description string) (bool, error) {
 				for _, n := range res.Notes {
 					ginkgo.GinkgoWriter.Println("note:", n)
 				}
-				for _, l := range res.FaultLines() {
-					ginkgo.GinkgoWriter.Println(l)
-				}
 				switch res.Outcome {
 				case Skip:
 					ginkgo.Skip(res.Reason)
