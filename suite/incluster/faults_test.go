@@ -3,6 +3,7 @@ package incluster
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -193,4 +194,39 @@ func TestNotConvergent(t *testing.T) {
 	if s := compare.Strings(got); !slices.Equal(s, want) {
 		t.Errorf("got %q, want %q", s, want)
 	}
+}
+
+// noProcess is an implementation whose start starts no process.
+type noProcess struct{ Implementation }
+
+func (noProcess) Name() string { return "none" }
+func (noProcess) Start(context.Context, *cluster.Cluster, string, func(string)) (func(), error) {
+	return func() {}, nil
+}
+
+// Local's kill that kills no process is an error, not a silent pass; its
+// later starts log beside the first (docs/faults.md, restart).
+func TestKillOfNothing(t *testing.T) {
+	l, err := StartLocal(context.Background(), &cluster.Cluster{}, noProcess{}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, d := range l.Logs() {
+			os.RemoveAll(d)
+		}
+	}()
+	if err := l.Kill(); err == nil || !strings.Contains(err.Error(), "killed no process") {
+		t.Errorf("Kill: %v, want an error", err)
+	}
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if logs := l.Logs(); len(logs) != 2 || logs[1] != logs[0]+"-start-2" || l.Starts() != 2 {
+		t.Errorf("logs %q after two starts", logs)
+	}
+	if err := l.Start(context.Background()); err == nil {
+		t.Error("a second start of a running controller was not refused")
+	}
+	l.Stop()
 }
