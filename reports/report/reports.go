@@ -44,6 +44,9 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 	fmt.Fprintf(w, "\n%-6s %-8s %s\n", "RESULT", "TIME", "SCENARIO")
 	for _, r := range s.Results {
 		fmt.Fprintf(w, "%-6s %7.1fs %s (%s)\n", r.Outcome, r.Duration.Seconds(), r.Plan.Name, r.Plan.File)
+		for _, l := range faultLines(r) { // none for a case without faults
+			fmt.Fprintf(w, "               %s\n", l)
+		}
 		if r.Outcome == incluster.Pass {
 			continue
 		}
@@ -141,4 +144,25 @@ func Property(w io.Writer, out suite.Outcome, checks int, outDir string) bool {
 	}
 	fmt.Fprintf(w, "      replay:         %s\n", suite.ReplayCommand(out))
 	return false
+}
+
+// faultLines say what the faults and oracles of a faulted case did
+// (docs/faults.md): nothing for a case without faults.
+func faultLines(r incluster.Result) []string {
+	if len(r.Faults) == 0 && len(r.Oracles) == 0 {
+		return nil
+	}
+	var made []string
+	for _, f := range r.Faults {
+		made = append(made, f.String())
+	}
+	lines := []string{"faults: " + strings.Join(made, "; ")}
+	if len(r.Oracles) > 0 {
+		var ran []string
+		for _, o := range r.Oracles {
+			ran = append(ran, fmt.Sprintf("%s (%d compared)", o.Name, o.Compared))
+		}
+		lines = append(lines, fmt.Sprintf("oracles: %s; quiet period: %d status writes, %d flipping; %d controller restarts", strings.Join(ran, ", "), r.QuietWrites, r.Flips, r.Restarts))
+	}
+	return lines
 }

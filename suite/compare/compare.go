@@ -40,6 +40,21 @@ const (
 	// its conditions say (statusrules.Rules); Condition names the
 	// rule, Got what breaks it.
 	StatusRule Kind = "status-rule"
+	// Flapping: a condition the implementation flipped (its status or
+	// reason changed, even if it changed back) during the quiet period
+	// after a faulted case's last change (docs/faults.md, stability): Ref
+	// is the object (and ancestor entry), Condition the type, Want the
+	// condition before the write and Got after, as "Status/Reason".
+	Flapping Kind = "flapping"
+	// NotConvergent: a condition or an effective setting that differs
+	// once the controller is restarted on a faulted case's final objects
+	// (docs/faults.md, convergence): status that depends on the history.
+	// Ref, Condition and Path are the compared difference's, Want what the
+	// implementation showed before the restart and Got after it.
+	NotConvergent Kind = "not-convergent"
+	// HistoryDependent: the same final objects reached by two histories
+	// give different status (docs/faults.md, history independence).
+	HistoryDependent Kind = "history-dependent"
 )
 
 // StoredValues prefixes the kind (Kinds) of an effective setting that
@@ -88,6 +103,9 @@ func (d Difference) Key() string {
 		return string(d.Kind) + " " + pathKey(d.Path)
 	case Error:
 		return string(d.Kind)
+	}
+	if d.Path != nil {
+		return string(d.Kind) + " " + pathKey(d.Path)
 	}
 	return string(d.Kind) + " " + d.Ref + " " + d.Condition
 }
@@ -397,8 +415,23 @@ func (d Difference) text() string {
 			line += " (reference: " + shorten(d.WantMessage) + ")"
 		}
 		return line
+	case Flapping:
+		return fmt.Sprintf("flapping: %s %s flipped from %s to %s during the quiet period", d.Ref, d.Condition, orNone(d.Want), orNone(d.Got))
+	case NotConvergent, HistoryDependent:
+		if d.Path != nil {
+			return fmt.Sprintf("%s: path %s: %s, then %s", d.Kind, pathKey(d.Path), specText(d.Want), specText(d.Got))
+		}
+		return fmt.Sprintf("%s: %s %s: %s, then %s", d.Kind, d.Ref, d.Condition, orNone(d.Want), orNone(d.Got))
 	}
 	return fmt.Sprintf("%s: want %v, got %v", d.Kind, d.Want, d.Got)
+}
+
+// orNone prints a condition's "Status/Reason", or that there is none.
+func orNone(v any) string {
+	if s := fmt.Sprint(v); v != nil && s != "" {
+		return s
+	}
+	return "no such condition"
 }
 
 // shorten keeps a message to one short line.
@@ -437,7 +470,8 @@ func Strings(ds []Difference) []string {
 // finding of each: "conflicted" (a policy condition where either side says
 // Conflicted), "extra-condition" (a policy condition the reference does
 // not write), "condition" (any other policy condition),
-// "target-condition", "error", and for effective settings one per spec
+// "target-condition", "error", "flapping", "not-convergent",
+// "history-dependent" (docs/faults.md), and for effective settings one per spec
 // field that differs: "effective-setting-retry" where a path's value
 // differs, "stored-values-retry" where the implementation's value is the
 // one the reference gives for the policies as written and not the one it
@@ -459,7 +493,7 @@ func Kinds(ds []Difference) []string {
 			default:
 				kinds["condition"] = true
 			}
-		case TargetCondition, Error:
+		case TargetCondition, Error, Flapping, NotConvergent, HistoryDependent:
 			kinds[string(d.Kind)] = true
 		case StatusRule:
 			kinds["status-rule-"+d.Condition] = true

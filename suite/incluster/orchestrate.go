@@ -18,6 +18,7 @@ import (
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -69,6 +70,11 @@ type Config struct {
 	// Musts, when set, also judges the MUST checks (Runner.Musts) once
 	// the scenarios have run; Files may then be empty.
 	Musts bool
+	// Faults are the kinds of perturbation the random cases are drawn
+	// with (run --faults; generators.PrintOptions.Faults; docs/faults.md).
+	Faults []fault.Kind
+	// Quiet is the quiet period of the stability oracle (Options.Quiet).
+	Quiet time.Duration
 }
 
 // Summary is a finished run.
@@ -159,9 +165,15 @@ func Run(cfg Config) (*Summary, error) {
 	if randomDir != "" {
 		defer keepUnlessOK(&ok, randomDir, "the random cases are kept in "+randomDir+" (gepcheck run --cluster … FILE replays one)", logf)
 	}
+	faulted := withFaults(plans)
+	// The watch proxy (suite/cluster/watchproxy) goes here when a plan has
+	// a delay fault: started on c, the controller started against its
+	// Cluster(), and set as runner.Watches; closed at the end. Wired at
+	// merge; until then a delay case is skipped (Runner.Watches nil).
+	var ctl *Local
 	if cfg.StartController {
-		stop, err := startController(ctx, c, im, &ok, logf)
-		if err != nil {
+		var stop func()
+		if ctl, stop, err = startController(ctx, c, im, &ok, logf); err != nil {
 			return nil, err
 		}
 		defer stop()
@@ -170,7 +182,7 @@ func Run(cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	runner := &Runner{Kube: k, Impl: im, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep}}
+	runner := newRunner(&cfg, k, run, ctl, faulted, len(plans), logf)
 	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
 	cleanup := cleanupOf(c, sel, cfg.Keep, logf)
 	defer cleanup()
@@ -226,6 +238,33 @@ func scenarioPaths(cfg *Config, logf func(string)) (loaded []scenarios.Loaded, r
 	return loaded, randomDir, nil
 }
 
+// newRunner is the run's Runner, with the controller under its control
+// when the run started it; a run with faulted plans (of plans) runs them
+// one at a time: a restart is the whole controller's, and a burst must
+// not share the API server with other cases' waves.
+func newRunner(cfg *Config, k *cluster.Kube, run string, ctl *Local, faulted, plans int, logf func(string)) *Runner {
+	r := &Runner{Kube: k, Impl: cfg.Impl, Run: run, Opts: Options{StepTimeout: cfg.StepTimeout, Keep: cfg.Keep, Quiet: cfg.Quiet}}
+	if ctl != nil {
+		r.Controller = ctl
+	}
+	if faulted > 0 && cfg.Parallel != 1 {
+		logf(fmt.Sprintf("%d of %d scenarios have faults (docs/faults.md): the scenarios run one at a time", faulted, plans))
+		cfg.Parallel = 1
+	}
+	return r
+}
+
+// withFaults counts the plans with faults (Plan.Faults).
+func withFaults(plans []*Plan) int {
+	n := 0
+	for _, p := range plans {
+		if len(p.Faults) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // plansOf plans every scenario file for the run; an error names every
 // file that cannot be planned. The run's random cases (Loaded.Random)
 // are marked Random, with their seeds.
@@ -268,24 +307,35 @@ func keepUnlessOK(ok *bool, dir, kept string, logf func(string)) {
 	}
 }
 
-// startController starts the implementation's controller with its log in
-// a directory of its own; stop stops it and removes the log unless the run
-// did not pass.
-func startController(ctx context.Context, c *cluster.Cluster, im Implementation, ok *bool, logf func(string)) (stop func(), err error) {
-	logDir, err := os.MkdirTemp("", "gepcheck-controller-")
-	if err != nil {
-		return nil, err
+// startController starts the implementation's controller under the
+// runner's control (Local); stop stops it and removes its logs unless the
+// run did not pass.
+func startController(ctx context.Context, c *cluster.Cluster, im Implementation, ok *bool, logf func(string)) (ctl *Local, stop func(), err error) {
+	ctl, err = StartLocal(ctx, c, im, logf)
+	stop = func() {
+		ctl.Stop()
+		keepLogsUnlessOK(ok, ctl.Logs(), logf)
 	}
-	kept := "the controller's log is kept in " + logDir
-	stopIm, err := im.Start(ctx, c, logDir, logf)
 	if err != nil {
-		keepUnlessOK(ok, logDir, kept, logf)
-		return nil, err
+		stop()
+		return nil, nil, err
 	}
-	return func() {
-		stopIm()
-		keepUnlessOK(ok, logDir, kept, logf)
-	}, nil
+	return ctl, stop, nil
+}
+
+// keepLogsUnlessOK removes the controller's log directories when the run
+// passed, and says where they are kept otherwise.
+func keepLogsUnlessOK(ok *bool, dirs []string, logf func(string)) {
+	if len(dirs) == 0 {
+		return
+	}
+	if !*ok {
+		logf(logsKept(dirs))
+		return
+	}
+	for _, d := range dirs {
+		os.RemoveAll(d)
+	}
 }
 
 // cleanupOf removes the run's objects, selected by label, unless --keep.
@@ -426,7 +476,7 @@ func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, er
 	var drawn []scenarios.Loaded
 	for _, i := range cfg.Shard.Indices(cfg.Random) {
 		seed := cfg.Seed + int64(i)
-		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps})
+		data, err := generators.Print(generators.PrintOptions{Seed: int(seed), Profile: prof, Steps: cfg.RandomSteps, Faults: cfg.Faults})
 		if err != nil {
 			return nil, "", exitcode.Input{Err: fmt.Errorf("--random-profile %s: %w", prof, err)}
 		}
@@ -444,6 +494,9 @@ func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, er
 	steps := ""
 	if cfg.RandomSteps > 0 {
 		steps = fmt.Sprintf(" --steps %d", cfg.RandomSteps)
+	}
+	if len(cfg.Faults) > 0 {
+		steps += " --faults " + strings.Join(kindNames(cfg.Faults), ",")
 	}
 	shard := ""
 	if cfg.Shard.N > 0 {

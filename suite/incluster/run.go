@@ -19,6 +19,7 @@ import (
 
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
@@ -76,7 +77,13 @@ type Options struct {
 	Settle time.Duration
 	// Keep leaves each scenario's objects in the cluster.
 	Keep bool
+	// Quiet is the quiet period of the stability oracle after a faulted
+	// case's last state (docs/faults.md); DefaultQuiet when 0.
+	Quiet time.Duration
 }
+
+// DefaultQuiet is the stability oracle's quiet period by default.
+const DefaultQuiet = 3 * time.Second
 
 // Runner runs plans against one implementation in one cluster.
 type Runner struct {
@@ -84,6 +91,13 @@ type Runner struct {
 	Impl Implementation
 	Run  string
 	Opts Options
+	// Controller is the implementation's controller when the run started
+	// it (restart faults and the convergence oracle; nil: a restart
+	// fault's case is skipped, and convergence is not judged).
+	Controller Controller
+	// Watches delays the controller's watch events (delay faults; nil: a
+	// delay fault's case is skipped).
+	Watches Watches
 
 	// sawStatus: the implementation has given some policy of this run
 	// status for its generation, so it is running; from then on a policy
@@ -126,6 +140,31 @@ type Result struct {
 	// does with the same case (Replay): whose the difference is.
 	Offline  string
 	Duration time.Duration
+
+	// Faults are the perturbations made while the case was applied
+	// (docs/faults.md), in the order made; nil for a case without.
+	Faults []fault.Fault
+	// Restarts counts the controller's restarts the case made (its
+	// faults' and the convergence oracle's).
+	Restarts int
+	// QuietWrites counts the status writes during the stability oracle's
+	// quiet period that flipped no condition, Flips those that did.
+	QuietWrites, Flips int
+	// Oracles are the fault oracles run on the case, and what each
+	// compared.
+	Oracles []Oracle
+
+	// unsettled: the step's time ran out with the status still changing
+	// (timedOut), which the stability oracle judges for a faulted case.
+	unsettled bool
+}
+
+// Oracle is a fault oracle run on a case (docs/faults.md): its name
+// (stability, convergence, history) and how many things it compared
+// (objects watched, conditions and paths observed).
+type Oracle struct {
+	Name     string
+	Compared int
 }
 
 // Applied is a plan applied to the cluster: the objects as stored.
@@ -138,6 +177,15 @@ type Applied struct {
 	// objects as first created).
 	Case  *Plan
 	State int
+	// Skip, when set, says why the state's faults cannot be made in this
+	// run: the case is skipped.
+	Skip string
+	// Faults are the faults made while the state was applied, Restarts
+	// the controller's restarts among them; Delayed says the watches are
+	// delayed until the state is verified (Watches.Release).
+	Faults   []fault.Fault
+	Restarts int
+	Delayed  bool
 }
 
 // Label names the state the result is of, for a case with steps: "step N
@@ -153,27 +201,33 @@ func (r Result) Label() string {
 // after, step i on the objects of state i-1, which must be applied
 // (applyStep). The objects of the state are read back as stored.
 func (r *Runner) Apply(ctx context.Context, p *Plan, i int) *Applied {
-	if i == 0 {
-		return r.create(ctx, p)
+	if fs := fault.At(p.Faults, i); len(fs) > 0 {
+		return r.applyPerturbed(ctx, p, i, fs)
 	}
-	a := r.applyStep(ctx, p.State(i-1), p.Steps[i-1], p.StateLabel(i))
+	if i == 0 {
+		return r.create(ctx, p, nil)
+	}
+	a := r.applyStep(ctx, p.State(i-1), p.Steps[i-1], p.StateLabel(i), nil)
 	a.Case, a.State = p, i
 	return a
 }
 
 // create creates the plan's objects with server-side apply, group by group,
 // waiting for the next second between groups of policies, and reads them
-// back as stored.
-func (r *Runner) create(ctx context.Context, p *Plan) *Applied {
+// back as stored; under faults (pt, nil for none) as they say.
+func (r *Runner) create(ctx context.Context, p *Plan, pt *perturbing) *Applied {
 	a := &Applied{Plan: p, Case: p}
+	if pt != nil {
+		pt.a = a
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	var lastCreated time.Time
 	// Namespaces, then every other object (with the EndpointSlices), then
 	// the policies wave by wave.
-	waves := slices.Concat([][]*unstructured.Unstructured{p.NamespaceObjects, slices.Concat(p.Objects, p.Endpoints)}, p.PolicyWaves)
+	waves := slices.Concat([][]*unstructured.Unstructured{p.NamespaceObjects, slices.Concat(p.Objects, p.Endpoints)}, pt.tiedWaves(p.PolicyWaves))
 	for wi, wave := range waves {
-		if wi >= 2 && len(wave) > 0 {
+		if wi >= 2 && len(wave) > 0 && !pt.burst() {
 			// GEP-713 Conflict resolution rule 2 orders by
 			// creationTimestamp, which the API server sets to the second:
 			// a wave is created after the previous wave's second, and
@@ -208,11 +262,19 @@ func (r *Runner) create(ctx context.Context, p *Plan) *Applied {
 					return a
 				}
 			}
+			if a.Err = pt.afterObject(ctx); a.Err != nil {
+				return a
+			}
 		}
+	}
+	if a.Err = pt.finish(ctx); a.Err != nil {
+		return a
 	}
 	// Read back, as stored: real creationTimestamps, defaults applied.
 	if a.Stored, a.Err = r.readBack(ctx, p); a.Err == nil {
-		a.Notes = orderNotes(p, a.Stored)
+		if _, tied := pt.ties(); !tied {
+			a.Notes = append(a.Notes, orderNotes(p, a.Stored)...)
+		}
 	}
 	return a
 }
@@ -240,27 +302,34 @@ func (r *Runner) writeOthers(ctx context.Context, p *Plan, u *unstructured.Unstr
 	if len(p.Others) == 0 {
 		return nil
 	}
-	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
-	if err != nil {
-		return err
-	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
+	err := r.updateStatus(ctx, u, func(got *unstructured.Unstructured) error {
 		stored, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
-		ancestors := withOthers(p, stored, got.GetGeneration())
-		if err := unstructured.SetNestedSlice(got.Object, ancestors, "status", "ancestors"); err != nil {
-			return err
-		}
-		_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
-		return err
+		return unstructured.SetNestedSlice(got.Object, withOthers(p, stored, got.GetGeneration()), "status", "ancestors")
 	})
 	if err != nil {
 		return fmt.Errorf("write the status of another implementation on %s %s: %w", u.GetKind(), objName(u), err)
 	}
 	return nil
+}
+
+// updateStatus changes u's status as stored with change, as gepcheck:
+// read, change, update the status, again on a conflict.
+func (r *Runner) updateStatus(ctx context.Context, u *unstructured.Unstructured, change func(got *unstructured.Unstructured) error) error {
+	res, err := r.Kube.Resource(u.GroupVersionKind(), u.GetNamespace())
+	if err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := res.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := change(got); err != nil {
+			return err
+		}
+		_, err = res.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: cluster.ManagedBy})
+		return err
+	})
 }
 
 // withOthers is stored with the entries of the implementations of
@@ -464,6 +533,22 @@ func (r *Runner) Delete(ctx context.Context, p *Plan, index int) error {
 	return cluster.DeleteLabelled(ctx, r.Kube.Cluster, sel, false)
 }
 
+// settle is how long an observation must hold still (Options.Settle).
+func (r *Runner) settle() time.Duration {
+	if r.Opts.Settle > 0 {
+		return r.Opts.Settle
+	}
+	return cluster.Timeouts.Settle
+}
+
+// quiet is the stability oracle's quiet period (Options.Quiet).
+func (r *Runner) quiet() time.Duration {
+	if r.Opts.Quiet > 0 {
+		return r.Opts.Quiet
+	}
+	return DefaultQuiet
+}
+
 func (r *Runner) timeout() time.Duration {
 	if r.Opts.StepTimeout > 0 {
 		return r.Opts.StepTimeout
@@ -569,22 +654,16 @@ func (pl *Pipeline) Applied(ctx context.Context, i int) *Applied {
 // it applies; a policy it creates is created in a later second than every
 // object before it (GEP-713, Conflict resolution rule 2). The objects of
 // the new state are read back as stored.
-func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label string) *Applied {
+func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label string, pt *perturbing) *Applied {
 	next := st.State
 	a := &Applied{Plan: next}
+	if pt != nil {
+		pt.a = a
+	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
-	gone := slices.Clone(st.Delete)
-	for _, e := range prev.Endpoints {
-		if !slices.ContainsFunc(next.Endpoints, func(u *unstructured.Unstructured) bool { return sameObject(u, e) }) {
-			gone = append(gone, e)
-		}
-	}
-	for _, u := range gone {
-		if err := r.deleteAndWait(ctx, u); err != nil {
-			a.Err = fmt.Errorf("%s: delete %s %s: %w", label, u.GetKind(), objName(u), err)
-			return a
-		}
+	if a.Err = r.deleteGone(ctx, prev, st, label, pt); a.Err != nil {
+		return a
 	}
 	var created []*unstructured.Unstructured
 	for _, u := range next.NamespaceObjects {
@@ -592,14 +671,9 @@ func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label stri
 			created = append(created, u)
 		}
 	}
-	newPolicy := false
-	for _, u := range st.Apply {
-		if policyKinds()[u.GroupVersionKind().Group+"/"+u.GetKind()] && !slices.ContainsFunc(prev.PolicyObjects(), func(o *unstructured.Unstructured) bool { return sameObject(u, o) }) {
-			newPolicy = true
-		}
-	}
-	for wi, wave := range [][]*unstructured.Unstructured{created, next.Endpoints, st.Apply} {
-		if wi == 2 && newPolicy {
+	newPolicy := addsPolicy(prev, st)
+	for wi, wave := range [][]*unstructured.Unstructured{created, next.Endpoints, pt.tiedApply(st.Apply)} {
+		if wi == 2 && newPolicy && !pt.burst() {
 			// Every object before was created in an earlier second.
 			select {
 			case <-time.After(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond))):
@@ -619,12 +693,47 @@ func (r *Runner) applyStep(ctx context.Context, prev *Plan, st *Step, label stri
 					return a
 				}
 			}
+			if err := pt.afterObject(ctx); err != nil {
+				a.Err = fmt.Errorf("%s: %w", label, err)
+				return a
+			}
 		}
+	}
+	if err := pt.finish(ctx); err != nil {
+		a.Err = fmt.Errorf("%s: %w", label, err)
+		return a
 	}
 	if a.Stored, a.Err = r.readBack(ctx, next); a.Err != nil {
 		a.Err = fmt.Errorf("%s: %w", label, a.Err)
 	}
 	return a
+}
+
+// addsPolicy says whether step st creates a policy prev does not have.
+func addsPolicy(prev *Plan, st *Step) bool {
+	return slices.ContainsFunc(st.Apply, func(u *unstructured.Unstructured) bool {
+		return isPolicy(u) && !slices.ContainsFunc(prev.PolicyObjects(), func(o *unstructured.Unstructured) bool { return sameObject(u, o) })
+	})
+}
+
+// deleteGone deletes what step st deletes from prev, and the
+// EndpointSlices its state no longer has, each awaited.
+func (r *Runner) deleteGone(ctx context.Context, prev *Plan, st *Step, label string, pt *perturbing) error {
+	gone := slices.Clone(st.Delete)
+	for _, e := range prev.Endpoints {
+		if !slices.ContainsFunc(st.State.Endpoints, func(u *unstructured.Unstructured) bool { return sameObject(u, e) }) {
+			gone = append(gone, e)
+		}
+	}
+	for _, u := range gone {
+		if err := r.deleteAndWait(ctx, u); err != nil {
+			return fmt.Errorf("%s: delete %s %s: %w", label, u.GetKind(), objName(u), err)
+		}
+		if err := pt.afterObject(ctx); err != nil {
+			return fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	return nil
 }
 
 // deleteAndWait deletes u and waits until it is gone (finalizers run), so

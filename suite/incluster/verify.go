@@ -17,11 +17,30 @@ import (
 // Verify verifies state a.State of a case, applied, then, while it
 // passes, each later state, applied one after the other (Apply): the
 // result is that of the first state that did not pass, or of the last. A
-// case without steps has one state.
+// case without steps has one state. A case with faults (Plan.Faults) is
+// judged by the fault oracles too, once its last state is verified
+// (judgeFaulted; docs/faults.md).
 func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
-	res := r.verifyState(ctx, a)
+	res := r.verifyApplied(ctx, a)
+	faults, restarts := a.Faults, a.Restarts
 	for i := a.State + 1; i <= len(a.Case.Steps) && res.Outcome == Pass; i++ {
-		res = r.verifyState(ctx, r.Apply(ctx, a.Case, i))
+		a = r.Apply(ctx, a.Case, i)
+		res = r.verifyApplied(ctx, a)
+		faults, restarts = append(faults, a.Faults...), restarts+a.Restarts
+	}
+	if len(a.Case.Faults) == 0 {
+		return res
+	}
+	res.Faults, res.Restarts = faults, restarts
+	return r.judgeFaulted(ctx, a, res)
+}
+
+// verifyApplied verifies one state, then releases the watches a delay
+// fault held during it.
+func (r *Runner) verifyApplied(ctx context.Context, a *Applied) Result {
+	res := r.verifyState(ctx, a)
+	if a.Delayed {
+		r.Watches.Release()
 	}
 	return res
 }
@@ -35,6 +54,10 @@ func (r *Runner) verifyState(ctx context.Context, a *Applied) Result {
 	v := &verifying{r: r, a: a, p: p, res: Result{Plan: p, Notes: a.Notes, Case: a.Case, State: a.State}}
 	if p.Skip != "" {
 		v.res.Outcome, v.res.Reason = Skip, p.Skip
+		return v.res
+	}
+	if a.Skip != "" {
+		v.res.Outcome, v.res.Reason = Skip, a.Skip
 		return v.res
 	}
 	if a.Err != nil {
@@ -227,6 +250,7 @@ func (v *verifying) timedOut() Result {
 		res.Reason = p.Unmap(v.statusErr.Error())
 	default:
 		res.Reason = fmt.Sprintf("%s did not settle within %s", r.Impl.Name(), r.timeout())
+		res.unsettled = true
 	}
 	res.Diff = p.UnmapAll(v.diff)
 	return res

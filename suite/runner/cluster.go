@@ -84,11 +84,11 @@ func (c Cluster) Run(ctx context.Context) (*ClusterRun, error) {
 	if c.Results != nil {
 		caps := ic.Capabilities().Capabilities
 		res := c.Results("cluster-"+c.Provider, c.Semantics, caps)
-		rp := Replay{Mode: []string{"--cluster", c.Provider}, Impl: c.Impl.Name(), Config: c.Config,
+		rp := Replay{Mode: slices.Concat([]string{"--cluster", c.Provider}, QuietFlag(c.InCluster.Quiet)), Impl: c.Impl.Name(), Config: c.Config,
 			Semantics: engine.Semantics(res.Semantics), Vocabulary: engine.Vocabulary(res.StatusVocabulary)}
 		res.Cases = report.ClusterCases(sum.Results, rp.File, caps)
 		if sum.Random > 0 {
-			res.Campaigns = []report.Campaign{Campaign(sum, c.InCluster.Random, c.Provider, c.Impl.Name(), slices.Concat(ImplFlags(c.Config), SemanticsFlag(rp.Semantics)))}
+			res.Campaigns = []report.Campaign{Campaign(sum, c.InCluster.Random, c.Provider, c.Impl.Name(), slices.Concat(ImplFlags(c.Config), SemanticsFlag(rp.Semantics), c.faultFlags()))}
 		}
 		out.Results = res
 	}
@@ -116,7 +116,7 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 		if dir == "" {
 			dir = filepath.Dir(sh.From) // the random cases' directory, kept
 		}
-		replay := fmt.Sprintf("gepcheck run --cluster %s --impl %s FILE", c.Provider, c.Impl.Name())
+		replay := strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", c.Provider}, QuietFlag(c.InCluster.Quiet), []string{"--impl", c.Impl.Name(), "FILE"}), " ")
 		var file string
 		var err error
 		if sh.Scenario == nil {
@@ -135,6 +135,13 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 		sum.Shrunk[i].File = file
 	}
 	return nil
+}
+
+// faultFlags are --faults and --quiet-period as the run was given them,
+// for the campaign's replay: the random cases are drawn with the faults.
+func (c Cluster) faultFlags() []string {
+	f := FaultFlags{Kinds: c.InCluster.Faults, quiet: c.InCluster.Quiet}
+	return f.ReplayFlags()
 }
 
 // Campaign is the random cases of a cluster run as a campaign of the

@@ -29,6 +29,7 @@ type Flags struct {
 	Impls   impl.Flags
 	Cluster providers.Flags
 	Reports report.Flags
+	Faults  FaultFlags
 	// Files are -f's scenario files, Profiles --profile.
 	Files, Profiles       []string
 	Semantics, Vocabulary string
@@ -54,6 +55,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.Impls.AddFlags(fs)
 	f.Cluster.AddFlags(fs, true)
 	f.addClusterFlags(fs)
+	f.Faults.AddFlags(fs)
 	f.Reports.AddFlags(fs)
 	fs.StringVar(&f.Reports.Known, "known", findings.Default, "with --report-dir: kept findings (gepcheck findings) each failure is matched with in the reports, known (its triage and upstream links) or a regression")
 	fs.StringArrayVarP(&f.Files, "filename", "f", nil, "scenario file or directory; repeatable")
@@ -123,6 +125,9 @@ func (f *Flags) Run(files []string, logf func(string)) (Printer, error) {
 	if err != nil {
 		return nil, exitcode.Input{Err: err}
 	}
+	if err := f.Faults.Validate(f.Cluster.Provider); err != nil {
+		return nil, err
+	}
 	if f.musts && f.Cluster.Provider == "" {
 		return nil, exitcode.Input{Err: errors.New("--musts needs --cluster: the MUST checks stage states in a cluster (docs/cluster.md, MUST checks)")}
 	}
@@ -161,7 +166,8 @@ func (f *Flags) Run(files []string, logf func(string)) (Printer, error) {
 func (f *Flags) config(s Scenarios, logf func(string)) incluster.Config {
 	return s.InCluster(incluster.Config{Random: f.random, Seed: f.seed, RandomProfile: f.randomProfile, RandomSteps: f.randomSteps, Shard: f.shard, ShrinkTime: f.shrinkTime,
 		StartController: f.startController, Parallel: f.parallel, StepTimeout: f.stepTimeout,
-		LabelFilter: f.labelFilter, JUnitReport: f.junit, Keep: f.keep, Verbose: f.verbose, Log: logf, Musts: f.musts})
+		LabelFilter: f.labelFilter, JUnitReport: f.junit, Keep: f.keep, Verbose: f.verbose, Log: logf, Musts: f.musts,
+		Faults: f.Faults.Kinds, Quiet: f.Faults.quiet})
 }
 
 // offlinePrinter is an offline run as gepcheck run prints it.
