@@ -89,26 +89,44 @@ func ParseMutant(s string) (Mutant, error) {
 		}
 		names = append(names, string(m.Name))
 	}
-	return "", exitcode.Input{Err: fmt.Errorf("--mutant: unknown mutant %q; one of %s", s, strings.Join(names, ", "))}
+	return "", fmt.Errorf("unknown mutant %q; one of %s", s, strings.Join(names, ", "))
 }
 
-// MutantFlags is the hidden flag of gepcheck controller reference that
-// plants a fault, for gepcheck's own tests.
-type MutantFlags struct{ name string }
+// MutantFlags is a hidden flag that plants a fault, for gepcheck's own
+// tests: --mutant of gepcheck controller reference, or Flag
+// (--reference-mutant of the commands that run the reference in a
+// cluster, as run).
+type MutantFlags struct {
+	Flag string // the flag's name; "mutant" when empty
+	name string
+}
 
-// AddFlags adds --mutant, hidden.
+func (f *MutantFlags) flag() string {
+	if f.Flag == "" {
+		return "mutant"
+	}
+	return f.Flag
+}
+
+// AddFlags adds the flag, hidden.
 func (f *MutantFlags) AddFlags(fs *pflag.FlagSet) {
 	var names []string
 	for _, m := range Mutants() {
 		names = append(names, string(m.Name))
 	}
-	fs.StringVar(&f.name, "mutant", "", "run with a planted fault, for gepcheck's own tests: "+strings.Join(names, ", ")+" (docs/faults.md)")
-	_ = fs.MarkHidden("mutant")
+	fs.StringVar(&f.name, f.flag(), "", "run with a planted fault, for gepcheck's own tests: "+strings.Join(names, ", ")+" (docs/faults.md)")
+	_ = fs.MarkHidden(f.flag())
 }
 
 // Mutant is the mutant named, validated into an exitcode.Input naming
 // the flag.
-func (f *MutantFlags) Mutant() (Mutant, error) { return ParseMutant(f.name) }
+func (f *MutantFlags) Mutant() (Mutant, error) {
+	m, err := ParseMutant(f.name)
+	if err != nil {
+		return "", exitcode.Input{Err: fmt.Errorf("--%s: %w", f.flag(), err)}
+	}
+	return m, nil
+}
 
 // mutantState is what the mutants keep between events and reconciles;
 // the correct controller never touches it.

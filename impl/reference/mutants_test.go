@@ -39,7 +39,8 @@ func TestMutantFlag(t *testing.T) {
 	if m, err := ParseMutant(""); m != "" || err != nil {
 		t.Errorf("no --mutant: %q %v, want the correct controller", m, err)
 	}
-	_, err := ParseMutant("forget")
+	mf := MutantFlags{name: "forget"}
+	_, err := mf.Mutant()
 	var in exitcode.Input
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "--mutant") || !strings.Contains(err.Error(), string(StaleRead)) {
 		t.Errorf("unknown mutant: %v, want an input error naming --mutant and the mutants", err)

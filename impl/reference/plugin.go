@@ -44,15 +44,23 @@ func (plugin) Doc() string {
 	return "gepcheck's engine offline, gepcheck-reference in a cluster"
 }
 
-func (plugin) Configure(*pflag.FlagSet) impl.Config { return &config{} }
+// Configure adds --reference-mutant, hidden: gepcheck-reference with a
+// planted fault, for gepcheck's own tests of the fault oracles
+// (docs/faults.md).
+func (plugin) Configure(fs *pflag.FlagSet) impl.Config {
+	c := &config{mutant: MutantFlags{Flag: "reference-mutant"}}
+	c.mutant.AddFlags(fs)
+	return c
+}
 
 // config is the reference under the semantics it is told to claim
 // (impl.Claimer; sticky-overrides by default), writing the status
 // vocabulary it is told to claim (impl.VocabularyClaimer; merged GEP-713's
 // by default).
 type config struct {
-	sem engine.Semantics
-	voc engine.Vocabulary
+	sem    engine.Semantics
+	voc    engine.Vocabulary
+	mutant MutantFlags
 }
 
 func (c *config) Claim(sem engine.Semantics) { c.sem = sem }
@@ -81,7 +89,11 @@ func (c *config) Offline(context.Context) (observe.Observer, error) {
 }
 
 func (c *config) InCluster(context.Context) (incluster.Implementation, error) {
-	return InCluster{Semantics: c.sem, Vocabulary: c.voc}, nil
+	m, err := c.mutant.Mutant()
+	if err != nil {
+		return nil, err
+	}
+	return InCluster{Semantics: c.sem, Vocabulary: c.voc, Mutant: m}, nil
 }
 
 // Commands implements impl.Commander: gepcheck controller reference.

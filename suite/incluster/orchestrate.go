@@ -21,6 +21,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/suite"
 	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/suite/cluster/watchproxy"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
@@ -166,14 +167,22 @@ func Run(cfg Config) (*Summary, error) {
 		defer keepUnlessOK(&ok, randomDir, "the random cases are kept in "+randomDir+" (gepcheck run --cluster … FILE replays one)", logf)
 	}
 	faulted := withFaults(plans)
-	// The watch proxy (suite/cluster/watchproxy) goes here when a plan has
-	// a delay fault: started on c, the controller started against its
-	// Cluster(), and set as runner.Watches; closed at the end. Wired at
-	// merge; until then a delay case is skipped (Runner.Watches nil).
 	var ctl *Local
+	var watches Watches
 	if cfg.StartController {
+		// A plan with a delay fault needs the controller's watches to go
+		// through the watch proxy (docs/faults.md, delay).
+		ctlCluster := c
+		if withDelay(plans) {
+			px, err := watchproxy.Start(c, logf)
+			if err != nil {
+				return nil, err
+			}
+			defer px.Close()
+			ctlCluster, watches = px.Cluster(), px
+		}
 		var stop func()
-		if ctl, stop, err = startController(ctx, c, im, &ok, logf); err != nil {
+		if ctl, stop, err = startController(ctx, ctlCluster, im, &ok, logf); err != nil {
 			return nil, err
 		}
 		defer stop()
@@ -183,6 +192,7 @@ func Run(cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	runner := newRunner(&cfg, k, run, ctl, faulted, len(plans), logf)
+	runner.Watches = watches
 	sel := cluster.LabelManagedBy + "=" + cluster.ManagedBy + "," + cluster.LabelRun + "=" + run
 	cleanup := cleanupOf(c, sel, cfg.Keep, logf)
 	defer cleanup()
@@ -252,6 +262,13 @@ func newRunner(cfg *Config, k *cluster.Kube, run string, ctl *Local, faulted, pl
 		cfg.Parallel = 1
 	}
 	return r
+}
+
+// withDelay says whether a plan has a delay fault.
+func withDelay(plans []*Plan) bool {
+	return slices.ContainsFunc(plans, func(p *Plan) bool {
+		return slices.ContainsFunc(p.Faults, func(f fault.Fault) bool { return f.Kind == fault.Delay })
+	})
 }
 
 // withFaults counts the plans with faults (Plan.Faults).
