@@ -7,8 +7,10 @@
 package watchproxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"mime"
 	"net"
@@ -20,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -104,7 +107,10 @@ func Start(c *cluster.Cluster, logf func(string)) (*Proxy, error) {
 		FlushInterval:  -1,
 		ModifyResponse: p.modify,
 		ErrorHandler:   p.fail,
-		ErrorLog:       errorLog,
+		// Its only log lines are copies cut short: a stream that ended
+		// because kube-apiserver or the controller was killed, which the
+		// faults do on purpose (docs/faults.md).
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	p.srv = &http.Server{Handler: rp, ErrorLog: errorLog, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
@@ -211,7 +217,9 @@ func (p *Proxy) modify(resp *http.Response) error {
 // fail answers a request the API server did not: 429 past MaxStreams,
 // 502 otherwise.
 func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
-	p.logf(fmt.Sprintf("watch proxy: %s %s: %v", r.Method, r.URL.Path, err))
+	if !cutShort(err) {
+		p.logf(fmt.Sprintf("watch proxy: %s %s: %v", r.Method, r.URL.Path, err))
+	}
 	if errors.Is(err, errTooManyStreams) {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, err.Error(), http.StatusTooManyRequests)
@@ -294,4 +302,12 @@ type logWriter func(string)
 func (w logWriter) Write(b []byte) (int, error) {
 	w(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
+}
+
+// cutShort says whether err is a connection the other side closed: the
+// client gone or kube-apiserver killed, as the restart and apiserver
+// faults do (docs/faults.md); not worth a line of the run's log.
+func cutShort(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)
 }
