@@ -2,11 +2,15 @@ package generators
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/fault"
@@ -238,5 +242,38 @@ func TestKeptFaults(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("keptFaults = %v, want %v", got, want)
+	}
+}
+
+// gen --faults: a kind that is none is the user's input (exit 2), naming
+// the flag; the kinds given are drawn, and the command printed first
+// names them.
+func TestFaultsFlag(t *testing.T) {
+	parse := func(args ...string) *Flags {
+		var f Flags
+		fs := pflag.NewFlagSet("gen", pflag.ContinueOnError)
+		f.AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return &f
+	}
+	var out bytes.Buffer
+	err := parse("--seed", "1", "--faults", "restart,crash").Print(&out)
+	var in exitcode.Input
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "--faults") || !strings.Contains(err.Error(), `"crash"`) {
+		t.Errorf("--faults restart,crash: %v, want the user's input naming --faults and crash", err)
+	}
+	out.Reset()
+	if err := parse("--seed", "1", "--profile", "color-direct", "--faults", "burst,delay").Print(&out); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	c, err := ParseCase(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != "# gepcheck gen --seed 1 --profile color-direct --faults burst,delay" || len(c.Faults) != 2 || c.Faults[0].Kind != fault.Burst || c.Faults[1].Kind != fault.Delay {
+		t.Errorf("printed %q with faults %v", first, c.Faults)
 	}
 }
