@@ -37,14 +37,14 @@ var historyStarts atomic.Int64
 // faults, and verified as any case is (Apply, Verify); what the
 // implementation then shows is compared, in the scenario's names, with
 // final.Got, what it showed at the end of p's history. final is the result
-// of p's last state, a pass or a failure; each difference has Kind
+// of p's last state, a pass or a failure (VerifyThrough); each difference has Kind
 // "history-dependent", Want the fresh start's and Got the history's. An
 // error says the fresh start could not be judged (it is skipped, or its
 // run is an error). Status rules are not compared: each case's verdict
 // judges them.
 func (r *Runner) HistoryIndependent(ctx context.Context, p *Plan, final Result) ([]compare.Difference, error) {
 	if final.State != len(p.Steps) || (final.Outcome != Pass && final.Outcome != Fail) {
-		return nil, fmt.Errorf("the history of %s did not reach its last state: %s at state %d of %d", p.Name, final.Outcome, final.State, len(p.Steps))
+		return nil, fmt.Errorf("%s: the history did not reach its last state: %s at state %d of %d", p.Name, final.Outcome, final.State, len(p.Steps))
 	}
 	index := historyBase + int(historyStarts.Add(1))
 	fresh, err := finalPlan(p, TargetFor(r.Impl, r.Run, index))
@@ -66,6 +66,21 @@ func (r *Runner) HistoryIndependent(ctx context.Context, p *Plan, final Result) 
 		return nil, fmt.Errorf("the final objects of %s as a case of their own: %s: %s", p.Name, start.Outcome, start.Reason)
 	}
 	return historyDiff(p, fresh, final.Got, start.Got, r.Impl.Capabilities().Conditions), nil
+}
+
+// VerifyThrough applies and verifies every state of case p, from its
+// creation to its last state, carrying on past a state that fails, so
+// that the history reaches its final objects (HistoryIndependent): first
+// is what Verify gives (the first state that did not pass, or the last),
+// last the result of the last state reached; a state that is an error or
+// skipped ends the history there.
+func (r *Runner) VerifyThrough(ctx context.Context, p *Plan) (first, last Result) {
+	first = r.Verify(ctx, r.Apply(ctx, p, 0))
+	last = first
+	for last.Outcome == Fail && last.State < len(p.Steps) {
+		last = r.Verify(ctx, r.Apply(ctx, p, last.State+1))
+	}
+	return first, last
 }
 
 // finalPlan is the plan, for t, of p's final objects as a case of their

@@ -12,14 +12,14 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// historyCase is a history of two steps with a fault: p2 is created
+// HistoryCase is a history of two steps with a fault: p2 is created
 // after p1 on b1 (Conflicted, GEP-713 Merge strategy: None), then p1 is
-// deleted and p2 moves to b2.
-const historyCase = `apiVersion: gepcheck.dev/v1alpha1
+// deleted and p2 moves to b2. (Exported for TestLocalHistoryIndependent.)
+const HistoryCase = `apiVersion: gepcheck.dev/v1alpha1
 kind: Scenario
 metadata: {name: history}
 spec:
-  citation: test
+  citation: "GEP-713, Conflict resolution (Merge strategy: None)"
   profiles: [color-direct]
   expect: {}
   faults:
@@ -41,12 +41,12 @@ spec:
 apiVersion: v1
 kind: Service
 metadata: {name: b1}
-spec: {clusterIP: 10.1.2.3}
+spec: {ports: [{port: 80}]}
 ---
 apiVersion: v1
 kind: Service
 metadata: {name: b2}
-spec: {clusterIP: 10.1.2.4}
+spec: {ports: [{port: 80}]}
 ---
 apiVersion: policies.controller.io/v1
 kind: ColorPolicy
@@ -66,7 +66,7 @@ spec:
 func historyPlans(t *testing.T) (p, fresh *Plan) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "history.yaml")
-	if err := os.WriteFile(file, []byte(historyCase), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(HistoryCase), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewPlan(file, Target{Run: "h", Index: 1, ControllerName: "example.com/c"})
