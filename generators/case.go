@@ -160,8 +160,11 @@ func (s Case) Objects() int {
 // reference smaller (Smaller); else, for a case that fails at step
 // failing (1-based; 0 at creation), fewest steps first: the steps after
 // the failing one gone, or one step before it; then each object gone with
-// the steps that name it, but objects of the kinds keep. Candidates whose
-// steps no longer apply (a deletion of what is not there) are left out.
+// the steps that name it, but objects of the kinds keep; then each fault
+// gone but the misoperations (fewest perturbations; docs/faults.md). Each
+// candidate keeps its faults at the states they perturb (keptFaults).
+// Candidates whose steps no longer apply (a deletion of what is not
+// there) are left out.
 //
 // Candidates observed side by side in one translator call keep Namespaces
 // and GatewayClasses: the frame every drawn case has, which candidates

@@ -16,7 +16,8 @@ import (
 // other kind asked for, a restart after at most maxDrawnWrites status
 // writes, a watch event held from 100 ms to maxDrawnDelay. With
 // MaxDrawnSteps and a step for ties, a case has at most 13 steps and
-// 1+4+2 faults, under simulator.MaxSteps and fault.MaxFaults.
+// 7 faults (5 kinds and 2 misoperations), under simulator.MaxSteps and
+// fault.MaxFaults.
 const (
 	maxMisops      = 2
 	maxDrawnWrites = 3

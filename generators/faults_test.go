@@ -277,3 +277,30 @@ func TestFaultsFlag(t *testing.T) {
 		t.Errorf("printed %q with faults %v", first, c.Faults)
 	}
 }
+
+// The case FaultCases draws is the case Cases draws with the same seed,
+// with the steps of misoperations and ties added and its faults: the
+// drawn steps, in order, and the same objects.
+func TestFaultCasesKeepTheDraw(t *testing.T) {
+	g := Scenarios(Config{Profile: "color-inherited"})
+	for seed := range 8 {
+		plain := Cases(g, 3).Example(seed)
+		c := FaultCases(g, 3, fault.Kinds).Example(seed)
+		var drawn []any
+		for _, st := range c.Steps {
+			if n := st.(map[string]any)["name"].(string); !strings.Contains(n, "-misop-") && !strings.Contains(n, "-ties-") {
+				drawn = append(drawn, st)
+			}
+		}
+		if got, want := string((Case{Docs: c.Docs, Steps: drawn}).YAML()), string(plain.YAML()); got != want {
+			t.Errorf("seed %d: without its faults\n%s\nwant Cases'\n%s", seed, got, want)
+		}
+		if len(c.Faults) == 0 {
+			t.Errorf("seed %d: no faults", seed)
+		}
+		moved := c.InNamespace(c.Namespace(), "moved")
+		if !slices.Equal(moved.Faults, c.Faults) {
+			t.Errorf("seed %d: InNamespace left faults %v of %v", seed, moved.Faults, c.Faults)
+		}
+	}
+}
