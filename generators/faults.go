@@ -27,8 +27,8 @@ const (
 // FaultCases draws a case as Cases does, with up to maxSteps steps (none
 // for 0), then the perturbations of kinds it is run under in a cluster,
 // into its Scenario document's spec.faults (docs/faults.md): misoperations
-// as steps of their own after the drawn ones, each a misop fault at its
-// state; a restart and an API server restart at a drawn state after 0 to 3
+// as steps of their own after the drawn ones (two when none is drawn),
+// each a misop fault at its state; a restart and an API server restart at a drawn state after 0 to 3
 // status writes; a burst at a drawn state; watch events delayed by a drawn
 // seed, up to 100 ms to 1 s; and, for ties, a state that creates two or
 // more policies (GEP-713, Conflict resolution rules 2 and 3): the objects
@@ -53,7 +53,11 @@ func drawFaultCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int, k
 	steps := slices.Clone(c.Steps)
 	var misops []fault.Fault
 	if slices.Contains(kinds, fault.Misop) {
-		n := rapid.IntRange(1, maxMisops).Draw(t, "misops")
+		least := 1
+		if len(steps) == 0 {
+			least = maxMisops // a history of two steps at least
+		}
+		n := rapid.IntRange(least, maxMisops).Draw(t, "misops")
 		misops, steps = drawMisops(t, st, steps, n, false)
 		if len(misops) == 0 && len(steps) > 0 {
 			// None applies after the drawn steps (what they name is

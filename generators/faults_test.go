@@ -43,6 +43,14 @@ func TestFaultCases(t *testing.T) {
 			checkFaults(t, prof, seed, c, ops)
 		}
 	}
+	// Misoperations without steps drawn make a history of two steps at
+	// least.
+	for seed := range 30 {
+		c := FaultCases(Scenarios(Config{Profile: "color-direct"}), 0, []fault.Kind{fault.Misop}).Example(seed)
+		if len(c.Steps) < 2 {
+			t.Errorf("seed %d: misoperations without steps drawn make %d steps, want 2 at least", seed, len(c.Steps))
+		}
+	}
 	for _, op := range fault.Ops {
 		if ops[op] == 0 {
 			t.Errorf("no misoperation %s drawn", op)
