@@ -72,7 +72,7 @@ func (o PrintOptions) check() error {
 	return nil
 }
 
-// command is the gepcheck gen command (without --steps) that draws s
+// command is the gepcheck gen command (without --steps and --faults) that draws s
 // again with cfg.
 func (o PrintOptions) command(s *Scenario, cfg Config) string {
 	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
@@ -107,13 +107,13 @@ func Print(o PrintOptions) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	steps := ""
+	changing := "" // --steps and --faults, as given
 	if o.Steps > 0 {
-		steps = fmt.Sprintf(" --steps %d", o.Steps)
+		changing = fmt.Sprintf(" --steps %d", o.Steps)
 	}
 	changes := o.Steps > 0 || len(o.Faults) > 0
 	if len(o.Faults) > 0 {
-		steps += " --faults " + joinKinds(o.Faults)
+		changing += " --faults " + joinKinds(o.Faults)
 	}
 	draw := func(g *rapid.Generator[*Scenario]) []byte {
 		if len(o.Faults) > 0 {
@@ -125,7 +125,7 @@ func Print(o PrintOptions) ([]byte, error) {
 		return g.Example(o.Seed).YAML()
 	}
 	if g, ok := For(o.Profile, "default", o.MaxPolicies); ok && !o.Generic {
-		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s%s\n", o.Seed, o.Profile, steps)
+		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s%s\n", o.Seed, o.Profile, changing)
 		out.Write(draw(g))
 		return out.Bytes(), nil
 	}
@@ -150,7 +150,7 @@ func Print(o PrintOptions) ([]byte, error) {
 			cfg.Profile = s.ProfileName()
 		}
 	}
-	fmt.Fprintln(&out, o.command(s, cfg)+steps)
+	fmt.Fprintln(&out, o.command(s, cfg)+changing)
 	if changes {
 		out.Write(draw(Scenarios(cfg)))
 	} else {
