@@ -53,21 +53,7 @@ func drawFaultCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int, k
 	steps := slices.Clone(c.Steps)
 	var misops []fault.Fault
 	if slices.Contains(kinds, fault.Misop) {
-		least := 1
-		if len(steps) == 0 {
-			least = maxMisops // a history of two steps at least
-		}
-		n := rapid.IntRange(least, maxMisops).Draw(t, "misops")
-		misops, steps = drawMisops(t, st, steps, n, false)
-		if len(misops) == 0 && len(steps) > 0 {
-			// None applies after the drawn steps (what they name is
-			// gone): before them, on the objects as created, one that
-			// leaves the objects as they were, so that the drawn steps
-			// still apply.
-			var before []any
-			misops, before = drawMisops(t, newStepper(c.Scenario, st.docs), nil, n, true)
-			steps = append(before, steps...)
-		}
+		misops, steps = misopSteps(t, c.Scenario, st, steps)
 	}
 	tied := 0 // the state creating two policies or more; -1: none
 	if slices.Contains(kinds, fault.Ties) && len(st.policies) < 2 {
@@ -77,28 +63,18 @@ func drawFaultCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int, k
 			tied = len(steps)
 		}
 	}
-	states := len(steps) + 1
 	var fs []fault.Fault
 	for _, k := range fault.Kinds {
-		if !slices.Contains(kinds, k) {
-			continue
-		}
-		switch k {
-		case fault.Restart, fault.APIServer:
-			at := rapid.IntRange(0, states-1).Draw(t, string(k)+" state")
-			fs = append(fs, fault.Fault{Kind: k, State: at, AfterWrites: rapid.IntRange(0, maxDrawnWrites).Draw(t, string(k)+" after writes")})
-		case fault.Burst:
-			fs = append(fs, fault.Fault{Kind: k, State: rapid.IntRange(0, states-1).Draw(t, "burst state")})
-		case fault.Delay:
-			at := rapid.IntRange(0, states-1).Draw(t, "delay state")
-			d := time.Duration(rapid.IntRange(1, maxDrawnDelay).Draw(t, "max delay")) * 100 * time.Millisecond
-			fs = append(fs, fault.Fault{Kind: k, State: at, Seed: rapid.Int64Range(1, 1<<31).Draw(t, "delay seed"), MaxDelay: d.String()})
-		case fault.Ties:
+		switch {
+		case !slices.Contains(kinds, k):
+		case k == fault.Misop:
+			fs = append(fs, misops...)
+		case k == fault.Ties:
 			if tied >= 0 {
 				fs = append(fs, fault.Fault{Kind: k, State: tied, Seed: rapid.Int64Range(1, 1<<31).Draw(t, "ties seed")})
 			}
-		case fault.Misop:
-			fs = append(fs, misops...)
+		default:
+			fs = append(fs, drawFault(t, k, len(steps)+1))
 		}
 	}
 	if len(steps) == 0 && len(fs) == 0 {
@@ -106,6 +82,40 @@ func drawFaultCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int, k
 	}
 	c.Docs, c.Steps, c.Faults = withHeader(c.Docs), steps, fs
 	return c
+}
+
+// drawFault draws a fault of kind k (restart, apiserver, burst or delay)
+// at one of states states.
+func drawFault(t *rapid.T, k fault.Kind, states int) fault.Fault {
+	f := fault.Fault{Kind: k, State: rapid.IntRange(0, states-1).Draw(t, string(k)+" state")}
+	switch k {
+	case fault.Restart, fault.APIServer:
+		f.AfterWrites = rapid.IntRange(0, maxDrawnWrites).Draw(t, string(k)+" after writes")
+	case fault.Delay:
+		d := time.Duration(rapid.IntRange(1, maxDrawnDelay).Draw(t, "max delay")) * 100 * time.Millisecond
+		f.Seed, f.MaxDelay = rapid.Int64Range(1, 1<<31).Draw(t, "delay seed"), d.String()
+	}
+	return f
+}
+
+// misopSteps draws one or two misoperations after steps (two when there
+// are none, a history of two steps at least): their faults, and steps
+// with them.
+func misopSteps(t *rapid.T, s *Scenario, st *stepper, steps []any) ([]fault.Fault, []any) {
+	least := 1
+	if len(steps) == 0 {
+		least = maxMisops
+	}
+	n := rapid.IntRange(least, maxMisops).Draw(t, "misops")
+	misops, out := drawMisops(t, st, steps, n, false)
+	if len(misops) == 0 && len(steps) > 0 {
+		// None applies after the drawn steps (what they name is gone):
+		// before them, on the objects as created, one that leaves the
+		// objects as they were, so that the drawn steps still apply.
+		misops, out = drawMisops(t, newStepper(s, st.docs), nil, n, true)
+		out = append(out, steps...)
+	}
+	return misops, out
 }
 
 // drawMisops draws up to n misoperations after steps (their faults, and
