@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/simulator/load"
 )
 
@@ -26,6 +28,11 @@ type Case struct {
 	Scenario *Scenario
 	Docs     []map[string]any
 	Steps    []any
+	// Faults are the perturbations the case is run under in a cluster
+	// (the Scenario document's spec.faults; docs/faults.md), each at one
+	// of the case's states: shrinking keeps them at the states they
+	// perturb (Smaller).
+	Faults []fault.Fault
 	// File is the scenario file c was read from (ParseCase), which YAML
 	// writes back as it is, comments and all; a case shrinking makes is
 	// written from Docs and Steps.
@@ -54,6 +61,7 @@ func caseOf(docs []*load.Doc) Case {
 		s.Docs = append(s.Docs, d.Raw)
 		if d.Group == simulator.GepcheckGroup && d.Kind == "Scenario" {
 			s.Steps, _, _ = unstructured.NestedSlice(d.Raw, "spec", "steps")
+			s.Faults = faultsOf(d.Raw)
 		}
 	}
 	return s
@@ -152,8 +160,11 @@ func (s Case) Objects() int {
 // reference smaller (Smaller); else, for a case that fails at step
 // failing (1-based; 0 at creation), fewest steps first: the steps after
 // the failing one gone, or one step before it; then each object gone with
-// the steps that name it, but objects of the kinds keep. Candidates whose
-// steps no longer apply (a deletion of what is not there) are left out.
+// the steps that name it, but objects of the kinds keep; then each fault
+// gone but the misoperations (fewest perturbations; docs/faults.md). Each
+// candidate keeps its faults at the states they perturb (keptFaults).
+// Candidates whose steps no longer apply (a deletion of what is not
+// there) are left out.
 //
 // Candidates observed side by side in one translator call keep Namespaces
 // and GatewayClasses: the frame every drawn case has, which candidates
@@ -172,10 +183,10 @@ func (s Case) Smaller(failing int, keep ...string) []Case {
 		}
 	}
 	if failing < len(s.Steps) {
-		add(Case{Docs: s.Docs, Steps: s.Steps[:failing]})
+		add(s.withSteps(upTo(failing)))
 	}
 	for i := 0; i < failing-1; i++ {
-		add(Case{Docs: s.Docs, Steps: slices.Concat(s.Steps[:i], s.Steps[i+1:failing])})
+		add(s.withSteps(slices.Delete(upTo(failing), i, i+1)))
 	}
 	for i, d := range s.Docs {
 		if k, _ := d["kind"].(string); slices.Contains(keep, k) {
@@ -184,6 +195,58 @@ func (s Case) Smaller(failing int, keep ...string) []Case {
 		if c, ok := s.without(i); ok {
 			add(c)
 		}
+	}
+	// Each perturbation gone but the misoperations, which go with their
+	// steps (docs/faults.md).
+	for i, f := range s.Faults {
+		if f.Kind != fault.Misop {
+			add(Case{Docs: s.Docs, Steps: s.Steps, Faults: slices.Delete(slices.Clone(s.Faults), i, i+1)})
+		}
+	}
+	return out
+}
+
+// upTo lists the step indexes 0 to n-1.
+func upTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// withSteps is s with only the steps kept (indexes into s.Steps, in
+// order) and its faults moved with them (keptFaults).
+func (s Case) withSteps(kept []int) Case {
+	out := Case{Docs: s.Docs, Faults: keptFaults(s.Faults, kept)}
+	for _, i := range kept {
+		out.Steps = append(out.Steps, s.Steps[i])
+	}
+	return out
+}
+
+// keptFaults are the faults of a case whose steps kept (indexes, in
+// order) remain: a fault at the state after a kept step moves with it; a
+// misoperation whose step is gone is gone (it is that step); any other
+// fault at the state after a step gone moves to the state before it,
+// which the case now holds instead.
+func keptFaults(fs []fault.Fault, kept []int) []fault.Fault {
+	var out []fault.Fault
+	for _, f := range fs {
+		if f.State == 0 {
+			out = append(out, f)
+			continue
+		}
+		at, found := slices.BinarySearch(kept, f.State-1)
+		switch {
+		case found:
+			f.State = at + 1
+		case f.Kind == fault.Misop:
+			continue
+		default:
+			f.State = at // the kept steps before the one gone
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -212,12 +275,14 @@ func (s Case) without(i int) (Case, bool) {
 		}
 		return false
 	}
-	out := Case{Docs: slices.Concat(s.Docs[:i:i], s.Docs[i+1:])}
-	for _, st := range s.Steps {
+	var kept []int
+	for j, st := range s.Steps {
 		if m, ok := st.(map[string]any); ok && !names(m) {
-			out.Steps = append(out.Steps, st)
+			kept = append(kept, j)
 		}
 	}
+	out := s.withSteps(kept)
+	out.Docs = slices.Concat(s.Docs[:i:i], s.Docs[i+1:])
 	return out, true
 }
 
@@ -236,6 +301,9 @@ func (s Case) YAML() []byte {
 			if len(s.Steps) == 0 {
 				unstructured.RemoveNestedField(d, "spec", "steps")
 			} else if err := unstructured.SetNestedSlice(d, s.Steps, "spec", "steps"); err != nil {
+				return nil
+			}
+			if err := setFaults(d, s.Faults); err != nil {
 				return nil
 			}
 		}
@@ -258,7 +326,7 @@ func (s Case) InNamespace(from, to string) Case {
 	if !s.Changes() {
 		return Case{Scenario: s.Scenario.InNamespace(to)}
 	}
-	out := Case{Docs: make([]map[string]any, len(s.Docs))}
+	out := Case{Docs: make([]map[string]any, len(s.Docs)), Faults: s.Faults}
 	for i, d := range s.Docs {
 		out.Docs[i] = renameNamespace(jsonmap.Clone(d), from, to).(map[string]any)
 	}
@@ -318,10 +386,46 @@ func stepsApply(c []byte) bool {
 }
 
 // Less orders shrink candidates: for cases without steps the smaller
-// scenario (Size); else fewer steps, then fewer objects.
+// scenario (Size); else fewer steps, then fewer objects, then fewer
+// perturbations.
 func (a Case) Less(b Case) bool {
 	if !a.Changes() {
 		return Size(a.Scenario) < Size(b.Scenario)
 	}
-	return len(a.Steps) < len(b.Steps) || len(a.Steps) == len(b.Steps) && a.Objects() < b.Objects()
+	if len(a.Steps) != len(b.Steps) {
+		return len(a.Steps) < len(b.Steps)
+	}
+	if a.Objects() != b.Objects() {
+		return a.Objects() < b.Objects()
+	}
+	return len(a.Faults) < len(b.Faults)
+}
+
+// faultsOf reads a Scenario document's spec.faults; nil when it has none
+// or they are not faults (simulator.States reports those).
+func faultsOf(raw map[string]any) []fault.Fault {
+	spec, _, _ := unstructured.NestedMap(raw, "spec")
+	var held struct {
+		Faults []fault.Fault `json:"faults"`
+	}
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(spec, &held) != nil {
+		return nil
+	}
+	return held.Faults
+}
+
+// setFaults writes fs as the Scenario document d's spec.faults (removes
+// it when fs is empty).
+func setFaults(d map[string]any, fs []fault.Fault) error {
+	if len(fs) == 0 {
+		unstructured.RemoveNestedField(d, "spec", "faults")
+		return nil
+	}
+	held, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&struct {
+		Faults []fault.Fault `json:"faults"`
+	}{fs})
+	if err != nil {
+		return err
+	}
+	return unstructured.SetNestedField(d, held["faults"], "spec", "faults")
 }

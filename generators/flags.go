@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gepcheck/gepcheck/internal/exitcode"
+	"github.com/gepcheck/gepcheck/simulator/fault"
 )
 
 // Flags are gepcheck gen's flags: the scenario to print (PrintOptions),
@@ -19,7 +20,9 @@ type Flags struct {
 	// WorkloadRoutes, when set, prints the workload with this many
 	// HTTPRoutes instead (Workload).
 	WorkloadRoutes int
-	fs             *pflag.FlagSet
+	// faults is --faults as given, read into PrintOptions.Faults by Print.
+	faults string
+	fs     *pflag.FlagSet
 }
 
 // AddFlags adds gen's flags to fs.
@@ -32,6 +35,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxObjects, "max-objects", 0, fmt.Sprintf("most objects (GatewayClasses, Gateways, routes, Services, grants; generic nodes) (default %d)", DefaultMaxObjects))
 	fs.IntVar(&f.Steps, "steps", 0, fmt.Sprintf("also draw up to N changes over time (spec.steps: policies deleted, re-created, given another spec or targets; targets deleted and re-created), at most %d", MaxDrawnSteps))
 	fs.IntVar(&f.MaxPolicies, "max-policies", 0, fmt.Sprintf("most policies (default %d)", DefaultMaxPolicies))
+	fs.StringVar(&f.faults, "faults", "", "also draw the perturbations of these kinds the case is run under in a cluster (spec.faults; docs/faults.md), separated by commas: "+fault.KindNames()+", or all; misop adds steps")
 }
 
 // Print prints what the flags ask for to w; flags out of their bounds are
@@ -47,6 +51,13 @@ func (f *Flags) Print(w io.Writer) error {
 			return err
 		}
 		return bw.Flush()
+	}
+	if f.faults != "" {
+		kinds, err := fault.ParseKinds(f.faults)
+		if err != nil {
+			return exitcode.Input{Err: fmt.Errorf("--faults: %w", err)}
+		}
+		f.Faults = kinds
 	}
 	data, err := Print(f.PrintOptions)
 	if err != nil {

@@ -66,10 +66,13 @@ func (o PrintOptions) check() error {
 	if o.Steps > 0 && o.Generic {
 		return fmt.Errorf("--steps and --generic do not go together: generic scenarios have no cluster objects to change")
 	}
+	if len(o.Faults) > 0 && o.Generic {
+		return fmt.Errorf("--faults and --generic do not go together: generic scenarios do not run in a cluster")
+	}
 	return nil
 }
 
-// command is the gepcheck gen command (without --steps) that draws s
+// command is the gepcheck gen command (without --steps and --faults) that draws s
 // again with cfg.
 func (o PrintOptions) command(s *Scenario, cfg Config) string {
 	line := fmt.Sprintf("# gepcheck gen --seed %d", o.Seed)
@@ -104,18 +107,25 @@ func Print(o PrintOptions) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	steps := ""
+	changing := "" // --steps and --faults, as given
 	if o.Steps > 0 {
-		steps = fmt.Sprintf(" --steps %d", o.Steps)
+		changing = fmt.Sprintf(" --steps %d", o.Steps)
+	}
+	changes := o.Steps > 0 || len(o.Faults) > 0
+	if len(o.Faults) > 0 {
+		changing += " --faults " + joinKinds(o.Faults)
 	}
 	draw := func(g *rapid.Generator[*Scenario]) []byte {
+		if len(o.Faults) > 0 {
+			return FaultCases(g, o.Steps, o.Faults).Example(o.Seed).printed()
+		}
 		if o.Steps > 0 {
 			return Cases(g, o.Steps).Example(o.Seed).printed()
 		}
 		return g.Example(o.Seed).YAML()
 	}
 	if g, ok := For(o.Profile, "default", o.MaxPolicies); ok && !o.Generic {
-		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s%s\n", o.Seed, o.Profile, steps)
+		fmt.Fprintf(&out, "# gepcheck gen --seed %d --profile %s%s\n", o.Seed, o.Profile, changing)
 		out.Write(draw(g))
 		return out.Bytes(), nil
 	}
@@ -134,17 +144,26 @@ func Print(o PrintOptions) ([]byte, error) {
 			return nil, fmt.Errorf("%w (--profile: %s)", err, strings.Join(ProfileNames, ", "))
 		}
 		s = Scenarios(cfg).Example(o.Seed)
-		if o.Steps > 0 {
+		if changes {
 			// The profile drawn is fixed for the draw with steps, which
 			// then draws the same scenario.
 			cfg.Profile = s.ProfileName()
 		}
 	}
-	fmt.Fprintln(&out, o.command(s, cfg)+steps)
-	if o.Steps > 0 {
+	fmt.Fprintln(&out, o.command(s, cfg)+changing)
+	if changes {
 		out.Write(draw(Scenarios(cfg)))
 	} else {
 		out.Write(s.YAML())
 	}
 	return out.Bytes(), nil
+}
+
+// joinKinds is kinds as --faults takes them.
+func joinKinds(kinds []fault.Kind) string {
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ",")
 }

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/gepcheck/gepcheck/simulator/load"
+	"github.com/gepcheck/gepcheck/simulator/profile"
 )
 
 // MaxDrawnSteps is the most steps Cases draws.
@@ -42,18 +43,29 @@ func drawCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) Case {
 	if maxSteps < 1 || maxSteps > MaxDrawnSteps {
 		maxSteps = MaxDrawnSteps
 	}
+	c, _ := drawSteps(t, base, maxSteps)
+	return c
+}
+
+// drawSteps draws a scenario of base and up to maxSteps steps (none, and
+// no draw of their number, for 0); the stepper holds the objects after
+// them, nil for a case no step applies to (generic, or not read back).
+func drawSteps(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) (Case, *stepper) {
 	s := base.Draw(t, "scenario")
 	read, err := load.Read([]string{"-"}, bytes.NewReader(s.YAML()))
 	if err != nil {
-		return Case{Scenario: s}
+		return Case{Scenario: s}, nil
 	}
 	c := caseOf(read)
 	c.Scenario, c.Steps = s, nil
 	docs := c.Docs
 	if s.Generic != nil || len(docs) == 0 {
-		return c
+		return c, nil
 	}
 	st := newStepper(s, docs)
+	if maxSteps == 0 {
+		return c, st
+	}
 	n := rapid.IntRange(1, maxSteps).Draw(t, "steps")
 	var steps []any
 	for i := 0; i < n; i++ {
@@ -64,19 +76,25 @@ func drawCase(t *rapid.T, base *rapid.Generator[*Scenario], maxSteps int) Case {
 		steps = append(steps, step)
 	}
 	if len(steps) == 0 {
-		return c
+		return c, st
 	}
-	if docs[0]["kind"] != "Scenario" {
-		// A drawn profile (a PolicyProfile document) has no header;
-		// the profile is found among the documents.
-		docs = append([]map[string]any{{
-			"apiVersion": "gepcheck.dev/v1alpha1", "kind": "Scenario", "metadata": map[string]any{"name": "generated"},
-			"spec": map[string]any{"description": "Drawn by gepcheck's generators; no expected outcome.", "citation": "none",
-				"expect": map[string]any{"effectivePolicies": []any{}}},
-		}}, docs...)
-	}
+	docs = withHeader(docs)
 	docs[0]["spec"].(map[string]any)["steps"] = steps
-	return Case{Scenario: s, Docs: docs, Steps: steps}
+	return Case{Scenario: s, Docs: docs, Steps: steps}, st
+}
+
+// withHeader is docs with a Scenario document first: a drawn profile (a
+// PolicyProfile document) has none; the profile is found among the
+// documents.
+func withHeader(docs []map[string]any) []map[string]any {
+	if docs[0]["kind"] == "Scenario" {
+		return docs
+	}
+	return append([]map[string]any{{
+		"apiVersion": "gepcheck.dev/v1alpha1", "kind": "Scenario", "metadata": map[string]any{"name": "generated"},
+		"spec": map[string]any{"description": "Drawn by gepcheck's generators; no expected outcome.", "citation": "none",
+			"expect": map[string]any{"effectivePolicies": []any{}}},
+	}}, docs...)
 }
 
 // stepper draws the steps of one case: which documents are policies and
@@ -89,6 +107,8 @@ type stepper struct {
 	current []map[string]any
 	// withTargets are the spec fields that go with targetRefs.
 	withTargets map[string]bool
+	// prof is the scenario's profile (nil if it cannot be read).
+	prof *profile.Profile
 }
 
 func newStepper(s *Scenario, docs []map[string]any) *stepper {
@@ -98,7 +118,11 @@ func newStepper(s *Scenario, docs []map[string]any) *stepper {
 	// allow it on route targets only (x-kubernetes-validations; the
 	// test of impl names one), and a step the API server
 	// refuses is no step.
-	if p, err := s.ParsedProfile(); err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
+	p, err := s.ParsedProfile()
+	if err == nil {
+		st.prof = p
+	}
+	if err == nil && p.Spec.Selection != nil && p.Spec.Selection.Stanzas == nil && p.Spec.Selection.StrategyField != "" {
 		st.withTargets[p.Spec.Selection.StrategyField] = true
 	}
 	isPolicy := map[string]bool{}
