@@ -17,10 +17,6 @@ import (
 	"github.com/gepcheck/gepcheck/suite/observe"
 )
 
-// historyDependent is the kind of the differences HistoryIndependent
-// finds (compare.HistoryDependent once the kinds of issue 33 are merged).
-const historyDependent compare.Kind = "history-dependent"
-
 // historyBase numbers the fresh starts HistoryIndependent applies apart
 // from the run's scenarios and the shrinker's candidates (shrinkBase):
 // each its own index, so its own namespaces.
@@ -118,7 +114,7 @@ func historyDiff(p, fresh *Plan, history, start observe.Observation, conditions 
 	s.Normalize()
 	ds := compare.Diff(s, h, observe.Capabilities{Conditions: conditions})
 	for i := range ds {
-		ds[i].Kind = historyDependent
+		ds[i].Kind = compare.HistoryDependent
 	}
 	return ds
 }

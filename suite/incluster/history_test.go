@@ -140,7 +140,7 @@ func TestHistoryDiff(t *testing.T) {
 		t.Errorf("the same status in two sets of namespaces: %v", compare.Strings(ds))
 	}
 	ds := historyDiff(p, fresh, obs(p, engine.ReasonConflicted), start, nil)
-	if len(ds) != 1 || ds[0].Kind != historyDependent || ds[0].Ref != "ColorPolicy/default/p2" || ds[0].Want != "True/Accepted" {
+	if len(ds) != 1 || ds[0].Kind != compare.HistoryDependent || ds[0].Ref != "ColorPolicy/default/p2" || ds[0].Want != "True/Accepted" {
 		t.Errorf("a condition kept from the history: %#v, want one history-dependent difference on ColorPolicy/default/p2", ds)
 	}
 }

@@ -18,12 +18,14 @@ import (
 const (
 	OracleStability   = "stability"
 	OracleConvergence = "convergence"
+	OracleHistory     = "history"
 )
 
 // judgeFaulted judges a faulted case whose last state a was verified
 // (res), beyond the comparison with the reference, which stays: (b)
 // stability, nothing flips during a quiet period; then (a) convergence,
-// the controller restarted on the final objects reaches what it showed.
+// the controller restarted on the final objects reaches what it showed;
+// then (c) history independence (HistoryIndependent).
 // A case that failed or erred before is judged as it was, but for one
 // whose status did not settle: its flips are a finding (flapping), not an
 // error.
@@ -57,10 +59,17 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 		res.Outcome, res.Diff = Fail, p.UnmapAll(diffs)
 		return res
 	}
-	// HISTORY (c): history independence goes here once
-	// suite/incluster/history.go exists (another change; wired at merge):
-	//   diffs, err = r.HistoryIndependent(ctx, a.Case, res)
-	// its differences (compare.HistoryDependent) fail the case as above.
+	// (c) history independence: the final objects created at once, as a
+	// case of their own, give what the history gave.
+	diffs, err = r.HistoryIndependent(ctx, a.Case, res)
+	if err != nil {
+		res.Outcome, res.Reason = Error, p.Unmap(err.Error())
+		return res
+	}
+	res.Oracles = append(res.Oracles, Oracle{Name: OracleHistory, Compared: len(res.Got.Policies) + len(res.Got.Targets) + len(res.Got.Effective)})
+	if len(diffs) > 0 {
+		res.Outcome, res.Diff = Fail, diffs
+	}
 	return res
 }
 

@@ -425,7 +425,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 		}
 		done[found[k]] = true
 		logf(fmt.Sprintf("shrinking %s in the cluster for %s (at most %s)", filepath.Base(res.Plan.File), found[k], cfg.ShrinkTime))
-		if cfg.RandomSteps > 0 {
+		if cfg.RandomSteps > 0 || len(cfg.Faults) > 0 { // a case with faults is read from its file, its faults with it
 			sh := r.Shrink(ctx, nil, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 			sh.Seed = seed
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))

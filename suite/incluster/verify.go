@@ -222,10 +222,12 @@ func (v *verifying) timedOut() Result {
 		cancel()
 	}
 	var none *noStatusError
-	if v.haveOK && errors.As(v.statusErr, &none) && (r.sawStatus.Load() || r.serving(p)) {
+	if v.haveOK && errors.As(v.statusErr, &none) && (r.sawStatus.Load() || r.serving(p) || v.a.Restarts > 0) {
 		// A policy a running implementation never gave status to within
 		// the step's time is a difference of its own (GEP-713, Policy
-		// status), not a run that failed.
+		// status), not a run that failed; so is one a controller that
+		// gepcheck restarted during the state (a restart fault,
+		// docs/faults.md) left without.
 		res.Outcome, res.Reason, res.Diff = Fail, p.Unmap(v.statusErr.Error()), p.UnmapAll(v.lastOK)
 		return res
 	}
