@@ -81,7 +81,7 @@ ci: build egctl tools
 	$(BIN) check scenarios/
 	./hack/cli-test.sh $(BIN)
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run '^(TestReal(KubectlKustomize|HelmTemplate)|TestLocalFromCluster)$$' ./simulator/kustomize/ ./cmd/gepcheck/
-	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./suite/... ./impl/... ./admission/...
+	GEPCHECK_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Local' -skip '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./cluster/... ./suite/... ./impl/... ./admission/...
 	$(MAKE) race
 	$(MAKE) conformance IMPL=reference CLUSTER=local
 	./hack/together.sh './hack/cluster-test.sh $(BIN)' './hack/reports.sh --check $(BIN)'
@@ -100,7 +100,7 @@ ci: build egctl tools
 ## parallel shrinking in a local control plane (ci's last step runs the
 ## browser test's listener under -race too)
 race: tools
-	$(GO) test -race -count=1 -skip '^TestLocal' ./internal/proc/ ./impl/exec/ ./suite/cluster/ ./suite/incluster/
+	$(GO) test -race -count=1 -skip '^TestLocal' ./internal/proc/ ./impl/exec/ ./cluster/ ./suite/incluster/
 	$(GO) test -race -count=1 -run '^TestWatch$$' ./cmd/gepcheck/
 	$(GO) test -race -count=1 -run '^TestRunAllWorkers$$' ./suite/
 	GEPCHECK_REQUIRE_REAL=1 $(GO) test -race -count=1 -run '^TestLocalReference$$/^(fanout|shrink-steps)$$' ./impl/reference/

@@ -8,9 +8,9 @@ import (
 
 	"k8s.io/client-go/discovery"
 
+	"github.com/gepcheck/gepcheck/cluster/local"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/realtest"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
 )
 
 var update = flag.Bool("update", false, "rewrite kube-apiserver.json from a local control plane's discovery")

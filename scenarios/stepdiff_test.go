@@ -11,7 +11,7 @@ import (
 
 // stepFiles are the scenarios with steps whose profiles are built in (the
 // Envoy Gateway one is its plug-in's, checked in a cluster by
-// suite/cluster/local/localtest's TestLocalDiff).
+// cluster/local/localtest's TestLocalDiff).
 var stepFiles = []string{
 	"gep-713/steps-inherited-over-time.yaml",
 	"gep-713/steps-direct-conflict-over-time.yaml",

@@ -16,10 +16,10 @@ import (
 	"github.com/gepcheck/gepcheck/admission"
 	"github.com/gepcheck/gepcheck/admission/gen"
 	"github.com/gepcheck/gepcheck/admission/scenario"
+	"github.com/gepcheck/gepcheck/cluster/local"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
 )
 
 // drawCase draws random configurations, a request the check can send,

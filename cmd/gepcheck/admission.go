@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	admissionsim "github.com/gepcheck/gepcheck/admission/simulate"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
+	"github.com/gepcheck/gepcheck/cluster/providers"
 )
 
 func newAdmission(stdin io.Reader, stdout io.Writer, exit func(code int)) *cobra.Command {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/cluster/providers"
 	"github.com/gepcheck/gepcheck/internal/signals"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
 
 func newClean(stdout io.Writer) *cobra.Command {

@@ -11,13 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/impl/envoygateway"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/realtest"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 )
 
 // TestLocalFromCluster: the README's --from-cluster lines, against a local
@@ -26,7 +26,7 @@ import (
 // resolution rule 1: the route policy rp, attached lower, is the
 // challenger; Atomic defaults: it beats gp's default, which is then
 // Overridden), and --fail-on overridden exits 1; simulate and explain read
-// the cluster too. make ci runs it, beside suite/cluster/local/localtest's
+// the cluster too. make ci runs it, beside cluster/local/localtest's
 // TestLocalDiff.
 func TestLocalFromCluster(t *testing.T) {
 	// BackendTrafficPolicy served as v1alpha1 only, as Envoy Gateway's

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/kind"
+	"github.com/gepcheck/gepcheck/cluster/kind"
 )
 
 func newKind(stdout, stderr io.Writer) *cobra.Command {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/cluster/local"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/signals"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )
 

@@ -28,10 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/impl/internal/xds"
 	"github.com/gepcheck/gepcheck/internal/gotool"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Version is the Contour release gepcheck builds and runs.

@@ -27,10 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/impl/internal/controller"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/internal/proc"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // ControllerName is Envoy Gateway's GatewayClass controllerName.

@@ -11,10 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/internal/gotool"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/statusrules"
 )
 

@@ -16,12 +16,12 @@ import (
 	"k8s.io/client-go/rest"
 	"pgregory.net/rapid"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/jsonmap"
 	"github.com/gepcheck/gepcheck/simulator/crd"
 	"github.com/gepcheck/gepcheck/simulator/profile"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )
 

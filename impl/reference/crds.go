@@ -3,7 +3,7 @@ package reference
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/cluster"
 )
 
 // CRDs are the CRDs gepcheck-reference serves: one for each policy kind it

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/cluster"
 )
 
 // ControllerName is Traefik's GatewayClass controllerName.

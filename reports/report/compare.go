@@ -3,9 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/gepcheck/gepcheck/internal/markdown"
 	"slices"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/internal/markdown"
 )
 
 // Compare is the page that sets implementations side by side (a results

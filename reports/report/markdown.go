@@ -3,8 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/gepcheck/gepcheck/internal/markdown"
 	"strings"
+
+	"github.com/gepcheck/gepcheck/internal/markdown"
 )
 
 // Files names the artefacts Write puts in an implementation's directory

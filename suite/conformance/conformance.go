@@ -25,12 +25,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/differential"
 	"github.com/gepcheck/gepcheck/suite/features"

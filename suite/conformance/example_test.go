@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/conformance"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	confv1 "sigs.k8s.io/gateway-api/conformance/apis/v1"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/cluster"
 )
 
 // Controller is the implementation's controller under the runner's

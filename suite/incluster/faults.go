@@ -10,8 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/simulator/fault"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Watches delays the controller's watch events by a seeded schedule (the

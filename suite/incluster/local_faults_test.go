@@ -16,12 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/internal/gotool"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/fault"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )

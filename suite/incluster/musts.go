@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/suite/features"
 	"github.com/gepcheck/gepcheck/suite/statusrules"
 )

@@ -15,13 +15,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/watchproxy"
 	"github.com/gepcheck/gepcheck/generators"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/scenarios"
 	"github.com/gepcheck/gepcheck/simulator/fault"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/watchproxy"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/observe"
 )

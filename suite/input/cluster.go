@@ -10,10 +10,10 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/load"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Cluster is a live cluster read as the input, read-only (docs/cluster.md,

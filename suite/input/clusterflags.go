@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gepcheck/gepcheck/cluster/providers"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 )
 
 // ClusterFlags are the flags that read the input from a live cluster,

@@ -10,14 +10,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/providers"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/internal/signals"
 	"github.com/gepcheck/gepcheck/reports/report"
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/providers"
 	"github.com/gepcheck/gepcheck/suite/findings"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"

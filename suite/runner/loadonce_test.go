@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/impl"
 	"github.com/gepcheck/gepcheck/impl/reference"
 	"github.com/gepcheck/gepcheck/reports/report"
@@ -14,7 +15,6 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/simulator/load"
 	"github.com/gepcheck/gepcheck/suite"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 	"github.com/gepcheck/gepcheck/suite/incluster"
 	"github.com/gepcheck/gepcheck/suite/observe"
 	"github.com/gepcheck/gepcheck/suite/runner"

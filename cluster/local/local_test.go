@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
 )
 
 var gatewayClasses = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gatewayclasses"}

@@ -26,8 +26,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/internal/gotool"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Options configure Start.

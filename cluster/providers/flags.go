@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
+	"github.com/gepcheck/gepcheck/cluster"
 )
 
 // Flags are the command-line flags that select a cluster (docs/cluster.md):

@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os/exec"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	"github.com/gepcheck/gepcheck/internal/exitcode"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Clean is gepcheck clean: it deletes from the cluster --kubeconfig and

@@ -16,8 +16,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/watchproxy"
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/watchproxy"
 )
 
 // slack is what a loaded 2-core machine may add to a delivery.

@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/gepcheck/gepcheck/suite/cluster/local/localtest"
-	"github.com/gepcheck/gepcheck/suite/cluster/watchproxy"
+	"github.com/gepcheck/gepcheck/cluster/local/localtest"
+	"github.com/gepcheck/gepcheck/cluster/watchproxy"
 )
 
 // protobuf is a client config as controllers built on client-go's typed

@@ -7,9 +7,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gepcheck/gepcheck/suite/cluster"
-	"github.com/gepcheck/gepcheck/suite/cluster/kind"
-	"github.com/gepcheck/gepcheck/suite/cluster/local"
+	"github.com/gepcheck/gepcheck/cluster"
+	"github.com/gepcheck/gepcheck/cluster/kind"
+	"github.com/gepcheck/gepcheck/cluster/local"
 )
 
 // Names lists the providers.

@@ -12,8 +12,8 @@ import (
 
 	e2ekind "sigs.k8s.io/e2e-framework/support/kind"
 
+	"github.com/gepcheck/gepcheck/cluster"
 	kindconfig "github.com/gepcheck/gepcheck/kind-config"
-	"github.com/gepcheck/gepcheck/suite/cluster"
 )
 
 // Version of kind the provider installs.
