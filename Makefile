@@ -26,9 +26,10 @@ build:
 
 ## test: unit tests, properties, scenarios (the README's test command); the
 ## tests of real components (a local control plane, Envoy Gateway's egctl)
-## run in make ci, once
+## run in make ci, once (TestPerturbed*, controllers under faults, in
+## hack/cluster-test.sh's faults section)
 test: fmt-check vet
-	$(GO) test -count=1 -skip '^(TestLocal|TestEnvoyGateway|TestChromium)' $(PKGS)
+	$(GO) test -count=1 -skip '^(TestLocal|TestPerturbed|TestEnvoyGateway|TestChromium)' $(PKGS)
 
 ## demo: simulate GEP-713 Example 2 and print the result
 demo: build
@@ -126,7 +127,11 @@ reports: build tools
 ## cases and 100 random cases over time against gepcheck-reference in a
 ## local control plane (ci: 30 and 12); 200 random cases against Contour
 ## and Traefik (ci: 20; make reports: 50); 2,000 random admission chains
-## against kube-apiserver (ci: 200). About 2 hours on 2 cores.
+## against kube-apiserver (ci: 200); 200 random histories under every fault
+## (docs/faults.md) against gepcheck-reference, Envoy Gateway, Contour and
+## Traefik (ci: 4 against the reference, and the fault scenarios). About 2
+## hours on 2 cores without the fault campaigns; those take about 30 s a
+## case (4 × 200 cases: about 7 hours more).
 CAMPAIGNS_DIR ?= $${TMPDIR:-/tmp}/gepcheck-campaigns
 campaigns: build egctl tools
 	$(BIN) fuzz --checks 100000 --seed 1 --out $(CAMPAIGNS_DIR)/counterexamples
@@ -136,6 +141,10 @@ campaigns: build egctl tools
 	$(BIN) run --cluster local --impl contour --random 200 --seed 1 --out $(CAMPAIGNS_DIR)/findings --report-dir $(CAMPAIGNS_DIR) || [ $$? -eq 1 ]
 	$(BIN) run --cluster local --impl traefik --random 200 --seed 1 --step-timeout 10s --out $(CAMPAIGNS_DIR)/findings --report-dir $(CAMPAIGNS_DIR) || [ $$? -eq 1 ]
 	GEPCHECK_REQUIRE_REAL=1 GEPCHECK_ADMISSION_CASES=2000 $(GO) test -count=1 -timeout 3h -run '^TestLocalAdmission$$' ./admission/check/
+	$(BIN) run --cluster local --impl reference --random 200 --random-steps 3 --faults all --seed 1 --report-dir $(CAMPAIGNS_DIR)/faults
+	$(BIN) run --cluster local --impl envoy-gateway --random 200 --random-steps 3 --faults all --seed 1 --out $(CAMPAIGNS_DIR)/findings-faults --report-dir $(CAMPAIGNS_DIR)/faults || [ $$? -eq 1 ]
+	$(BIN) run --cluster local --impl contour --random 200 --random-steps 3 --faults all --seed 1 --out $(CAMPAIGNS_DIR)/findings-faults --report-dir $(CAMPAIGNS_DIR)/faults || [ $$? -eq 1 ]
+	$(BIN) run --cluster local --impl traefik --random 200 --random-steps 3 --faults all --seed 1 --step-timeout 10s --out $(CAMPAIGNS_DIR)/findings-faults --report-dir $(CAMPAIGNS_DIR)/faults || [ $$? -eq 1 ]
 
 ## egctl: build Envoy Gateway's egctl $(EG_VERSION) into ~/.cache/gepcheck (once;
 ## about 7 minutes cold, from the Go module proxy): the stock build (go install)

@@ -15,12 +15,12 @@ import (
 	"github.com/gepcheck/gepcheck/suite/incluster"
 )
 
-// TestLocalReferenceThroughProxy: gepcheck-reference, its watch events
+// TestPerturbedReferenceThroughProxy: gepcheck-reference, its watch events
 // held by a schedule of up to 800ms a stream, still writes the status of
 // a scenario that changes over time (a Direct policy meets a challenger,
 // loses its target and gets it back), every status write going through
 // the proxy.
-func TestLocalReferenceThroughProxy(t *testing.T) {
+func TestPerturbedReferenceThroughProxy(t *testing.T) {
 	c := localtest.Start(t, reference.CRDs(), gotool.KubeControllerManager)
 	p, err := watchproxy.Start(c, func(s string) { t.Log(s) })
 	if err != nil {

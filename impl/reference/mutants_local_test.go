@@ -296,7 +296,7 @@ func (g *mutantRig) flaps(t *testing.T, m Mutant, run string, quiet time.Duratio
 // writes under an orderly run, and differs from it under its
 // perturbation, under which the correct controller converges (docs/faults.md,
 // Mutant controllers): the perturbations show what orderly runs cannot.
-func TestLocalMutants(t *testing.T) {
+func TestPerturbedMutants(t *testing.T) {
 	c := startLocal(t)
 	k, err := cluster.NewKube(c)
 	if err != nil {
