@@ -25,12 +25,16 @@ const (
 // (res), beyond the comparison with the reference, which stays: (b)
 // stability, nothing flips during a quiet period; then (a) convergence,
 // the controller restarted on the final objects reaches what it showed;
-// then (c) history independence (HistoryIndependent).
-// A case that failed or erred before is judged as it was, but for one
-// whose status did not settle: its flips are a finding (flapping), not an
-// error.
+// then (c) history independence (HistoryIndependent). The oracles compare
+// the implementation with itself, so they judge a case that disagrees
+// with the reference at its last state too: their differences are added
+// to the reference's (an implementation with known findings everywhere
+// is still judged under faults). A case that failed at an earlier state,
+// or erred, is judged as it was, but for one whose status did not
+// settle: its flips are a finding (flapping), not an error.
 func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Result {
-	if res.Outcome != Pass && !res.unsettled {
+	last := res.Outcome == Fail && res.State == len(a.Case.Steps)
+	if res.Outcome != Pass && !last && !res.unsettled {
 		return res
 	}
 	p := a.Plan
@@ -43,7 +47,7 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 		res.Outcome, res.Diff = Fail, append(res.Diff, p.UnmapAll(flips)...)
 		return res
 	}
-	if res.Outcome != Pass {
+	if res.Outcome != Pass && !last {
 		return res
 	}
 	if r.Controller == nil {
@@ -56,7 +60,7 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 		return res
 	}
 	if len(diffs) > 0 {
-		res.Outcome, res.Diff = Fail, p.UnmapAll(diffs)
+		res.Outcome, res.Diff = Fail, append(res.Diff, p.UnmapAll(diffs)...)
 		return res
 	}
 	// (c) history independence: the final objects created at once, as a
@@ -68,7 +72,7 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 	}
 	res.Oracles = append(res.Oracles, Oracle{Name: OracleHistory, Compared: len(res.Got.Policies) + len(res.Got.Targets) + len(res.Got.Effective)})
 	if len(diffs) > 0 {
-		res.Outcome, res.Diff = Fail, diffs
+		res.Outcome, res.Diff = Fail, append(res.Diff, diffs...)
 	}
 	return res
 }
