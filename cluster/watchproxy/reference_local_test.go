@@ -44,7 +44,7 @@ func TestPerturbedReferenceThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const file = "../../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
+	const file = "../../scenarios/gep-713/steps-direct-conflict-over-time.yaml"
 	plan, err := incluster.NewPlan(file, incluster.TargetFor(reference.InCluster{}, "delay", 0))
 	if err != nil {
 		t.Fatal(err)
