@@ -282,8 +282,9 @@ section_faults() {
 # pass, every oracle comparing something in each; each mutant controller
 # (a planted fault, --reference-mutant) fails the scenario that perturbs
 # it, so the faults and the oracles bite.
+"$BIN" check docs/examples/faults/ > "$tmp/faults-check.txt" 2>&1 && grep -q "^$(ls docs/examples/faults/*.yaml | wc -l) passed, 0 failed" "$tmp/faults-check.txt" && ok || bad "check docs/examples/faults/: $(tail -3 "$tmp/faults-check.txt")"
 readme_run "$rd" "$tmp/faults.txt" 0 -- faults && ok || bad "faults run (README): $(tail -3 "$tmp/faults.txt")"
-nf=$(ls scenarios/faults/*.yaml | wc -l)
+nf=$(ls docs/examples/faults/*.yaml | wc -l)
 grep -q "gepcheck-reference on local: $nf passed, 0 failed, 0 errors, 0 skipped" "$tmp/faults.txt" && ok || bad "faults summary, want $nf passed: $(tail -1 "$tmp/faults.txt")"
 no=$(grep -c -E 'oracles: stability \([1-9][0-9]* compared\), convergence \([1-9][0-9]* compared\), history \([1-9][0-9]* compared\)' "$tmp/faults.txt")
 [ "$no" -eq "$nf" ] && ok || bad "faults: the three oracles compared something in $no of $nf cases"
@@ -297,7 +298,7 @@ for m in 'forget-on-restart:restart-burst-delay:no status for the current genera
   # missed-event drops only what arrives while a reconcile runs: timing,
   # so it gets a second try (docs/faults.md); the others are caught at once.
   for try in 1 2; do
-    "$BIN" run --cluster local --impl reference --reference-mutant "$name" "scenarios/faults/$file.yaml" > "$tmp/mutant-$name.txt" 2>&1; code=$?
+    "$BIN" run --cluster local --impl reference --reference-mutant "$name" "docs/examples/faults/$file.yaml" > "$tmp/mutant-$name.txt" 2>&1; code=$?
     [ "$code" -eq 1 ] || [ "$name" != missed-event ] && break
   done
   [ "$code" -eq 1 ] && grep -q '^fail ' "$tmp/mutant-$name.txt" && grep -qF -- "$want" "$tmp/mutant-$name.txt" && ok ||

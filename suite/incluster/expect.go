@@ -26,6 +26,7 @@ var SkipReasons = []struct {
 	{"uses a policy kind the implementation does not serve", regexp.MustCompile(`^uses \S+, which the implementation does not serve$`)},
 	{"a generic Topology", regexp.MustCompile(`^a generic Topology has no cluster objects$`)},
 	{"uses ObjectFields", regexp.MustCompile(`^uses ObjectFields, which the implementation does not read$`)},
+	{"has a fault this run cannot make", regexp.MustCompile(`^fault [a-z]+ at state \d+[^:]*: `)},
 }
 
 var stepLabel = regexp.MustCompile(`^step \d+ \([^)]*\): `)

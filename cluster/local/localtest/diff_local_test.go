@@ -102,7 +102,7 @@ func TestLocalDiff(t *testing.T) {
 	}
 	var inputs []input
 	for _, f := range diffFiles {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", f))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", f))
 		if err != nil {
 			t.Fatal(err)
 		}
