@@ -303,7 +303,7 @@ for m in 'forget-on-restart:restart-burst-delay:no status for the current genera
   done
   [ "$code" -eq 1 ] && grep -q '^fail ' "$tmp/mutant-$name.txt" && grep -qF -- "$want" "$tmp/mutant-$name.txt" && ok ||
     bad "mutant $name on $file: exit $code, want 1 and a failure showing '$want': $(grep -A3 -E '^(pass|fail|error) ' "$tmp/mutant-$name.txt" | head -5)"
-  echo "mutant $name caught by: $(grep -oE '^ +(flapping|not-convergent|history-dependent|no status|path|policy|target) ' "$tmp/mutant-$name.txt" | tr -d ' ' | sort -u | paste -sd, -)"
+  echo "mutant $name caught by: $(grep -oE '^ +(flapping|not-convergent|history-dependent|no status|path|policy|target)[: ]' "$tmp/mutant-$name.txt" | tr -d ' :' | sort -u | paste -sd, -)"
 done
 }
 
