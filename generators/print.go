@@ -113,7 +113,7 @@ func Print(o PrintOptions) ([]byte, error) {
 	}
 	changes := o.Steps > 0 || len(o.Faults) > 0
 	if len(o.Faults) > 0 {
-		changing += " --faults " + joinKinds(o.Faults)
+		changing += " --faults " + fault.Flag(o.Faults)
 	}
 	draw := func(g *rapid.Generator[*Scenario]) []byte {
 		if len(o.Faults) > 0 {
@@ -157,13 +157,4 @@ func Print(o PrintOptions) ([]byte, error) {
 		out.Write(s.YAML())
 	}
 	return out.Bytes(), nil
-}
-
-// joinKinds is kinds as --faults takes them.
-func joinKinds(kinds []fault.Kind) string {
-	s := make([]string, len(kinds))
-	for i, k := range kinds {
-		s[i] = string(k)
-	}
-	return strings.Join(s, ",")
 }

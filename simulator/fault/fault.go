@@ -214,6 +214,16 @@ func ParseKinds(s string) ([]Kind, error) {
 	return out, nil
 }
 
+// Flag is ks as --faults takes them (ParseKinds reads it back):
+// "restart,burst".
+func Flag(ks []Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ",")
+}
+
 // KindNames lists the kinds, for messages and help.
 func KindNames() string { return joined(Kinds) }
 

@@ -42,3 +42,14 @@ func TestAtAndString(t *testing.T) {
 		t.Fatalf("Delay = %s", d)
 	}
 }
+
+// Flag writes what ParseKinds reads.
+func TestFlagParsesBack(t *testing.T) {
+	ks := []Kind{Delay, Restart, Misop}
+	if s := Flag(ks); s != "delay,restart,misop" {
+		t.Fatalf("Flag = %q", s)
+	}
+	if got, err := ParseKinds(Flag(ks)); err != nil || !slices.Equal(got, ks) {
+		t.Fatalf("ParseKinds(Flag) = %v, %v", got, err)
+	}
+}

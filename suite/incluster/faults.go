@@ -23,15 +23,6 @@ type Watches interface {
 	Release()
 }
 
-// kindNames prints kinds as --faults takes them.
-func kindNames(ks []fault.Kind) []string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = string(k)
-	}
-	return out
-}
-
 // cannotPerturb says why the faults fs cannot be made in this run, naming
 // the fault ("" when they can): the case is then skipped.
 func (r *Runner) cannotPerturb(fs []fault.Fault) string {

@@ -513,7 +513,7 @@ func randomCases(cfg *Config, logf func(string)) ([]scenarios.Loaded, string, er
 		steps = fmt.Sprintf(" --steps %d", cfg.RandomSteps)
 	}
 	if len(cfg.Faults) > 0 {
-		steps += " --faults " + strings.Join(kindNames(cfg.Faults), ",")
+		steps += " --faults " + fault.Flag(cfg.Faults)
 	}
 	shard := ""
 	if cfg.Shard.N > 0 {

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -64,11 +63,7 @@ func (f *FaultFlags) Validate(provider string) error {
 func (f *FaultFlags) ReplayFlags() []string {
 	var out []string
 	if len(f.Kinds) > 0 {
-		names := make([]string, len(f.Kinds))
-		for i, k := range f.Kinds {
-			names[i] = string(k)
-		}
-		out = append(out, "--faults", strings.Join(names, ","))
+		out = append(out, "--faults", fault.Flag(f.Kinds))
 	}
 	return append(out, QuietFlag(f.quiet)...)
 }
