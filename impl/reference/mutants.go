@@ -35,9 +35,12 @@ const (
 	// only the changes that arrive after: what changed while it was down
 	// stays unwritten.
 	ForgetOnRestart Mutant = "forget-on-restart"
-	// MissedEvent drops a change that arrives while a reconcile runs
-	// instead of reconciling again after it: the last changes of a burst
-	// stay unseen until some later change.
+	// MissedEvent drops a change to an object it has seen before (an
+	// update or a deletion) that arrives while a reconcile runs, instead
+	// of reconciling again after it: the last changes of a burst stay
+	// unseen until some later change. Creations always get through, so an
+	// orderly run, which creates a state's objects wave by wave with no
+	// wait for status, is judged the same however long a reconcile takes.
 	MissedEvent Mutant = "missed-event"
 	// StaleRead computes each object that changed or went away since the
 	// previous reconcile as the previous reconcile read it (one read
@@ -70,7 +73,7 @@ type MutantDoc struct {
 func Mutants() []MutantDoc {
 	return []MutantDoc{
 		{ForgetOnRestart, "convergence", []fault.Kind{fault.Restart}, "does not reconcile what exists when it starts: a change made while it was down is never written"},
-		{MissedEvent, "convergence", []fault.Kind{fault.Burst, fault.Delay}, "drops a change that arrives while a reconcile runs: the last changes of a burst stay unseen"},
+		{MissedEvent, "convergence", []fault.Kind{fault.Burst, fault.Delay}, "drops a change to a known object that arrives while a reconcile runs: the last changes of a burst stay unseen"},
 		{StaleRead, "convergence", []fault.Kind{fault.Burst, fault.Delay}, "computes a changed object as the previous reconcile read it: status of the second-to-last state"},
 		{ArrivalTies, "history independence", []fault.Kind{fault.Ties}, "orders policies of one creation second by arrival, not by name (GEP-713, Conflict resolution rule 3)"},
 		{Flap, "stability", nil, "once settled, flips a policy's Accepted condition and back now and then"},
@@ -137,6 +140,9 @@ type mutantState struct {
 	mu       sync.Mutex
 	arrivals int64               // ArrivalTies: policies seen, in order
 	arrival  map[types.UID]int64 // ArrivalTies: when each was first seen
+	// seen is every object MissedEvent has had an event of: as many as
+	// the watched kinds hold in the cluster.
+	seen     map[types.UID]bool
 	previous map[string]*unstructured.Unstructured
 	policies []*unstructured.Unstructured // Flap: the policies last computed
 	flips    int
@@ -151,7 +157,8 @@ const maxArrivals = 999_999_999
 
 // events is the map of the watches' events to the one request, with the
 // mutants' planted faults in it: ArrivalTies records when a policy is
-// first seen, MissedEvent drops what arrives while a reconcile runs.
+// first seen, MissedEvent drops a change to a known object that arrives
+// while a reconcile runs.
 func (c *Controller) events(world handler.MapFunc) handler.MapFunc {
 	if c.Mutant != MissedEvent && c.Mutant != ArrivalTies {
 		return world
@@ -160,11 +167,23 @@ func (c *Controller) events(world handler.MapFunc) handler.MapFunc {
 		if c.Mutant == ArrivalTies {
 			c.arrived(o)
 		}
-		if c.Mutant == MissedEvent && c.mutant.reconciling.Load() {
+		if c.Mutant == MissedEvent && c.known(o) && c.mutant.reconciling.Load() {
 			return nil
 		}
 		return world(ctx, o)
 	}
+}
+
+// known (MissedEvent) says whether o had an event before this one.
+func (c *Controller) known(o client.Object) bool {
+	c.mutant.mu.Lock()
+	defer c.mutant.mu.Unlock()
+	if c.mutant.seen == nil {
+		c.mutant.seen = map[types.UID]bool{}
+	}
+	seen := c.mutant.seen[o.GetUID()]
+	c.mutant.seen[o.GetUID()] = true
+	return seen
 }
 
 func (c *Controller) arrived(o client.Object) {

@@ -142,17 +142,22 @@ func TestMutantFaults(t *testing.T) {
 	t.Run(string(MissedEvent), func(t *testing.T) {
 		for _, m := range []Mutant{"", MissedEvent} {
 			w := mutantWorld(t, &Controller{Mutant: m})
-			var during []reconcile.Request
+			var during, created []reconcile.Request
 			events := w.ctl.events(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{{}} })
+			events(ctx, w.get("Service/default/b1")) // b1's creation
 			w.ctl.Simulate = func(md *simulator.Model, sem engine.Semantics) *simulator.Output {
-				during = events(ctx, w.get("Service/default/b1")) // an event while the reconcile runs
+				during = events(ctx, w.get("Service/default/b1"))  // a change while the reconcile runs
+				created = events(ctx, w.get("Service/default/b2")) // a creation while it runs
 				return md.Run(sem, nil)
 			}
 			if _, err := w.ctl.reconciler()(ctx, reconcile.Request{}); err != nil {
 				t.Fatal(err)
 			}
 			if want := map[Mutant]int{"": 1, MissedEvent: 0}[m]; len(during) != want {
-				t.Errorf("%q: an event during a reconcile made %d requests, want %d", m, len(during), want)
+				t.Errorf("%q: a change during a reconcile made %d requests, want %d", m, len(during), want)
+			}
+			if len(created) != 1 {
+				t.Errorf("%q: a creation during a reconcile made %d requests, want 1", m, len(created))
 			}
 			if got := events(ctx, w.get("Service/default/b1")); len(got) != 1 {
 				t.Errorf("%q: an event after the reconcile made %d requests, want 1", m, len(got))
