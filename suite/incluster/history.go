@@ -3,7 +3,6 @@ package incluster
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -37,13 +36,22 @@ var historyStarts atomic.Int64
 // "history-dependent", Want the fresh start's and Got the history's. An
 // error says the fresh start could not be judged (it is skipped, or its
 // run is an error). Status rules are not compared: each case's verdict
-// judges them.
+// judges them. The fresh start's objects are created in the order of the
+// final objects' creationTimestamps as stored (finalPlan).
 func (r *Runner) HistoryIndependent(ctx context.Context, p *Plan, final Result) ([]compare.Difference, error) {
 	if final.State != len(p.Steps) || (final.Outcome != Pass && final.Outcome != Fail) {
 		return nil, fmt.Errorf("%s: the history did not reach its last state: %s at state %d of %d", p.Name, final.Outcome, final.State, len(p.Steps))
 	}
+	var stored []*unstructured.Unstructured
+	for _, u := range p.State(len(p.Steps)).ScenarioObjects() {
+		got, err := r.Kube.Get(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the final objects: %w", p.Name, err)
+		}
+		stored = append(stored, got)
+	}
 	index := historyBase + int(historyStarts.Add(1))
-	fresh, err := finalPlan(p, TargetFor(r.Impl, r.Run, index))
+	fresh, err := finalPlan(p, stored, TargetFor(r.Impl, r.Run, index))
 	if err != nil {
 		return nil, err
 	}
@@ -80,10 +88,12 @@ func (r *Runner) VerifyThrough(ctx context.Context, p *Plan) (first, last Result
 }
 
 // finalPlan is the plan, for t, of p's final objects as a case of their
-// own: the last state's objects (their creationTimestamps as the history
-// gave them, so that the intended creation order is the same) and the
+// own: the last state's objects, with the creationTimestamps of their
+// objects in stored (the history's, ties, re-creations and misoperations
+// included: GEP-713's Conflict resolution orders by them, so the fresh
+// start creates the objects in the order the history left them), and the
 // Scenario document without its steps and faults.
-func finalPlan(p *Plan, t Target) (*Plan, error) {
+func finalPlan(p *Plan, stored []*unstructured.Unstructured, t Target) (*Plan, error) {
 	m, err := simulator.Build(p.Docs, simulator.Options{})
 	if err != nil {
 		return nil, err
@@ -92,7 +102,19 @@ func finalPlan(p *Plan, t Target) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := slices.Clone(states[len(states)-1].Docs)
+	created := make(map[string]string, len(stored))
+	for _, u := range stored {
+		created[u.GetKind()+" "+u.GetNamespace()+"/"+u.GetName()] = u.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	}
+	var docs []*load.Doc
+	for _, d := range states[len(states)-1].Docs {
+		if ts, ok := created[d.Kind+" "+p.key(d)]; ok {
+			raw := jsonmap.Clone(d.Raw)
+			_ = unstructured.SetNestedField(raw, ts, "metadata", "creationTimestamp")
+			d = d.WithRaw(raw)
+		}
+		docs = append(docs, d)
+	}
 	for _, d := range p.Docs {
 		if d.Group == simulator.GepcheckGroup && d.Kind == "Scenario" {
 			raw := jsonmap.Clone(d.Raw)

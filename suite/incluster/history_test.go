@@ -5,7 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
@@ -73,7 +78,7 @@ func historyPlans(t *testing.T) (p, fresh *Plan) {
 	if err != nil || p.Skip != "" {
 		t.Fatal(err, p.Skip)
 	}
-	fresh, err = finalPlan(p, Target{Run: "h", Index: historyBase + 1, ControllerName: "example.com/c"})
+	fresh, err = finalPlan(p, nil, Target{Run: "h", Index: historyBase + 1, ControllerName: "example.com/c"})
 	if err != nil || fresh.Skip != "" {
 		t.Fatal(err, fresh.Skip)
 	}
@@ -112,6 +117,74 @@ func TestFinalPlan(t *testing.T) {
 	}
 	if len(fresh.PolicyObjects()) != 1 {
 		t.Errorf("the fresh start has %d policies, want p2 alone", len(fresh.PolicyObjects()))
+	}
+}
+
+// The fresh start creates the final objects in the order the history
+// left their creationTimestamps, not the file's: a re-created target, a
+// tie (GEP-713, Conflict resolution rules 2 and 3) or a policy created
+// again by a misoperation orders them differently.
+func TestFinalPlanCreationOrder(t *testing.T) {
+	// HistoryCase but for its steps: one that recolors p2, so that the
+	// last state holds p1 and p2.
+	steps := HistoryCase[strings.Index(HistoryCase, "  steps:"):strings.Index(HistoryCase, "---")]
+	recolor := strings.Replace(HistoryCase, steps, `  steps:
+  - name: recolor
+    apply:
+    - apiVersion: policies.controller.io/v1
+      kind: ColorPolicy
+      metadata: {name: p2}
+      spec:
+        targetRefs: [{group: "", kind: Service, name: b1}]
+        color: green
+    expect: {}
+`, 1)
+	file := filepath.Join(t.TempDir(), "recolor.yaml")
+	if err := os.WriteFile(file, []byte(recolor), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(file, Target{Run: "h", Index: 2, ControllerName: "example.com/c"})
+	if err != nil || p.Skip != "" || len(p.Steps) != 1 {
+		t.Fatal(err, p.Skip, len(p.Steps))
+	}
+	for _, tc := range []struct {
+		name     string
+		p1, p2   string // stored creationTimestamps
+		wantWave [][]string
+	}{
+		{"as the file", "2026-11-28T10:00:00Z", "2026-11-28T10:00:01Z", [][]string{{"p1"}, {"p2"}}},
+		{"p1 re-created", "2026-11-28T10:00:07Z", "2026-11-28T10:00:01Z", [][]string{{"p2"}, {"p1"}}},
+		{"tied", "2026-11-28T10:00:03Z", "2026-11-28T10:00:03Z", [][]string{{"p1", "p2"}}},
+	} {
+		var stored []*unstructured.Unstructured
+		for _, u := range p.State(1).ScenarioObjects() {
+			u = u.DeepCopy()
+			switch u.GetName() {
+			case "p1", "p2":
+				ts, err := time.Parse(time.RFC3339, map[string]string{"p1": tc.p1, "p2": tc.p2}[u.GetName()])
+				if err != nil {
+					t.Fatal(err)
+				}
+				u.SetCreationTimestamp(metav1.NewTime(ts))
+			}
+			stored = append(stored, u)
+		}
+		fresh, err := finalPlan(p, stored, Target{Run: "h", Index: historyBase + 2, ControllerName: "example.com/c"})
+		if err != nil || fresh.Skip != "" {
+			t.Fatal(err, fresh.Skip)
+		}
+		var waves [][]string
+		for _, w := range fresh.PolicyWaves {
+			var names []string
+			for _, u := range w {
+				names = append(names, u.GetName())
+			}
+			slices.Sort(names)
+			waves = append(waves, names)
+		}
+		if fmt.Sprint(waves) != fmt.Sprint(tc.wantWave) {
+			t.Errorf("%s: the fresh start's policy waves %v, want %v", tc.name, waves, tc.wantWave)
+		}
 	}
 }
 
