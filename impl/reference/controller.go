@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -222,7 +223,20 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	watch, err := c.setup(mgr.GetClient(), mgr.GetRESTMapper())
+	// kube-apiserver may be restarting as the controller starts (the
+	// apiserver fault, docs/faults.md): discovery is tried again, as a
+	// controller restarted by its kubelet would be, for up to
+	// discoveryWait.
+	var watch []schema.GroupVersionKind
+	err = wait.PollUntilContextTimeout(ctx, time.Second, discoveryWait, true, func(context.Context) (bool, error) {
+		watch, err = c.setup(mgr.GetClient(), mgr.GetRESTMapper())
+		var d discoveryError
+		if errors.As(err, &d) {
+			c.logf("discovery: %v; trying again", d.err)
+			return false, nil
+		}
+		return true, err
+	})
 	if err != nil {
 		return err
 	}
@@ -269,7 +283,9 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 	watch := []schema.GroupVersionKind{gvkNamespace, gvkService, gvkConfigMap, gvkGatewayClass, gvkGateway, gvkHTTPRoute, gvkGRPCRoute, gvkReferenceGrant, gvkObjectFields}
 	served := map[schema.GroupVersionKind]bool{}
 	for _, gvk := range optionalKinds {
-		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		if ok, err := isServed(mapper, gvk); err != nil {
+			return nil, err
+		} else if !ok {
 			c.logf("not reading %s: the cluster does not serve it", gvk.Kind)
 			continue
 		}
@@ -287,7 +303,9 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 	}
 	c.hierarchy = append(c.hierarchy, gvkReferenceGrant)
 	for _, gvk := range Kinds() {
-		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		if ok, err := isServed(mapper, gvk); err != nil {
+			return nil, err
+		} else if !ok {
 			c.logf("not serving %s: its CRD is not installed", gvk.Kind)
 			continue
 		}
@@ -295,12 +313,38 @@ func (c *Controller) setup(cl client.Client, mapper meta.RESTMapper) ([]schema.G
 		watch = append(watch, gvk)
 	}
 	for _, gvk := range watch {
-		if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			return nil, fmt.Errorf("%s is not served by the cluster: %w", gvk.Kind, err)
+		if ok, err := isServed(mapper, gvk); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, fmt.Errorf("%s is not served by the cluster", gvk.Kind)
 		}
 	}
 	c.watch = watch
 	return watch, nil
+}
+
+// discoveryWait bounds how long the controller waits, as it starts, for
+// kube-apiserver to answer discovery.
+const discoveryWait = 2 * time.Minute
+
+// discoveryError is discovery that did not answer (kube-apiserver down or
+// restarting): not an answer that a kind is not served.
+type discoveryError struct{ err error }
+
+func (e discoveryError) Error() string { return "discovery: " + e.err.Error() }
+
+// isServed says whether the cluster serves gvk: false when discovery
+// answers that it does not, a discoveryError when discovery does not
+// answer.
+func isServed(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (bool, error) {
+	_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	switch {
+	case err == nil:
+		return true, nil
+	case meta.IsNoMatchError(err):
+		return false, nil
+	}
+	return false, discoveryError{err}
 }
 
 func kindNames(gvks []schema.GroupVersionKind) string {

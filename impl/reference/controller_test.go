@@ -9,9 +9,11 @@ package reference
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -1080,5 +1082,28 @@ func TestMergePolicyConditions(t *testing.T) {
 	}
 	if got := (&Controller{}).mergePolicyConditions(mine, nil); !reflect.DeepEqual(got, mine) {
 		t.Errorf("nothing stored: %v", got)
+	}
+}
+
+// downMapper is discovery while kube-apiserver is down: every mapping
+// fails, and not because a kind is not served.
+type downMapper struct{ meta.RESTMapper }
+
+func (downMapper) RESTMapping(schema.GroupKind, ...string) (*meta.RESTMapping, error) {
+	return nil, errors.New(`failed to get server groups: an error on the server ("") has prevented the request from succeeding`)
+}
+
+// Discovery that does not answer is not a kind that is not served: setup
+// says so (a discoveryError, which Run tries again, docs/faults.md,
+// apiserver) instead of starting without the policy kinds.
+func TestSetupDiscoveryDown(t *testing.T) {
+	c := &Controller{}
+	var d discoveryError
+	if _, err := c.setup(nil, downMapper{mapper()}); !errors.As(err, &d) {
+		t.Errorf("setup with discovery down: %v, want a discoveryError", err)
+	}
+	watch, err := c.setup(nil, mapper("ColorPolicy"))
+	if err != nil || !slices.ContainsFunc(watch, func(g schema.GroupVersionKind) bool { return g.Kind == "ColorPolicy" }) {
+		t.Errorf("setup with discovery up: %v, %v; want ColorPolicy watched", watch, err)
 	}
 }
