@@ -211,7 +211,10 @@ func Run(cfg Config) (*Summary, error) {
 	}
 	sum := &Summary{Impl: im.Name(), Cluster: c.Name, Plans: len(plans), Results: s.Results, Passed: passed, RandomProfile: cfg.randomProfile(),
 		Seed: cfg.Seed, Random: random(loaded), Musts: musts}
-	if cfg.ShrinkTime > 0 && randomDir != "" {
+	if s.Interrupted && cfg.ShrinkTime > 0 && randomDir != "" {
+		logf("interrupted: the failed random cases are not shrunk")
+	}
+	if cfg.ShrinkTime > 0 && randomDir != "" && !s.Interrupted {
 		// Ginkgo no longer handles signals: an interrupt ends shrinking,
 		// and the deferred cleanup runs.
 		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

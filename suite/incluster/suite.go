@@ -3,8 +3,11 @@ package incluster
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -31,6 +34,9 @@ type Suite struct {
 
 	mu      sync.Mutex
 	Results []Result
+	// Interrupted says the run was ended by SIGINT or SIGTERM: what
+	// follows it (shrinking) is not started.
+	Interrupted bool
 }
 
 type failer struct{ failed bool }
@@ -95,9 +101,18 @@ func (s *Suite) Run(description string) (bool, error) {
 			s.Cleanup()
 		}
 	})
+	// Ginkgo handles the signal; this channel only notes that it came.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	f := &failer{}
 	ok := ginkgo.RunSpecs(f, description, suiteCfg, reporterCfg)
 	cancelApply()
+	select {
+	case <-sig:
+		s.Interrupted = true
+	default:
+	}
 	return ok && !f.failed, nil
 }
 
