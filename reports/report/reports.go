@@ -66,6 +66,9 @@ func ClusterRun(w io.Writer, s *incluster.Summary) {
 	}
 	for _, sh := range s.Shrunk {
 		fmt.Fprintf(w, "shrunk in the cluster for %s: %s (%d rounds, %d candidates applied; %s)\n", sh.Kind, sh.File, sh.Rounds, sh.Tried, sh.Stopped)
+		if d := sh.Determinism(); d != "" {
+			fmt.Fprintf(w, "               %s\n", d)
+		}
 		for _, d := range slices.Concat([]string{sh.Result.Reason}, compare.Strings(sh.Result.Diff), []string{sh.Result.Offline}) {
 			if d != "" {
 				fmt.Fprintf(w, "               %s\n", d)

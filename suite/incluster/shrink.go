@@ -38,6 +38,55 @@ type Shrunk struct {
 	// Stopped says why shrinking ended.
 	Rounds, Tried int
 	Stopped       string
+	// Reruns counts the times a shrunk case with faults was applied again
+	// as it was shrunk (Rerun), Reproduced those that kept the
+	// difference: all of them, it is deterministic; fewer, flaky.
+	Reruns, Reproduced int
+}
+
+// Determinism says how the shrunk case's re-runs went: "" when it was not
+// re-run, else "deterministic (3 of 3 re-runs)" or "flaky (1 of 3 re-runs)".
+func (s Shrunk) Determinism() string {
+	switch {
+	case s.Reruns == 0:
+		return ""
+	case s.Reproduced == s.Reruns:
+		return fmt.Sprintf("deterministic (%d of %d re-runs)", s.Reproduced, s.Reruns)
+	}
+	return fmt.Sprintf("flaky (%d of %d re-runs)", s.Reproduced, s.Reruns)
+}
+
+// Reruns is how many times a shrunk case with faults is applied again to
+// call it deterministic or flaky (docs/faults.md, issue 33).
+const Reruns = 3
+
+// Rerun applies the shrunk case (its file, faults and all) n times, one
+// after another, and counts the runs that keep its difference in
+// out.Reproduced; within deadline's budget, as shrinking is.
+func (r *Runner) Rerun(ctx context.Context, out *Shrunk, n int, budget Budget) {
+	data, err := os.ReadFile(out.File)
+	if err != nil {
+		out.Stopped += "; not re-run: " + err.Error()
+		return
+	}
+	deadline := budget.start()
+	for range n {
+		if ctx.Err() != nil {
+			return
+		}
+		_, res := r.tryCandidate(ctx, data, filepath.Dir(out.File), deadline)
+		out.Reruns++
+		if keeps(out.Kind)(res) {
+			out.Reproduced++
+		}
+	}
+}
+
+// keeps says whether a result still shows the difference target.
+func keeps(target compare.Found) func(Result) bool {
+	return func(res Result) bool {
+		return res.Outcome == Fail && slices.Contains(compare.Kinds(res.Diff), target.Kind) && (!target.AfterStep || res.State > 0)
+	}
 }
 
 // Budget bounds shrinking: Time of wall clock, Rounds of candidates
@@ -96,9 +145,6 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 		out.StepsFrom, out.Steps = len(ws.cur.Steps), len(ws.cur.Steps)
 		out.ObjectsFrom, out.Objects = ws.cur.Objects(), ws.cur.Objects()
 	}
-	keeps := func(res Result) bool {
-		return res.Outcome == Fail && slices.Contains(compare.Kinds(res.Diff), target.Kind) && (!target.AfterStep || res.State > 0)
-	}
 	deadline := budget.start()
 	for round := 0; ; round++ {
 		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
@@ -111,7 +157,7 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 		}
 		files, results := r.tryAll(ctx, data, dir, parallel, deadline)
 		out.Rounds, out.Tried = round+1, out.Tried+len(data)
-		best := sh.best(results, keeps)
+		best := sh.best(results, keeps(target))
 		if best < 0 {
 			out.Stopped = "no smaller case keeps the difference"
 			return out

@@ -31,3 +31,21 @@ func TestBudget(t *testing.T) {
 		t.Errorf("start: a zero Time has a deadline, or a Time has none")
 	}
 }
+
+// A shrunk case re-run as shrunk is deterministic when every re-run keeps
+// its difference, flaky otherwise; not re-run, it says nothing.
+func TestDeterminism(t *testing.T) {
+	for _, tc := range []struct {
+		reruns, reproduced int
+		want               string
+	}{
+		{0, 0, ""},
+		{3, 3, "deterministic (3 of 3 re-runs)"},
+		{3, 1, "flaky (1 of 3 re-runs)"},
+		{3, 0, "flaky (0 of 3 re-runs)"},
+	} {
+		if got := (Shrunk{Reruns: tc.reruns, Reproduced: tc.reproduced}).Determinism(); got != tc.want {
+			t.Errorf("%d of %d: %q, want %q", tc.reproduced, tc.reruns, got, tc.want)
+		}
+	}
+}
