@@ -164,9 +164,11 @@ func (pt *perturbing) fire(ctx context.Context, f fault.Fault, writes int) error
 		}
 		pt.a.Restarts++
 	case fault.APIServer:
+		start := time.Now()
 		if err := pt.r.Kube.Cluster.RestartAPIServer(ctx); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
+		pt.a.Outage += time.Since(start)
 	}
 	pt.a.Faults = append(pt.a.Faults, f)
 	return nil

@@ -186,6 +186,10 @@ type Applied struct {
 	Faults   []fault.Fault
 	Restarts int
 	Delayed  bool
+	// Outage is how long kube-apiserver was down under the state's
+	// apiserver faults (Verify waits that much longer for a disagreement
+	// to hold).
+	Outage time.Duration
 }
 
 // Label names the state the result is of, for a case with steps: "step N

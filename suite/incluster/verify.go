@@ -75,10 +75,11 @@ func (r *Runner) verifyState(ctx context.Context, a *Applied) Result {
 		v.want.Effective = nil
 	}
 	v.res.Want = v.want
-	v.settle = r.Opts.Settle
-	if v.settle == 0 {
-		v.settle = cluster.Timeouts.Settle
-	}
+	// A controller that retried through an outage of kube-apiserver with
+	// exponential backoff (controller-runtime's default rate limiter)
+	// tries next at most about one outage after it ends: the delays
+	// double, so the last is about the sum of those before it.
+	v.settle = r.settle() + a.Outage
 	v.stableSince = time.Now()
 	if wait.PollUntilContextTimeout(ctx, cluster.Timeouts.Poll, r.timeout(), true, v.observe) != nil {
 		return v.timedOut()
