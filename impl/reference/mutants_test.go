@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/gepcheck/gepcheck/internal/exitcode"
 	"github.com/gepcheck/gepcheck/simulator"
 	"github.com/gepcheck/gepcheck/simulator/engine"
+	"github.com/spf13/pflag"
 )
 
 // --mutant is hidden, takes the names Mutants lists, and refuses another
@@ -192,4 +194,26 @@ func TestMutantFaults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A run with a planted mutant replays with it: the replay commands name
+// --reference-mutant; without one they name nothing.
+func TestMutantReplayFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, nil},
+		{[]string{"--reference-mutant", "stale-read"}, []string{"--reference-mutant", "stale-read"}},
+	} {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		cfg := plugin{}.Configure(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		got := cfg.(interface{ ReplayFlags() []string }).ReplayFlags()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: ReplayFlags %q, want %q", tc.args, got, tc.want)
+		}
+	}
 }

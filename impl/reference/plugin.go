@@ -84,6 +84,15 @@ func Version() string {
 	return "main"
 }
 
+// ReplayFlags is --reference-mutant when a mutant is planted: a replay
+// must run the same controller.
+func (c *config) ReplayFlags() []string {
+	if m, err := c.mutant.Mutant(); err == nil && m != "" {
+		return []string{"--" + c.mutant.flag(), string(m)}
+	}
+	return nil
+}
+
 func (c *config) Offline(context.Context) (observe.Observer, error) {
 	return Offline{Semantics: c.sem, Vocabulary: c.voc}, nil
 }

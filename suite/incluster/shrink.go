@@ -39,21 +39,26 @@ type Shrunk struct {
 	Rounds, Tried int
 	Stopped       string
 	// Reruns counts the times a shrunk case with faults was applied again
-	// as it was shrunk (Rerun), Reproduced those that kept the
-	// difference: all of them, it is deterministic; fewer, flaky.
-	Reruns, Reproduced int
+	// as it was shrunk (Rerun), Failed those that failed, Reproduced those
+	// that showed its kind of difference again.
+	Reruns, Failed, Reproduced int
 }
 
-// Determinism says how the shrunk case's re-runs went: "" when it was not
-// re-run, else "deterministic (3 of 3 re-runs)" or "flaky (1 of 3 re-runs)".
+// Determinism says how the shrunk case's re-runs went (docs/faults.md):
+// "" when it was not re-run; "deterministic" when every re-run showed
+// its kind of difference; "fails deterministically, its kind flaky" when
+// every re-run failed but not always with that kind; else "flaky".
 func (s Shrunk) Determinism() string {
+	counts := fmt.Sprintf("%d of %d re-runs fail, %d with %s", s.Failed, s.Reruns, s.Reproduced, s.Kind)
 	switch {
 	case s.Reruns == 0:
 		return ""
 	case s.Reproduced == s.Reruns:
-		return fmt.Sprintf("deterministic (%d of %d re-runs)", s.Reproduced, s.Reruns)
+		return "deterministic (" + counts + ")"
+	case s.Failed == s.Reruns:
+		return "fails deterministically, its kind flaky (" + counts + ")"
 	}
-	return fmt.Sprintf("flaky (%d of %d re-runs)", s.Reproduced, s.Reruns)
+	return "flaky (" + counts + ")"
 }
 
 // Reruns is how many times a shrunk case with faults is applied again to
@@ -62,7 +67,7 @@ const Reruns = 3
 
 // Rerun applies the shrunk case (its file, faults and all) n times, one
 // after another, and counts the runs that keep its difference in
-// out.Reproduced; within deadline's budget, as shrinking is.
+// out.Failed and out.Reproduced; within budget, as shrinking is.
 func (r *Runner) Rerun(ctx context.Context, out *Shrunk, n int, budget Budget) {
 	data, err := os.ReadFile(out.File)
 	if err != nil {
@@ -76,6 +81,9 @@ func (r *Runner) Rerun(ctx context.Context, out *Shrunk, n int, budget Budget) {
 		}
 		_, res := r.tryCandidate(ctx, data, filepath.Dir(out.File), deadline)
 		out.Reruns++
+		if res.Outcome == Fail {
+			out.Failed++
+		}
 		if keeps(out.Kind)(res) {
 			out.Reproduced++
 		}

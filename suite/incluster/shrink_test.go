@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gepcheck/gepcheck/suite/compare"
 )
 
 // A budget of rounds is spent after that many rounds, whatever the time;
@@ -32,20 +34,23 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// A shrunk case re-run as shrunk is deterministic when every re-run keeps
-// its difference, flaky otherwise; not re-run, it says nothing.
+// A shrunk case re-run as shrunk is deterministic when every re-run shows
+// its kind of difference; one that fails every time, but not always with
+// that kind, says so; else it is flaky. Not re-run, it says nothing.
 func TestDeterminism(t *testing.T) {
+	kind := compare.Found{Kind: "condition"}
 	for _, tc := range []struct {
-		reruns, reproduced int
-		want               string
+		reruns, failed, reproduced int
+		want                       string
 	}{
-		{0, 0, ""},
-		{3, 3, "deterministic (3 of 3 re-runs)"},
-		{3, 1, "flaky (1 of 3 re-runs)"},
-		{3, 0, "flaky (0 of 3 re-runs)"},
+		{0, 0, 0, ""},
+		{3, 3, 3, "deterministic (3 of 3 re-runs fail, 3 with condition)"},
+		{3, 3, 0, "fails deterministically, its kind flaky (3 of 3 re-runs fail, 0 with condition)"},
+		{3, 1, 1, "flaky (1 of 3 re-runs fail, 1 with condition)"},
+		{3, 0, 0, "flaky (0 of 3 re-runs fail, 0 with condition)"},
 	} {
-		if got := (Shrunk{Reruns: tc.reruns, Reproduced: tc.reproduced}).Determinism(); got != tc.want {
-			t.Errorf("%d of %d: %q, want %q", tc.reproduced, tc.reruns, got, tc.want)
+		if got := (Shrunk{Kind: kind, Reruns: tc.reruns, Failed: tc.failed, Reproduced: tc.reproduced}).Determinism(); got != tc.want {
+			t.Errorf("%d, %d of %d: %q, want %q", tc.failed, tc.reproduced, tc.reruns, got, tc.want)
 		}
 	}
 }

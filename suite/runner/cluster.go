@@ -116,7 +116,7 @@ func (c Cluster) writeShrunk(sum *incluster.Summary) error {
 		if dir == "" {
 			dir = filepath.Dir(sh.From) // the random cases' directory, kept
 		}
-		replay := strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", c.Provider}, QuietFlag(c.InCluster.Quiet), []string{"--impl", c.Impl.Name(), "FILE"}), " ")
+		replay := strings.Join(slices.Concat([]string{"gepcheck", "run", "--cluster", c.Provider}, QuietFlag(c.InCluster.Quiet), []string{"--impl", c.Impl.Name()}, ImplFlags(c.Config), []string{"FILE"}), " ")
 		var file string
 		var err error
 		if sh.Scenario == nil {
