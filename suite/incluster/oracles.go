@@ -47,7 +47,7 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 		res.Outcome, res.Diff = Fail, append(res.Diff, p.UnmapAll(flips)...)
 		return res
 	}
-	if res.Outcome != Pass && !last {
+	if res.Outcome != Pass && !last || !r.oracleNeeded(compare.NotConvergent) {
 		return res
 	}
 	if r.Controller == nil {
@@ -65,6 +65,9 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 	}
 	// (c) history independence: the final objects created at once, as a
 	// case of their own, give what the history gave.
+	if !r.oracleNeeded(compare.HistoryDependent) {
+		return res
+	}
 	diffs, err = r.HistoryIndependent(ctx, a.Case, res)
 	if err != nil {
 		res.Outcome, res.Reason = Error, p.Unmap(err.Error())

@@ -432,7 +432,7 @@ func shrinkRandom(ctx context.Context, r *Runner, cfg *Config, results []Result,
 			sh := r.Shrink(ctx, nil, res, found[k], dir, cfg.Parallel, Budget{Time: cfg.ShrinkTime})
 			sh.Seed = seed
 			logf(fmt.Sprintf("  %d rounds, %d candidates applied; steps %d → %d, objects %d → %d; %s", sh.Rounds, sh.Tried, sh.StepsFrom, sh.Steps, sh.ObjectsFrom, sh.Objects, sh.Stopped))
-			if len(res.Plan.Faults) > 0 { // faults make timing part of a case: is it deterministic?
+			if len(res.casePlan().Faults) > 0 { // faults make timing part of a case: is it deterministic?
 				r.Rerun(ctx, &sh, Reruns, Budget{Time: cfg.ShrinkTime})
 				logf("  re-run as shrunk: " + sh.Determinism())
 			}

@@ -105,6 +105,25 @@ type Runner struct {
 	sawStatus atomic.Bool
 	// candidates counts the shrinking candidates applied (tryCandidate).
 	candidates atomic.Int64
+	// shrinkingFor is the kind of difference the candidates applied now
+	// are shrunk for ("": not shrinking): the oracles of faulted cases
+	// after the one that finds it are not run (oracleNeeded).
+	shrinkingFor compare.Kind
+}
+
+// oracleNeeded says whether the oracle that finds differences of kind k
+// (compare.NotConvergent: convergence; compare.HistoryDependent: history
+// independence) runs on a faulted case: always, but while shrinking only
+// up to the one that finds the kind shrunk for. Stability always runs: it
+// settles a verdict.
+func (r *Runner) oracleNeeded(k compare.Kind) bool {
+	switch r.shrinkingFor {
+	case "", compare.HistoryDependent:
+		return true
+	case compare.NotConvergent:
+		return k == compare.NotConvergent
+	}
+	return false
 }
 
 // Outcome of a scenario.
@@ -190,6 +209,15 @@ type Applied struct {
 	// apiserver faults (Verify waits that much longer for a disagreement
 	// to hold).
 	Outage time.Duration
+}
+
+// casePlan is the plan of the whole case the result is of (its steps and
+// faults): Case, or Plan for a case of one state.
+func (r Result) casePlan() *Plan {
+	if r.Case != nil {
+		return r.Case
+	}
+	return r.Plan
 }
 
 // Label names the state the result is of, for a case with steps: "step N

@@ -153,6 +153,10 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 		out.StepsFrom, out.Steps = len(ws.cur.Steps), len(ws.cur.Steps)
 		out.ObjectsFrom, out.Objects = ws.cur.Objects(), ws.cur.Objects()
 	}
+	// Candidates are judged by the oracles up to the one that finds the
+	// target's kind only.
+	r.shrinkingFor = compare.Kind(target.Kind)
+	defer func() { r.shrinkingFor = "" }()
 	deadline := budget.start()
 	for round := 0; ; round++ {
 		if out.Stopped = budget.spent(round, deadline); out.Stopped != "" {
