@@ -57,6 +57,12 @@ const (
 	HistoryDependent Kind = "history-dependent"
 )
 
+// OracleKind says whether k is found by a fault oracle (docs/faults.md),
+// comparing the implementation with itself, not with the reference.
+func OracleKind(k Kind) bool {
+	return k == Flapping || k == NotConvergent || k == HistoryDependent
+}
+
 // StoredValues prefixes the kind (Kinds) of an effective setting that
 // differs on a field where the reference's answer depends on what the API
 // server stored.

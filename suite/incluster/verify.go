@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -22,17 +23,46 @@ import (
 // (judgeFaulted; docs/faults.md).
 func (r *Runner) Verify(ctx context.Context, a *Applied) Result {
 	res := r.verifyApplied(ctx, a)
+	faulted := len(a.Case.Faults) > 0
+	first := res
 	faults, restarts := a.Faults, a.Restarts
-	for i := a.State + 1; i <= len(a.Case.Steps) && res.Outcome == Pass; i++ {
+	// A faulted case is carried on past a state that fails to its last
+	// state, so that the oracles judge an implementation that disagrees
+	// with the reference early in its history too (docs/faults.md).
+	for i := a.State + 1; i <= len(a.Case.Steps) && (res.Outcome == Pass || faulted && res.Outcome == Fail); i++ {
 		a = r.Apply(ctx, a.Case, i)
 		res = r.verifyApplied(ctx, a)
 		faults, restarts = append(faults, a.Faults...), restarts+a.Restarts
+		if first.Outcome == Pass {
+			first = res
+		}
 	}
-	if len(a.Case.Faults) == 0 {
+	if !faulted {
 		return res
 	}
 	res.Faults, res.Restarts = faults, restarts
-	return r.judgeFaulted(ctx, a, res)
+	res = r.judgeFaulted(ctx, a, res)
+	if first.Outcome == Pass || first.State == res.State {
+		return res
+	}
+	return carriedOn(first, res)
+}
+
+// carriedOn is the verdict of a faulted case that failed at state
+// first.State and was carried on to last.State (Verify): the first
+// failure, with what the oracles found at the end added, and what the
+// faults and oracles did.
+func carriedOn(first, last Result) Result {
+	out := first
+	for _, d := range last.Diff {
+		if compare.OracleKind(d.Kind) {
+			out.Diff = append(out.Diff, d)
+		}
+	}
+	out.Notes = append(slices.Clone(first.Notes), fmt.Sprintf("carried on to the last state (%s) for the oracles: %s there", last.Label(), last.Outcome))
+	out.Faults, out.Restarts, out.Oracles = last.Faults, last.Restarts, last.Oracles
+	out.QuietWrites, out.Flips = last.QuietWrites, last.Flips
+	return out
 }
 
 // verifyApplied verifies one state, then releases the watches a delay
