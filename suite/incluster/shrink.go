@@ -167,8 +167,12 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 			out.Stopped = "nothing left to remove"
 			return out
 		}
-		files, results := r.tryAll(ctx, data, dir, parallel, deadline)
-		out.Rounds, out.Tried = round+1, out.Tried+len(data)
+		var first func(Result) bool
+		if sh.ordered() {
+			first = keeps(target)
+		}
+		files, results := r.tryAll(ctx, data, dir, parallel, deadline, first)
+		out.Rounds, out.Tried = round+1, out.Tried+len(results)
 		best := sh.best(results, keeps(target))
 		if best < 0 {
 			out.Stopped = "no smaller case keeps the difference"
@@ -183,10 +187,15 @@ func (r *Runner) Shrink(ctx context.Context, s *generators.Scenario, first Resul
 // cases one step smaller than the current one, failing at state failing,
 // as YAML; best picks the best of those whose result keeps the target,
 // keep makes it the current one.
+//
+// ordered says the candidates come best first (the first that keeps the
+// target is the one best picks), so that one at a time they are tried
+// only until one keeps it.
 type shrinking interface {
 	candidates(failing int) [][]byte
 	best(results []Result, keeps func(Result) bool) int
 	keep(best int, out *Shrunk)
+	ordered() bool
 }
 
 // oneState shrinks a case without steps as offline shrinking does
@@ -221,6 +230,10 @@ func (o *oneState) best(results []Result, keeps func(Result) bool) int {
 	return best
 }
 
+// ordered: the best of a case without steps has the fewest kinds of
+// difference, known only once every candidate ran.
+func (o *oneState) ordered() bool { return false }
+
 func (o *oneState) keep(best int, out *Shrunk) {
 	o.cur = o.cands[best]
 	out.Scenario = o.cur
@@ -247,8 +260,20 @@ func readOverTime(file string) (*overTime, error) {
 	return &overTime{cur: cur}, nil
 }
 
+// ordered: candidates are sorted by Less, the order best picks by.
+func (w *overTime) ordered() bool { return true }
+
 func (w *overTime) candidates(failing int) [][]byte {
 	w.cands = w.cur.Smaller(failing)
+	slices.SortStableFunc(w.cands, func(a, b generators.Case) int {
+		switch {
+		case a.Less(b):
+			return -1
+		case b.Less(a):
+			return 1
+		}
+		return 0
+	})
 	data := make([][]byte, len(w.cands))
 	for i, c := range w.cands {
 		data[i] = c.YAML()
@@ -273,7 +298,22 @@ func (w *overTime) keep(best int, out *Shrunk) {
 }
 
 // tryAll judges candidates, parallel at a time (tryCandidate).
-func (r *Runner) tryAll(ctx context.Context, cands [][]byte, dir string, parallel int, deadline time.Time) ([]string, []Result) {
+// tryAll applies the candidates, parallel at a time. One at a time, with
+// first set, it stops after the first whose result first accepts: the
+// results are those of the candidates tried.
+func (r *Runner) tryAll(ctx context.Context, cands [][]byte, dir string, parallel int, deadline time.Time, first func(Result) bool) ([]string, []Result) {
+	if parallel <= 1 && first != nil {
+		var files []string
+		var results []Result
+		for _, c := range cands {
+			f, res := r.tryCandidate(ctx, c, dir, deadline)
+			files, results = append(files, f), append(results, res)
+			if first(res) || ctx.Err() != nil {
+				break
+			}
+		}
+		return files, results
+	}
 	files, results := make([]string, len(cands)), make([]Result, len(cands))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(parallel, 1))
