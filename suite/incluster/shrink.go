@@ -297,10 +297,9 @@ func (w *overTime) keep(best int, out *Shrunk) {
 	out.Steps, out.Objects = len(w.cur.Steps), w.cur.Objects()
 }
 
-// tryAll judges candidates, parallel at a time (tryCandidate).
-// tryAll applies the candidates, parallel at a time. One at a time, with
-// first set, it stops after the first whose result first accepts: the
-// results are those of the candidates tried.
+// tryAll judges the candidates, parallel at a time (tryCandidate). One
+// at a time, with first set, it stops after the first whose result first
+// accepts: the results are those of the candidates tried.
 func (r *Runner) tryAll(ctx context.Context, cands [][]byte, dir string, parallel int, deadline time.Time, first func(Result) bool) ([]string, []Result) {
 	if parallel <= 1 && first != nil {
 		var files []string
