@@ -275,6 +275,16 @@ findings_reproduce "$BIN" "$rd/out/traefik" scenarios/findings/traefik/ && ok ||
 [ "$code" -eq 1 ] && ok || bad "traefik random run exited $code, want 1: $(tail -3 "$tmp/traefik-random.txt")"
 random_outcomes "$tmp/traefik-random.txt" traefik 20 2 && ok || bad "traefik random summary"
 kept_kinds "$tmp/traefik-random.txt" && ok || bad "traefik random run: kinds of difference not kept"
+# An implementation under drawn perturbations (docs/faults.md; a sample of
+# make campaigns' 200, in this section to even out the sections' lengths):
+# Contour, whose random cases disagree with the reference from their
+# creation (kept findings), is carried on to the last state and judged by
+# the stability and convergence oracles, each comparing something; the
+# case runs to a verdict, not an error.
+readme_run "$rd" "$tmp/faults-contour.txt" 0 1 -- faults-contour && ok || bad "contour under faults (README)"
+grep -qE 'contour on local: [01] passed, [01] failed, 0 errors, 0 skipped' "$tmp/faults-contour.txt" && ok || bad "contour under faults, want a verdict: $(tail -2 "$tmp/faults-contour.txt")"
+grep -qE 'oracles: stability \([1-9][0-9]* compared\), convergence \([1-9][0-9]* compared\)' "$tmp/faults-contour.txt" && ok || bad "contour under faults: the oracles compared nothing: $(grep -A4 -E '^(pass|fail|error) ' "$tmp/faults-contour.txt" | head -6)"
+echo "contour under faults: $(grep -oE '^ +(flapping|not-convergent|history-dependent)[: ]' "$tmp/faults-contour.txt" | tr -d ' :' | sort | uniq -c | paste -sd, -)"
 }
 
 section_faults() {
@@ -300,15 +310,6 @@ for m in 'forget-on-restart:restart-burst-delay:no status for the current genera
     bad "mutant $name on $file: exit $code, want 1 and a failure showing '$want': $(grep -A3 -E '^(pass|fail|error) ' "$tmp/mutant-$name.txt" | head -5)"
   echo "mutant $name caught by: $(grep -oE '^ +(flapping|not-convergent|history-dependent|no status|path|policy|target)[: ]' "$tmp/mutant-$name.txt" | tr -d ' :' | sort -u | paste -sd, -)"
 done
-# An implementation under drawn perturbations (a sample of make campaigns'
-# 200): Contour, whose random cases disagree with the reference from their
-# creation (kept findings), is carried on to the last state and judged by
-# the stability and convergence oracles, each comparing something; the
-# case runs to a verdict, not an error.
-readme_run "$rd" "$tmp/faults-contour.txt" 0 1 -- faults-contour && ok || bad "contour under faults (README)"
-grep -qE 'contour on local: [01] passed, [01] failed, 0 errors, 0 skipped' "$tmp/faults-contour.txt" && ok || bad "contour under faults, want a verdict: $(tail -2 "$tmp/faults-contour.txt")"
-grep -qE 'oracles: stability \([1-9][0-9]* compared\), convergence \([1-9][0-9]* compared\)' "$tmp/faults-contour.txt" && ok || bad "contour under faults: the oracles compared nothing: $(grep -A4 -E '^(pass|fail|error) ' "$tmp/faults-contour.txt" | head -6)"
-echo "contour under faults: $(grep -oE '^ +(flapping|not-convergent|history-dependent)[: ]' "$tmp/faults-contour.txt" | tr -d ' :' | sort | uniq -c | paste -sd, -)"
 }
 
 section_faults_random() {
