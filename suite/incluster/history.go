@@ -36,19 +36,12 @@ var historyStarts atomic.Int64
 // "history-dependent", Want the fresh start's and Got the history's. An
 // error says the fresh start could not be judged (it is skipped, or its
 // run is an error). Status rules are not compared: each case's verdict
-// judges them. The fresh start's objects are created in the order of the
-// final objects' creationTimestamps as stored (finalPlan).
-func (r *Runner) HistoryIndependent(ctx context.Context, p *Plan, final Result) ([]compare.Difference, error) {
+// judges them. stored are the final objects as the history left them
+// (Applied.Stored of the last state): the fresh start creates them in the
+// order of their creationTimestamps (finalPlan).
+func (r *Runner) HistoryIndependent(ctx context.Context, p *Plan, final Result, stored []*unstructured.Unstructured) ([]compare.Difference, error) {
 	if final.State != len(p.Steps) || (final.Outcome != Pass && final.Outcome != Fail) {
 		return nil, fmt.Errorf("%s: the history did not reach its last state: %s at state %d of %d", p.Name, final.Outcome, final.State, len(p.Steps))
-	}
-	var stored []*unstructured.Unstructured
-	for _, u := range p.State(len(p.Steps)).ScenarioObjects() {
-		got, err := r.Kube.Get(ctx, u)
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading the final objects: %w", p.Name, err)
-		}
-		stored = append(stored, got)
 	}
 	index := historyBase + int(historyStarts.Add(1))
 	fresh, err := finalPlan(p, stored, TargetFor(r.Impl, r.Run, index))

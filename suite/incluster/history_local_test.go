@@ -17,6 +17,7 @@ import (
 	"github.com/gepcheck/gepcheck/simulator/engine"
 	"github.com/gepcheck/gepcheck/suite/compare"
 	"github.com/gepcheck/gepcheck/suite/incluster"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // History independence (docs/faults.md) against gepcheck-reference in a
@@ -57,7 +58,15 @@ func TestLocalHistoryIndependent(t *testing.T) {
 			t.Fatal(err)
 		}
 		first, final := r.VerifyThrough(ctx, p)
-		ds, err := r.HistoryIndependent(ctx, p, final)
+		var stored []*unstructured.Unstructured
+		for _, u := range p.State(len(p.Steps)).ScenarioObjects() {
+			got, gerr := k.Get(ctx, u)
+			if gerr != nil {
+				t.Fatal(gerr)
+			}
+			stored = append(stored, got)
+		}
+		ds, err := r.HistoryIndependent(ctx, p, final, stored)
 		if derr := r.Delete(ctx, p, i); derr != nil {
 			t.Error(derr)
 		}

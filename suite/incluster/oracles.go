@@ -68,7 +68,7 @@ func (r *Runner) judgeFaulted(ctx context.Context, a *Applied, res Result) Resul
 	if !r.oracleNeeded(compare.HistoryDependent) {
 		return res
 	}
-	diffs, err = r.HistoryIndependent(ctx, a.Case, res)
+	diffs, err = r.HistoryIndependent(ctx, a.Case, res, a.Stored)
 	if err != nil {
 		res.Outcome, res.Reason = Error, p.Unmap(err.Error())
 		return res
